@@ -1,0 +1,25 @@
+/**
+ * The one door to the MCP SDK. Every SDK symbol the server uses is re-exported
+ * here with a `@ts-types` directive, because the SDK's exports map points deep
+ * imports at `.d.ts` files that do not exist and `deno check` would otherwise
+ * type them as `any` (see shared/notes/toolchain.md). Import the SDK only
+ * through this module; `tests/mcp/sdk_types_test.ts` proves the types are real.
+ *
+ * The SDK client is deliberately absent: it pulls in cross-spawn, which reads
+ * environment variables at import time, and the worker may read only a few.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+export type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
+export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export type {
+  CallToolResult,
+  Implementation,
+  ServerCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";

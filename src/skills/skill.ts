@@ -1,0 +1,71 @@
+/**
+ * The shapes of a discovered skill and of the catalog snapshot that every
+ * request reads. A catalog is immutable: a refresh builds a new one and swaps
+ * it whole, so a request never sees half an update.
+ *
+ * @module
+ */
+
+import type { Problem } from "./problem.ts";
+
+/** One file of a skill, as listed by discovery. */
+export interface SkillFile {
+  /** Relative POSIX path inside the skill folder, e.g. `references/api.md`. */
+  readonly path: string;
+  /** Size in bytes at discovery time. */
+  readonly size: number;
+  /** Modification time in ms since the epoch, or null when unknown. */
+  readonly mtimeMs: number | null;
+}
+
+/** Where a root came from. */
+export type RootOrigin = "argument" | "SKILLS_DIR" | "MCP_SKILLS_PATH" | "default";
+
+/** One configured skill root. */
+export interface Root {
+  /** Absolute path as configured (lexically normalised, not realpath'd). */
+  readonly path: string;
+  readonly from: RootOrigin;
+}
+
+/** A served skill. */
+export interface Skill {
+  /** The directory name; the skill's identity (grants are keyed on it). */
+  readonly name: string;
+  /** Absolute lexical path of the skill folder under its root. */
+  readonly dir: string;
+  /** Real path of the skill folder (inside its root's real path). */
+  readonly realDir: string;
+  /** The root path it was found under (as in {@linkcode Root.path}). */
+  readonly root: string;
+  /** File name of the instructions: `SKILL.md`, or `skill.md` (served with a warning). */
+  readonly skillMdFile: string;
+  /** The parsed frontmatter, as JSON values. */
+  readonly frontmatter: Readonly<Record<string, unknown>>;
+  /** Frontmatter `description`, non-empty. */
+  readonly description: string;
+  /** Frontmatter `when-to-use` (or `when_to_use`) when it is a string. */
+  readonly whenToUse?: string;
+  /** Everything after the closing `---` line, verbatim (within the read cap). */
+  readonly body: string;
+  /** Whether SKILL.md was longer than the read cap, so `body` is cut. */
+  readonly bodyTruncated: boolean;
+  /** Size of the SKILL.md file in bytes. */
+  readonly skillMdBytes: number;
+  /** Every file, sorted by path (code-unit order), SKILL.md included. */
+  readonly files: readonly SkillFile[];
+  /** Sum of file sizes in bytes. */
+  readonly bytes: number;
+  /** Whether the file walk stopped at a cap (files or folders). */
+  readonly filesTruncated: boolean;
+}
+
+/** An immutable snapshot of everything served. */
+export interface Catalog {
+  readonly roots: readonly Root[];
+  /** Served skills sorted by name. */
+  readonly skills: readonly Skill[];
+  readonly byName: ReadonlyMap<string, Skill>;
+  /** Every problem found, in discovery order. */
+  readonly problems: readonly Problem[];
+}
