@@ -11,15 +11,23 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-export type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+export { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
   CallToolResult,
   Implementation,
+  JSONRPCMessage,
   ServerCapabilities,
+  Tool,
+  ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";

@@ -1,0 +1,78 @@
+/**
+ * skillgate's entry point: the trusted part. It reads the world (argv, env,
+ * cwd), builds the frozen configuration, checks the roots, computes the
+ * worker's permission set, and hosts the MCP server in a worker holding only
+ * those permissions. It is the only place that exits the process.
+ *
+ * Run with the flags in `src/sandbox/trusted_flags.json` (`make run` does).
+ *
+ * @module
+ */
+
+import { bannerText } from "./src/cli/banner.ts";
+import { helpText } from "./src/cli/help.ts";
+import { parseCommandLine, UsageError } from "./src/config/cli.ts";
+import { checkRoots } from "./src/config/root_check.ts";
+import { startWorker } from "./src/sandbox/worker_host.ts";
+import { computeWorkerPermissions } from "./src/sandbox/worker_permissions.ts";
+import { VERSION } from "./src/version.ts";
+
+/** Exit code for a bad command line or an unusable root. */
+const EXIT_USAGE = 2;
+
+async function main(): Promise<number> {
+  let config;
+  try {
+    config = parseCommandLine({
+      args: Deno.args,
+      getEnv: (name) => Deno.env.get(name),
+      cwd: Deno.cwd(),
+    });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`skillgate: ${error.message}`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+  if (config.command === "help") {
+    await writeStdout(helpText());
+    return 0;
+  }
+  if (config.command === "version") {
+    await writeStdout(`skillgate ${VERSION}\n`);
+    return 0;
+  }
+  const { paths, failures } = await checkRoots(config.roots);
+  if (failures.length > 0) {
+    for (const failure of failures) console.error(`skillgate: ${failure.message}`);
+    return EXIT_USAGE;
+  }
+  const { permissions } = computeWorkerPermissions(paths);
+  const session = startWorker(
+    new URL("./src/worker/entry.ts", import.meta.url),
+    config,
+    permissions,
+  );
+  if (Deno.stdin.isTerminal()) {
+    session.ready.then((ready) => console.error(bannerText(config, ready)));
+  }
+  const exit = await session.exited;
+  if (exit.message !== undefined) console.error(`skillgate: ${exit.message}`);
+  return exit.code;
+}
+
+async function writeStdout(text: string): Promise<void> {
+  const bytes = new TextEncoder().encode(text);
+  let written = 0;
+  while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exit(await main());
+  } catch (error) {
+    console.error("skillgate: internal error:", error instanceof Error ? error.message : error);
+    Deno.exit(1);
+  }
+}

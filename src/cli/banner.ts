@@ -1,0 +1,35 @@
+/**
+ * The start-up banner printed to stderr when a person runs skillgate at a
+ * terminal (stdin is a TTY), so they see it works and how to connect a client.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import type { ReadyMessage } from "../sandbox/messages.ts";
+import { VERSION } from "../version.ts";
+
+/**
+ * Renders the banner.
+ *
+ * @param config The configuration being served.
+ * @param ready The worker's start-up summary.
+ * @returns Multi-line text for stderr.
+ */
+export function bannerText(config: Config, ready: ReadyMessage): string {
+  const roots = config.roots.map((root) => `  ${root.path} (${root.from})`).join("\n");
+  const problems = ready.problemLines.length === 0
+    ? ""
+    : `\nProblems (${ready.errorCount} errors, ${ready.warningCount} warnings):\n` +
+      ready.problemLines.map((line) => `  ${line}`).join("\n") + "\n";
+  const args = config.roots.map((root) => JSON.stringify(root.path)).join(" ");
+  return `skillgate ${VERSION}: serving ${ready.skillCount} skills over stdio
+Roots:
+${roots}
+${problems}
+skillgate speaks MCP on stdin/stdout; a person at a terminal sees nothing more.
+Add it to an MCP client, for example Claude Code:
+  claude mcp add skills -- skillgate serve ${args}
+Press Ctrl-D or Ctrl-C to stop.
+`;
+}

@@ -1,0 +1,54 @@
+/**
+ * The two shapes every tool answers with: success carries the JSON as
+ * `structuredContent` and the same JSON as text; failure is an `isError`
+ * result whose JSON is `{error, message, hint}` with a stable `error` code.
+ *
+ * @module
+ */
+
+import type { CallToolResult } from "./sdk.ts";
+
+/** Stable error codes a tool may answer with. Additive; never renamed. */
+export type ToolErrorCode =
+  | "INVALID_ARGUMENTS"
+  | "SKILL_NOT_FOUND"
+  | "BUDGET_EXCEEDED"
+  | "INTERNAL";
+
+/** The JSON of a tool error. */
+export interface ToolErrorBody {
+  readonly error: ToolErrorCode;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/**
+ * Wraps a tool's JSON answer (MCP 2025-06-18 structured output: the JSON as
+ * `structuredContent` and, for older clients, as one text block).
+ *
+ * @param value A JSON object.
+ * @returns The tool result.
+ */
+export function toolSuccess(value: object): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(value) }],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
+/**
+ * Builds a tool error the model can act on: what was wrong and what to do.
+ *
+ * @param code Stable error code.
+ * @param message What was wrong, with the offending value in quotes.
+ * @param hint What to do next (e.g. the names that are served).
+ * @returns An `isError` result carrying `{error, message, hint}`.
+ */
+export function toolError(code: ToolErrorCode, message: string, hint: string): CallToolResult {
+  const body: ToolErrorBody = { error: code, message, hint };
+  return {
+    isError: true,
+    content: [{ type: "text", text: JSON.stringify(body) }],
+    structuredContent: body as unknown as Record<string, unknown>,
+  };
+}

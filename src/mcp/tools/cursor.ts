@@ -1,0 +1,40 @@
+/**
+ * Opaque cursors for name-ordered pages. A cursor encodes the last name
+ * served, so a catalog refresh between pages neither skips nor repeats a
+ * skill that stayed.
+ *
+ * @module
+ */
+
+/**
+ * Encodes the last name of a page as a cursor.
+ *
+ * @param lastName The name of the last entry served.
+ * @returns An opaque string (base64url of JSON).
+ */
+export function encodeNameCursor(lastName: string): string {
+  const bytes = new TextEncoder().encode(JSON.stringify({ after: lastName }));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
+    .replaceAll("=", "");
+}
+
+/**
+ * Decodes a cursor made by {@linkcode encodeNameCursor}.
+ *
+ * @param cursor The opaque string a client sent back.
+ * @returns The name to continue after, or null when the cursor is not ours.
+ */
+export function decodeNameCursor(cursor: string): string | null {
+  try {
+    const base64 = cursor.replaceAll("-", "+").replaceAll("_", "/");
+    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+    const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    if (typeof value === "object" && value !== null && "after" in value) {
+      const after = (value as { after: unknown }).after;
+      if (typeof after === "string") return after;
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}

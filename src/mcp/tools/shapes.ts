@@ -1,0 +1,25 @@
+/**
+ * zod shapes shared by the tools' output schemas.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { PROBLEM_REASONS } from "../../skills/problem.ts";
+
+/** A problem as clients see it. */
+export const problemShape = z.object({
+  path: z.string(),
+  reason: z.enum(PROBLEM_REASONS),
+  severity: z.enum(["error", "warning"]),
+  detail: z.string(),
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+});
+
+/** A tool error body. */
+export const toolErrorShape = z.object({
+  error: z.string(),
+  message: z.string(),
+  hint: z.string(),
+});

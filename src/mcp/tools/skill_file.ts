@@ -1,0 +1,168 @@
+/**
+ * `skill_file`: read up to 8 files of one skill, each answered in request
+ * order as text, base64 or that path's own error. Every path goes through the
+ * path gate; the call's byte budget is decided from stat before a byte is read.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { MAX_FILE_ENTRIES_PER_CALL, MAX_PATH_CHARS } from "../../caps.ts";
+import { readBounded } from "../../files/bounded_read.ts";
+import { mediaTypeFor } from "../../files/media_type.ts";
+import { PathRefusedError, type ResolvedFile, resolveSkillFile } from "../../files/path_gate.ts";
+import { cutAtUtf8Boundary, decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
+import { toolError, toolSuccess } from "../tool_result.ts";
+import { isSkill, lookUpSkill } from "./lookup.ts";
+import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
+
+const entrySchema = z.union([
+  z.string().min(1).max(MAX_PATH_CHARS),
+  z.object({
+    path: z.string().min(1).max(MAX_PATH_CHARS),
+    offset: z.number().int().min(0).optional().describe("First byte to return (default 0)"),
+    length: z.number().int().min(1).optional().describe(
+      "Bytes to return at most (default and ceiling: the per-file cap)",
+    ),
+  }).strict(),
+]);
+
+const inputSchema = z.object({
+  name: z.string().min(1).max(255).describe("The skill's name"),
+  paths: z.array(entrySchema).min(1).max(MAX_FILE_ENTRIES_PER_CALL).describe(
+    "Relative paths inside the skill, as skill_load lists them, or {path, offset, length} " +
+      "to page through a large file",
+  ),
+}).strict();
+
+const fileShape = z.object({
+  path: z.string(),
+  offset: z.number().int(),
+  size: z.number().int(),
+  mediaType: z.string(),
+  encoding: z.enum(["utf-8", "base64"]),
+  truncated: z.boolean(),
+  truncationNote: z.string().optional(),
+  nextOffset: z.number().int().optional(),
+  content: z.string(),
+});
+
+const fileErrorShape = z.object({ path: z.string(), error: z.string(), message: z.string() });
+
+const outputSchema = z.object({
+  skill: z.string(),
+  files: z.array(z.union([fileShape, fileErrorShape])),
+});
+
+/** One file answered by `skill_file`. */
+export type FileAnswer = z.infer<typeof fileShape>;
+/** One path `skill_file` could not answer. */
+export type FileErrorAnswer = z.infer<typeof fileErrorShape>;
+
+interface Entry {
+  readonly path: string;
+  readonly offset: number;
+  readonly length: number | null;
+}
+
+/** The `skill_file` tool. */
+export const skillFileTool = defineTool({
+  name: "skill_file",
+  title: "Read skill files",
+  description: "Read files bundled with a skill (up to 8 per call), e.g. references/guide.md or " +
+    "scripts/build.py. Each path answers separately: UTF-8 text, or base64 for binary files, or " +
+    "its own error. A file larger than the per-file cap comes back truncated with nextOffset: " +
+    "call again with {path, offset: nextOffset} to read on.",
+  inputSchema,
+  outputSchema,
+  annotations: { ...READ_ONLY_ANNOTATIONS, title: "Read skill files" },
+  call: async (input, context) => {
+    const found = lookUpSkill(context.store.current(), input.name);
+    if (!isSkill(found)) return found;
+    const entries: Entry[] = input.paths.map((entry) =>
+      typeof entry === "string"
+        ? { path: entry, offset: 0, length: null }
+        : { path: entry.path, offset: entry.offset ?? 0, length: entry.length ?? null }
+    );
+    const resolved = await Promise.all(entries.map(async (entry) => {
+      try {
+        return await resolveSkillFile(found.realDir, entry.path);
+      } catch (error) {
+        if (error instanceof PathRefusedError) return error;
+        throw error;
+      }
+    }));
+    const maxEntryBytes = context.caps.maxFileEntryBytes;
+    const wanted = entries.map((entry, index) => {
+      const file = resolved[index];
+      if (!(file !== undefined && !(file instanceof PathRefusedError))) return 0;
+      const remaining = Math.max(0, file.size - entry.offset);
+      return Math.min(remaining, entry.length ?? maxEntryBytes, maxEntryBytes);
+    });
+    const budget = wanted.reduce((sum, bytes) => sum + bytes, 0);
+    if (budget > context.caps.maxCallBytes) {
+      return toolError(
+        "BUDGET_EXCEEDED",
+        `These ${entries.length} files would return ${budget} bytes; one call returns at most ` +
+          `${context.caps.maxCallBytes}`,
+        "Ask for fewer files per call, or page large files with {path, offset, length}",
+      );
+    }
+    const files = await Promise.all(entries.map((entry, index) => {
+      const file = resolved[index];
+      if (file === undefined || file instanceof PathRefusedError) {
+        return refusal(
+          entry.path,
+          file ?? new PathRefusedError("not-found", "The file could not be resolved"),
+        );
+      }
+      return readEntry(file, entry, wanted[index] ?? 0);
+    }));
+    return toolSuccess({ skill: found.name, files });
+  },
+});
+
+function refusal(path: string, error: PathRefusedError): FileErrorAnswer {
+  return { path, error: error.code, message: error.message };
+}
+
+async function readEntry(
+  file: ResolvedFile,
+  entry: Entry,
+  wantedBytes: number,
+): Promise<FileAnswer | FileErrorAnswer> {
+  if (entry.offset > file.size) {
+    return {
+      path: entry.path,
+      error: "offset-beyond-end",
+      message: `Offset ${entry.offset} is past the end of "${entry.path}" (${file.size} bytes)`,
+    };
+  }
+  let read;
+  try {
+    read = await readBounded(file, { offsetBytes: entry.offset, maxBytes: wantedBytes });
+  } catch (error) {
+    if (error instanceof PathRefusedError) return refusal(entry.path, error);
+    throw error;
+  }
+  const mayContinue = entry.offset + read.bytes.length < read.sizeBytes;
+  const textBytes = mayContinue ? cutAtUtf8Boundary(read.bytes, read.bytes.length) : read.bytes;
+  const text = decodeStrictUtf8(textBytes);
+  const returnedBytes = text === null ? read.bytes.length : textBytes.length;
+  const answer: FileAnswer = {
+    path: entry.path,
+    offset: entry.offset,
+    size: read.sizeBytes,
+    mediaType: mediaTypeFor(entry.path),
+    encoding: text === null ? "base64" : "utf-8",
+    truncated: entry.offset + returnedBytes < read.sizeBytes,
+    content: text ?? encodeBase64(read.bytes),
+  };
+  if (answer.truncated) {
+    const next = entry.offset + returnedBytes;
+    answer.nextOffset = next;
+    answer.truncationNote = `Returned bytes ${entry.offset}-${next} of ${read.sizeBytes}. ` +
+      `Call skill_file again with {"path": "${entry.path}", "offset": ${next}} to read on`;
+  }
+  return answer;
+}

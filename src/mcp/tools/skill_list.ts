@@ -1,0 +1,152 @@
+/**
+ * `skill_list`: the catalog, searchable and paged, with its roots and problems.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_QUERY_CHARS } from "../../caps.ts";
+import type { Problem } from "../../skills/problem.ts";
+import type { Catalog, Skill } from "../../skills/skill.ts";
+import { toolError, toolSuccess } from "../tool_result.ts";
+import { decodeNameCursor, encodeNameCursor } from "./cursor.ts";
+import { problemShape } from "./shapes.ts";
+import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
+
+/** Problems included in one answer at most (errors first); `problemsTotal` counts all. */
+export const MAX_PROBLEMS_PER_ANSWER = 100;
+
+const inputSchema = z.object({
+  query: z.string().max(MAX_QUERY_CHARS).optional().describe(
+    "Case-insensitive text matched against skill names and descriptions",
+  ),
+  cursor: z.string().max(4096).optional().describe("nextCursor from the previous page"),
+  limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional().describe(
+    `Skills per page (default ${DEFAULT_LIST_LIMIT}, at most ${MAX_LIST_LIMIT})`,
+  ),
+}).strict();
+
+const skillSummaryShape = z.object({
+  name: z.string(),
+  description: z.string(),
+  whenToUse: z.string().optional(),
+  source: z.string(),
+  files: z.number().int(),
+  bytes: z.number().int(),
+});
+
+const outputSchema = z.object({
+  roots: z.array(z.object({ path: z.string(), from: z.string() })),
+  hosted: z.boolean(),
+  total: z.number().int(),
+  skills: z.array(skillSummaryShape),
+  problems: z.array(problemShape),
+  problemsTotal: z.number().int(),
+  nextCursor: z.string().optional(),
+});
+
+/** The JSON `skill_list` answers with. */
+export type SkillListAnswer = z.infer<typeof outputSchema>;
+
+/** The `skill_list` tool. */
+export const skillListTool = defineTool({
+  name: "skill_list",
+  title: "List skills",
+  description:
+    "List the Agent Skills this server serves: name, description, source and size of each, " +
+    "plus any problems found in the skill folders. Always reflects the current catalog " +
+    "(skills added or edited since the session started included). Use `query` to search " +
+    "names and descriptions; page with `cursor`. Then call skill_load with a name.",
+  inputSchema,
+  outputSchema,
+  annotations: { ...READ_ONLY_ANNOTATIONS, title: "List skills" },
+  call: (input, context) => {
+    const catalog = context.store.current();
+    let after: string | null = null;
+    if (input.cursor !== undefined) {
+      after = decodeNameCursor(input.cursor);
+      if (after === null) {
+        return Promise.resolve(toolError(
+          "INVALID_ARGUMENTS",
+          "The cursor is not one this server issued",
+          "Call skill_list without a cursor to start from the first page",
+        ));
+      }
+    }
+    return Promise.resolve(
+      toolSuccess(listSkills(catalog, {
+        query: input.query ?? "",
+        after,
+        limit: input.limit ?? DEFAULT_LIST_LIMIT,
+        hosted: context.hosted,
+      })),
+    );
+  },
+});
+
+/**
+ * Builds one page of `skill_list` from a snapshot. Pure.
+ *
+ * @param catalog The snapshot.
+ * @param options `query` (case-insensitive substring of name or description,
+ *   "" for all), `after` (continue after this name, or null), `limit` (1-1000)
+ *   and whether the server is hosted.
+ * @returns The answer; `nextCursor` is present when more skills match.
+ */
+export function listSkills(
+  catalog: Catalog,
+  options: { query: string; after: string | null; limit: number; hosted: boolean },
+): SkillListAnswer {
+  const needle = options.query.toLowerCase();
+  const matching = needle === ""
+    ? catalog.skills
+    : catalog.skills.filter((skill) =>
+      skill.name.toLowerCase().includes(needle) ||
+      skill.description.toLowerCase().includes(needle)
+    );
+  const after = options.after;
+  const start = after === null ? 0 : firstIndexAfter(matching, after);
+  const page = matching.slice(start, start + options.limit);
+  const answer: SkillListAnswer = {
+    roots: catalog.roots.map((root) => ({ path: root.path, from: root.from })),
+    hosted: options.hosted,
+    total: matching.length,
+    skills: page.map(summarise),
+    problems: pickProblems(catalog.problems),
+    problemsTotal: catalog.problems.length,
+  };
+  const last = page.at(-1);
+  if (last !== undefined && start + page.length < matching.length) {
+    answer.nextCursor = encodeNameCursor(last.name);
+  }
+  return answer;
+}
+
+function firstIndexAfter(skills: readonly Skill[], name: string): number {
+  let low = 0;
+  let high = skills.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((skills[middle]?.name ?? "") <= name) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function summarise(skill: Skill): SkillListAnswer["skills"][number] {
+  const summary: SkillListAnswer["skills"][number] = {
+    name: skill.name,
+    description: skill.description,
+    source: skill.root,
+    files: skill.files.length,
+    bytes: skill.bytes,
+  };
+  if (skill.whenToUse !== undefined) summary.whenToUse = skill.whenToUse;
+  return summary;
+}
+
+function pickProblems(problems: readonly Problem[]): Problem[] {
+  const errors = problems.filter((problem) => problem.severity === "error");
+  const warnings = problems.filter((problem) => problem.severity !== "error");
+  return [...errors, ...warnings].slice(0, MAX_PROBLEMS_PER_ANSWER);
+}

@@ -1,0 +1,74 @@
+/**
+ * `skill_load`: a skill's instructions (the SKILL.md body, verbatim) and the
+ * manifest of its files. Referenced files are not inlined: the model reads
+ * them with `skill_file` when it needs them (progressive disclosure, Agent
+ * Skills spec).
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { Skill } from "../../skills/skill.ts";
+import { toolSuccess } from "../tool_result.ts";
+import { isSkill, lookUpSkill } from "./lookup.ts";
+import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
+
+const inputSchema = z.object({
+  name: z.string().min(1).max(255).describe("The skill's name, as skill_list shows it"),
+}).strict();
+
+const outputSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  whenToUse: z.string().optional(),
+  source: z.string(),
+  body: z.string(),
+  truncated: z.boolean(),
+  truncationNote: z.string().optional(),
+  files: z.array(z.object({ path: z.string(), size: z.number().int() })),
+});
+
+/** The JSON `skill_load` answers with. */
+export type SkillLoadAnswer = z.infer<typeof outputSchema>;
+
+/** The `skill_load` tool. */
+export const skillLoadTool = defineTool({
+  name: "skill_load",
+  title: "Load a skill",
+  description:
+    "Load a skill's instructions: the body of its SKILL.md, verbatim, and the list of its " +
+    "files. Follow the instructions; when they refer to a file (references/, scripts/, " +
+    "assets/...), read it with skill_file. Get names from skill_list.",
+  inputSchema,
+  outputSchema,
+  annotations: { ...READ_ONLY_ANNOTATIONS, title: "Load a skill" },
+  call: (input, context) => {
+    const found = lookUpSkill(context.store.current(), input.name);
+    return Promise.resolve(isSkill(found) ? toolSuccess(loadSkill(found)) : found);
+  },
+});
+
+/**
+ * Builds the `skill_load` answer for a skill. Pure.
+ *
+ * @param skill The skill from the current snapshot.
+ * @returns The answer; `truncationNote` says how to read the rest when the
+ *   body was cut at the SKILL.md read cap.
+ */
+export function loadSkill(skill: Skill): SkillLoadAnswer {
+  const answer: SkillLoadAnswer = {
+    name: skill.name,
+    description: skill.description,
+    source: skill.root,
+    body: skill.body,
+    truncated: skill.bodyTruncated,
+    files: skill.files.map((file) => ({ path: file.path, size: file.size })),
+  };
+  if (skill.whenToUse !== undefined) answer.whenToUse = skill.whenToUse;
+  if (skill.bodyTruncated) {
+    answer.truncationNote = `${skill.skillMdFile} is ${skill.skillMdBytes} bytes, more than ` +
+      `this server reads for instructions, so the body is cut. Read the rest with skill_file ` +
+      `{"name": "${skill.name}", "paths": [{"path": "${skill.skillMdFile}", "offset": N}]}`;
+  }
+  return answer;
+}

@@ -1,0 +1,89 @@
+/**
+ * Serves `tools/list` and `tools/call` for a set of {@linkcode SkillTool}s on
+ * the SDK's low-level server.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Server,
+  type Tool,
+} from "./sdk.ts";
+import { toolError } from "./tool_result.ts";
+import type { SkillTool, ToolContext } from "./tools/tool.ts";
+
+/**
+ * Registers the tool handlers. A tool's arguments are parsed with its zod
+ * schema; a failure is a tool error `INVALID_ARGUMENTS` (MCP 2025-11-25: bad
+ * tool input is a tool error, not a protocol error). An unknown tool name is
+ * a protocol error -32602. A handler that throws becomes a tool error
+ * `INTERNAL` whose message carries no host detail.
+ *
+ * @param server The low-level SDK server (capability `tools` declared).
+ * @param tools The tools, in `tools/list` order.
+ * @param context What handlers receive.
+ */
+export function serveTools(
+  server: Server,
+  tools: readonly SkillTool<unknown>[],
+  context: ToolContext,
+): void {
+  const listed: Tool[] = tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toJsonSchema(tool.inputSchema, "input") as Tool["inputSchema"],
+    outputSchema: toJsonSchema(tool.outputSchema, "output") as NonNullable<Tool["outputSchema"]>,
+    annotations: tool.annotations,
+  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = tools.find((candidate) => candidate.name === request.params.name);
+    if (tool === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}"; call tools/list for the tools served`,
+      );
+    }
+    const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      return toolError(
+        "INVALID_ARGUMENTS",
+        `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`,
+        `Check the input schema of ${tool.name} in tools/list and call it again`,
+      );
+    }
+    try {
+      return await tool.call(parsed.data, context);
+    } catch (error) {
+      console.error(`skillgate: ${tool.name} failed:`, error);
+      return toolError(
+        "INTERNAL",
+        `${tool.name} failed unexpectedly`,
+        "Try again; if it keeps failing, report it to the server's owner",
+      );
+    }
+  });
+}
+
+function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: "draft-7", io }) as Record<
+    string,
+    unknown
+  >;
+  delete json.$schema;
+  return json;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length === 0 ? "arguments" : issue.path.join(".");
+    return `${where}: ${issue.message}`;
+  }).join("; ");
+}

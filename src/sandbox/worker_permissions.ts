@@ -1,0 +1,100 @@
+/**
+ * Computes the worker's Deno permission set from the configuration: the
+ * second wall around our own checks. The worker handles all client input, so
+ * it gets only what the configuration needs.
+ *
+ * @module
+ */
+
+/** The permission set handed to `new Worker(..., { deno: { permissions } })`. */
+export interface WorkerPermissions {
+  /** Absolute paths the worker may read: the roots, lexical and real. */
+  readonly read: readonly string[];
+  /** Absolute executable paths the worker may spawn (none until scripts are granted). */
+  readonly run: readonly string[];
+  /** Environment variable names the worker may read. */
+  readonly env: readonly string[];
+  /** Addresses the worker may listen on or connect to (none on stdio). */
+  readonly net: readonly string[];
+  readonly write: readonly string[];
+  readonly sys: readonly string[];
+  readonly ffi: readonly string[];
+}
+
+/** A permission set plus why each entry is there, keyed by `kind:value`. */
+export interface ExplainedPermissions {
+  readonly permissions: WorkerPermissions;
+  readonly reasons: Readonly<Record<string, string>>;
+}
+
+/**
+ * Environment names the worker reads. `npm:yaml` reads `LOG_TOKENS` and
+ * `LOG_STREAM` on every parse; without them every parse fails with NotCapable.
+ */
+export const WORKER_ENV_NAMES: readonly string[] = Object.freeze(["LOG_TOKENS", "LOG_STREAM"]);
+
+/** One configured root: its path as configured and its real path when known. */
+export interface RootPaths {
+  readonly path: string;
+  readonly realPath: string | null;
+}
+
+/**
+ * Builds the worker's permission set. Read covers each root as configured and
+ * its real path (a root that is a symlink is read through its real path);
+ * run, net, write, sys and ffi are empty.
+ *
+ * @param roots The roots with their real paths (null when a root cannot be
+ *   resolved; it still goes on the list so the worker can report it).
+ * @returns The permissions, frozen, and a reason per entry.
+ */
+export function computeWorkerPermissions(roots: readonly RootPaths[]): ExplainedPermissions {
+  const read: string[] = [];
+  const reasons: Record<string, string> = {};
+  for (const root of roots) {
+    for (const path of [root.path, root.realPath]) {
+      if (path === null || read.includes(path)) continue;
+      read.push(path);
+      reasons[`read:${path}`] = path === root.path
+        ? "a configured skill root"
+        : `the real path of the skill root "${root.path}"`;
+    }
+  }
+  for (const name of WORKER_ENV_NAMES) {
+    reasons[`env:${name}`] = "read by npm:yaml on every parse";
+  }
+  return Object.freeze({
+    permissions: Object.freeze({
+      read: Object.freeze(read),
+      run: Object.freeze([]),
+      env: WORKER_ENV_NAMES,
+      net: Object.freeze([]),
+      write: Object.freeze([]),
+      sys: Object.freeze([]),
+      ffi: Object.freeze([]),
+    }),
+    reasons: Object.freeze(reasons),
+  });
+}
+
+/**
+ * Converts a permission set to the shape `Worker`'s `deno.permissions` option
+ * takes: an empty list becomes `false` (nothing), never `true` or "inherit".
+ *
+ * @param permissions The computed set.
+ * @returns The option object for `new Worker`.
+ */
+export function toWorkerOption(permissions: WorkerPermissions): Deno.PermissionOptionsObject {
+  const list = (values: readonly string[]): string[] | false =>
+    values.length === 0 ? false : [...values];
+  return {
+    read: list(permissions.read),
+    run: list(permissions.run),
+    env: list(permissions.env),
+    net: list(permissions.net),
+    write: list(permissions.write),
+    sys: list(permissions.sys),
+    ffi: list(permissions.ffi),
+    import: false,
+  };
+}
