@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CAP_OPTIONS } from "../config/options.ts";
+import { OPTIONS, type OptionSpec } from "../config/options.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -14,13 +14,16 @@ import { VERSION } from "../version.ts";
  * @returns Multi-line help, ending in a newline.
  */
 export function helpText(): string {
-  const options = CAP_OPTIONS.map((option) =>
-    `  --${option.flag}=N`.padEnd(30) + `${option.help}\n${" ".repeat(30)}env ${option.env}`
+  const options = OPTIONS.map((option) =>
+    `  ${flagSyntax(option)}   (env ${option.env})\n      ${option.help}`
   ).join("\n");
   return `skillgate ${VERSION}: serves a folder of Agent Skills to MCP clients
 
 Usage:
-  skillgate [serve] [ROOT...] [options]   serve skills over stdio (the default)
+  skillgate [serve] [ROOT...] [options]   serve skills over stdio (or --http)
+  skillgate list [ROOT...] [--json]       print the catalog and its problems
+  skillgate validate PATH...              check skill folders against the Agent Skills spec
+  skillgate permissions [ROOT...] [--json]  show the Deno permissions each part holds
   skillgate --help | --version
 
 Roots (folders holding skills, or a skill folder itself):
@@ -34,6 +37,25 @@ ${options}
   -h, --help                    this text
   -V, --version                 print the version
 
-Exit codes: 0 done, 1 internal error, 2 bad command line or unusable root.
+Scripts (see README, "Running scripts"): MCP_SKILL_RUN, MCP_CONFIRM_MODE,
+MCP_CONFIRM_SECRET, MCP_CONFIRM_TTL_SECONDS, MCP_SKILL_ALLOW_UNSCRUBBED, MCP_DATA_DIR.
+
+Exit codes: 0 done, 1 internal error or (validate) errors found, 2 bad command
+line or unusable root.
 `;
+}
+
+function flagSyntax(option: OptionSpec): string {
+  switch (option.kind.type) {
+    case "boolean":
+      return `--${option.flag}`;
+    case "port":
+      return `--${option.flag}[=PORT]`;
+    case "enum":
+      return `--${option.flag}=${option.kind.values.join("|")}`;
+    case "integer":
+      return `--${option.flag}=N`;
+    default:
+      return `--${option.flag}=VALUE`;
+  }
 }

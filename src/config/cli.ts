@@ -6,11 +6,11 @@
  */
 
 import { isAbsolute, join, normalize, resolve } from "node:path";
-import { type Caps, DEFAULT_CAPS } from "../caps.ts";
+import type { Caps } from "../caps.ts";
 import type { Root, RootOrigin } from "../skills/skill.ts";
-import type { Command, Config } from "./config.ts";
+import type { Command, Config, ScriptSettings } from "./config.ts";
 import { isUnsetValue, splitRootList } from "./env_value.ts";
-import { CAP_OPTIONS } from "./options.ts";
+import { DEFAULT_OPTION_VALUES, OPTIONS, type OptionSpec, type OptionValues } from "./options.ts";
 
 /** A command line or environment value that cannot be used. Exit code 2. */
 export class UsageError extends Error {
@@ -35,92 +35,207 @@ export const HOSTED_MARKERS: readonly string[] = Object.freeze([
   "MCP_BLOB_BASE_URL",
 ]);
 
+const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions"];
+
 /**
- * Parses `skillgate [serve] [ROOT...] [options]`.
+ * Parses `skillgate [serve|list|validate|permissions] [PATH...] [options]`.
  *
- * Roots: `MCP_SKILLS_PATH` wins (and marks the server hosted), then ROOT
+ * Roots: `MCP_SKILLS_PATH` wins (and marks the server hosted), then PATH
  * arguments, then `SKILLS_DIR`; list values split on `:` and `,`; a blank
  * value or a literal `${VAR}` counts as unset; `~/` expands to `HOME`;
- * relative roots resolve against `cwd`; duplicates are dropped.
+ * relative paths resolve against `cwd`; duplicates are dropped. Each option's
+ * `SKILLGATE_*` variable applies unless the flag is given.
  *
  * @param input argv, an environment lookup and the working directory.
  * @returns The frozen configuration.
- * @throws {UsageError} On an unknown flag or command, a bad option value, or
- *   when `serve` has no root at all.
+ * @throws {UsageError} On an unknown flag, a bad option value, a bad
+ *   `MCP_CONFIRM_*` value, `serve`/`list`/`permissions` without any root, or
+ *   `validate` without a path.
  */
 export function parseCommandLine(input: CommandLineInput): Config {
-  const caps: Record<keyof Caps, number> = { ...DEFAULT_CAPS };
-  for (const option of CAP_OPTIONS) {
+  const values: OptionValues = structuredClone(DEFAULT_OPTION_VALUES) as OptionValues;
+  for (const option of OPTIONS) {
     const fromEnv = input.getEnv(option.env);
-    if (!isUnsetValue(fromEnv)) {
-      caps[option.cap] = parseBoundedInteger(fromEnv, option.env, option.min, option.max);
-    }
+    if (!isUnsetValue(fromEnv)) applyOption(values, option, fromEnv, option.env);
   }
   let command: Command = "serve";
-  const rootArgs: string[] = [];
+  const positional: string[] = [];
   let sawCommand = false;
   for (let index = 0; index < input.args.length; index++) {
     const arg = input.args[index] ?? "";
-    if (arg === "--help" || arg === "-h" || arg === "help") return freezeConfig("help", [], caps);
-    if (arg === "--version" || arg === "-V") return freezeConfig("version", [], caps);
+    if (arg === "--help" || arg === "-h" || arg === "help") return simpleConfig("help", values);
+    if (arg === "--version" || arg === "-V") return simpleConfig("version", values);
     if (arg === "--") {
-      rootArgs.push(...input.args.slice(index + 1));
+      positional.push(...input.args.slice(index + 1));
       break;
     }
     if (arg.startsWith("-")) {
       const [flag, inlineValue] = splitFlag(arg);
-      const option = CAP_OPTIONS.find((candidate) => candidate.flag === flag);
+      const option = OPTIONS.find((candidate) => candidate.flag === flag);
       if (option === undefined) {
         throw new UsageError(`Unknown option "${arg}"; run "skillgate --help" for the list`);
       }
-      const value = inlineValue ?? input.args[++index];
-      if (value === undefined) throw new UsageError(`Option "--${flag}" needs a value`);
-      caps[option.cap] = parseBoundedInteger(value, `--${flag}`, option.min, option.max);
+      let value = inlineValue;
+      if (value === undefined && option.kind.type !== "boolean" && option.kind.type !== "port") {
+        value = input.args[++index];
+        if (value === undefined) throw new UsageError(`Option "--${flag}" needs a value`);
+      }
+      applyOption(values, option, value, `--${flag}`);
       continue;
     }
-    if (!sawCommand && rootArgs.length === 0 && arg === "serve") {
+    if (!sawCommand && positional.length === 0 && (COMMANDS as string[]).includes(arg)) {
       sawCommand = true;
-      command = "serve";
+      command = arg as Command;
       continue;
     }
-    rootArgs.push(arg);
+    positional.push(arg);
   }
   const home = input.getEnv("HOME");
   const hostedBy = HOSTED_MARKERS.find((name) => !isUnsetValue(input.getEnv(name))) ?? null;
+  const resolvePath = (value: string) => resolveUserPath(value, input.cwd, home);
   const roots: Root[] = [];
-  const addRoots = (values: readonly string[], from: RootOrigin) => {
-    for (const value of values) {
-      const path = resolveRootPath(value, input.cwd, home);
+  const addRoots = (entries: readonly string[], from: RootOrigin) => {
+    for (const entry of entries) {
+      const path = resolvePath(entry);
       if (!roots.some((root) => root.path === path)) roots.push({ path, from });
     }
   };
+  const targets = command === "validate" ? positional.map(resolvePath) : [];
   const hostedPath = input.getEnv("MCP_SKILLS_PATH");
   const skillsDir = input.getEnv("SKILLS_DIR");
-  if (!isUnsetValue(hostedPath)) addRoots(splitRootList(hostedPath), "MCP_SKILLS_PATH");
-  else if (rootArgs.length > 0) addRoots(rootArgs, "argument");
-  else if (!isUnsetValue(skillsDir)) addRoots(splitRootList(skillsDir), "SKILLS_DIR");
-  if (command === "serve" && roots.length === 0) {
-    throw new UsageError(
-      "No skill root given; pass a folder (skillgate serve ~/skills) or set SKILLS_DIR",
-    );
+  if (command !== "validate") {
+    if (!isUnsetValue(hostedPath)) addRoots(splitRootList(hostedPath), "MCP_SKILLS_PATH");
+    else if (positional.length > 0) addRoots(positional, "argument");
+    else if (!isUnsetValue(skillsDir)) addRoots(splitRootList(skillsDir), "SKILLS_DIR");
+    if (roots.length === 0) {
+      throw new UsageError(
+        `No skill root given; pass a folder (skillgate ${command} ~/skills) or set SKILLS_DIR`,
+      );
+    }
+  } else if (targets.length === 0) {
+    throw new UsageError("Nothing to validate; pass skill folders (skillgate validate ./my-skill)");
   }
-  return Object.freeze({
+  if (values.httpTokenFile !== null) values.httpTokenFile = resolvePath(values.httpTokenFile);
+  const httpToken = input.getEnv("SKILLGATE_HTTP_TOKEN");
+  return deepFreeze({
     command,
-    roots: Object.freeze(roots.map((root) => Object.freeze(root))),
+    roots,
+    targets,
     hosted: hostedBy !== null,
     hostedBy,
-    caps: Object.freeze(caps),
+    caps: capsOf(values),
+    options: values,
+    scripts: scriptSettings(input.getEnv, resolvePath),
+    httpToken: isUnsetValue(httpToken) ? null : httpToken.trim(),
   });
 }
 
-function freezeConfig(command: Command, roots: Root[], caps: Caps): Config {
-  return Object.freeze({
+function simpleConfig(command: Command, values: OptionValues): Config {
+  return deepFreeze({
     command,
-    roots: Object.freeze(roots),
+    roots: [],
+    targets: [],
     hosted: false,
     hostedBy: null,
-    caps: Object.freeze({ ...caps }),
+    caps: capsOf(values),
+    options: values,
+    scripts: scriptSettings(() => undefined, (path) => path),
+    httpToken: null,
   });
+}
+
+function capsOf(values: OptionValues): Caps {
+  return {
+    maxSkills: values.maxSkills,
+    maxFilesPerSkill: values.maxFilesPerSkill,
+    maxFoldersPerSkill: values.maxFoldersPerSkill,
+    maxSkillMdBytes: values.maxSkillMdBytes,
+    maxFileEntryBytes: values.maxFileEntryBytes,
+    maxCallBytes: values.maxCallBytes,
+  };
+}
+
+function scriptSettings(
+  getEnv: (name: string) => string | undefined,
+  resolvePath: (path: string) => string,
+): ScriptSettings {
+  const grant = getEnv("MCP_SKILL_RUN");
+  const mode = getEnv("MCP_CONFIRM_MODE");
+  const secret = getEnv("MCP_CONFIRM_SECRET");
+  const ttl = getEnv("MCP_CONFIRM_TTL_SECONDS");
+  const dataDir = getEnv("MCP_DATA_DIR");
+  let confirmMode: ScriptSettings["confirmMode"] = "ask-user";
+  if (!isUnsetValue(mode)) {
+    const trimmed = mode.trim();
+    if (trimmed !== "ask-user" && trimmed !== "auto" && trimmed !== "refuse") {
+      throw new UsageError(
+        `MCP_CONFIRM_MODE must be ask-user, auto or refuse, got "${mode}"`,
+      );
+    }
+    confirmMode = trimmed;
+  }
+  return {
+    grantJson: isUnsetValue(grant) ? null : grant,
+    confirmMode,
+    confirmSecret: isUnsetValue(secret) ? null : secret,
+    confirmTtlSeconds: isUnsetValue(ttl)
+      ? 600
+      : parseInteger(ttl, "MCP_CONFIRM_TTL_SECONDS", 1, 86_400),
+    allowUnscrubbed: getEnv("MCP_SKILL_ALLOW_UNSCRUBBED")?.trim() === "1",
+    dataDir: isUnsetValue(dataDir) ? null : resolvePath(dataDir.trim()),
+  };
+}
+
+function applyOption(
+  values: OptionValues,
+  option: OptionSpec,
+  raw: string | undefined,
+  source: string,
+): void {
+  const target = values as unknown as Record<string, unknown>;
+  const kind = option.kind;
+  switch (kind.type) {
+    case "integer":
+      target[option.key] = parseInteger(raw ?? "", source, kind.min, kind.max);
+      return;
+    case "boolean":
+      target[option.key] = parseBoolean(raw, source);
+      return;
+    case "enum": {
+      const value = (raw ?? "").trim();
+      if (!kind.values.includes(value)) {
+        throw new UsageError(`${source} must be one of ${kind.values.join(", ")}, got "${raw}"`);
+      }
+      target[option.key] = value;
+      return;
+    }
+    case "string": {
+      const value = (raw ?? "").trim();
+      if (value === "") throw new UsageError(`${source} needs a non-empty value`);
+      target[option.key] = value;
+      return;
+    }
+    case "list":
+      target[option.key] = (raw ?? "").split(",").map((entry) => entry.trim()).filter((entry) =>
+        entry !== ""
+      );
+      return;
+    case "port": {
+      const value = (raw ?? "true").trim().toLowerCase();
+      if (["", "1", "true", "yes", "on"].includes(value)) target[option.key] = kind.defaultPort;
+      else if (["0", "false", "no", "off"].includes(value)) target[option.key] = null;
+      else target[option.key] = parseInteger(value, source, 1, 65_535);
+      return;
+    }
+  }
+}
+
+function parseBoolean(raw: string | undefined, source: string): boolean {
+  if (raw === undefined) return true;
+  const value = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(value)) return true;
+  if (["0", "false", "no", "off"].includes(value)) return false;
+  throw new UsageError(`${source} must be true or false, got "${raw}"`);
 }
 
 function splitFlag(arg: string): [string, string | undefined] {
@@ -129,7 +244,7 @@ function splitFlag(arg: string): [string, string | undefined] {
   return equals < 0 ? [body, undefined] : [body.slice(0, equals), body.slice(equals + 1)];
 }
 
-function parseBoundedInteger(value: string, source: string, min: number, max: number): number {
+function parseInteger(value: string, source: string, min: number, max: number): number {
   const trimmed = value.trim();
   if (!/^\d+$/.test(trimmed)) {
     throw new UsageError(`${source} must be a whole number, got "${value}"`);
@@ -141,11 +256,19 @@ function parseBoundedInteger(value: string, source: string, min: number, max: nu
   return parsed;
 }
 
-function resolveRootPath(value: string, cwd: string, home: string | undefined): string {
-  let path = value;
+function resolveUserPath(value: string, cwd: string, home: string | undefined): string {
+  let path = value.trim();
   if ((path === "~" || path.startsWith("~/")) && home !== undefined && home !== "") {
     path = join(home, path.slice(1));
   }
   path = isAbsolute(path) ? normalize(path) : resolve(cwd, path);
   return path.length > 1 ? path.replace(/\/+$/, "") : path;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

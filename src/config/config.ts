@@ -8,15 +8,34 @@
 
 import type { Caps } from "../caps.ts";
 import type { Root } from "../skills/skill.ts";
+import type { OptionValues } from "./options.ts";
 
 /** What the command line asked for. */
-export type Command = "serve" | "help" | "version";
+export type Command = "serve" | "list" | "validate" | "permissions" | "help" | "version";
+
+/** The script-running settings, from the security-first anchor's variables. */
+export interface ScriptSettings {
+  /** Raw `MCP_SKILL_RUN` (the owner's grant, a JSON list), or null when unset. */
+  readonly grantJson: string | null;
+  /** `MCP_CONFIRM_MODE`: `ask-user` (default), `auto` or `refuse`. */
+  readonly confirmMode: "ask-user" | "auto" | "refuse";
+  /** `MCP_CONFIRM_SECRET`: HMAC key shared across replicas, or null for a random one. */
+  readonly confirmSecret: string | null;
+  /** `MCP_CONFIRM_TTL_SECONDS`: confirmation token lifetime. @default 600 */
+  readonly confirmTtlSeconds: number;
+  /** `MCP_SKILL_ALLOW_UNSCRUBBED=1`: run scripts hosted even if the environ scrub failed. */
+  readonly allowUnscrubbed: boolean;
+  /** `MCP_DATA_DIR`: a data folder handed to scripts, or null. */
+  readonly dataDir: string | null;
+}
 
 /** Everything the program needs to know, decided at start-up. Frozen. */
 export interface Config {
   readonly command: Command;
   /** Skill roots, absolute, in the order given, without duplicates. */
   readonly roots: readonly Root[];
+  /** `validate`: the skill folders (or roots) to check, absolute. */
+  readonly targets: readonly string[];
   /**
    * Whether a host runner started us (MCP_SKILLS_PATH, MCP_HOST_METER_FILE,
    * MCP_DATA_DIR or MCP_BLOB_BASE_URL set). Hosted moves defaults closed.
@@ -25,4 +44,9 @@ export interface Config {
   /** Which variable marked the server hosted, when it is. */
   readonly hostedBy: string | null;
   readonly caps: Caps;
+  /** Every option's value (see `src/config/options.ts`). */
+  readonly options: Readonly<OptionValues>;
+  readonly scripts: ScriptSettings;
+  /** HTTP bearer token from `SKILLGATE_HTTP_TOKEN` (never from a flag), or null. */
+  readonly httpToken: string | null;
 }

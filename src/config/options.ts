@@ -1,78 +1,219 @@
 /**
  * The table of command-line options. Each option has a `SKILLGATE_*`
  * environment variable (containers configure through the environment); a flag
- * given on the command line wins over its variable. `--help` and README.md are
- * generated from / checked against this table.
+ * given on the command line wins over its variable. `--help` is generated
+ * from this table and a test checks README.md names every entry.
  *
  * @module
  */
 
-import type { Caps } from "../caps.ts";
+/** How an option's value is read. */
+export type OptionKind =
+  | { readonly type: "integer"; readonly min: number; readonly max: number }
+  | { readonly type: "enum"; readonly values: readonly string[] }
+  | { readonly type: "boolean" }
+  | { readonly type: "string" }
+  | { readonly type: "list" }
+  | { readonly type: "port"; readonly defaultPort: number };
 
-/** An option that sets one numeric cap. */
-export interface CapOption {
+/** One option: flag, variable, kind, default and help. */
+export interface OptionSpec {
   /** Flag without the leading dashes, e.g. `max-skills`. */
   readonly flag: string;
   /** Environment variable, e.g. `SKILLGATE_MAX_SKILLS`. */
   readonly env: string;
-  /** The cap it sets. */
-  readonly cap: keyof Caps;
-  /** Smallest accepted value. */
-  readonly min: number;
-  /** Largest accepted value. */
-  readonly max: number;
+  /** Key in {@linkcode OptionValues}. */
+  readonly key: keyof OptionValues;
+  readonly kind: OptionKind;
   /** One line for `--help`. */
   readonly help: string;
 }
 
-/** The cap options, in `--help` order. */
-export const CAP_OPTIONS: readonly CapOption[] = Object.freeze([
+/** Every option's value after parsing (defaults filled in). */
+export interface OptionValues {
+  maxSkills: number;
+  maxFilesPerSkill: number;
+  maxFoldersPerSkill: number;
+  maxSkillMdBytes: number;
+  maxFileEntryBytes: number;
+  maxCallBytes: number;
+  /** Print JSON instead of a table (`list`, `permissions`). */
+  json: boolean;
+  /** Where the model's catalog goes: `instructions` or `tool-description`. */
+  catalog: string;
+  /** `auto`, `always` or `never`: whether skill_load/skill_file are offered. */
+  tools: string;
+  /** Freeze the catalog at start-up and watch nothing. */
+  static: boolean;
+  /** HTTP port, or null for stdio. */
+  http: number | null;
+  /** HTTP listen address. */
+  host: string;
+  /** Stateless HTTP (no sessions), for load-balanced replicas. */
+  stateless: boolean;
+  /** Extra Host header values accepted on HTTP. */
+  allowedHosts: string[];
+  /** Extra Origin values accepted on HTTP. */
+  allowedOrigins: string[];
+  /** File holding the HTTP bearer token. */
+  httpTokenFile: string | null;
+  /** Script runs in parallel at most. */
+  maxConcurrentRuns: number;
+  /** Script runs waiting at most before a refusal. */
+  maxQueuedRuns: number;
+}
+
+/** The defaults of {@linkcode OptionValues}. */
+export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
+  maxSkills: 10_000,
+  maxFilesPerSkill: 2_000,
+  maxFoldersPerSkill: 2_000,
+  maxSkillMdBytes: 256 * 1024,
+  maxFileEntryBytes: 1024 * 1024,
+  maxCallBytes: 4 * 1024 * 1024,
+  json: false,
+  catalog: "instructions",
+  tools: "auto",
+  static: false,
+  http: null,
+  host: "127.0.0.1",
+  stateless: false,
+  allowedHosts: [],
+  allowedOrigins: [],
+  httpTokenFile: null,
+  maxConcurrentRuns: 4,
+  maxQueuedRuns: 64,
+});
+
+const integer = (min: number, max: number): OptionKind => ({ type: "integer", min, max });
+
+/** Every option, in `--help` order. */
+export const OPTIONS: readonly OptionSpec[] = Object.freeze([
+  {
+    flag: "json",
+    env: "SKILLGATE_JSON",
+    key: "json",
+    kind: { type: "boolean" },
+    help: "list, permissions: print JSON instead of a table",
+  },
+  {
+    flag: "catalog",
+    env: "SKILLGATE_CATALOG",
+    key: "catalog",
+    kind: { type: "enum", values: ["instructions", "tool-description"] },
+    help: "where the model's skill catalog goes (default instructions)",
+  },
+  {
+    flag: "tools",
+    env: "SKILLGATE_TOOLS",
+    key: "tools",
+    kind: { type: "enum", values: ["auto", "always", "never"] },
+    help:
+      "offer skill_load/skill_file: auto drops them for skills-extension clients (default auto)",
+  },
+  {
+    flag: "static",
+    env: "SKILLGATE_STATIC",
+    key: "static",
+    kind: { type: "boolean" },
+    help: "freeze the catalog at start-up; watch nothing",
+  },
+  {
+    flag: "http",
+    env: "SKILLGATE_HTTP",
+    key: "http",
+    kind: { type: "port", defaultPort: 3000 },
+    help: "serve Streamable HTTP at /mcp instead of stdio (--http or --http=PORT, default 3000)",
+  },
+  {
+    flag: "host",
+    env: "SKILLGATE_HOST",
+    key: "host",
+    kind: { type: "string" },
+    help: "HTTP listen address (default 127.0.0.1; beyond loopback a token is required)",
+  },
+  {
+    flag: "stateless",
+    env: "SKILLGATE_STATELESS",
+    key: "stateless",
+    kind: { type: "boolean" },
+    help: "HTTP without sessions, for identical replicas behind a load balancer",
+  },
+  {
+    flag: "allowed-hosts",
+    env: "SKILLGATE_ALLOWED_HOSTS",
+    key: "allowedHosts",
+    kind: { type: "list" },
+    help: "extra Host header values accepted on HTTP (comma-separated)",
+  },
+  {
+    flag: "allowed-origins",
+    env: "SKILLGATE_ALLOWED_ORIGINS",
+    key: "allowedOrigins",
+    kind: { type: "list" },
+    help: "extra Origin values accepted on HTTP (comma-separated)",
+  },
+  {
+    flag: "http-token-file",
+    env: "SKILLGATE_HTTP_TOKEN_FILE",
+    key: "httpTokenFile",
+    kind: { type: "string" },
+    help: "file holding the HTTP bearer token (or set SKILLGATE_HTTP_TOKEN)",
+  },
+  {
+    flag: "max-concurrent-runs",
+    env: "SKILLGATE_MAX_CONCURRENT_RUNS",
+    key: "maxConcurrentRuns",
+    kind: integer(1, 64),
+    help: "scripts running at once at most (default 4)",
+  },
+  {
+    flag: "max-queued-runs",
+    env: "SKILLGATE_MAX_QUEUED_RUNS",
+    key: "maxQueuedRuns",
+    kind: integer(64, 10_000),
+    help: "script runs waiting at most; beyond, a clear refusal (default 64)",
+  },
   {
     flag: "max-skills",
     env: "SKILLGATE_MAX_SKILLS",
-    cap: "maxSkills",
-    min: 1,
-    max: 1_000_000,
+    key: "maxSkills",
+    kind: integer(1, 1_000_000),
     help: "most skills served across all roots (default 10000)",
   },
   {
     flag: "max-files-per-skill",
     env: "SKILLGATE_MAX_FILES_PER_SKILL",
-    cap: "maxFilesPerSkill",
-    min: 1,
-    max: 1_000_000,
+    key: "maxFilesPerSkill",
+    kind: integer(1, 1_000_000),
     help: "most files listed per skill (default 2000)",
   },
   {
     flag: "max-folders-per-skill",
     env: "SKILLGATE_MAX_FOLDERS_PER_SKILL",
-    cap: "maxFoldersPerSkill",
-    min: 1,
-    max: 1_000_000,
+    key: "maxFoldersPerSkill",
+    kind: integer(1, 1_000_000),
     help: "most folders walked per skill (default 2000)",
   },
   {
     flag: "max-skill-md-bytes",
     env: "SKILLGATE_MAX_SKILL_MD_BYTES",
-    cap: "maxSkillMdBytes",
-    min: 1024,
-    max: 16 * 1024 * 1024,
+    key: "maxSkillMdBytes",
+    kind: integer(1024, 16 * 1024 * 1024),
     help: "bytes of SKILL.md read; the body is truncated beyond (default 262144)",
   },
   {
     flag: "max-file-bytes",
     env: "SKILLGATE_MAX_FILE_BYTES",
-    cap: "maxFileEntryBytes",
-    min: 1024,
-    max: 16 * 1024 * 1024,
+    key: "maxFileEntryBytes",
+    kind: integer(1024, 16 * 1024 * 1024),
     help: "bytes one skill_file entry returns before it is truncated (default 1048576)",
   },
   {
     flag: "max-call-bytes",
     env: "SKILLGATE_MAX_CALL_BYTES",
-    cap: "maxCallBytes",
-    min: 1024,
-    max: 64 * 1024 * 1024,
+    key: "maxCallBytes",
+    kind: integer(1024, 64 * 1024 * 1024),
     help: "bytes one skill_file call returns in all, decided from stat (default 4194304)",
   },
 ]);

@@ -1,50 +1,53 @@
 /**
- * Builds the MCP server over a catalog store: capabilities, server info, and
- * every method family. Transport-agnostic: stdio and HTTP connect the same
- * server shape.
+ * Builds the MCP server over a catalog store: server info, instructions, and
+ * every method family's capabilities and handlers. Transport-agnostic: stdio
+ * and each HTTP session get a server of the same shape, answering from the
+ * same catalog snapshot.
  *
  * @module
  */
 
-import type { Caps } from "../caps.ts";
-import type { CatalogStore } from "../skills/catalog_store.ts";
 import { VERSION } from "../version.ts";
-import { Server } from "./sdk.ts";
-import { serveTools } from "./tools_handler.ts";
-import { skillFileTool } from "./tools/skill_file.ts";
-import { skillListTool } from "./tools/skill_list.ts";
-import { skillLoadTool } from "./tools/skill_load.ts";
-import type { SkillTool } from "./tools/tool.ts";
+import type { MethodFamily, ServerContext } from "./family.ts";
+import { Server, type ServerCapabilities } from "./sdk.ts";
+import { toolsFamily } from "./tools_handler.ts";
 
-/** What the server needs besides the catalog. */
-export interface ServerOptions {
-  readonly caps: Caps;
-  readonly hosted: boolean;
-}
-
-/** The tools served, in `tools/list` order. */
-export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
-  skillListTool as SkillTool<unknown>,
-  skillLoadTool as SkillTool<unknown>,
-  skillFileTool as SkillTool<unknown>,
+/** The families served, in installation order. Add a family here, once. */
+export const FAMILIES: readonly MethodFamily[] = Object.freeze([
+  toolsFamily,
 ]);
 
+/** The server's `instructions` when no catalog channel provides them. */
+export const BASE_INSTRUCTIONS =
+  "skillgate serves Agent Skills. Call skill_list to see the skills, " +
+  "skill_load to read one's instructions, and skill_file to read its files.";
+
 /**
- * Creates an MCP server answering from `store`.
+ * Creates an MCP server answering from `context.store`.
  *
- * @param store Holds the current catalog snapshot.
- * @param options Caps and whether the server is hosted.
+ * @param context The catalog store and configuration.
+ * @param options `instructions` override (the catalog channel sets it).
  * @returns A server ready to `connect()` to a transport.
  */
-export function createSkillServer(store: CatalogStore, options: ServerOptions): Server {
+export function createSkillServer(
+  context: ServerContext,
+  options: { instructions?: string } = {},
+): Server {
+  const capabilities: ServerCapabilities = {};
+  for (const family of FAMILIES) {
+    const added = family.capabilities(context) as Record<string, unknown>;
+    const target = capabilities as Record<string, unknown>;
+    for (const [key, value] of Object.entries(added)) {
+      const existing = target[key];
+      target[key] = typeof existing === "object" && existing !== null && typeof value === "object"
+        ? { ...existing, ...value }
+        : value;
+    }
+  }
   const server = new Server(
     { name: "skillgate", title: "skillgate", version: VERSION },
-    {
-      capabilities: { tools: { listChanged: false } },
-      instructions: "skillgate serves Agent Skills. Call skill_list to see the skills, " +
-        "skill_load to read one's instructions, and skill_file to read its files.",
-    },
+    { capabilities, instructions: options.instructions ?? BASE_INSTRUCTIONS },
   );
-  serveTools(server, TOOLS, { store, caps: options.caps, hosted: options.hosted });
+  for (const family of FAMILIES) family.install(server, context);
   return server;
 }

@@ -15,8 +15,31 @@ import {
   type Server,
   type Tool,
 } from "./sdk.ts";
+import type { MethodFamily } from "./family.ts";
 import { toolError } from "./tool_result.ts";
+import { skillFileTool } from "./tools/skill_file.ts";
+import { skillListTool } from "./tools/skill_list.ts";
+import { skillLoadTool } from "./tools/skill_load.ts";
 import type { SkillTool, ToolContext } from "./tools/tool.ts";
+
+/** The tools served, in `tools/list` order. */
+export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
+  skillListTool as SkillTool<unknown>,
+  skillLoadTool as SkillTool<unknown>,
+  skillFileTool as SkillTool<unknown>,
+]);
+
+/** The tools family: `tools/list` and `tools/call` over {@linkcode TOOLS}. */
+export const toolsFamily: MethodFamily = {
+  name: "tools",
+  capabilities: () => ({ tools: { listChanged: false } }),
+  install: (server, context) =>
+    serveTools(server, TOOLS, {
+      store: context.store,
+      caps: context.config.caps,
+      hosted: context.config.hosted,
+    }),
+};
 
 /**
  * Registers the tool handlers. A tool's arguments are parsed with its zod

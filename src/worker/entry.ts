@@ -28,7 +28,7 @@ self.onmessage = (event: MessageEvent<StartMessage>) => {
 async function serveStdio(config: Config): Promise<void> {
   const catalog = await buildCatalog(config.roots, config.caps);
   const store = createCatalogStore(catalog);
-  const server = createSkillServer(store, { caps: config.caps, hosted: config.hosted });
+  const server = createSkillServer({ store, config });
   const { closed } = await serveOverStdio(server);
   post({ type: "ready", ...summariseProblems(catalog) });
   await closed;

@@ -1,0 +1,28 @@
+/**
+ * A method family: one concern of the MCP surface (tools, resources, prompts,
+ * the skills extension...) that declares its capabilities and installs its
+ * request handlers on a server. `src/mcp/server.ts` lists the families; each
+ * lives in its own folder under `src/mcp/`.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import type { CatalogStore } from "../skills/catalog_store.ts";
+import type { Server, ServerCapabilities } from "./sdk.ts";
+
+/** What every family may use when it installs its handlers. */
+export interface ServerContext {
+  readonly store: CatalogStore;
+  readonly config: Config;
+}
+
+/** One family of MCP methods. */
+export interface MethodFamily {
+  /** A name for logs and tests, e.g. `tools`. */
+  readonly name: string;
+  /** Capabilities this family adds (merged shallowly per top-level key). */
+  capabilities(context: ServerContext): ServerCapabilities;
+  /** Registers request handlers (and notification senders) on `server`. */
+  install(server: Server, context: ServerContext): void;
+}
