@@ -31,6 +31,7 @@ export const PROBLEM_REASONS = [
   "skill-md-case",
   "skill-md-truncated",
   "folder-limit",
+  "extension-excluded",
 ] as const;
 
 /** One of {@linkcode PROBLEM_REASONS}. */

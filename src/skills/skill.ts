@@ -58,6 +58,11 @@ export interface Skill {
   readonly bytes: number;
   /** Whether the file walk stopped at a cap (files or folders). */
   readonly filesTruncated: boolean;
+  /**
+   * True when live refresh found this skill's SKILL.md unparseable and kept
+   * serving this, its last good version (the problem is reported).
+   */
+  readonly isLastGood?: boolean;
 }
 
 /** An immutable snapshot of everything served. */

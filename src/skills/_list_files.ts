@@ -1,0 +1,206 @@
+/**
+ * The file listing of one skill: a sorted, capped walk of its folder that
+ * skips dot-entries and `node_modules`, follows symlinks only inside the
+ * skill's real folder and leaves out names a client could not address.
+ *
+ * @module
+ */
+
+import { MAX_PATH_CHARS } from "../caps.ts";
+import { compareCodeUnits, readSortedEntries } from "./_fs.ts";
+import { isInside, joinPath } from "./_path.ts";
+import { mapPool } from "./_pool.ts";
+import { errorName, escapeProblem, problem } from "./_problems.ts";
+import type { SkillCandidate } from "./discover.ts";
+import { isSkippedEntryName } from "./names.ts";
+import type { Problem } from "./problem.ts";
+import type { SkillFile } from "./skill.ts";
+
+/** The files of one skill. */
+export interface FileListing {
+  /** Every listed file, sorted by path (code-unit order). */
+  readonly files: SkillFile[];
+  /** Sum of file sizes in bytes. */
+  readonly bytes: number;
+  /** Whether the walk stopped at a cap. */
+  readonly truncated: boolean;
+  readonly problems: Problem[];
+}
+
+/** Caps of {@linkcode listSkillFiles}. */
+export interface ListCaps {
+  readonly maxFilesPerSkill: number;
+  readonly maxFoldersPerSkill: number;
+}
+
+/** Entries of one folder resolved (stat, realpath) at once. */
+const ENTRY_CONCURRENCY = 8;
+
+// deno-lint-ignore no-control-regex
+const UNADDRESSABLE = /[\\%\u0000-\u001f\u007f-\u009f\ufffd]/u;
+
+/**
+ * Whether a file or folder name can be part of a path a client sends back:
+ * no `\`, `%`, control characters, U+FFFD or lone surrogates, not blank.
+ * (Dot-names are skipped before this check.)
+ *
+ * @param name One path segment.
+ * @returns True when the name is addressable.
+ */
+export function isAddressableSegment(name: string): boolean {
+  return name.trim().length > 0 && !UNADDRESSABLE.test(name) && name.isWellFormed();
+}
+
+/**
+ * Lists a skill's files, starting with its SKILL.md. The walk is depth
+ * first in name order and stops at the first cap it meets.
+ *
+ * @param candidate The skill folder (its entries are reused).
+ * @param skillMd The SKILL.md entry, listed first.
+ * @param caps Files and folders at most.
+ * @returns The sorted files, their total bytes, whether a cap cut the walk,
+ *   and `symlink-escape`, `unusable-path`, `nested-skill`, `file-limit` and
+ *   `folder-limit` warnings.
+ *
+ * Requires `--allow-read` on the skill folder.
+ */
+export async function listSkillFiles(
+  candidate: SkillCandidate,
+  skillMd: SkillFile,
+  caps: ListCaps,
+): Promise<FileListing> {
+  const files: SkillFile[] = [skillMd];
+  const problems: Problem[] = [];
+  let folders = 0;
+  let stopped = false;
+  const warn = (path: string, reason: Problem["reason"], detail: string) =>
+    problems.push(problem(path, reason, "warning", detail));
+
+  type Resolved =
+    | { readonly kind: "skip" }
+    | { readonly kind: "problem"; readonly problem: Problem }
+    | { readonly kind: "file"; readonly file: SkillFile }
+    | {
+      readonly kind: "dir";
+      readonly lexical: string;
+      readonly real: string;
+      readonly rel: string;
+    };
+
+  async function resolve(
+    entry: Deno.DirEntry,
+    lexDir: string,
+    realDir: string,
+    relDir: string,
+  ): Promise<Resolved> {
+    if (isSkippedEntryName(entry.name)) return { kind: "skip" };
+    if (relDir === "" && entry.name === candidate.skillMdFile) return { kind: "skip" };
+    const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+    const lexical = joinPath(lexDir, entry.name);
+    const unusable = (detail: string): Resolved => ({
+      kind: "problem",
+      problem: problem(lexical, "unusable-path", "warning", detail),
+    });
+    if (!isAddressableSegment(entry.name) || rel.length > MAX_PATH_CHARS) {
+      return unusable(
+        `"${rel}" cannot be addressed by a client (blank, '\\', '%', control characters ` +
+          `or over ${MAX_PATH_CHARS} characters); not listed. Rename it`,
+      );
+    }
+    let real = joinPath(realDir, entry.name);
+    let info: Deno.FileInfo | null = null;
+    try {
+      if (entry.isSymlink) {
+        real = await Deno.realPath(lexical);
+        if (!isInside(real, candidate.realDir)) {
+          return {
+            kind: "problem",
+            problem: escapeProblem(lexical, "the skill folder", "warning"),
+          };
+        }
+        info = await Deno.stat(lexical);
+      } else if (entry.isFile) {
+        info = await Deno.stat(lexical);
+      }
+    } catch (error) {
+      return unusable(`"${rel}" cannot be read (${errorName(error)}); not listed`);
+    }
+    if (info?.isFile) {
+      return {
+        kind: "file",
+        file: { path: rel, size: info.size, mtimeMs: info.mtime?.getTime() ?? null },
+      };
+    }
+    if (entry.isDirectory || info?.isDirectory) return { kind: "dir", lexical, real, rel };
+    return unusable(`"${rel}" is not a regular file or folder; not listed`);
+  }
+
+  async function walk(
+    lexDir: string,
+    realDir: string,
+    relDir: string,
+    entries: readonly Deno.DirEntry[],
+    chain: Set<string>,
+  ): Promise<void> {
+    if (relDir !== "" && entries.some((e) => e.name === "SKILL.md" || e.name === "skill.md")) {
+      warn(
+        lexDir,
+        "nested-skill",
+        `Folder "${lexDir}" holds its own SKILL.md inside skill "${candidate.name}"; it is ` +
+          "served as files of that skill, not as a skill. Move it out to serve it on its own",
+      );
+    }
+    const resolved = await mapPool(
+      entries,
+      ENTRY_CONCURRENCY,
+      (entry) => resolve(entry, lexDir, realDir, relDir),
+    );
+    for (const item of resolved) {
+      if (stopped) return;
+      if (item.kind === "problem") problems.push(item.problem);
+      else if (item.kind === "file") {
+        if (files.length >= caps.maxFilesPerSkill) {
+          stop("file-limit", `files (at most ${caps.maxFilesPerSkill})`);
+          return;
+        }
+        files.push(item.file);
+      } else if (item.kind === "dir") {
+        if (chain.has(item.real)) continue;
+        if (folders >= caps.maxFoldersPerSkill) {
+          stop("folder-limit", `folders (at most ${caps.maxFoldersPerSkill})`);
+          return;
+        }
+        folders++;
+        let children: Deno.DirEntry[];
+        try {
+          children = await readSortedEntries(item.lexical);
+        } catch (error) {
+          warn(
+            item.lexical,
+            "unusable-path",
+            `Folder "${item.rel}" cannot be read (${errorName(error)})`,
+          );
+          continue;
+        }
+        chain.add(item.real);
+        await walk(item.lexical, item.real, item.rel, children, chain);
+        chain.delete(item.real);
+      }
+    }
+  }
+
+  function stop(reason: "file-limit" | "folder-limit", what: string): void {
+    stopped = true;
+    warn(
+      candidate.dir,
+      reason,
+      `Skill "${candidate.name}" has more ${what}; the listing stops there and later files ` +
+        "are not served. Trim the skill or raise the cap",
+    );
+  }
+
+  await walk(candidate.dir, candidate.realDir, "", candidate.entries, new Set([candidate.realDir]));
+  files.sort((a, b) => compareCodeUnits(a.path, b.path));
+  const bytes = files.reduce((sum, file) => sum + file.size, 0);
+  return { files, bytes, truncated: stopped, problems };
+}

@@ -1,0 +1,109 @@
+/**
+ * Loading one discovered skill: bounded SKILL.md read, frontmatter parse,
+ * validation and file listing, into a frozen {@linkcode Skill}.
+ *
+ * @module
+ */
+
+import type { Caps } from "../caps.ts";
+import { listSkillFiles } from "./_list_files.ts";
+import { problem } from "./_problems.ts";
+import { readSkillMd } from "./_read_skill_md.ts";
+import type { SkillCandidate } from "./discover.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
+import type { Problem } from "./problem.ts";
+import type { Skill, SkillFile } from "./skill.ts";
+import { validateFrontmatter } from "./validate.ts";
+
+/** The outcome of loading one candidate: the skill when served, and its problems. */
+export interface LoadedSkill {
+  readonly skill: Skill | null;
+  readonly problems: readonly Problem[];
+}
+
+/**
+ * Loads one skill folder. Errors (unreadable SKILL.md, malformed or invalid
+ * frontmatter) keep it out; warnings do not.
+ *
+ * @param candidate The folder found by discovery.
+ * @param caps The caps (`maxSkillMdBytes`, `maxFilesPerSkill`, `maxFoldersPerSkill`).
+ * @returns The frozen skill (or null) and its problems in the order found.
+ *
+ * Requires `--allow-read` on the skill folder.
+ */
+export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<LoadedSkill> {
+  const read = await readSkillMd(candidate, caps.maxSkillMdBytes);
+  if (!read.ok) return { skill: null, problems: [read.problem] };
+  const problems: Problem[] = [];
+  if (candidate.skillMdFile !== "SKILL.md") {
+    problems.push(problem(
+      read.path,
+      "skill-md-case",
+      "warning",
+      `"${candidate.skillMdFile}" should be named "SKILL.md"; it is served anyway. Rename the file`,
+    ));
+  }
+  if (read.truncated) {
+    problems.push(problem(
+      read.path,
+      "skill-md-truncated",
+      "warning",
+      `"${read.path}" is ${read.size} bytes; only the first ${caps.maxSkillMdBytes} are served ` +
+        "and the body is cut. Move detail into reference files",
+    ));
+  }
+  const parsed = parseFrontmatter(read.text);
+  if (!parsed.ok) {
+    const place = parsed.line === undefined ? {} : {
+      line: parsed.line,
+      ...(parsed.column === undefined ? {} : { column: parsed.column }),
+    };
+    problems.push({
+      ...problem(read.path, "malformed-frontmatter", "error", parsed.detail),
+      ...place,
+    });
+    return { skill: null, problems };
+  }
+  const findings = validateFrontmatter(parsed.frontmatter, {
+    dirName: candidate.name,
+    skillMdPath: read.path,
+    keyLines: parsed.keyLines,
+  });
+  problems.push(...findings);
+  if (findings.some((p) => p.severity === "error")) return { skill: null, problems };
+  const skillMd: SkillFile = {
+    path: candidate.skillMdFile,
+    size: read.size,
+    mtimeMs: read.mtimeMs,
+  };
+  const listing = await listSkillFiles(candidate, skillMd, caps);
+  problems.push(...listing.problems);
+  const frontmatter = parsed.frontmatter;
+  const whenToUse = [frontmatter["when-to-use"], frontmatter["when_to_use"]]
+    .find((value): value is string => typeof value === "string");
+  const skill: Skill = {
+    name: candidate.name,
+    dir: candidate.dir,
+    realDir: candidate.realDir,
+    root: candidate.root,
+    skillMdFile: candidate.skillMdFile,
+    frontmatter: deepFreeze(frontmatter),
+    description: frontmatter["description"] as string,
+    ...(whenToUse === undefined ? {} : { whenToUse }),
+    body: parsed.body,
+    bodyTruncated: read.truncated,
+    skillMdBytes: read.size,
+    files: Object.freeze(listing.files.map((file) => Object.freeze(file))),
+    bytes: listing.bytes,
+    filesTruncated: listing.truncated,
+  };
+  return { skill: Object.freeze(skill), problems };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,157 @@
+/**
+ * Building the catalog: discovery across every root, deduplication by real
+ * path, refusal of duplicate names, loading with bounded concurrency, the
+ * skill cap, and a frozen snapshot.
+ *
+ * @module
+ */
+
+import type { Caps } from "../caps.ts";
+import { compareCodeUnits } from "./_fs.ts";
+import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
+import { mapPool } from "./_pool.ts";
+import { problem } from "./_problems.ts";
+import { discoverRoot, type SkillCandidate } from "./discover.ts";
+import type { Problem } from "./problem.ts";
+import type { Catalog, Root, Skill } from "./skill.ts";
+
+/** Options of {@linkcode buildCatalog}. */
+export interface BuildCatalogOptions {
+  /** File-system calls (discovery) and skill loads in flight at most. @default 32 */
+  readonly concurrency?: number;
+}
+
+type Slot =
+  | { readonly kind: "problem"; readonly problem: Problem }
+  | { readonly kind: "candidate"; readonly candidate: SkillCandidate; loaded?: LoadedSkill };
+
+/**
+ * Builds an immutable catalog of every skill under `roots`. Roots are
+ * searched in order; a skill folder reached twice (through overlapping roots
+ * or links) counts once. A name used by two different folders refuses both
+ * (`duplicate-name`). Skills load in discovery order until `caps.maxSkills`
+ * are served; the rest are left out with one `skill-limit` warning. A
+ * finding seen twice (overlapping roots) is reported once. Never throws for
+ * anything found on disk: every failure is a problem.
+ *
+ * @param roots The configured roots, in priority order.
+ * @param caps The caps to enforce.
+ * @param options Concurrency.
+ * @returns The frozen catalog: roots as passed, skills sorted by name, a
+ *   by-name map and the problems in discovery order.
+ *
+ * Requires `--allow-read` on the roots (nothing outside them is read).
+ *
+ * Rule source: skillgate discovery rules (README, "Discovery"); Agent Skills
+ * client guidance ("load leniently").
+ */
+export async function buildCatalog(
+  roots: readonly Root[],
+  caps: Caps,
+  options: BuildCatalogOptions = {},
+): Promise<Catalog> {
+  const concurrency = options.concurrency ?? 32;
+  const slots: Slot[] = [];
+  const claimed = new Set<string>();
+  for (const root of roots) {
+    const found = await discoverRoot(root, { concurrency });
+    for (const item of found.items) {
+      if (item.kind === "problem") slots.push(item);
+      else if (!claimed.has(item.candidate.realDir)) {
+        claimed.add(item.candidate.realDir);
+        slots.push({ kind: "candidate", candidate: item.candidate });
+      }
+    }
+  }
+  const loadable = refuseDuplicates(slots);
+  const leftOut = await loadUpToCap(loadable, caps, concurrency);
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  const note = (found: Problem) => {
+    // Overlapping roots walk the same folders twice; report each finding once.
+    const key = JSON.stringify([found.path, found.reason, found.detail]);
+    if (!seen.has(key)) {
+      seen.add(key);
+      problems.push(found);
+    }
+  };
+  const skills: Skill[] = [];
+  for (const slot of slots) {
+    if (slot.kind === "problem") note(slot.problem);
+    else if (slot.loaded) {
+      slot.loaded.problems.forEach(note);
+      if (slot.loaded.skill) skills.push(slot.loaded.skill);
+    }
+  }
+  const first = leftOut[0];
+  if (first) {
+    problems.push(problem(
+      first.candidate.root,
+      "skill-limit",
+      "warning",
+      `${leftOut.length} skill folder${leftOut.length === 1 ? " was" : "s were"} left out ` +
+        `because at most ${caps.maxSkills} skills are served (the first left out is ` +
+        `"${first.candidate.dir}"). Raise the skill cap or serve fewer roots`,
+    ));
+  }
+  skills.sort((a, b) => compareCodeUnits(a.name, b.name));
+  const byName = new Map(skills.map((skill) => [skill.name, skill]));
+  return Object.freeze({
+    roots: Object.freeze([...roots]),
+    skills: Object.freeze(skills),
+    byName: Object.freeze(byName),
+    problems: Object.freeze(problems.map((p) => Object.freeze(p))),
+  });
+}
+
+/** Replaces every candidate whose name is shared by another folder with a problem. */
+function refuseDuplicates(slots: Slot[]): Extract<Slot, { kind: "candidate" }>[] {
+  const byName = new Map<string, SkillCandidate[]>();
+  for (const slot of slots) {
+    if (slot.kind !== "candidate") continue;
+    const list = byName.get(slot.candidate.name) ?? [];
+    list.push(slot.candidate);
+    byName.set(slot.candidate.name, list);
+  }
+  const loadable: Extract<Slot, { kind: "candidate" }>[] = [];
+  slots.forEach((slot, index) => {
+    if (slot.kind !== "candidate") return;
+    const same = byName.get(slot.candidate.name) ?? [];
+    if (same.length < 2) {
+      loadable.push(slot);
+      return;
+    }
+    const dirs = same.map((c) => `"${c.dir}"`).join(", ");
+    slots[index] = {
+      kind: "problem",
+      problem: problem(
+        slot.candidate.dir,
+        "duplicate-name",
+        "error",
+        `The skill name "${slot.candidate.name}" is used by ${same.length} folders: ${dirs}; ` +
+          "none of them is served. Rename or remove all but one",
+      ),
+    };
+  });
+  return loadable;
+}
+
+/** Loads candidates in order until `caps.maxSkills` are served; returns those left out. */
+async function loadUpToCap(
+  loadable: Extract<Slot, { kind: "candidate" }>[],
+  caps: Caps,
+  concurrency: number,
+): Promise<Extract<Slot, { kind: "candidate" }>[]> {
+  let served = 0;
+  let next = 0;
+  while (served < caps.maxSkills && next < loadable.length) {
+    const batch = loadable.slice(next, next + (caps.maxSkills - served));
+    const results = await mapPool(batch, concurrency, (slot) => loadSkill(slot.candidate, caps));
+    results.forEach((loaded, i) => {
+      (batch[i] as { loaded?: LoadedSkill }).loaded = loaded;
+      if (loaded.skill) served++;
+    });
+    next += batch.length;
+  }
+  return loadable.slice(next);
+}

@@ -1,0 +1,324 @@
+/**
+ * Discovery: finding skill folders under one root. A root may itself be a
+ * skill; otherwise skills are searched in the root and in its `skills/`,
+ * `.claude/skills/` and `.agents/skills/` containers, descending group
+ * folders up to {@linkcode MAX_GROUP_DEPTH} levels. Loading each skill
+ * (SKILL.md, frontmatter, files) is left to the catalog.
+ *
+ * @module
+ */
+
+import { MAX_GROUP_DEPTH } from "../caps.ts";
+import { readSortedEntries } from "./_fs.ts";
+import { baseName, isInside, joinPath, parentPath } from "./_path.ts";
+import { createLimiter, type Limiter } from "./_pool.ts";
+import { isSkippedEntryName, isUsableDirectoryName } from "./names.ts";
+import { errorName, escapeProblem, problem } from "./_problems.ts";
+import type { Problem } from "./problem.ts";
+import type { Root } from "./skill.ts";
+
+/** A folder that holds `SKILL.md` (or `skill.md`), not loaded yet. */
+export interface SkillCandidate {
+  /** The directory name, which is the skill's name. */
+  readonly name: string;
+  /** Absolute lexical path under the root. */
+  readonly dir: string;
+  /** Real path, inside the root's real path. */
+  readonly realDir: string;
+  /** The root path as configured. */
+  readonly root: string;
+  /** `SKILL.md`, or `skill.md` when only the lowercase name exists. */
+  readonly skillMdFile: string;
+  /** The folder's entries, sorted by name (code-unit order). */
+  readonly entries: readonly Deno.DirEntry[];
+}
+
+/** One finding of discovery, in the order it was found. */
+export type DiscoveryItem =
+  | { readonly kind: "candidate"; readonly candidate: SkillCandidate }
+  | { readonly kind: "problem"; readonly problem: Problem };
+
+/** What discovery found under one root. */
+export interface RootDiscovery {
+  /** The root's real path, or null when the root could not be read. */
+  readonly rootReal: string | null;
+  readonly items: readonly DiscoveryItem[];
+}
+
+/** Options of {@linkcode discoverRoot}. */
+export interface DiscoverOptions {
+  /** File-system calls in flight at most. @default 32 */
+  readonly concurrency?: number;
+}
+
+/** Containers searched below a root besides the root itself, in this order. */
+export const SKILL_CONTAINERS: readonly string[] = ["skills", ".claude/skills", ".agents/skills"];
+
+type Found = DiscoveryItem | { readonly kind: "symlink"; readonly lexical: string; depth: number };
+
+interface Context {
+  readonly rootReal: string;
+  readonly root: string;
+  readonly limiter: Limiter;
+  /** Real paths of every folder examined (groups and skills). */
+  readonly visited: Set<string>;
+  /** Real paths of the root's containers, scanned on their own. */
+  readonly containers: Set<string>;
+  /** Real paths of skill folders found. */
+  readonly skillReals: Set<string>;
+  /** Lexical paths already dealt with as containers (scanned or reported). */
+  readonly handled: Set<string>;
+}
+
+/**
+ * Finds the skill folders under one root. Folders are walked without
+ * following symlinks first; symlinked folders are then followed only when
+ * their real path stays inside the root's real path, so a skill reachable
+ * both directly and through a link is found once, at its real location.
+ * Dot-folders and `node_modules` are never searched. Every failure is an
+ * item; nothing throws.
+ *
+ * @param root The root to search.
+ * @param options Concurrency.
+ * @returns The root's real path and the candidates and problems in discovery order.
+ *
+ * Requires `--allow-read` on the root.
+ *
+ * Rule source: skillgate discovery rules (README, "Discovery"); the
+ * `.claude/skills` and `.agents/skills` containers follow the Agent Skills clients.
+ */
+export async function discoverRoot(
+  root: Root,
+  options: DiscoverOptions = {},
+): Promise<RootDiscovery> {
+  const unreadable = (detail: string): RootDiscovery => ({
+    rootReal: null,
+    items: [issue(root.path, "root-unreadable", "error", detail)],
+  });
+  let rootReal: string;
+  let entries: Deno.DirEntry[];
+  try {
+    rootReal = await Deno.realPath(root.path);
+    if (!(await Deno.stat(root.path)).isDirectory) {
+      return unreadable(`Root "${root.path}" is not a folder. Point it at a folder of skills`);
+    }
+    entries = await readSortedEntries(root.path);
+  } catch (error) {
+    return unreadable(
+      `Root "${root.path}" cannot be read (${errorName(error)}). Check that it exists and ` +
+        "skillgate may read it",
+    );
+  }
+  const ctx: Context = {
+    rootReal,
+    root: root.path,
+    limiter: createLimiter(options.concurrency ?? 32),
+    visited: new Set([rootReal]),
+    containers: new Set(),
+    skillReals: new Set(),
+    handled: new Set(),
+  };
+  const found: Found[] = [];
+  if (classify(entries).kind !== "group") {
+    found.push(...await examine(ctx, root.path, rootReal, 0, entries));
+  } else {
+    const containers = await resolveContainers(ctx, found);
+    found.push(...await scanChildren(ctx, root.path, rootReal, 0, entries));
+    for (const container of containers) {
+      found.push(...await examine(ctx, container.lexical, container.real, 0));
+    }
+  }
+  const items = await followSymlinks(ctx, found);
+  if (!items.some((item) => item.kind === "candidate")) {
+    items.push(issue(
+      root.path,
+      "no-skill-md",
+      "warning",
+      `No skill folder (one holding SKILL.md) was found in root "${root.path}", its ` +
+        `skills/, .claude/skills/ or .agents/skills/ folders, within ${MAX_GROUP_DEPTH} levels`,
+    ));
+  }
+  return { rootReal, items };
+}
+
+type Classification =
+  | { readonly kind: "skill"; readonly file: string }
+  | { readonly kind: "case"; readonly file: string }
+  | { readonly kind: "group" };
+
+function classify(entries: readonly Deno.DirEntry[]): Classification {
+  let lower: string | null = null;
+  let variant: string | null = null;
+  for (const entry of entries) {
+    if (entry.name === "SKILL.md") return { kind: "skill", file: "SKILL.md" };
+    if (entry.name === "skill.md") lower = entry.name;
+    else if (variant === null && entry.name.toLowerCase() === "skill.md") variant = entry.name;
+  }
+  if (lower !== null) return { kind: "skill", file: lower };
+  if (variant !== null) return { kind: "case", file: variant };
+  return { kind: "group" };
+}
+
+async function examine(
+  ctx: Context,
+  lexical: string,
+  real: string,
+  depth: number,
+  known?: Deno.DirEntry[],
+): Promise<Found[]> {
+  ctx.visited.add(real);
+  let entries: Deno.DirEntry[];
+  try {
+    entries = known ?? await ctx.limiter.run(() => readSortedEntries(lexical));
+  } catch (error) {
+    return [issue(
+      lexical,
+      "unusable-path",
+      "warning",
+      `Folder "${lexical}" cannot be read (${errorName(error)}); skills in it are not served`,
+    )];
+  }
+  const found = classify(entries);
+  if (found.kind === "group") {
+    return depth < MAX_GROUP_DEPTH ? await scanChildren(ctx, lexical, real, depth, entries) : [];
+  }
+  const file = joinPath(lexical, found.file);
+  if (found.kind === "case") {
+    return [issue(
+      file,
+      "skill-md-case",
+      "error",
+      `"${found.file}" must be named "SKILL.md"; the folder is not served. Rename the file`,
+    )];
+  }
+  const name = baseName(lexical);
+  if (!isUsableDirectoryName(name)) {
+    return [issue(
+      lexical,
+      "unusable-name",
+      "error",
+      `The folder name "${name}" cannot name a skill (empty, leading '.' or '-', whitespace, ` +
+        "'%', slashes, control characters or over 255 bytes); it is not served. Rename the folder",
+    )];
+  }
+  ctx.skillReals.add(real);
+  const candidate: SkillCandidate = {
+    name,
+    dir: lexical,
+    realDir: real,
+    root: ctx.root,
+    skillMdFile: found.file,
+    entries,
+  };
+  return [{ kind: "candidate", candidate }];
+}
+
+async function scanChildren(
+  ctx: Context,
+  lexical: string,
+  real: string,
+  depth: number,
+  entries: readonly Deno.DirEntry[],
+): Promise<Found[]> {
+  const tasks: Promise<Found[]>[] = [];
+  for (const entry of entries) {
+    if (isSkippedEntryName(entry.name)) continue;
+    const childLexical = joinPath(lexical, entry.name);
+    if (ctx.handled.has(childLexical)) continue;
+    if (entry.isSymlink) {
+      tasks.push(Promise.resolve([{ kind: "symlink", lexical: childLexical, depth: depth + 1 }]));
+    } else if (entry.isDirectory) {
+      const childReal = joinPath(real, entry.name);
+      if (ctx.containers.has(childReal) || ctx.visited.has(childReal)) continue;
+      tasks.push(examine(ctx, childLexical, childReal, depth + 1));
+    }
+  }
+  return (await Promise.all(tasks)).flat();
+}
+
+async function resolveContainers(
+  ctx: Context,
+  found: Found[],
+): Promise<{ lexical: string; real: string }[]> {
+  const containers: { lexical: string; real: string }[] = [];
+  for (const relative of SKILL_CONTAINERS) {
+    const lexical = joinPath(ctx.root, relative);
+    let real: string;
+    try {
+      real = await Deno.realPath(lexical);
+    } catch {
+      continue;
+    }
+    if (!isInside(real, ctx.rootReal)) {
+      ctx.handled.add(lexical);
+      found.push({ kind: "problem", problem: escapeProblem(lexical, "its root", "error") });
+      continue;
+    }
+    if (real === ctx.rootReal || ctx.containers.has(real)) continue;
+    try {
+      if (!(await Deno.stat(lexical)).isDirectory) continue;
+    } catch {
+      continue;
+    }
+    ctx.containers.add(real);
+    ctx.handled.add(lexical);
+    containers.push({ lexical, real });
+  }
+  return containers;
+}
+
+async function followSymlinks(ctx: Context, found: Found[]): Promise<DiscoveryItem[]> {
+  const items: DiscoveryItem[] = [];
+  const queue: { lexical: string; depth: number }[] = [];
+  const take = (list: Found[]) => {
+    for (const item of list) {
+      if (item.kind === "symlink") queue.push(item);
+      else items.push(item);
+    }
+  };
+  take(found);
+  while (queue.length > 0) {
+    const link = queue.shift() as { lexical: string; depth: number };
+    let real: string;
+    try {
+      real = await Deno.realPath(link.lexical);
+    } catch {
+      items.push(issue(
+        link.lexical,
+        "unusable-path",
+        "warning",
+        `Symlink "${link.lexical}" cannot be resolved (missing or unreadable target); not followed`,
+      ));
+      continue;
+    }
+    if (!isInside(real, ctx.rootReal)) {
+      items.push({ kind: "problem", problem: escapeProblem(link.lexical, "its root", "error") });
+      continue;
+    }
+    if (ctx.visited.has(real) || ctx.containers.has(real) || insideSkill(ctx, real)) continue;
+    try {
+      if (!(await Deno.stat(link.lexical)).isDirectory) continue;
+    } catch {
+      continue;
+    }
+    take(await examine(ctx, link.lexical, real, link.depth));
+  }
+  return items;
+}
+
+function insideSkill(ctx: Context, real: string): boolean {
+  for (let at = parentPath(real); at !== null && isInside(at, ctx.rootReal);) {
+    if (ctx.skillReals.has(at)) return true;
+    at = parentPath(at);
+  }
+  return false;
+}
+
+function issue(
+  path: string,
+  reason: Problem["reason"],
+  severity: Problem["severity"],
+  detail: string,
+): DiscoveryItem {
+  return { kind: "problem", problem: problem(path, reason, severity, detail) };
+}
