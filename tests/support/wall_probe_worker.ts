@@ -35,9 +35,10 @@ self.onmessage = async (event: MessageEvent<StartMessage>) => {
     readEnvHome: await attempt(() => Promise.resolve(Deno.env.get("HOME"))),
     readEnvYaml: await attempt(() => Promise.resolve(Deno.env.get("LOG_TOKENS"))),
     writeInsideRoot: await attempt(() => Deno.writeTextFile(join(root, "written.txt"), "x")),
-    listen: await attempt(async () => {
+    listen: await attempt(() => {
       const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
       listener.close();
+      return Promise.resolve();
     }),
   };
   self.postMessage({ type: "exit", code: 0, message: JSON.stringify(results) });
