@@ -10,7 +10,11 @@
  */
 
 import { bannerText } from "./src/cli/banner.ts";
+import { type CommandIo, decideColumns } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
+import { runListCommand } from "./src/cli/list_command.ts";
+import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
+import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { parseCommandLine, UsageError } from "./src/config/cli.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
@@ -43,6 +47,9 @@ async function main(): Promise<number> {
     await writeStdout(`skillgate ${VERSION}\n`);
     return 0;
   }
+  if (config.command === "list") return await runListCommand(config, commandIo());
+  if (config.command === "validate") return await runValidateCommand(config, commandIo());
+  if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
   const { paths, failures } = await checkRoots(config.roots);
   if (failures.length > 0) {
     for (const failure of failures) console.error(`skillgate: ${failure.message}`);
@@ -55,11 +62,45 @@ async function main(): Promise<number> {
     permissions,
   );
   if (Deno.stdin.isTerminal()) {
-    session.ready.then((ready) => console.error(bannerText(config, ready)));
+    session.ready.then((ready) => console.error(bannerText(config, ready, launchCommand())));
   }
   const exit = await session.exited;
   if (exit.message !== undefined) console.error(`skillgate: ${exit.message}`);
   return exit.code;
+}
+
+/** What a one-shot command may write to and know about the terminal. */
+function commandIo(): CommandIo {
+  const isTerminal = Deno.stdout.isTerminal();
+  let terminalColumns: number | null = null;
+  if (isTerminal) {
+    try {
+      terminalColumns = Deno.consoleSize().columns;
+    } catch {
+      terminalColumns = null;
+    }
+  }
+  return {
+    writeOut: writeStdout,
+    writeErr: (text) => writeAll(Deno.stderr, text),
+    isTerminal,
+    columns: decideColumns(terminalColumns, Deno.env.get("COLUMNS")),
+    cwd: Deno.cwd(),
+  };
+}
+
+async function writeAll(stream: { write(p: Uint8Array): Promise<number> }, text: string) {
+  const bytes = new TextEncoder().encode(text);
+  let written = 0;
+  while (written < bytes.length) written += await stream.write(bytes.subarray(written));
+}
+
+/** How a client would start this same program: the binary, or make in this checkout. */
+function launchCommand(): string {
+  const isCompiled = !/(^|\/)deno$/.test(Deno.execPath());
+  if (isCompiled) return `${Deno.execPath()} serve ROOTS`;
+  const checkout = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
+  return `make -s -C ${checkout} run ARGS='serve ROOTS'`;
 }
 
 async function writeStdout(text: string): Promise<void> {

@@ -14,22 +14,25 @@ import { VERSION } from "../version.ts";
  *
  * @param config The configuration being served.
  * @param ready The worker's start-up summary.
+ * @param launch How to start this same program from a client's configuration,
+ *   without the roots (e.g. `skillgate serve` for the binary, or the `make`
+ *   command for a checkout).
  * @returns Multi-line text for stderr.
  */
-export function bannerText(config: Config, ready: ReadyMessage): string {
+export function bannerText(config: Config, ready: ReadyMessage, launch: string): string {
   const roots = config.roots.map((root) => `  ${root.path} (${root.from})`).join("\n");
   const problems = ready.problemLines.length === 0
     ? ""
     : `\nProblems (${ready.errorCount} errors, ${ready.warningCount} warnings):\n` +
       ready.problemLines.map((line) => `  ${line}`).join("\n") + "\n";
-  const args = config.roots.map((root) => JSON.stringify(root.path)).join(" ");
+  const rootList = config.roots.map((root) => root.path).join(" ");
   return `skillgate ${VERSION}: serving ${ready.skillCount} skills over stdio
 Roots:
 ${roots}
 ${problems}
 skillgate speaks MCP on stdin/stdout; a person at a terminal sees nothing more.
 Add it to an MCP client, for example Claude Code:
-  claude mcp add skills -- skillgate serve ${args}
+  claude mcp add skills -- ${launch.replace("ROOTS", rootList)}
 Press Ctrl-D or Ctrl-C to stop.
 `;
 }

@@ -1,0 +1,127 @@
+/**
+ * `skillgate permissions [ROOT...] [--json]`: shows the two walls' Deno
+ * permissions, each entry with the reason it is there: the trusted part's
+ * static flags (`src/sandbox/trusted_flags.json`, the same list `make run`,
+ * the tests and `make compile` use) and the worker's set, computed from this
+ * configuration exactly as `serve` computes it.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../sandbox/trusted_flags.ts";
+import {
+  computeWorkerPermissions,
+  type ExplainedPermissions,
+} from "../sandbox/worker_permissions.ts";
+import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
+import { oneLine, padEnd } from "./terminal_text.ts";
+import { usableRoots } from "./usable_roots.ts";
+
+/** The kinds of worker permission shown, in order. */
+export const WORKER_PERMISSION_KINDS = ["read", "run", "env", "net", "write", "sys"] as const;
+
+/** One kind of worker permission. */
+export type WorkerPermissionKind = typeof WORKER_PERMISSION_KINDS[number];
+
+/**
+ * The `--json` shape. `reasons` is keyed by the trusted flag itself (e.g.
+ * `--allow-read`) and by `kind:value` for worker entries (e.g.
+ * `read:/srv/skills`, `env:LOG_TOKENS`).
+ */
+export interface PermissionsReport {
+  readonly trusted: { readonly flags: string[] };
+  readonly worker: Record<WorkerPermissionKind, string[]>;
+  readonly reasons: Record<string, string>;
+}
+
+/**
+ * Runs `skillgate permissions`. Requires `--allow-read` on the roots (to
+ * resolve their real paths, as `serve` does).
+ *
+ * @param config The frozen configuration.
+ * @param io Outputs.
+ * @returns 0 once printed, or 2 when a root is missing, unreadable or not a folder.
+ */
+export async function runPermissionsCommand(config: Config, io: CommandIo): Promise<number> {
+  const paths = await usableRoots(config.roots, io);
+  if (paths === null) return EXIT_USAGE;
+  const report = permissionsReport(computeWorkerPermissions(paths));
+  await io.writeOut(
+    config.options.json ? `${JSON.stringify(report, null, 2)}\n` : renderPermissions(report),
+  );
+  return 0;
+}
+
+/**
+ * Builds the report from the static flags and a computed worker set. Pure.
+ *
+ * @param worker The worker's permissions and reasons (from `computeWorkerPermissions`).
+ * @returns The `--json` shape; a worker kind that is empty is `[]`.
+ * @throws {Error} When the worker set holds an `ffi` entry: the report has
+ *   no place for it, and showing a set without it would be a lie.
+ */
+export function permissionsReport(worker: ExplainedPermissions): PermissionsReport {
+  if (worker.permissions.ffi.length > 0) {
+    throw new Error(
+      `The worker's permission set holds ffi entries ("${worker.permissions.ffi.join('", "')}") ` +
+        "that skillgate permissions cannot show",
+    );
+  }
+  const flags = trustedRunFlags();
+  const reasons: Record<string, string> = {};
+  for (const flag of flags) reasons[flag] = TRUSTED_FLAG_REASONS[flag] ?? "no reason recorded";
+  const set = worker.permissions;
+  for (const kind of WORKER_PERMISSION_KINDS) {
+    for (const value of set[kind]) {
+      reasons[`${kind}:${value}`] = worker.reasons[`${kind}:${value}`] ?? "no reason recorded";
+    }
+  }
+  return {
+    trusted: { flags },
+    worker: {
+      read: [...set.read],
+      run: [...set.run],
+      env: [...set.env],
+      net: [...set.net],
+      write: [...set.write],
+      sys: [...set.sys],
+    },
+    reasons,
+  };
+}
+
+/**
+ * Renders the report for a person: the trusted flags, then each worker kind
+ * with its entries (or `none`), every entry followed by its reason.
+ *
+ * @param report The report.
+ * @returns Lines ending in a newline.
+ */
+export function renderPermissions(report: PermissionsReport): string {
+  const lines: string[] = [
+    "Trusted part (main.ts: reads the configuration, checks roots, starts the worker)",
+    "  static flags, from src/sandbox/trusted_flags.json:",
+  ];
+  const flagWidth = Math.max(...report.trusted.flags.map((flag) => flag.length));
+  for (const flag of report.trusted.flags) {
+    lines.push(`    ${padEnd(flag, flagWidth)}  ${report.reasons[flag] ?? ""}`);
+  }
+  lines.push(
+    "",
+    "Worker (handles every client request), computed from this configuration:",
+  );
+  for (const kind of WORKER_PERMISSION_KINDS) {
+    const values = report.worker[kind];
+    if (values.length === 0) {
+      lines.push(`  ${padEnd(kind, 5)}  none`);
+      continue;
+    }
+    for (const value of values) {
+      lines.push(`  ${padEnd(kind, 5)}  ${oneLine(value)}`);
+      lines.push(`         ${oneLine(report.reasons[`${kind}:${value}`] ?? "")}`);
+    }
+  }
+  lines.push(`  ${padEnd("ffi", 5)}  none`);
+  return lines.map((line) => `${line}\n`).join("");
+}

@@ -1,0 +1,111 @@
+/**
+ * `skillgate validate PATH...`: checks skill folders against the Agent
+ * Skills spec with the very discovery, frontmatter parser and validator the
+ * server uses, prints every finding with its file, line and column, and
+ * exits 1 when any is an error, so authors can run it in CI.
+ *
+ * Like `list`, it runs in the trusted part's process: there is no client,
+ * only the owner's own folders, and nothing is served or run.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import type { Caps } from "../caps.ts";
+import type { Config } from "../config/config.ts";
+import { checkRoots } from "../config/root_check.ts";
+import { buildCatalog } from "../skills/catalog.ts";
+import type { Problem } from "../skills/problem.ts";
+import type { Root } from "../skills/skill.ts";
+import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
+import { problemLine } from "./problem_line.ts";
+
+/** Exit code when at least one finding is an error. */
+export const EXIT_INVALID = 1;
+
+/** What validating one or more paths found. */
+export interface ValidationReport {
+  /** Skills that would be served (warnings allowed), summed over the paths. */
+  readonly usableSkills: number;
+  /** Every finding, per path in the order given, each path's in discovery order. */
+  readonly problems: readonly Problem[];
+  readonly errorCount: number;
+  readonly warningCount: number;
+}
+
+/**
+ * Runs `skillgate validate`: prints one line per finding
+ * (`path:line:column: severity reason: detail`, paths relative to the working
+ * directory when under it) and a summary line. Requires `--allow-read` on
+ * the paths and `--allow-env` for `LOG_TOKENS` and `LOG_STREAM` (`npm:yaml`).
+ *
+ * @param config The frozen configuration (`targets`, `caps`).
+ * @param io Outputs and working directory.
+ * @returns 0 when no finding is an error (warnings allowed), 1 when any is,
+ *   2 when a path is missing, unreadable or not a folder.
+ *
+ * Rule source: Agent Skills spec (agentskills.io/specification), through
+ * `src/skills/validate.ts` and `src/skills/frontmatter.ts`.
+ */
+export async function runValidateCommand(config: Config, io: CommandIo): Promise<number> {
+  const roots = [...new Set(config.targets.map(skillFolderOf))].map((path): Root => ({
+    path,
+    from: "argument",
+  }));
+  const { failures } = await checkRoots(roots);
+  if (failures.length > 0) {
+    await io.writeErr(failures.map((failure) => `skillgate: ${failure.message}\n`).join(""));
+    return EXIT_USAGE;
+  }
+  const report = await validatePaths(roots, config.caps);
+  const lines = report.problems.map((problem) =>
+    problemLine(problem, { cwd: io.cwd, isFrontmatterLocated: true })
+  );
+  lines.push(summaryLine(report, roots.length));
+  await io.writeOut(lines.map((line) => `${line}\n`).join(""));
+  return report.errorCount > 0 ? EXIT_INVALID : 0;
+}
+
+/**
+ * Validates each path on its own (one catalog per path, so two paths that
+ * hold the same skill are not reported as a duplicate name; inside one path
+ * a duplicate name is an error, as when serving it). A path may be a skill
+ * folder or a folder of skills. Requires `--allow-read` on the paths.
+ *
+ * @param roots The paths, as roots.
+ * @param caps The caps discovery enforces (the served ones).
+ * @returns The usable skill count and every finding with its counts.
+ */
+export async function validatePaths(
+  roots: readonly Root[],
+  caps: Caps,
+): Promise<ValidationReport> {
+  const problems: Problem[] = [];
+  let usableSkills = 0;
+  for (const root of roots) {
+    const catalog = await buildCatalog([root], caps);
+    usableSkills += catalog.skills.length;
+    problems.push(...catalog.problems);
+  }
+  const errorCount = problems.filter((problem) => problem.severity === "error").length;
+  return { usableSkills, problems, errorCount, warningCount: problems.length - errorCount };
+}
+
+/**
+ * The folder to validate for a path: a path naming a `SKILL.md` file (in any
+ * letter case) stands for the folder holding it.
+ *
+ * @param path An absolute path.
+ * @returns The path, or its parent when it names a SKILL.md.
+ */
+export function skillFolderOf(path: string): string {
+  return /(^|\/)skill\.md$/i.test(path) ? dirname(path) : path;
+}
+
+function summaryLine(report: ValidationReport, pathCount: number): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const verdict = report.errorCount > 0 ? "FAILED" : "OK";
+  return `${verdict}: ${plural(pathCount, "path")} checked, ` +
+    `${plural(report.usableSkills, "usable skill")}, ${plural(report.errorCount, "error")}, ` +
+    `${plural(report.warningCount, "warning")}`;
+}

@@ -1,0 +1,34 @@
+/** The start-up banner a person sees at a terminal, and its absence on pipes. */
+
+import assert from "node:assert/strict";
+import { bannerText } from "../../src/cli/banner.ts";
+import { parseCommandLine } from "../../src/config/cli.ts";
+import { VERSION } from "../../src/version.ts";
+import { runProgram } from "../support/program.ts";
+
+Deno.test("bannerText() shows version, roots, skill count, problems and how to add a client", () => {
+  const config = parseCommandLine({
+    args: ["serve", "/s/one", "/s/two"],
+    getEnv: () => undefined,
+    cwd: "/",
+  });
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 7,
+    errorCount: 1,
+    warningCount: 2,
+    problemLines: ["error duplicate-name: /s/one/a: also in /s/two/a"],
+  }, "skillgate serve ROOTS");
+  assert.match(text, new RegExp(`skillgate ${VERSION.replaceAll(".", "\\.")}: serving 7 skills`));
+  assert.match(text, /\/s\/one \(argument\)/);
+  assert.match(text, /1 errors, 2 warnings/);
+  assert.match(text, /duplicate-name/);
+  assert.match(text, /claude mcp add skills -- skillgate serve \/s\/one \/s\/two/);
+});
+
+Deno.test("no banner is printed when stdin is a pipe (a client is talking)", async () => {
+  const { code, stdout, stderr } = await runProgram(["serve", "examples/skills"], { stdin: "" });
+  assert.equal(code, 0);
+  assert.equal(stdout, "");
+  assert.doesNotMatch(stderr, /serving \d+ skills/);
+});
