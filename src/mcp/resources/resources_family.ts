@@ -1,0 +1,78 @@
+/**
+ * The resources family: every file of every skill as `skill://<name>/<path>`,
+ * served from the catalog snapshot with the SDK's low-level handlers
+ * (`resources/list` with a real cursor, `resources/templates/list`,
+ * `resources/read` through the path gate, `resources/subscribe` and
+ * `resources/unsubscribe`).
+ *
+ * @module
+ */
+
+import { MAX_RESOURCE_READ_BYTES, RESOURCE_PAGE_SIZE } from "../../caps.ts";
+import type { MethodFamily } from "../family.ts";
+import {
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  type ResourceTemplate,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from "../sdk.ts";
+import { readSkillResource, resolveResourceUri } from "./read_resource.ts";
+import { listResourcePage } from "./resource_page.ts";
+import { parseSkillUri, SKILL_FILE_URI_TEMPLATE, skillFileUri } from "./skill_uri.ts";
+import { addSubscription, removeSubscription } from "./subscriptions.ts";
+
+/** The one resource template: any file of any skill. */
+export const SKILL_FILE_TEMPLATE: Readonly<ResourceTemplate> = Object.freeze<ResourceTemplate>({
+  uriTemplate: SKILL_FILE_URI_TEMPLATE,
+  name: "skill-file",
+  title: "A file of a skill",
+  description: "Any file of a served skill by its relative path, e.g. " +
+    "skill://theme-factory/SKILL.md (the skill's instructions) or " +
+    "skill://theme-factory/themes/arctic-frost.md",
+  annotations: { audience: ["assistant"] },
+});
+
+/**
+ * The resources family (capability `resources: {subscribe, listChanged}`,
+ * both false on a stateless server, which can send no notifications).
+ */
+export const resourcesFamily: MethodFamily = {
+  name: "resources",
+  capabilities: (context) => {
+    const canNotify = context.isStateless !== true;
+    return { resources: { subscribe: canNotify, listChanged: canNotify } };
+  },
+  install: (server, context) => {
+    server.setRequestHandler(
+      ListResourcesRequestSchema,
+      (request) =>
+        listResourcePage(context.store.current(), {
+          cursor: request.params?.cursor,
+          pageSize: RESOURCE_PAGE_SIZE,
+        }),
+    );
+    server.setRequestHandler(
+      ListResourceTemplatesRequestSchema,
+      () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE] }),
+    );
+    server.setRequestHandler(
+      ReadResourceRequestSchema,
+      (request) =>
+        readSkillResource(context.store.current(), request.params.uri, {
+          maxBytes: MAX_RESOURCE_READ_BYTES,
+        }),
+    );
+    server.setRequestHandler(SubscribeRequestSchema, (request) => {
+      const served = resolveResourceUri(context.store.current(), request.params.uri);
+      addSubscription(server, served.uri);
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+      const parsed = parseSkillUri(request.params.uri);
+      if (parsed.ok) removeSubscription(server, skillFileUri(parsed.name, parsed.path));
+      return {};
+    });
+  },
+};

@@ -1,0 +1,63 @@
+/**
+ * Finding skills and files in a catalog snapshot by position, in the order
+ * `resources/list` serves them: skills by name, then files by path, both in
+ * code-unit order (the order `Catalog.skills` and `Skill.files` keep).
+ *
+ * @module
+ */
+
+import { quotePath } from "../../files/path_gate.ts";
+import type { Catalog, Skill, SkillFile } from "../../skills/skill.ts";
+
+/** A file the catalog serves, with its skill. */
+export interface ServedFile {
+  readonly skill: Skill;
+  readonly file: SkillFile;
+}
+
+/**
+ * Index of the first item whose key is not below `key` (code-unit order).
+ *
+ * @param items Items sorted by `keyOf` in code-unit order.
+ * @param key The key to place.
+ * @param keyOf The sort key of an item.
+ * @returns An index in `0..items.length`.
+ */
+export function lowerBound<T>(
+  items: readonly T[],
+  key: string,
+  keyOf: (item: T) => string,
+): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keyOf(items[middle] as T) < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * Looks up a served file by skill name and relative path.
+ *
+ * @param catalog The snapshot the request works on.
+ * @param name The skill's name.
+ * @param path The relative path as listed, e.g. `themes/arctic-frost.md`.
+ * @returns The skill and file, or a client-safe reason (sentence case) why
+ *   the catalog does not serve it.
+ */
+export function findServedFile(
+  catalog: Catalog,
+  name: string,
+  path: string,
+): ServedFile | { readonly reason: string } {
+  const skill = catalog.byName.get(name);
+  if (skill === undefined) return { reason: `No skill named ${quotePath(name)} is served` };
+  const index = lowerBound(skill.files, path, (file) => file.path);
+  const file = skill.files[index];
+  if (file === undefined || file.path !== path) {
+    return { reason: `Skill ${quotePath(name)} lists no file ${quotePath(path)}` };
+  }
+  return { skill, file };
+}
