@@ -18,6 +18,7 @@ ARGS ?= serve examples/skills
 DEPS_STAMP := node_modules/.skillgate-deps
 
 .PHONY: run test fmt lint check unit bench compile print-flags deno deps clean
+.PHONY: compile-plan
 .DEFAULT_GOAL := run
 
 ## run: serve examples/skills over stdio (or ARGS='serve ~/skills')
@@ -43,6 +44,15 @@ bench: deps
 
 print-flags:
 	@echo $(TRUSTED_FLAGS)
+
+## compile: build dist/skillgate with deno compile and the trusted flags
+## (offline: make compile DENORT_BIN=/path/to/denort; the full deno CLI is refused)
+compile: deps
+	@sh .ci/compile.sh "$(DENO)" dist/skillgate $(TRUSTED_FLAGS)
+
+## compile-plan: print the deno compile argv, one element per line, without building
+compile-plan:
+	@sh .ci/compile.sh --plan "$(DENO)" dist/skillgate $(TRUSTED_FLAGS)
 
 deno: $(DENO)
 

@@ -18,8 +18,11 @@ import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { parseCommandLine, UsageError } from "./src/config/cli.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
-import { computeWorkerPermissions } from "./src/sandbox/worker_permissions.ts";
+import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
 import { VERSION } from "./src/version.ts";
+import { HttpStartupError, settleHttpToken } from "./src/transports/http/http_startup.ts";
+import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/shutdown_signals.ts";
+import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
 
 /** Exit code for a bad command line or an unusable root. */
 const EXIT_USAGE = 2;
@@ -50,18 +53,42 @@ async function main(): Promise<number> {
   if (config.command === "list") return await runListCommand(config, commandIo());
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
   if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
+  try {
+    config = await settleHttpToken(config); // --http: the token in force, read here only
+  } catch (error) {
+    if (!(error instanceof HttpStartupError)) throw error;
+    console.error(`skillgate: ${error.message}`);
+    return EXIT_USAGE;
+  }
   const { paths, failures } = await checkRoots(config.roots);
   if (failures.length > 0) {
     for (const failure of failures) console.error(`skillgate: ${failure.message}`);
     return EXIT_USAGE;
   }
-  const { permissions } = computeWorkerPermissions(paths);
+  const { scripts, explained } = await computeWorkerSet(config, paths, {
+    getEnv: (name) => Deno.env.get(name),
+  });
+  if (scripts.warning !== null) console.error(`skillgate: ${scripts.warning}`);
+  const { permissions } = explained;
   const session = startWorker(
     new URL("./src/worker/entry.ts", import.meta.url),
     config,
     permissions,
+    { scripts: scripts.facts, groupKiller: scripts.groupKiller },
   );
-  if (Deno.stdin.isTerminal()) {
+  if (config.options.http !== null) {
+    const httpConfig = config;
+    session.ready.then((ready) => console.error(httpReadyLine(httpConfig, ready)));
+    // Signals reach this part, not the worker: relay the first, exit on the second.
+    listenForShutdownSignals({
+      onFirst: () => {
+        session.shutdown();
+        const deadline = setTimeout(() => Deno.exit(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
+        Deno.unrefTimer(deadline);
+      },
+      onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
+    });
+  } else if (Deno.stdin.isTerminal()) {
     session.ready.then((ready) => console.error(bannerText(config, ready, launchCommand())));
   }
   const exit = await session.exited;
@@ -86,6 +113,7 @@ function commandIo(): CommandIo {
     isTerminal,
     columns: decideColumns(terminalColumns, Deno.env.get("COLUMNS")),
     cwd: Deno.cwd(),
+    getEnv: (name) => Deno.env.get(name),
   };
 }
 

@@ -47,3 +47,33 @@ export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1_000;
 /** Characters of a `skill_list` query. */
 export const MAX_QUERY_CHARS = 256;
+/** Bytes `resources/read` returns whole at most; a larger file is refused, never cut (16 MiB). */
+export const MAX_RESOURCE_READ_BYTES = 16 * 1024 * 1024;
+/** Entries in one `resources/list` page. */
+export const RESOURCE_PAGE_SIZE = 500;
+/** Entries in one `prompts/list` page. */
+export const PROMPT_PAGE_SIZE = 1_000;
+/** Values in one `completion/complete` answer (the MCP limit). */
+export const MAX_COMPLETION_VALUES = 100;
+
+// HTTP transport (src/transports/http/). Fixed: they bound what one peer can
+// make the server hold, and the safety argument in ARCHITECTURE.md uses them.
+
+/** Bytes of one HTTP request body read at most; beyond, 413. 4 MiB. */
+export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
+/** MCP requests in flight across all sessions; beyond, 503 with Retry-After. */
+export const MAX_HTTP_REQUESTS_IN_FLIGHT = 256;
+/** MCP requests in flight in one session; beyond, 429 with Retry-After. */
+export const MAX_HTTP_REQUESTS_PER_SESSION = 32;
+/** Live HTTP sessions; beyond (after idle ones are closed), 503 with Retry-After. */
+export const MAX_HTTP_SESSIONS = 1_024;
+/** An HTTP session with nothing in flight and no open stream is closed after this long. 30 min. */
+export const HTTP_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** How long a graceful shutdown waits for in-flight HTTP requests. 30 s. */
+export const HTTP_DRAIN_TIMEOUT_MS = 30_000;
+/** Seconds a refused client is told to wait (`Retry-After`). */
+export const HTTP_RETRY_AFTER_SECONDS = 1;
+/** Characters an HTTP bearer token needs at least. */
+export const MIN_HTTP_TOKEN_CHARS = 16;
+/** Bytes of an HTTP token file read at most. */
+export const MAX_HTTP_TOKEN_FILE_BYTES = 4 * 1024;

@@ -1,6 +1,6 @@
 /**
  * What a one-shot command (`list`, `validate`, `permissions`) receives from
- * `main.ts`: the world it may write to and look at, passed in so that each
+ * `main.ts`: the world it may write to and read, passed in so that each
  * command is a function returning an exit code and only `main.ts` exits.
  *
  * @module
@@ -21,6 +21,8 @@ export interface CommandIo {
   readonly columns: number;
   /** Absolute working directory; findings under it are printed relative to it. */
   readonly cwd: string;
+  /** Looks up one environment variable (PATH for interpreters, granted names). */
+  readonly getEnv: (name: string) => string | undefined;
 }
 
 /** Table width when standard output is not a terminal and `COLUMNS` is unset. */

@@ -8,16 +8,19 @@
  * client's requests. `list` has no client; its only inputs are the owner's
  * own command line and the files under the roots the owner named, which the
  * owner can read anyway, and its output goes back to the owner. Building the
- * catalog here reuses the very discovery the worker runs, reads nothing
- * beyond the roots (discovery never follows a link out of a root), executes
- * nothing and serves nothing, and avoids a second message protocol between
- * the two parts for one-shot output.
+ * catalog here reuses the very discovery the worker runs (and that `serve`'s
+ * trusted part already runs at boot to judge the grant), reads nothing
+ * beyond the roots (discovery never follows a link out of a root), runs no
+ * skill script and serves nothing, and avoids a second message protocol
+ * between the two parts for one-shot output.
  *
  * @module
  */
 
 import type { Config } from "../config/config.ts";
 import { listSkills, type SkillListAnswer } from "../mcp/tools/skill_list.ts";
+import { bootScripts } from "../sandbox/script_boot.ts";
+import { createScriptService, type ScriptService } from "../scripts/service.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
@@ -25,19 +28,23 @@ import { renderListTable } from "./list_table.ts";
 import { usableRoots } from "./usable_roots.ts";
 
 /**
- * Runs `skillgate list`: checks the roots, builds the catalog and prints it.
- * Requires `--allow-read` on the roots and `--allow-env` for `LOG_TOKENS`
- * and `LOG_STREAM` (read by `npm:yaml`); the trusted part holds both.
+ * Runs `skillgate list`: checks the roots, does the script start-up work
+ * `serve` does (so grant, interpreters and each skill's scripts read the
+ * same), builds the catalog and prints it. Requires `--allow-all`, as the
+ * trusted part (see `bootScripts`).
  *
- * @param config The frozen configuration (`roots`, `caps`, `hosted`, `options.json`).
- * @param io Outputs, terminal width and working directory.
+ * @param config The frozen configuration (`roots`, `caps`, `hosted`, `options.json`, grant).
+ * @param io Outputs, terminal width, working directory and the environment lookup.
  * @returns 0 once printed (problems in skills do not change it), or 2 when
  *   a root is missing, unreadable or not a folder.
  */
 export async function runListCommand(config: Config, io: CommandIo): Promise<number> {
   if ((await usableRoots(config.roots, io)) === null) return EXIT_USAGE;
+  const boot = await bootScripts(config, { getEnv: io.getEnv });
+  if (boot.warning !== null) await io.writeErr(`skillgate: ${boot.warning}\n`);
+  const scripts = createScriptService(config, boot.facts, { killer: boot.groupKiller });
   const catalog = await buildCatalog(config.roots, config.caps);
-  const answer = fullListAnswer(catalog, config.hosted);
+  const answer = fullListAnswer(catalog, { hosted: config.hosted, scripts });
   if (config.options.json) {
     await io.writeOut(`${JSON.stringify(answer, null, 2)}\n`);
   } else {
@@ -48,21 +55,27 @@ export async function runListCommand(config: Config, io: CommandIo): Promise<num
 
 /**
  * The `skill_list` answer for a whole catalog: every skill (no paging, so no
- * `nextCursor`) and every problem, errors first, each group in discovery
- * order. Pure.
+ * `nextCursor`) and every problem (the catalog's, then the script plan's),
+ * errors first, each group in the order found. Pure.
  *
  * @param catalog The snapshot.
- * @param hosted Whether a host runner started skillgate.
+ * @param options Whether a host runner started skillgate, and the script
+ *   service (adds the grant, each skill's scripts and grant problems).
  * @returns The answer in the `skill_list` tool's output shape.
  */
-export function fullListAnswer(catalog: Catalog, hosted: boolean): SkillListAnswer {
+export function fullListAnswer(
+  catalog: Catalog,
+  options: { readonly hosted: boolean; readonly scripts?: ScriptService },
+): SkillListAnswer {
   const answer = listSkills(catalog, {
     query: "",
     after: null,
     limit: Math.max(1, catalog.skills.length),
-    hosted,
+    hosted: options.hosted,
+    ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
   });
-  const errors = catalog.problems.filter((problem) => problem.severity === "error");
-  const warnings = catalog.problems.filter((problem) => problem.severity !== "error");
+  const all = [...catalog.problems, ...(options.scripts?.plan(catalog).problems ?? [])];
+  const errors = all.filter((problem) => problem.severity === "error");
+  const warnings = all.filter((problem) => problem.severity !== "error");
   return { ...answer, problems: [...errors, ...warnings] };
 }

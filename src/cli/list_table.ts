@@ -91,7 +91,9 @@ function problemSections(problems: SkillListAnswer["problems"]): string[] {
     const group = problems.filter((problem) => problem.severity === severity);
     if (group.length === 0) continue;
     lines.push("", `${severity === "error" ? "Errors" : "Warnings"} (${group.length}):`);
-    for (const problem of group) lines.push(`  ${problemLine(problem)}`);
+    for (const problem of group) {
+      lines.push(`  ${problemLine(problem, { isFrontmatterLocated: true })}`);
+    }
   }
   if (problems.length === 0) lines.push("", "No problems found.");
   return lines;

@@ -10,10 +10,8 @@
 
 import type { Config } from "../config/config.ts";
 import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../sandbox/trusted_flags.ts";
-import {
-  computeWorkerPermissions,
-  type ExplainedPermissions,
-} from "../sandbox/worker_permissions.ts";
+import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
+import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { oneLine, padEnd } from "./terminal_text.ts";
 import { usableRoots } from "./usable_roots.ts";
@@ -36,17 +34,21 @@ export interface PermissionsReport {
 }
 
 /**
- * Runs `skillgate permissions`. Requires `--allow-read` on the roots (to
- * resolve their real paths, as `serve` does).
+ * Runs `skillgate permissions`: checks the roots and computes the worker set
+ * with `computeWorkerSet`, the very function `serve` starts the worker with
+ * (so it also does the script start-up work: environ scrub, interpreter
+ * look-up, isolation probe). Requires `--allow-all`, as the trusted part.
  *
  * @param config The frozen configuration.
- * @param io Outputs.
+ * @param io Outputs and the environment lookup.
  * @returns 0 once printed, or 2 when a root is missing, unreadable or not a folder.
  */
 export async function runPermissionsCommand(config: Config, io: CommandIo): Promise<number> {
   const paths = await usableRoots(config.roots, io);
   if (paths === null) return EXIT_USAGE;
-  const report = permissionsReport(computeWorkerPermissions(paths));
+  const { scripts, explained } = await computeWorkerSet(config, paths, { getEnv: io.getEnv });
+  if (scripts.warning !== null) await io.writeErr(`skillgate: ${scripts.warning}\n`);
+  const report = permissionsReport(explained);
   await io.writeOut(
     config.options.json ? `${JSON.stringify(report, null, 2)}\n` : renderPermissions(report),
   );
@@ -56,7 +58,7 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
 /**
  * Builds the report from the static flags and a computed worker set. Pure.
  *
- * @param worker The worker's permissions and reasons (from `computeWorkerPermissions`).
+ * @param worker The worker's permissions and reasons (from `computeWorkerSet`).
  * @returns The `--json` shape; a worker kind that is empty is `[]`.
  * @throws {Error} When the worker set holds an `ffi` entry: the report has
  *   no place for it, and showing a set without it would be a lie.

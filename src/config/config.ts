@@ -47,6 +47,10 @@ export interface Config {
   /** Every option's value (see `src/config/options.ts`). */
   readonly options: Readonly<OptionValues>;
   readonly scripts: ScriptSettings;
-  /** HTTP bearer token from `SKILLGATE_HTTP_TOKEN` (never from a flag), or null. */
+  /**
+   * HTTP bearer token (never from a flag value): `SKILLGATE_HTTP_TOKEN`, or,
+   * once the trusted part ran `settleHttpToken()` at start-up, the contents of
+   * `--http-token-file`. Null when no token is configured.
+   */
   readonly httpToken: string | null;
 }

@@ -8,6 +8,7 @@
  */
 
 import type { Config } from "../config/config.ts";
+import type { ScriptService } from "../scripts/service.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
 import type { Server, ServerCapabilities } from "./sdk.ts";
 
@@ -15,6 +16,14 @@ import type { Server, ServerCapabilities } from "./sdk.ts";
 export interface ServerContext {
   readonly store: CatalogStore;
   readonly config: Config;
+  /**
+   * True for a server that answers one stateless HTTP request and is gone:
+   * nothing it learns at `initialize` outlives the request (`--tools=auto`
+   * then acts as `always`), and it sends no notifications. @default false
+   */
+  readonly isStateless?: boolean;
+  /** Script running for `skill_run`; absent where this server runs no scripts. */
+  readonly scripts?: ScriptService;
 }
 
 /** One family of MCP methods. */

@@ -31,3 +31,36 @@ export type {
   Tool,
   ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
+// Resources, prompts and completion (src/mcp/resources/, src/mcp/prompts/, src/mcp/completions/)
+// @ts-types="@modelcontextprotocol/sdk/types"
+export {
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export type {
+  CompleteRequest,
+  CompleteResult,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  Prompt,
+  PromptMessage,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
+// Streamable HTTP transport (src/transports/http/)
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+export {
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";

@@ -11,10 +11,19 @@ import { VERSION } from "../version.ts";
 import type { MethodFamily, ServerContext } from "./family.ts";
 import { Server, type ServerCapabilities } from "./sdk.ts";
 import { toolsFamily } from "./tools_handler.ts";
+import { skillsExtensionFamily } from "./skills_extension/skills_extension.ts";
+import { serverInstructions } from "./model_catalog/model_catalog.ts";
+import { resourcesFamily } from "./resources/resources_family.ts";
+import { promptsFamily } from "./prompts/prompts_family.ts";
+import { completionsFamily } from "./completions/completions_family.ts";
 
 /** The families served, in installation order. Add a family here, once. */
 export const FAMILIES: readonly MethodFamily[] = Object.freeze([
   toolsFamily,
+  resourcesFamily,
+  promptsFamily,
+  completionsFamily,
+  skillsExtensionFamily,
 ]);
 
 /** The server's `instructions` when no catalog channel provides them. */
@@ -46,7 +55,11 @@ export function createSkillServer(
   }
   const server = new Server(
     { name: "skillgate", title: "skillgate", version: VERSION },
-    { capabilities, instructions: options.instructions ?? BASE_INSTRUCTIONS },
+    {
+      capabilities,
+      instructions: options.instructions ??
+        serverInstructions(context.config, context.store.current()),
+    },
   );
   for (const family of FAMILIES) family.install(server, context);
   return server;

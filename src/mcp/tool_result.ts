@@ -13,7 +13,21 @@ export type ToolErrorCode =
   | "INVALID_ARGUMENTS"
   | "SKILL_NOT_FOUND"
   | "BUDGET_EXCEEDED"
-  | "INTERNAL";
+  | "INTERNAL"
+  // skill_run (src/mcp/tools/skill_run.ts)
+  | "SCRIPT_NOT_DECLARED"
+  | "SCRIPT_NOT_GRANTED"
+  | "SCRIPT_UNAVAILABLE"
+  | "SCRIPT_PATH_REFUSED"
+  | "SCRIPTS_DISABLED"
+  | "CONFIRMATION_DECLINED"
+  | "TOKEN_INVALID"
+  | "TOKEN_REUSED"
+  | "TOKEN_EXPIRED"
+  | "DRAFT_CHANGED"
+  | "RUN_QUEUE_FULL"
+  | "RUN_CANCELLED"
+  | "RUN_FAILED";
 
 /** The JSON of a tool error. */
 export interface ToolErrorBody {

@@ -16,10 +16,13 @@ import {
   type Tool,
 } from "./sdk.ts";
 import type { MethodFamily } from "./family.ts";
+import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog/tool_offer.ts";
+import { toolCallExtra } from "./tool_call_extra.ts";
 import { toolError } from "./tool_result.ts";
 import { skillFileTool } from "./tools/skill_file.ts";
 import { skillListTool } from "./tools/skill_list.ts";
 import { skillLoadTool } from "./tools/skill_load.ts";
+import { skillRunTool } from "./tools/skill_run.ts";
 import type { SkillTool, ToolContext } from "./tools/tool.ts";
 
 /** The tools served, in `tools/list` order. */
@@ -27,18 +30,20 @@ export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
   skillListTool as SkillTool<unknown>,
   skillLoadTool as SkillTool<unknown>,
   skillFileTool as SkillTool<unknown>,
+  skillRunTool as SkillTool<unknown>,
 ]);
 
 /** The tools family: `tools/list` and `tools/call` over {@linkcode TOOLS}. */
 export const toolsFamily: MethodFamily = {
   name: "tools",
-  capabilities: () => ({ tools: { listChanged: false } }),
+  capabilities: (context) => ({ tools: { listChanged: toolsMayChange(context) } }),
   install: (server, context) =>
     serveTools(server, TOOLS, {
       store: context.store,
       caps: context.config.caps,
       hosted: context.config.hosted,
-    }),
+      ...(context.scripts === undefined ? {} : { scripts: context.scripts }),
+    }, createToolOffer(server, context)),
 };
 
 /**
@@ -51,11 +56,14 @@ export const toolsFamily: MethodFamily = {
  * @param server The low-level SDK server (capability `tools` declared).
  * @param tools The tools, in `tools/list` order.
  * @param context What handlers receive.
+ * @param offer Which tools this server offers now and how they are described
+ *   (`--tools`, `--catalog`); every tool, as declared, when absent.
  */
 export function serveTools(
   server: Server,
   tools: readonly SkillTool<unknown>[],
   context: ToolContext,
+  offer?: ToolOffer,
 ): void {
   const listed: Tool[] = tools.map((tool) => ({
     name: tool.name,
@@ -65,9 +73,15 @@ export function serveTools(
     outputSchema: toJsonSchema(tool.outputSchema, "output") as NonNullable<Tool["outputSchema"]>,
     annotations: tool.annotations,
   }));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = tools.find((candidate) => candidate.name === request.params.name);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: offer === undefined ? listed : listed
+      .filter((tool) => offer.isOffered(tool.name))
+      .map((tool) => ({ ...tool, description: offer.describe(tool.name, tool.description ?? "") })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, io): Promise<CallToolResult> => {
+    const tool = tools.find((candidate) =>
+      candidate.name === request.params.name && (offer?.isOffered(candidate.name) ?? true)
+    );
     if (tool === undefined) {
       throw new McpError(
         ErrorCode.InvalidParams,
@@ -83,7 +97,11 @@ export function serveTools(
       );
     }
     try {
-      return await tool.call(parsed.data, context);
+      return await tool.call(
+        parsed.data,
+        context,
+        toolCallExtra(server, { progressToken: request.params._meta?.progressToken }, io),
+      );
     } catch (error) {
       console.error(`skillgate: ${tool.name} failed:`, error);
       return toolError(

@@ -1,16 +1,29 @@
 /**
  * The messages between the trusted part and the worker. The worker never
- * receives anything from the trusted part but the frozen configuration.
+ * receives anything from the trusted part but the frozen configuration, the
+ * start-up facts about scripts, and replies to its process-group requests.
  *
  * @module
  */
 
 import type { Config } from "../config/config.ts";
+import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
 export interface StartMessage {
   readonly type: "start";
   readonly config: Config;
+  /** What the trusted part decided at start-up about running scripts (absent: none run). */
+  readonly scripts?: ScriptHostFacts;
+}
+
+/**
+ * Trusted part to worker: a SIGTERM or SIGINT arrived (signals reach the
+ * trusted part, not the worker). The worker drains: it finishes in-flight
+ * requests, stops running scripts, closes its transport, then sends `exit`.
+ */
+export interface ShutdownMessage {
+  readonly type: "shutdown";
 }
 
 /** Worker to trusted part: the catalog is loaded and the transport is up. */
@@ -31,8 +44,31 @@ export interface ExitMessage {
   readonly message?: string;
 }
 
+/**
+ * Worker to trusted part: act on the process group of a script the worker
+ * started (`register` right after spawning, `kill`, `release` when the run
+ * ended). The trusted part verifies the group before it signals it.
+ */
+export interface GroupRequestMessage {
+  readonly type: "group";
+  /** Matches the reply to the request. */
+  readonly id: number;
+  readonly op: "register" | "kill" | "release";
+  /** The group leader's pid (its process group id). */
+  readonly pid: number;
+  /** For `kill`. */
+  readonly signal?: "SIGTERM" | "SIGKILL";
+}
+
+/** Trusted part to worker: the outcome of a {@linkcode GroupRequestMessage}. */
+export interface GroupReplyMessage {
+  readonly type: "group-reply";
+  readonly id: number;
+  readonly ok: boolean;
+}
+
 /** Anything the worker may send. */
-export type WorkerMessage = ReadyMessage | ExitMessage;
+export type WorkerMessage = ReadyMessage | ExitMessage | GroupRequestMessage;
 
 /**
  * Narrows an untrusted `MessageEvent.data` to a {@linkcode WorkerMessage}.
@@ -44,5 +80,13 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
   if (typeof data !== "object" || data === null) return null;
   const message = data as { type?: unknown };
   if (message.type === "ready" || message.type === "exit") return data as WorkerMessage;
+  if (message.type === "group") return isGroupRequest(data) ? data : null;
   return null;
+}
+
+function isGroupRequest(data: object): data is GroupRequestMessage {
+  const request = data as Record<string, unknown>;
+  return Number.isSafeInteger(request.id) && Number.isSafeInteger(request.pid) &&
+    (request.op === "register" || request.op === "release" ||
+      (request.op === "kill" && (request.signal === "SIGTERM" || request.signal === "SIGKILL")));
 }

@@ -6,7 +6,16 @@
  */
 
 import type { Config } from "../config/config.ts";
-import { parseWorkerMessage, type ReadyMessage, type StartMessage } from "./messages.ts";
+import type { ScriptHostFacts } from "../scripts/host_facts.ts";
+import type { GroupKiller } from "../scripts/runner/group_killer.ts";
+import {
+  type GroupReplyMessage,
+  type GroupRequestMessage,
+  parseWorkerMessage,
+  type ReadyMessage,
+  type ShutdownMessage,
+  type StartMessage,
+} from "./messages.ts";
 import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts";
 
 /** What the trusted part learns from a running worker. */
@@ -15,6 +24,8 @@ export interface WorkerSession {
   readonly ready: Promise<ReadyMessage>;
   /** Resolves with the exit code the worker asked for (or 1 on a crash). */
   readonly exited: Promise<{ code: number; message?: string }>;
+  /** Asks the worker to drain and exit (sends a `shutdown` message). */
+  shutdown(): void;
 }
 
 /**
@@ -26,12 +37,17 @@ export interface WorkerSession {
  *   `src/worker/entry.ts`; tests may pass a probe module).
  * @param config The frozen configuration.
  * @param permissions The worker's permission set.
+ * @param options `scripts`: the start-up facts about running scripts, sent
+ *   with the configuration; `groupKiller`: the trusted part's killer that
+ *   answers the worker's process-group requests (without one, every request
+ *   is refused).
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
   entry: URL,
   config: Config,
   permissions: WorkerPermissions,
+  options: { scripts?: ScriptHostFacts; groupKiller?: GroupKiller } = {},
 ): WorkerSession {
   const worker = new Worker(entry, {
     type: "module",
@@ -44,6 +60,11 @@ export function startWorker(
     worker.onmessage = (event: MessageEvent) => {
       const message = parseWorkerMessage(event.data);
       if (message?.type === "ready") resolveReady(message);
+      if (message?.type === "group") {
+        void answerGroupRequest(message, options.groupKiller).then((reply) =>
+          worker.postMessage(reply)
+        );
+      }
       if (message?.type === "exit") {
         worker.terminate();
         resolve(
@@ -60,7 +81,35 @@ export function startWorker(
       resolve({ code: 1, message: `Internal error in the worker: ${event.message}` });
     };
   });
-  const start: StartMessage = { type: "start", config };
+  const start: StartMessage = {
+    type: "start",
+    config,
+    ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
+  };
   worker.postMessage(start);
-  return { ready, exited };
+  let hasExited = false;
+  exited.then(() => (hasExited = true));
+  const shutdown = () => {
+    const message: ShutdownMessage = { type: "shutdown" };
+    if (!hasExited) worker.postMessage(message);
+  };
+  return { ready, exited, shutdown };
+}
+
+/** Acts on one process-group request with the trusted part's killer. */
+async function answerGroupRequest(
+  request: GroupRequestMessage,
+  killer: GroupKiller | undefined,
+): Promise<GroupReplyMessage> {
+  let ok = false;
+  if (killer !== undefined) {
+    if (request.op === "register") ok = await killer.register(request.pid);
+    else if (request.op === "kill" && request.signal !== undefined) {
+      ok = await killer.kill(request.pid, request.signal);
+    } else if (request.op === "release") {
+      killer.release(request.pid);
+      ok = true;
+    }
+  }
+  return { type: "group-reply", id: request.id, ok };
 }

@@ -39,18 +39,51 @@ export interface RootPaths {
   readonly realPath: string | null;
 }
 
+/** A program the worker may spawn, and why (see `src/scripts/plan.ts`). */
+export interface PermittedProgram {
+  /** Absolute literal path, exactly as the runner spawns it. */
+  readonly path: string;
+  readonly reason: string;
+}
+
 /**
  * Builds the worker's permission set. Read covers each root as configured and
  * its real path (a root that is a symlink is read through its real path);
- * run, net, write, sys and ffi are empty.
+ * run lists exactly `options.run` (the interpreters and directly executed
+ * scripts of the scripts granted at start-up, and the namespace wrapper; none
+ * when nothing is granted); net is exactly `options.listen` as `host:port`
+ * (IPv6 literals bracketed) over HTTP, and empty on stdio; write, sys and ffi
+ * are empty.
  *
  * @param roots The roots with their real paths (null when a root cannot be
  *   resolved; it still goes on the list so the worker can report it).
+ * @param options `run`: absolute program paths with a reason each. @default none
+ *   `listen`: the HTTP listen address (`--host`, `--http`). @default none (stdio)
  * @returns The permissions, frozen, and a reason per entry.
  */
-export function computeWorkerPermissions(roots: readonly RootPaths[]): ExplainedPermissions {
+export function computeWorkerPermissions(
+  roots: readonly RootPaths[],
+  options: {
+    readonly run?: readonly PermittedProgram[];
+    readonly listen?: { readonly host: string; readonly port: number };
+  } = {},
+): ExplainedPermissions {
   const read: string[] = [];
+  const run: string[] = [];
+  const net: string[] = [];
   const reasons: Record<string, string> = {};
+  if (options.listen !== undefined) {
+    const host = options.listen.host.trim().toLowerCase();
+    const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+    const address = `${bracketed}:${options.listen.port}`;
+    net.push(address);
+    reasons[`net:${address}`] = "the HTTP listen address (--host, --http); nothing else";
+  }
+  for (const program of options.run ?? []) {
+    if (run.includes(program.path)) continue;
+    run.push(program.path);
+    reasons[`run:${program.path}`] = program.reason;
+  }
   for (const root of roots) {
     for (const path of [root.path, root.realPath]) {
       if (path === null || read.includes(path)) continue;
@@ -66,9 +99,9 @@ export function computeWorkerPermissions(roots: readonly RootPaths[]): Explained
   return Object.freeze({
     permissions: Object.freeze({
       read: Object.freeze(read),
-      run: Object.freeze([]),
+      run: Object.freeze(run),
       env: WORKER_ENV_NAMES,
-      net: Object.freeze([]),
+      net: Object.freeze(net),
       write: Object.freeze([]),
       sys: Object.freeze([]),
       ffi: Object.freeze([]),

@@ -6,6 +6,7 @@
  */
 
 import type { Caps } from "../caps.ts";
+import { checkSkillScripts } from "../scripts/skill_scripts.ts";
 import { listSkillFiles } from "./_list_files.ts";
 import { problem } from "./_problems.ts";
 import { readSkillMd } from "./_read_skill_md.ts";
@@ -79,6 +80,14 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
   const listing = await listSkillFiles(candidate, skillMd, caps);
   problems.push(...listing.problems);
   const frontmatter = parsed.frontmatter;
+  const mcpHostLine = parsed.keyLines.get("mcp-host");
+  const declared = await checkSkillScripts(frontmatter, {
+    dir: candidate.dir,
+    realDir: candidate.realDir,
+    skillMdPath: read.path,
+    ...(mcpHostLine === undefined ? {} : { line: mcpHostLine }),
+  });
+  problems.push(...declared.problems);
   const whenToUse = [frontmatter["when-to-use"], frontmatter["when_to_use"]]
     .find((value): value is string => typeof value === "string");
   const skill: Skill = {
@@ -96,6 +105,7 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
     files: Object.freeze(listing.files.map((file) => Object.freeze(file))),
     bytes: listing.bytes,
     filesTruncated: listing.truncated,
+    scripts: declared.scripts,
   };
   return { skill: Object.freeze(skill), problems };
 }

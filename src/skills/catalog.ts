@@ -12,13 +12,22 @@ import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { mapPool } from "./_pool.ts";
 import { problem } from "./_problems.ts";
 import { discoverRoot, type SkillCandidate } from "./discover.ts";
+import { extensionProblems } from "./extension_eligibility.ts";
 import type { Problem } from "./problem.ts";
 import type { Catalog, Root, Skill } from "./skill.ts";
+
+/** Loads one discovered skill folder (see `loadSkill`). */
+export type SkillLoader = (candidate: SkillCandidate, caps: Caps) => Promise<LoadedSkill>;
 
 /** Options of {@linkcode buildCatalog}. */
 export interface BuildCatalogOptions {
   /** File-system calls (discovery) and skill loads in flight at most. @default 32 */
   readonly concurrency?: number;
+  /**
+   * Loads each candidate; live refresh passes one that reuses unchanged
+   * skills of the previous snapshot. @default loadSkill
+   */
+  readonly load?: SkillLoader;
 }
 
 type Slot =
@@ -64,7 +73,10 @@ export async function buildCatalog(
     }
   }
   const loadable = refuseDuplicates(slots);
-  const leftOut = await loadUpToCap(loadable, caps, concurrency);
+  const leftOut = await loadUpToCap(loadable, caps, {
+    concurrency,
+    load: options.load ?? loadSkill,
+  });
   const problems: Problem[] = [];
   const seen = new Set<string>();
   const note = (found: Problem) => {
@@ -95,6 +107,7 @@ export async function buildCatalog(
     ));
   }
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
+  problems.push(...extensionProblems(skills));
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
   return Object.freeze({
     roots: Object.freeze([...roots]),
@@ -140,13 +153,14 @@ function refuseDuplicates(slots: Slot[]): Extract<Slot, { kind: "candidate" }>[]
 async function loadUpToCap(
   loadable: Extract<Slot, { kind: "candidate" }>[],
   caps: Caps,
-  concurrency: number,
+  options: { readonly concurrency: number; readonly load: SkillLoader },
 ): Promise<Extract<Slot, { kind: "candidate" }>[]> {
+  const { concurrency, load } = options;
   let served = 0;
   let next = 0;
   while (served < caps.maxSkills && next < loadable.length) {
     const batch = loadable.slice(next, next + (caps.maxSkills - served));
-    const results = await mapPool(batch, concurrency, (slot) => loadSkill(slot.candidate, caps));
+    const results = await mapPool(batch, concurrency, (slot) => load(slot.candidate, caps));
     results.forEach((loaded, i) => {
       (batch[i] as { loaded?: LoadedSkill }).loaded = loaded;
       if (loaded.skill) served++;

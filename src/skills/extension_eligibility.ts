@@ -26,7 +26,8 @@ export const EXTENSION_MAX_BYTES = 16 * 1024 * 1024;
  *   extension lists the skill.
  *
  * Rule source: SEP-2640 final text, "Resource Mapping" (the last path segment
- * MUST equal the frontmatter name and satisfy the naming rules), "Limits"
+ * MUST equal the frontmatter name and satisfy the naming rules; the file is
+ * `SKILL.md`), "Limits"
  * (512 files, 16 MiB; larger skills SHOULD NOT be served), "Resources" (the
  * manifest MUST be complete); a kept last-good version's SKILL.md no longer
  * matches its frontmatter (SEP-2640, "Frontmatter").
@@ -36,10 +37,15 @@ export function extensionExclusion(skill: Skill): string | null {
   if (typeof name !== "string" || name !== skill.name || !isSpecName(name)) {
     return `its folder name "${skill.name}" is not its spec-valid frontmatter name`;
   }
+  if (skill.skillMdFile !== "SKILL.md") {
+    return `its instructions file is named "${skill.skillMdFile}", not "SKILL.md"`;
+  }
   if (Object.hasOwn(skill.frontmatter, "__proto__")) {
     return 'its frontmatter has a "__proto__" key, which JSON readers cannot carry faithfully';
   }
-  if (skill.filesTruncated) return "its file listing stopped at a cap, so its manifest is incomplete";
+  if (skill.filesTruncated) {
+    return "its file listing stopped at a cap, so its manifest is incomplete";
+  }
   if (skill.files.length > EXTENSION_MAX_FILES) {
     return `it has ${skill.files.length} files and the extension allows ${EXTENSION_MAX_FILES}`;
   }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { SkillScripts } from "../scripts/skill_scripts.ts";
 import type { Problem } from "./problem.ts";
 
 /** One file of a skill, as listed by discovery. */
@@ -58,6 +59,11 @@ export interface Skill {
   readonly bytes: number;
   /** Whether the file walk stopped at a cap (files or folders). */
   readonly filesTruncated: boolean;
+  /**
+   * The `mcp-host` declaration and the declared scripts whose files exist
+   * (`src/scripts/skill_scripts.ts`); null or absent when none is declared.
+   */
+  readonly scripts?: SkillScripts | null;
   /**
    * True when live refresh found this skill's SKILL.md unparseable and kept
    * serving this, its last good version (the problem is reported).

@@ -8,7 +8,12 @@
 
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
-import { type CallToolResult, Client, StdioClientTransport } from "./sdk_client.ts";
+import {
+  type CallToolResult,
+  Client,
+  type ClientCapabilities,
+  StdioClientTransport,
+} from "./sdk_client.ts";
 
 /** The repository's root folder. */
 export const REPO_ROOT = fromFileUrl(new URL("../../", import.meta.url));
@@ -34,12 +39,19 @@ export interface Connected extends AsyncDisposable {
  * Starts skillgate over stdio and connects the SDK client to it.
  *
  * @param args Program arguments, e.g. `["serve", root]`.
- * @param options Extra environment variables, and the entry module.
+ * @param options Extra environment variables, the entry module, the client's
+ *   capabilities (e.g. `{ elicitation: {} }`) and a hook that runs before
+ *   connecting (to set request handlers such as the elicitation handler).
  * @returns The connected client.
  */
 export async function connectStdio(
   args: readonly string[],
-  options: { env?: Record<string, string>; entry?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    entry?: string;
+    capabilities?: ClientCapabilities;
+    beforeConnect?: (client: Client) => void;
+  } = {},
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
@@ -56,7 +68,11 @@ export async function connectStdio(
   transport.stderr?.on("data", (chunk: Uint8Array) => {
     stderr += new TextDecoder().decode(chunk);
   });
-  const client = new Client({ name: "skillgate-tests", version: "1.0.0" });
+  const client = new Client(
+    { name: "skillgate-tests", version: "1.0.0" },
+    options.capabilities === undefined ? {} : { capabilities: options.capabilities },
+  );
+  options.beforeConnect?.(client);
   await client.connect(transport);
   return {
     client,

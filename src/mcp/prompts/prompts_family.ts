@@ -19,7 +19,10 @@ import { listPromptPage } from "./prompt_page.ts";
  */
 export const promptsFamily: MethodFamily = {
   name: "prompts",
-  capabilities: (context) => ({ prompts: { listChanged: context.isStateless !== true } }),
+  capabilities: (context) => ({
+    // Live refresh sends prompts/list_changed; --static freezes the catalog (src/refresh/).
+    prompts: { listChanged: context.isStateless !== true && !context.config.options.static },
+  }),
   install: (server, context) => {
     server.setRequestHandler(
       ListPromptsRequestSchema,

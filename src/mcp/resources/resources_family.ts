@@ -42,7 +42,9 @@ export const resourcesFamily: MethodFamily = {
   name: "resources",
   capabilities: (context) => {
     const canNotify = context.isStateless !== true;
-    return { resources: { subscribe: canNotify, listChanged: canNotify } };
+    // Live refresh sends resources/list_changed; --static freezes the catalog (src/refresh/).
+    const isLive = canNotify && !context.config.options.static;
+    return { resources: { subscribe: canNotify, listChanged: isLive } };
   },
   install: (server, context) => {
     server.setRequestHandler(

@@ -10,6 +10,14 @@ import type { Problem } from "../../skills/problem.ts";
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
 import { decodeNameCursor, encodeNameCursor } from "./cursor.ts";
+import {
+  scriptsOverview,
+  scriptsOverviewShape,
+  skillScriptFields,
+  skillScriptsShape,
+} from "./script_summary.ts";
+import type { ScriptPlan } from "../../scripts/plan.ts";
+import type { ScriptService } from "../../scripts/service.ts";
 import { problemShape } from "./shapes.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -33,6 +41,7 @@ const skillSummaryShape = z.object({
   source: z.string(),
   files: z.number().int(),
   bytes: z.number().int(),
+  ...skillScriptsShape,
 });
 
 const outputSchema = z.object({
@@ -43,6 +52,7 @@ const outputSchema = z.object({
   problems: z.array(problemShape),
   problemsTotal: z.number().int(),
   nextCursor: z.string().optional(),
+  ...scriptsOverviewShape,
 });
 
 /** The JSON `skill_list` answers with. */
@@ -79,6 +89,7 @@ export const skillListTool = defineTool({
         after,
         limit: input.limit ?? DEFAULT_LIST_LIMIT,
         hosted: context.hosted,
+        ...(context.scripts === undefined ? {} : { scripts: context.scripts }),
       })),
     );
   },
@@ -89,14 +100,23 @@ export const skillListTool = defineTool({
  *
  * @param catalog The snapshot.
  * @param options `query` (case-insensitive substring of name or description,
- *   "" for all), `after` (continue after this name, or null), `limit` (1-1000)
- *   and whether the server is hosted.
+ *   "" for all), `after` (continue after this name, or null), `limit` (1-1000),
+ *   whether the server is hosted, and the script service (adds the grant,
+ *   environ and isolation, each skill's scripts, and grant problems).
  * @returns The answer; `nextCursor` is present when more skills match.
  */
 export function listSkills(
   catalog: Catalog,
-  options: { query: string; after: string | null; limit: number; hosted: boolean },
+  options: {
+    query: string;
+    after: string | null;
+    limit: number;
+    hosted: boolean;
+    scripts?: ScriptService;
+  },
 ): SkillListAnswer {
+  const plan = options.scripts?.plan(catalog);
+  const problems = plan === undefined ? catalog.problems : [...catalog.problems, ...plan.problems];
   const needle = options.query.toLowerCase();
   const matching = needle === ""
     ? catalog.skills
@@ -111,9 +131,12 @@ export function listSkills(
     roots: catalog.roots.map((root) => ({ path: root.path, from: root.from })),
     hosted: options.hosted,
     total: matching.length,
-    skills: page.map(summarise),
-    problems: pickProblems(catalog.problems),
-    problemsTotal: catalog.problems.length,
+    skills: page.map((skill) => summarise(skill, plan)),
+    problems: pickProblems(problems),
+    problemsTotal: problems.length,
+    ...(options.scripts === undefined || plan === undefined
+      ? {}
+      : scriptsOverview(options.scripts, plan)),
   };
   const last = page.at(-1);
   if (last !== undefined && start + page.length < matching.length) {
@@ -133,13 +156,14 @@ function firstIndexAfter(skills: readonly Skill[], name: string): number {
   return low;
 }
 
-function summarise(skill: Skill): SkillListAnswer["skills"][number] {
+function summarise(skill: Skill, plan: ScriptPlan | undefined): SkillListAnswer["skills"][number] {
   const summary: SkillListAnswer["skills"][number] = {
     name: skill.name,
     description: skill.description,
     source: skill.root,
     files: skill.files.length,
     bytes: skill.bytes,
+    ...(plan === undefined ? {} : skillScriptFields(skill, plan)),
   };
   if (skill.whenToUse !== undefined) summary.whenToUse = skill.whenToUse;
   return summary;

@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { Skill } from "../../skills/skill.ts";
 import { toolSuccess } from "../tool_result.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
+import { loadedScripts, loadedScriptShape } from "./script_summary.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
 const inputSchema = z.object({
@@ -26,6 +27,8 @@ const outputSchema = z.object({
   truncated: z.boolean(),
   truncationNote: z.string().optional(),
   files: z.array(z.object({ path: z.string(), size: z.number().int() })),
+  /** Declared scripts and whether each can run here (absent where no script service runs). */
+  scripts: z.array(loadedScriptShape).optional(),
 });
 
 /** The JSON `skill_load` answers with. */
@@ -43,8 +46,14 @@ export const skillLoadTool = defineTool({
   outputSchema,
   annotations: { ...READ_ONLY_ANNOTATIONS, title: "Load a skill" },
   call: (input, context) => {
-    const found = lookUpSkill(context.store.current(), input.name);
-    return Promise.resolve(isSkill(found) ? toolSuccess(loadSkill(found)) : found);
+    const catalog = context.store.current();
+    const found = lookUpSkill(catalog, input.name);
+    if (!isSkill(found)) return Promise.resolve(found);
+    const answer = loadSkill(found);
+    if (context.scripts !== undefined) {
+      answer.scripts = loadedScripts(found, context.scripts.plan(catalog));
+    }
+    return Promise.resolve(toolSuccess(answer));
   },
 });
 

@@ -9,6 +9,7 @@
 
 import type { z } from "zod";
 import type { Caps } from "../../caps.ts";
+import type { ScriptService } from "../../scripts/service.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
 import type { CallToolResult, ToolAnnotations } from "../sdk.ts";
 
@@ -17,6 +18,21 @@ export interface ToolContext {
   readonly store: CatalogStore;
   readonly caps: Caps;
   readonly hosted: boolean;
+  /** Script running (`skill_run`); absent where this server runs no scripts. */
+  readonly scripts?: ScriptService;
+}
+
+/** How the user answered a confirmation request. */
+export type UserAnswer = "accept" | "decline" | "cancel";
+
+/** What one tool call may use besides its arguments (see `src/mcp/tool_call_extra.ts`). */
+export interface ToolCallExtra {
+  /** Aborted when the client cancels the request. */
+  readonly signal?: AbortSignal;
+  /** Present when the client sent a progress token. */
+  readonly sendProgress?: (progress: number, message: string) => Promise<void>;
+  /** Present when the client declared elicitation: asks the user to confirm. */
+  readonly askUser?: (message: string) => Promise<UserAnswer>;
 }
 
 /** One tool. `Input` is what `inputSchema` parses to. */
@@ -27,7 +43,11 @@ export interface SkillTool<Input> {
   readonly inputSchema: z.ZodType<Input>;
   readonly outputSchema: z.ZodType;
   readonly annotations: ToolAnnotations;
-  readonly call: (input: Input, context: ToolContext) => Promise<CallToolResult>;
+  readonly call: (
+    input: Input,
+    context: ToolContext,
+    extra?: ToolCallExtra,
+  ) => Promise<CallToolResult>;
 }
 
 /** Annotations of a tool that only reads skills: read-only, idempotent, closed-world. */

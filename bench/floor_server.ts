@@ -1,0 +1,48 @@
+/**
+ * The benchmark's floor: the smallest MCP stdio server the SDK makes, one
+ * trivial tool, nothing else. It loads the same SDK modules skillgate uses
+ * (through `src/mcp/sdk.ts`), runs under the same Deno with the same trusted
+ * flags, so skillgate's figures divided by this server's read as "how many
+ * times the unavoidable cost".
+ *
+ * Run: `deno run <trusted flags> bench/floor_server.ts` (the benchmark does).
+ *
+ * @module
+ */
+
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  Server,
+  StdioServerTransport,
+} from "../src/mcp/sdk.ts";
+
+/** The one tool's name. */
+export const FLOOR_TOOL = "ping";
+
+/**
+ * Creates the floor server: tools capability, one `ping` tool answering `pong`.
+ *
+ * @returns The server, not connected yet.
+ */
+export function createFloorServer(): Server {
+  const server = new Server(
+    { name: "skillgate-bench-floor", version: "1.0.0" },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{
+      name: FLOOR_TOOL,
+      description: "Answers pong",
+      inputSchema: { type: "object", properties: {} },
+    }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, () => ({
+    content: [{ type: "text", text: "pong" }],
+  }));
+  return server;
+}
+
+if (import.meta.main) {
+  await createFloorServer().connect(new StdioServerTransport());
+}

@@ -1,0 +1,22 @@
+/**
+ * Every benchmark section, in the order they run and print. To add one:
+ * write `bench/sections/<id>.ts` exporting a {@linkcode BenchSection} (see
+ * `startup_and_listing.ts` and bench/README.md), then add it to this list
+ * with one line.
+ *
+ * @module
+ */
+
+import { liveRefreshSection } from "./live_refresh.ts";
+import type { BenchSection } from "./section.ts";
+import { skillRunSection } from "./skill_run.ts";
+import { skillsExtensionSection } from "./skills_extension.ts";
+import { startupAndListingSection } from "./startup_and_listing.ts";
+
+/** The sections `make bench` runs, in order. Add a section here, once. */
+export const SECTIONS: readonly BenchSection[] = Object.freeze([
+  startupAndListingSection,
+  skillsExtensionSection,
+  liveRefreshSection,
+  skillRunSection,
+]);

@@ -1,0 +1,162 @@
+/**
+ * The catalog for the model: a short preamble and an `<available_skills>`
+ * list (name, description, SKILL.md URI per skill, XML-escaped) within a byte
+ * budget. It goes into exactly one channel, chosen by `--catalog`: the
+ * server's `instructions` (default) or `skill_load`'s tool description, in
+ * which case the instructions carry only the preamble.
+ *
+ * @module
+ */
+
+import type { Config } from "../../config/config.ts";
+import type { Catalog, Skill } from "../../skills/skill.ts";
+import { skillFileUri } from "../resources/skill_uri.ts";
+
+/** Bytes (UTF-8) the `<available_skills>` block takes at most. */
+export const CATALOG_BUDGET_BYTES = 16 * 1024;
+
+/** The channel the catalog goes into (`--catalog`). */
+export type CatalogChannel = "instructions" | "tool-description";
+
+const PREAMBLE = "skillgate serves Agent Skills: folders whose SKILL.md holds instructions for a " +
+  "task, plus supporting files. When a task matches a skill's description, load that skill " +
+  "before acting (skill_load with its name, or read its SKILL.md URI as a resource) and follow " +
+  "it; read the files it refers to with skill_file. skill_list always shows the current catalog " +
+  "(skills added or edited during this session included) and searches it with `query`.";
+
+/**
+ * The channel configured: `tool-description` under `--catalog=tool-description`
+ * unless `--tools=never` (then `skill_load` is never offered, so the catalog
+ * stays in the instructions), else `instructions`.
+ *
+ * @param config The configuration.
+ * @returns The channel.
+ */
+export function catalogChannel(config: Config): CatalogChannel {
+  const isToolDescription = config.options.catalog === "tool-description" &&
+    config.options.tools !== "never";
+  return isToolDescription ? "tool-description" : "instructions";
+}
+
+/**
+ * Whether the model may see a skill in its catalog: frontmatter
+ * `disable-model-invocation: true` keeps a skill out of the catalog (it stays
+ * listed by `skill_list`, served by the tools, resources and, unless
+ * `user-invocable: false`, its prompt).
+ *
+ * @param skill A served skill.
+ * @returns False when the frontmatter says `disable-model-invocation: true`.
+ *
+ * Source: the feature-rich anchor's `disable-model-invocation` (Claude Code
+ * skill frontmatter).
+ */
+export function isInModelCatalog(skill: Skill): boolean {
+  return skill.frontmatter["disable-model-invocation"] !== true;
+}
+
+/**
+ * Escapes text for XML character data and attribute values.
+ *
+ * @param text Any text.
+ * @returns The text with `&`, `<`, `>`, `"` and `'` as entities.
+ */
+export function escapeXml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) =>
+      c === "&"
+        ? "&amp;"
+        : c === "<"
+        ? "&lt;"
+        : c === ">"
+        ? "&gt;"
+        : c === '"'
+        ? "&quot;"
+        : "&apos;",
+  );
+}
+
+/**
+ * Renders the `<available_skills>` block of a snapshot within a byte budget.
+ * Skills come in name order; when the next one would not fit, the block ends
+ * with `<more_skills count="N">` saying how many are left out and pointing to
+ * `skill_list` with a query.
+ *
+ * @param catalog The snapshot.
+ * @param options `budgetBytes`: UTF-8 bytes of the whole block at most
+ *   (default {@linkcode CATALOG_BUDGET_BYTES}; at least 512).
+ * @returns The block.
+ * @throws {RangeError} When `budgetBytes` is below 512.
+ *
+ * Source: the feature-rich anchor's `<available_skills>` catalog; Agent
+ * Skills progressive disclosure (name and description up front).
+ */
+export function renderSkillCatalog(
+  catalog: Catalog,
+  options: { budgetBytes?: number } = {},
+): string {
+  const budgetBytes = options.budgetBytes ?? CATALOG_BUDGET_BYTES;
+  if (!Number.isSafeInteger(budgetBytes) || budgetBytes < 512) {
+    throw new RangeError(
+      `Option budgetBytes must be an integer of at least 512 (got "${budgetBytes}")`,
+    );
+  }
+  const skills = catalog.skills.filter(isInModelCatalog);
+  const open = "<available_skills>\n";
+  const close = "</available_skills>";
+  if (skills.length === 0) return `${open}<!-- No skills are served right now. -->\n${close}`;
+  const encoder = new TextEncoder();
+  const more = (count: number) =>
+    `<more_skills count="${count}">${count} more skill${count === 1 ? " is" : "s are"} served ` +
+    "but not shown here; call skill_list with a query to find them.</more_skills>\n";
+  const reserve = encoder.encode(open + close + more(skills.length)).length;
+  let used = 0;
+  const parts: string[] = [];
+  for (const [index, skill] of skills.entries()) {
+    const element = `<skill><name>${escapeXml(skill.name)}</name><description>` +
+      `${escapeXml(skill.description)}</description><uri>` +
+      `${escapeXml(skillFileUri(skill.name, skill.skillMdFile))}</uri></skill>\n`;
+    const bytes = encoder.encode(element).length;
+    const isLast = index === skills.length - 1;
+    const limit = isLast
+      ? budgetBytes - encoder.encode(open + close).length
+      : budgetBytes - reserve;
+    if (used + bytes > limit) {
+      parts.push(more(skills.length - index));
+      break;
+    }
+    parts.push(element);
+    used += bytes;
+  }
+  return open + parts.join("") + close;
+}
+
+/**
+ * The server's `instructions`: the preamble, followed by the catalog when the
+ * channel is `instructions`. (Stdio instructions are fixed at `initialize`;
+ * `skill_list` and, in tool-description mode, `tools/list` show changes.)
+ *
+ * @param config The configuration (`catalog` option).
+ * @param catalog The snapshot at the time the server is created.
+ * @returns The instructions text.
+ */
+export function serverInstructions(config: Config, catalog: Catalog): string {
+  if (catalogChannel(config) === "tool-description") {
+    return `${PREAMBLE} The skills served are listed in skill_load's description.`;
+  }
+  return `${PREAMBLE} The skills served when this session started:\n\n${
+    renderSkillCatalog(catalog)
+  }`;
+}
+
+/**
+ * `skill_load`'s description in tool-description mode: its own description
+ * followed by the current catalog.
+ *
+ * @param base The tool's own description.
+ * @param catalog The current snapshot.
+ * @returns The description with the catalog appended.
+ */
+export function describeWithCatalog(base: string, catalog: Catalog): string {
+  return `${base}\n\nThe skills served:\n${renderSkillCatalog(catalog)}`;
+}

@@ -1,0 +1,90 @@
+/**
+ * Which tools one server offers, and how `skill_load` is described, per
+ * `--tools` and `--catalog`:
+ *
+ * - `--tools=always` offers every tool; `never` never offers `skill_load`
+ *   and `skill_file` (skills are then reached through resources, prompts or
+ *   the skills extension).
+ * - `--tools=auto` (default) withdraws `skill_load` and `skill_file` once the
+ *   client's `initialize` declares the skills extension (such a client loads
+ *   skills itself through `skills/list`, `skills/get` and `resources/read`)
+ *   and sends `tools/list_changed`. It never withdraws `skill_list` or
+ *   `skill_run`, has no effect in tool-description mode (the catalog lives
+ *   in `skill_load`'s description), and acts as `always` on stateless HTTP.
+ *
+ * @module
+ */
+
+import type { ServerContext } from "../family.ts";
+import type { Server } from "../sdk.ts";
+import { SKILLS_EXTENSION_ID } from "../skills_extension/skills_extension.ts";
+import { catalogChannel, describeWithCatalog } from "./model_catalog.ts";
+
+/** The tools `--tools` governs. */
+export const LOADING_TOOLS: ReadonlySet<string> = new Set(["skill_load", "skill_file"]);
+
+/** How one server offers its tools. */
+export interface ToolOffer {
+  /** Whether `tools/list` lists the tool and `tools/call` accepts it, now. */
+  isOffered(name: string): boolean;
+  /** The tool's description as `tools/list` shows it now. */
+  describe(name: string, base: string): string;
+}
+
+/**
+ * Whether `tools/list` of servers built from `context` may change during a
+ * session (capability `tools.listChanged`): in tool-description mode when the
+ * catalog is live, and under `--tools=auto` with the catalog in the
+ * instructions on a stateful transport.
+ *
+ * @param context The server context.
+ * @returns The `listChanged` value to declare.
+ */
+export function toolsMayChange(context: ServerContext): boolean {
+  const options = context.config.options;
+  if (context.isStateless === true) return false;
+  if (catalogChannel(context.config) === "tool-description") return !options.static;
+  return options.tools === "auto";
+}
+
+/**
+ * Builds the tool offer of one server and, under `--tools=auto`, arranges
+ * for `tools/list_changed` to be sent after `initialize` when the client
+ * declares the skills extension.
+ *
+ * @param server The server (its client capabilities are read lazily).
+ * @param context The server context.
+ * @returns The offer the tools handler consults on every request.
+ *
+ * Source: the feature-rich anchor's `--tools=auto|always|never`; SEP-2640
+ * (a host implementing the extension loads skills itself).
+ */
+export function createToolOffer(server: Server, context: ServerContext): ToolOffer {
+  const mode = context.config.options.tools;
+  const isToolDescription = catalogChannel(context.config) === "tool-description";
+  const isAuto = mode === "auto" && !isToolDescription && context.isStateless !== true;
+  const clientLoadsSkills = () =>
+    server.getClientCapabilities()?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
+  if (isAuto) {
+    const previous = server.oninitialized;
+    server.oninitialized = () => {
+      previous?.();
+      if (clientLoadsSkills()) {
+        server.sendToolListChanged().catch((error: unknown) => {
+          console.error("skillgate: could not send tools/list_changed:", error);
+        });
+      }
+    };
+  }
+  return {
+    isOffered(name) {
+      if (!LOADING_TOOLS.has(name)) return true;
+      if (mode === "never") return false;
+      return !(isAuto && clientLoadsSkills());
+    },
+    describe(name, base) {
+      if (!isToolDescription || name !== "skill_load") return base;
+      return describeWithCatalog(base, context.store.current());
+    },
+  };
+}

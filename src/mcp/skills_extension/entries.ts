@@ -1,0 +1,139 @@
+/**
+ * SEP-2640 skill entries: `{uri, frontmatter, resources}` for one served
+ * skill, and the per-snapshot view of which skills the extension lists, in
+ * `skills/list` order (by SKILL.md URI, code-unit order).
+ *
+ * @module
+ */
+
+import { extensionExclusion } from "../../skills/extension_eligibility.ts";
+import type { Catalog, Skill } from "../../skills/skill.ts";
+import { skillFileUri } from "../resources/skill_uri.ts";
+import type { DigestCache } from "./digest_cache.ts";
+
+/** One file of an entry's manifest. */
+export interface SkillResourceEntry {
+  readonly uri: string;
+  /** `sha256:` and 64 lowercase hexadecimal characters. */
+  readonly digest: string;
+  /** Bytes the digest covers. */
+  readonly size: number;
+}
+
+/** One skill entry, as `skills/list` and `skills/get` carry it (protocol 2025-11-25). */
+export interface SkillEntry {
+  /** The SKILL.md URI. */
+  readonly uri: string;
+  /** The parsed frontmatter, as JSON values, verbatim. */
+  readonly frontmatter: Readonly<Record<string, unknown>>;
+  /** Every listed file, SKILL.md included, in path order. */
+  readonly resources: readonly SkillResourceEntry[];
+}
+
+/** The skills the extension lists in one snapshot. */
+export interface ExtensionView {
+  /** Listed skills sorted by SKILL.md URI (code-unit order). */
+  readonly skills: readonly Skill[];
+  /** The SKILL.md URI of each skill in {@linkcode ExtensionView.skills}, same order. */
+  readonly uris: readonly string[];
+  /** Listed skills by SKILL.md URI. */
+  readonly byUri: ReadonlyMap<string, Skill>;
+}
+
+const views = new WeakMap<Catalog, ExtensionView>();
+
+/** Files hashed in parallel at most while building entries. */
+const DIGEST_CONCURRENCY = 8;
+
+/**
+ * The SKILL.md URI of a skill: `skill://<name>/SKILL.md`.
+ *
+ * @param skill A served skill.
+ * @returns The URI, built as the resources family builds every skill file URI.
+ *
+ * Source: SEP-2640, "Resource Mapping".
+ */
+export function skillMdUri(skill: Skill): string {
+  return skillFileUri(skill.name, skill.skillMdFile);
+}
+
+/**
+ * The skills the extension lists in a snapshot, computed once per snapshot.
+ *
+ * @param catalog The snapshot.
+ * @returns The view: skills that pass `extensionExclusion`, sorted by URI.
+ *
+ * Source: SEP-2640, "Listing Skills" (stable order for pagination).
+ */
+export function extensionView(catalog: Catalog): ExtensionView {
+  const known = views.get(catalog);
+  if (known !== undefined) return known;
+  const pairs = catalog.skills
+    .filter((skill) => extensionExclusion(skill) === null)
+    .map((skill) => ({ uri: skillMdUri(skill), skill }))
+    .sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+  const view: ExtensionView = Object.freeze({
+    skills: Object.freeze(pairs.map((pair) => pair.skill)),
+    uris: Object.freeze(pairs.map((pair) => pair.uri)),
+    byUri: new Map(pairs.map((pair) => [pair.uri, pair.skill])),
+  });
+  views.set(catalog, view);
+  return view;
+}
+
+/**
+ * Builds the entries of several skills, hashing their files through the
+ * digest cache with bounded concurrency. A file that vanished or changed
+ * type since the snapshot was taken is left out of its manifest (live
+ * refresh is about to swap in a snapshot without it) and logged.
+ *
+ * @param skills The skills, in answer order.
+ * @param cache The digest cache.
+ * @returns One entry per skill, same order.
+ *
+ * Requires `--allow-read` on the skill folders.
+ *
+ * Source: SEP-2640, "Skill Entries" (frontmatter verbatim; `resources`
+ * complete, SKILL.md included, each with digest and size).
+ */
+export async function skillEntries(
+  skills: readonly Skill[],
+  cache: DigestCache,
+): Promise<SkillEntry[]> {
+  const jobs = skills.flatMap((skill, index) =>
+    skill.files.map((file) => ({ index, skill, path: file.path }))
+  );
+  const digests = new Array<SkillResourceEntry | null>(jobs.length).fill(null);
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < jobs.length) {
+      const at = next++;
+      const job = jobs[at];
+      if (job === undefined) return;
+      try {
+        const found = await cache.digest(job.skill.realDir, job.path);
+        digests[at] = {
+          uri: skillFileUri(job.skill.name, job.path),
+          digest: found.digest,
+          size: found.size,
+        };
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        console.error(
+          `skillgate: skills extension leaves out a file of "${job.skill.name}": ${why}`,
+        );
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(DIGEST_CONCURRENCY, jobs.length) }, worker));
+  const resources: SkillResourceEntry[][] = skills.map(() => []);
+  jobs.forEach((job, at) => {
+    const digest = digests[at];
+    if (digest != null) resources[job.index]?.push(digest);
+  });
+  return skills.map((skill, index) => ({
+    uri: skillMdUri(skill),
+    frontmatter: skill.frontmatter,
+    resources: resources[index] ?? [],
+  }));
+}

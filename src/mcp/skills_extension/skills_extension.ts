@@ -1,0 +1,161 @@
+/**
+ * The MCP skills extension (`io.modelcontextprotocol/skills`, SEP-2640) for
+ * protocol 2025-11-25 clients: `skills/list`, `skills/get` and
+ * `resources/directory/read`, registered on the SDK's low-level server with
+ * zod request schemas of our own (SDK 1.32 does not know these methods).
+ * Answers carry no `ttlMs`, `cacheScope` or `resultType`: those belong to
+ * 2026-07-28 requests, which SDK 1.32 does not serve.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { ErrorCode, McpError, type Server } from "../sdk.ts";
+import type { MethodFamily } from "../family.ts";
+import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
+import { createDigestCache, type DigestCache } from "./digest_cache.ts";
+import { directoryChildren, resolveDirectory } from "./directory.ts";
+import { extensionView, skillEntries, type SkillEntry } from "./entries.ts";
+import type { CatalogStore } from "../../skills/catalog_store.ts";
+
+/** The extension's identifier in `capabilities.extensions`. */
+export const SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
+/** Skills per `skills/list` page. */
+export const SKILLS_PAGE_SIZE = 50;
+/** Children per `resources/directory/read` page. */
+export const DIRECTORY_PAGE_SIZE = 200;
+/** Characters of a cursor or URI accepted at most. */
+const MAX_PARAM_CHARS = 8 * 1024;
+
+const looseParams = z.looseObject({}).optional();
+
+/** `skills/list`: params `{cursor?}`. */
+export const ListSkillsRequestSchema = z.object({
+  method: z.literal("skills/list"),
+  params: looseParams,
+});
+/** `skills/get`: params `{uri}`. */
+export const GetSkillRequestSchema = z.object({
+  method: z.literal("skills/get"),
+  params: looseParams,
+});
+/** `resources/directory/read`: params `{uri, cursor?}`. */
+export const ReadDirectoryRequestSchema = z.object({
+  method: z.literal("resources/directory/read"),
+  params: looseParams,
+});
+
+const listParams = z.object({ cursor: z.string().max(MAX_PARAM_CHARS).optional() });
+const getParams = z.object({ uri: z.string().max(MAX_PARAM_CHARS) });
+const directoryParams = z.object({
+  uri: z.string().max(MAX_PARAM_CHARS),
+  cursor: z.string().max(MAX_PARAM_CHARS).optional(),
+});
+
+/** One digest cache for every server of the process: it is keyed by file identity. */
+const sharedDigests: DigestCache = createDigestCache();
+
+/** The skills-extension family: declares the extension (with `directoryRead`) and `resources`. */
+export const skillsExtensionFamily: MethodFamily = {
+  name: "skills-extension",
+  capabilities: () => ({
+    extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } },
+    // SEP-2640: a server declaring the extension MUST declare `resources`.
+    resources: {},
+  }),
+  install: (server, context) => serveSkillsExtension(server, context.store, sharedDigests),
+};
+
+/**
+ * Registers the three methods of the skills extension.
+ *
+ * @param server The low-level SDK server.
+ * @param store Where each request reads its snapshot (once, at its start).
+ * @param digests The digest cache for manifests.
+ * @throws {McpError} From the handlers: -32602 for bad params, a cursor this
+ *   server did not issue, a URI that is not a served skill (`skills/get`) or
+ *   not a served directory (`resources/directory/read`).
+ *
+ * Requires `--allow-read` on the skill folders (digests).
+ *
+ * Source: SEP-2640 final text, "Listing Skills", "Getting a Skill",
+ * "Reading Directories", "Error Handling".
+ */
+export function serveSkillsExtension(
+  server: Server,
+  store: CatalogStore,
+  digests: DigestCache,
+): void {
+  server.setRequestHandler(ListSkillsRequestSchema, async (request) => {
+    const params = parseParams(listParams, request.params);
+    const view = extensionView(store.current());
+    let start = 0;
+    if (params.cursor !== undefined) {
+      const after = decodeNameCursor(params.cursor);
+      if (after === null) throw invalid("The cursor is not one this server issued");
+      start = upperBound(view.uris, after);
+    }
+    const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
+    const skills: SkillEntry[] = await skillEntries(page, digests);
+    const last = skills.at(-1);
+    return start + page.length < view.skills.length && last !== undefined
+      ? { skills, nextCursor: encodeNameCursor(last.uri) }
+      : { skills };
+  });
+
+  server.setRequestHandler(GetSkillRequestSchema, async (request) => {
+    const params = parseParams(getParams, request.params);
+    const skill = extensionView(store.current()).byUri.get(params.uri);
+    if (skill === undefined) throw invalid(`No skill is served at ${quote(params.uri)}`);
+    const [entry] = await skillEntries([skill], digests);
+    return { skill: entry };
+  });
+
+  server.setRequestHandler(ReadDirectoryRequestSchema, (request) => {
+    const params = parseParams(directoryParams, request.params);
+    const directory = resolveDirectory(store.current(), params.uri);
+    if ("reason" in directory) throw invalid(directory.reason);
+    const children = directoryChildren(directory);
+    let start = 0;
+    if (params.cursor !== undefined) {
+      const after = decodeNameCursor(params.cursor);
+      if (after === null) throw invalid("The cursor is not one this server issued");
+      start = upperBound(children.map((child) => child.name), after);
+    }
+    const resources = children.slice(start, start + DIRECTORY_PAGE_SIZE);
+    const last = resources.at(-1);
+    return Promise.resolve(
+      start + resources.length < children.length && last !== undefined
+        ? { resources, nextCursor: encodeNameCursor(last.name) }
+        : { resources },
+    );
+  });
+}
+
+function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
+  const parsed = schema.safeParse(params ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? "params" : issue.path.join(".");
+  throw invalid(`Invalid params: ${where}: ${issue?.message ?? "not accepted"}`);
+}
+
+/** Index of the first key strictly greater than `key` (code-unit order). */
+function upperBound(keys: readonly string[], key: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((keys[middle] as string) <= key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function invalid(message: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, message);
+}
+
+function quote(uri: string): string {
+  return JSON.stringify(uri.length > 200 ? `${uri.slice(0, 200)}...` : uri);
+}

@@ -1,0 +1,72 @@
+/**
+ * What a tool call may use beyond its arguments: the request's cancellation
+ * signal, a progress sender (when the client sent a progress token) and a
+ * way to ask the user (when the client declared elicitation). Built per
+ * request by the tools handler, so tools never touch the SDK themselves.
+ *
+ * @module
+ */
+
+import type { Server } from "./sdk.ts";
+import type { ToolCallExtra, UserAnswer } from "./tools/tool.ts";
+
+/** What the SDK hands a request handler (the parts used here). */
+export interface HandlerExtra {
+  readonly signal: AbortSignal;
+  readonly sendNotification: (notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }) => Promise<void>;
+}
+
+/**
+ * Builds the extra for one `tools/call`.
+ *
+ * @param server The server (its client capabilities decide `askUser`).
+ * @param request The request's `_meta.progressToken`, when any.
+ * @param extra The SDK's handler extra.
+ * @returns The tool call extra.
+ *
+ * Source: MCP 2025-11-25, "Progress" (notifications/progress carry the
+ * request's progressToken) and "Elicitation" (only to clients that declared it).
+ */
+export function toolCallExtra(
+  server: Server,
+  request: { progressToken?: string | number | undefined },
+  extra: HandlerExtra,
+): ToolCallExtra {
+  const progressToken = request.progressToken;
+  const canElicit = server.getClientCapabilities()?.elicitation !== undefined;
+  return {
+    signal: extra.signal,
+    ...(progressToken === undefined ? {} : {
+      sendProgress: (progress: number, message: string) =>
+        extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken, progress, message },
+        }),
+    }),
+    ...(!canElicit ? {} : {
+      askUser: async (message: string): Promise<UserAnswer> => {
+        const result = await server.elicitInput({
+          mode: "form",
+          message,
+          requestedSchema: {
+            type: "object",
+            properties: {
+              run: {
+                type: "boolean",
+                title: "Run this script",
+                description: "Leave checked to run exactly what is shown",
+                default: true,
+              },
+            },
+            required: ["run"],
+          },
+        }, { signal: extra.signal });
+        if (result.action !== "accept") return result.action;
+        return result.content?.run === true ? "accept" : "decline";
+      },
+    }),
+  };
+}

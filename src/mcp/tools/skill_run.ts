@@ -1,0 +1,304 @@
+/**
+ * `skill_run`: runs a script a skill declares and the owner granted, after
+ * the user confirms exactly what will run. Every refusal comes before anyone
+ * is asked. Confirmation is an elicitation prompt when the client supports
+ * it; otherwise the first call answers `confirmation-required` with a preview
+ * and a token, and a second call carrying the token runs it.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { PROXY_ENV_NAMES } from "../../scripts/script_env.ts";
+import { MAX_ARGS, prepareRun, type RunPreview } from "../../scripts/prepare_run.ts";
+import { RunQueueFullError } from "../../scripts/queue.ts";
+import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
+import type { ScriptService } from "../../scripts/service.ts";
+import type { CallToolResult } from "../sdk.ts";
+import { toolError, type ToolErrorCode, toolSuccess } from "../tool_result.ts";
+import { isSkill, lookUpSkill } from "./lookup.ts";
+import { defineTool, type ToolCallExtra } from "./tool.ts";
+
+/** How often progress is reported while a run waits or runs, in ms (at least once a second). */
+export const PROGRESS_INTERVAL_MS = 500;
+
+const inputSchema = z.object({
+  name: z.string().min(1).max(255).describe("The skill's name, as skill_list shows it"),
+  script: z.string().min(1).max(1024).describe(
+    "The script's path exactly as the skill declares it (skill_load lists them)",
+  ),
+  args: z.array(z.string().max(8192)).max(MAX_ARGS).optional().describe(
+    `Arguments passed to the script as-is, no shell (at most ${MAX_ARGS}, 8 KiB in all)`,
+  ),
+  confirmToken: z.string().max(512).optional().describe(
+    "The confirmToken from a confirmation-required answer, after the user agreed to the preview",
+  ),
+}).strict();
+
+const willRunShape = z.object({
+  skill: z.string(),
+  script: z.string(),
+  interpreter: z.string(),
+  argv: z.array(z.string()),
+  cwd: z.string(),
+  envNames: z.array(z.string()),
+  timeoutMs: z.number().int(),
+});
+
+const outputSchema = z.object({
+  status: z.enum(["completed", "confirmation-required"]),
+  dispatched: z.boolean(),
+  confirmToken: z.string().optional(),
+  preview: z.object({
+    willRun: willRunShape,
+    note: z.string(),
+    envWarning: z.string().optional(),
+  }).optional(),
+  skill: z.string().optional(),
+  script: z.string().optional(),
+  interpreter: z.string().optional(),
+  exitCode: z.number().int().nullable().optional(),
+  signal: z.string().nullable().optional(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+  truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).optional(),
+  timedOut: z.boolean().optional(),
+  timeoutMs: z.number().int().optional(),
+  durationMs: z.number().int().optional(),
+  env: z.array(z.string()).optional(),
+  isolation: z.enum(["pid-namespace", "process-group"]).optional(),
+  networkNote: z.string().optional(),
+  note: z.string().optional(),
+});
+
+/** The JSON `skill_run` answers with. */
+export type SkillRunAnswer = z.infer<typeof outputSchema>;
+
+/** The `skill_run` tool. */
+export const skillRunTool = defineTool({
+  name: "skill_run",
+  title: "Run a skill's script",
+  description:
+    "Run a script that a skill declares (skill_load lists them with whether each can run " +
+    "here), with arguments passed as-is (no shell). The user confirms first: either the " +
+    "client asks them, or this tool answers confirmation-required with a preview of exactly " +
+    "what will run and a confirmToken; show the preview to the user and, if they agree, call " +
+    "again with the same arguments and the confirmToken. A non-zero exit code is a normal " +
+    "result: read stderr.",
+  inputSchema,
+  outputSchema,
+  annotations: {
+    title: "Run a skill's script",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  call: async (input, context, extra) => {
+    const service = context.scripts;
+    if (service === undefined) {
+      return toolError(
+        "SCRIPTS_DISABLED",
+        "This server does not run scripts",
+        "Follow the skill's instructions without running its scripts",
+      );
+    }
+    const catalog = context.store.current();
+    const found = lookUpSkill(catalog, input.name);
+    if (!isSkill(found)) return found;
+    const prepared = await prepareRun(found, {
+      script: input.script,
+      args: input.args ?? [],
+    }, { plan: service.plan(catalog), facts: service.facts, dataDir: service.dataDir });
+    if (!prepared.ok) return toolError(prepared.code, prepared.message, prepared.hint);
+    if (!service.queue.hasRoom()) return queueFull();
+    if (service.confirmMode === "ask-user") {
+      const refusal = await confirm(prepared.preview, input.confirmToken, service, extra);
+      if (refusal !== null) return refusal;
+    }
+    return await execute(prepared, service, extra);
+  },
+});
+
+/** Asks the user or checks the token; null means confirmed. */
+async function confirm(
+  preview: RunPreview,
+  token: string | undefined,
+  service: ScriptService,
+  extra: ToolCallExtra | undefined,
+): Promise<CallToolResult | null> {
+  if (extra?.askUser !== undefined) {
+    let answer;
+    try {
+      answer = await extra.askUser(confirmationMessage(preview));
+    } catch {
+      answer = "cancel" as const;
+    }
+    if (answer === "accept") return null;
+    return toolError(
+      "CONFIRMATION_DECLINED",
+      `The user did not agree to run "${preview.willRun.script}" (${answer})`,
+      "Do not run it again unless the user asks; carry on without it",
+    );
+  }
+  if (token === undefined) {
+    return toolSuccess(
+      {
+        status: "confirmation-required",
+        dispatched: false,
+        confirmToken: await service.confirmer.issue(preview),
+        preview: structuredClone(preview) as SkillRunAnswer["preview"],
+      } satisfies SkillRunAnswer,
+    );
+  }
+  const verdict = await service.confirmer.check(token, preview);
+  if (verdict === "ok") return null;
+  if (verdict === "DRAFT_CHANGED") {
+    const body = {
+      error: "DRAFT_CHANGED" satisfies ToolErrorCode,
+      message: "What would run is not what the token confirmed (the arguments or the script " +
+        "changed)",
+      hint: "Show the user this new preview; if they agree, call again with the new confirmToken",
+      confirmToken: await service.confirmer.issue(preview),
+      preview,
+    };
+    return {
+      isError: true,
+      content: [{ type: "text", text: JSON.stringify(body) }],
+      structuredContent: body,
+    };
+  }
+  const messages: Record<typeof verdict, [string, string]> = {
+    TOKEN_INVALID: [
+      "The confirmToken is not one this server issued",
+      "Call skill_run without a confirmToken to get a preview and a token",
+    ],
+    TOKEN_REUSED: [
+      "The confirmToken was already used; each token runs the script once",
+      "Call skill_run without a confirmToken for a new preview, and confirm it with the user",
+    ],
+    TOKEN_EXPIRED: [
+      "The confirmToken has expired",
+      "Call skill_run without a confirmToken for a new preview, and confirm it with the user",
+    ],
+  };
+  const [message, hint] = messages[verdict];
+  return toolError(verdict, message, hint);
+}
+
+async function execute(
+  prepared: Extract<Awaited<ReturnType<typeof prepareRun>>, { ok: true }>,
+  service: ScriptService,
+  extra: ToolCallExtra | undefined,
+): Promise<CallToolResult> {
+  const startedAt = performance.now();
+  let outputBytes = 0;
+  let running = false;
+  const progress = extra?.sendProgress;
+  const ticker = progress === undefined ? undefined : setInterval(() => {
+    const elapsedMs = Math.round(performance.now() - startedAt);
+    const message = running
+      ? `Running for ${(elapsedMs / 1000).toFixed(1)} s; ${outputBytes} bytes of output so far`
+      : `Waiting for a free slot (${service.queue.waiting()} waiting)`;
+    progress(elapsedMs, message).catch(() => {});
+  }, PROGRESS_INTERVAL_MS);
+  let outcome: RunOutcome;
+  try {
+    outcome = await service.queue.run(() => {
+      running = true;
+      return runScript(prepared.spec, {
+        killer: service.killer,
+        ...(extra?.signal === undefined ? {} : { signal: extra.signal }),
+        onOutputBytes: (bytes) => {
+          outputBytes = bytes;
+        },
+      });
+    }, extra?.signal);
+  } catch (error) {
+    if (error instanceof RunQueueFullError) return queueFull();
+    if (error instanceof DOMException && error.name === "AbortError") return cancelled();
+    throw error;
+  } finally {
+    if (ticker !== undefined) clearInterval(ticker);
+  }
+  if (outcome.spawnError !== undefined) {
+    return toolError(
+      "RUN_FAILED",
+      `The script could not be started (${outcome.spawnError})`,
+      "Tell the server's owner; the interpreter may have moved since skillgate started",
+    );
+  }
+  if (outcome.cancelled) return cancelled();
+  return toolSuccess(describeOutcome(prepared, outcome, service));
+}
+
+function describeOutcome(
+  prepared: Extract<Awaited<ReturnType<typeof prepareRun>>, { ok: true }>,
+  outcome: RunOutcome,
+  service: ScriptService,
+): SkillRunAnswer {
+  const planned = prepared.planned;
+  const answer: SkillRunAnswer = {
+    status: "completed",
+    dispatched: true,
+    skill: planned.skill,
+    script: planned.script,
+    interpreter: planned.interpreter,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    stdout: outcome.stdout,
+    stderr: outcome.stderr,
+    truncated: outcome.truncated,
+    timedOut: outcome.timedOut,
+    timeoutMs: planned.timeoutMs,
+    durationMs: outcome.durationMs,
+    env: [...prepared.envNames],
+    isolation: service.facts.isolation.mode,
+  };
+  const proxies = prepared.envNames.filter((name) => PROXY_ENV_NAMES.includes(name));
+  if ((outcome.exitCode !== 0 || outcome.timedOut) && proxies.length > 0) {
+    answer.networkNote = `The script received ${proxies.join(", ")}; if it failed to reach ` +
+      "the network, the proxy may be why";
+  }
+  if (outcome.pipesAbandoned) {
+    answer.note = "A process the script left behind kept its output open; output written " +
+      "after the script ended was not collected";
+  }
+  return answer;
+}
+
+/**
+ * The text shown to the user in an elicitation prompt: exactly what will run.
+ *
+ * @param preview The preview.
+ * @returns Plain text, a few lines.
+ */
+export function confirmationMessage(preview: RunPreview): string {
+  const run = preview.willRun;
+  const lines = [
+    `Run script "${run.script}" of skill "${run.skill}" with ${run.interpreter}?`,
+    "",
+    `Command: ${run.argv.map((arg) => JSON.stringify(arg)).join(" ")}`,
+    `Folder: ${run.cwd}`,
+    `Environment: ${run.envNames.join(", ") || "(none)"}`,
+    `Time limit: ${run.timeoutMs / 1000} s`,
+  ];
+  if (preview.envWarning !== undefined) lines.push("", `Warning: ${preview.envWarning}`);
+  return lines.join("\n");
+}
+
+function queueFull(): CallToolResult {
+  return toolError(
+    "RUN_QUEUE_FULL",
+    "Too many script runs are waiting; this one was not started",
+    "Wait for running scripts to finish, then call skill_run again",
+  );
+}
+
+function cancelled(): CallToolResult {
+  return toolError(
+    "RUN_CANCELLED",
+    "The run was cancelled",
+    "Call skill_run again if still needed",
+  );
+}

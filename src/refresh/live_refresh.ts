@@ -1,0 +1,241 @@
+/**
+ * Live refresh: watches the roots (and the real folders of symlinked skills),
+ * debounces editor save bursts, rebuilds only what changed off the request
+ * path, swaps the snapshot atomically and tells every connected client.
+ * Refreshes run one at a time; events that arrive during one are batched
+ * into the next. Requests keep answering from the previous snapshot until
+ * the swap, so nothing half-updated is ever served.
+ *
+ * @module
+ */
+
+import type { Caps } from "../caps.ts";
+import type { Config } from "../config/config.ts";
+import { catalogChannel } from "../mcp/model_catalog/model_catalog.ts";
+import type { SkillLoader } from "../skills/catalog.ts";
+import type { CatalogStore } from "../skills/catalog_store.ts";
+import { rebuildCatalog } from "../skills/rebuild_catalog.ts";
+import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
+import { createPathDebouncer } from "./debounce.ts";
+import { notifyLiveServers } from "./notify_servers.ts";
+import { watchPaths } from "./watch_paths.ts";
+
+/** Options of {@linkcode startLiveRefresh}. */
+export interface LiveRefreshOptions {
+  readonly caps: Caps;
+  /** Whether the model's catalog lives in `skill_load`'s description (tools/list_changed on change). */
+  readonly isToolDescriptionMode: boolean;
+  /** Quiet period after the last event, in ms. @default 200 */
+  readonly quietMs?: number;
+  /** Longest wait under a steady stream of events, in ms. @default 2000 */
+  readonly maxWaitMs?: number;
+  /** Skill loader (tests inject a counting one). @default loadSkill */
+  readonly load?: SkillLoader;
+  /** Called after every refresh, for logs, tests and benchmarks. */
+  readonly onRefresh?: (report: RefreshReport) => void;
+}
+
+/** What one refresh did. */
+export interface RefreshReport {
+  /** Distinct changed paths in the batch. */
+  readonly paths: number;
+  readonly isFullRescan: boolean;
+  /** Skill folders loaded again. */
+  readonly loaded: number;
+  /** Whether a new snapshot was swapped in. */
+  readonly isSwapped: boolean;
+  readonly change: CatalogChange | null;
+  /** Notifications sent to live servers. */
+  readonly notificationsSent: number;
+  /** From the batch's hand-over to the notifications, in ms. */
+  readonly durationMs: number;
+}
+
+/** A running live refresh; dispose it (or `close()`) to stop watching. */
+export interface LiveRefresh extends AsyncDisposable {
+  /** The folders watched now. */
+  readonly watched: readonly string[];
+  /** Runs a refresh for `paths` now (after any refresh in progress). */
+  refresh(paths: readonly string[]): Promise<void>;
+  /** Stops watching and waits for the refresh in progress. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts watching and refreshing.
+ *
+ * @param store The store to swap snapshots into.
+ * @param options Caps, catalog channel, debounce timings, loader, report hook.
+ * @returns The running refresh.
+ *
+ * Requires `--allow-read` on the roots (watching needs read permission on
+ * every watched folder).
+ *
+ * Source: issue 6, "Live refresh"; MCP 2025-11-25 list_changed and
+ * resources/updated notifications.
+ */
+export async function startLiveRefresh(
+  store: CatalogStore,
+  options: LiveRefreshOptions,
+): Promise<LiveRefresh> {
+  let watched: string[] = [];
+  let watcher: Deno.FsWatcher | null = null;
+  let pump: Promise<void> = Promise.resolve();
+  let isClosed = false;
+  let pending = new Set<string>();
+  let running: Promise<void> | null = null;
+
+  const debouncer = createPathDebouncer((paths) => void schedule(paths), {
+    ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
+    ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
+  });
+
+  function schedule(paths: readonly string[]): Promise<void> {
+    for (const path of paths) pending.add(path);
+    running ??= drain();
+    return running;
+  }
+
+  async function drain(): Promise<void> {
+    try {
+      while (pending.size > 0 && !isClosed) {
+        const batch = [...pending];
+        pending = new Set();
+        await refreshOnce(batch);
+      }
+    } finally {
+      running = null;
+    }
+  }
+
+  async function refreshOnce(paths: string[]): Promise<void> {
+    const startedMs = performance.now();
+    const previous = store.current();
+    let report: RefreshReport;
+    try {
+      const rebuilt = await rebuildCatalog(previous, paths, {
+        caps: options.caps,
+        ...(options.load === undefined ? {} : { load: options.load }),
+      });
+      const isSwapped = rebuilt.catalog !== previous;
+      let change: CatalogChange | null = null;
+      let notificationsSent = 0;
+      if (isSwapped) {
+        store.swap(rebuilt.catalog);
+        change = diffCatalogs(previous, rebuilt.catalog, paths);
+        notificationsSent = notifyLiveServers(change, {
+          isToolDescriptionMode: options.isToolDescriptionMode,
+        });
+        await rewatch();
+      }
+      report = {
+        paths: paths.length,
+        isFullRescan: rebuilt.isFullRescan,
+        loaded: rebuilt.loaded,
+        isSwapped,
+        change,
+        notificationsSent,
+        durationMs: performance.now() - startedMs,
+      };
+    } catch (error) {
+      console.error("skillgate: live refresh failed; the previous catalog stays served:", error);
+      return;
+    }
+    options.onRefresh?.(report);
+  }
+
+  async function rewatch(): Promise<void> {
+    if (isClosed) return;
+    const next = await watchPaths(store.current());
+    if (next.length === watched.length && next.every((path, i) => path === watched[i])) return;
+    watcher?.close();
+    await pump;
+    openWatcher(next);
+  }
+
+  function openWatcher(paths: string[]): void {
+    watched = paths;
+    watcher = tryWatch(paths);
+    const current = watcher;
+    if (current === null) {
+      pump = Promise.resolve();
+      return;
+    }
+    pump = (async () => {
+      for await (const event of current) {
+        if (event.kind === "access") continue;
+        debouncer.add(event.paths);
+      }
+    })().catch((error: unknown) => {
+      if (!isClosed) console.error("skillgate: file watching stopped:", error);
+    });
+  }
+
+  openWatcher(await watchPaths(store.current()));
+
+  const close = async () => {
+    if (isClosed) return;
+    isClosed = true;
+    debouncer.close();
+    watcher?.close();
+    await pump;
+    await running;
+  };
+  return {
+    get watched() {
+      return watched;
+    },
+    refresh: (paths) => schedule(paths),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** Opens one recursive watcher over every path that can be watched; null when none can. */
+function tryWatch(paths: readonly string[]): Deno.FsWatcher | null {
+  try {
+    return Deno.watchFs([...paths], { recursive: true });
+  } catch {
+    const usable = paths.filter((path) => {
+      try {
+        Deno.watchFs(path, { recursive: true }).close();
+        return true;
+      } catch (error) {
+        console.error(`skillgate: cannot watch "${path}" for changes (${errorName(error)})`);
+        return false;
+      }
+    });
+    if (usable.length === 0) return null;
+    try {
+      return Deno.watchFs(usable, { recursive: true });
+    } catch (error) {
+      console.error(`skillgate: live refresh is off: cannot watch the roots (${errorName(error)})`);
+      return null;
+    }
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "Error";
+}
+
+/**
+ * Starts live refresh as the configuration asks: nothing under `--static`
+ * (the catalog stays as built at start-up), else watching every root.
+ *
+ * @param store The store the server answers from.
+ * @param config The configuration (`static`, `catalog`, caps).
+ * @returns The running refresh, or null under `--static`.
+ *
+ * Requires `--allow-read` on the roots.
+ */
+export async function startConfiguredRefresh(
+  store: CatalogStore,
+  config: Config,
+): Promise<LiveRefresh | null> {
+  if (config.options.static) return null;
+  return await startLiveRefresh(store, {
+    caps: config.caps,
+    isToolDescriptionMode: catalogChannel(config) === "tool-description",
+  });
+}

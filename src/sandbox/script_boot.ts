@@ -1,0 +1,91 @@
+/**
+ * The trusted part's start-up work for running scripts, in order: scrub the
+ * original environment block (first, before anything else reads it), look
+ * up the interpreters, probe whether a PID namespace works, judge the
+ * declarations present now against the grant, and so decide the worker's run
+ * permission and the environment values scripts may receive. Also creates
+ * the killer that answers the worker's process-group requests.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import { parseGrant } from "../scripts/grant.ts";
+import { prepareScriptHost, type ScriptHostFacts } from "../scripts/host_facts.ts";
+import { lookUpInterpreters } from "../scripts/interpreters.ts";
+import { probeIsolation } from "../scripts/isolation.ts";
+import type { EnvironStatus } from "../scripts/plan.ts";
+import type { GroupKiller } from "../scripts/runner/group_killer.ts";
+import { buildCatalog } from "../skills/catalog.ts";
+import type { Catalog } from "../skills/skill.ts";
+import { scrubEnviron } from "./environ_scrub.ts";
+import { createGroupKiller } from "./group_killer.ts";
+import type { PermittedProgram } from "./worker_permissions.ts";
+
+/** What the trusted part hands on after the script start-up work. */
+export interface ScriptBoot {
+  readonly facts: ScriptHostFacts;
+  /** Programs for the worker's run permission, each with its reason. */
+  readonly run: readonly PermittedProgram[];
+  readonly groupKiller: GroupKiller;
+  /** One line for stderr when scripts are refused for want of a scrub, else null. */
+  readonly warning: string | null;
+}
+
+/**
+ * Does the start-up work. The catalog is only built here when the grant can
+ * let something run (not hosted without a grant, not an unreadable or empty
+ * grant), so a server that runs nothing parses no skill in the trusted part.
+ *
+ * @param config The configuration.
+ * @param options An environment lookup (after the scrub values are still readable).
+ * @returns The facts for the worker, its run permission, the killer and a warning.
+ *
+ * Requires `--allow-all` (`/proc` access for the scrub and the killer,
+ * unrestricted `--allow-run` for the namespace probe and group signals).
+ *
+ * Source: issue 4 ("Secrets", "Interpreters", "Runner").
+ */
+export async function bootScripts(
+  config: Config,
+  options: { getEnv: (name: string) => string | undefined },
+): Promise<ScriptBoot> {
+  const scrub = scrubEnviron();
+  const interpreters = lookUpInterpreters(options.getEnv("PATH"));
+  const groupKiller = createGroupKiller();
+  const isolation = await probeIsolation({
+    shPath: interpreters.sh.available ? interpreters.sh.path : null,
+    killer: groupKiller,
+  });
+  const environ: EnvironStatus = !scrub.scrubbed && isolation.mode === "pid-namespace"
+    ? {
+      scrubbed: true,
+      method: "private-proc",
+      note: `${scrub.note}; but every script runs in its own PID namespace, whose /proc does ` +
+        "not show skillgate",
+    }
+    : scrub;
+  const grant = parseGrant(config.scripts.grantJson, {
+    hosted: config.hosted,
+    hostedBy: config.hostedBy,
+  });
+  const mayRunAnything = grant.rows === null || grant.rows.length > 0;
+  const catalog: Catalog = mayRunAnything
+    ? await buildCatalog(config.roots, config.caps)
+    : { roots: config.roots, skills: [], byName: new Map(), problems: [] };
+  const { facts, run } = prepareScriptHost(config, catalog, {
+    interpreters,
+    environ,
+    isolation,
+    getEnv: options.getEnv,
+  });
+  const refused = config.hosted && !environ.scrubbed && !config.scripts.allowUnscrubbed;
+  return {
+    facts,
+    run,
+    groupKiller,
+    warning: refused
+      ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
+      : null,
+  };
+}

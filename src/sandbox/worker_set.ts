@@ -1,0 +1,51 @@
+/**
+ * The worker's permission set for a configuration, decided in ONE place:
+ * `serve` (main.ts) starts the worker with it and `skillgate permissions`
+ * prints it, so what the owner is shown is what the worker gets. Anything
+ * that widens the worker (the run list from granted scripts, a listen address
+ * for HTTP) belongs here, not at either call site.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import { bootScripts, type ScriptBoot } from "./script_boot.ts";
+import {
+  computeWorkerPermissions,
+  type ExplainedPermissions,
+  type RootPaths,
+} from "./worker_permissions.ts";
+
+/** The script start-up work and the permission set it leads to. */
+export interface WorkerSet {
+  /** Script facts, run list, group killer and warning (see `bootScripts`). */
+  readonly scripts: ScriptBoot;
+  /** The worker's permissions with a reason per entry. */
+  readonly explained: ExplainedPermissions;
+}
+
+/**
+ * Does the trusted part's script start-up work (environ scrub, interpreter
+ * look-up, isolation probe, grant against the declarations present now) and
+ * computes the worker's permission set from it and the roots.
+ *
+ * @param config The frozen configuration.
+ * @param roots The checked roots with their real paths (from `checkRoots`).
+ * @param options An environment lookup (the trusted part passes `Deno.env.get`).
+ * @returns The script boot and the explained permission set.
+ *
+ * Requires `--allow-all` (see `bootScripts`); the trusted part holds it.
+ *
+ * Source: issue 5 ("One source of truth: ... the worker set computed from
+ * configuration").
+ */
+export async function computeWorkerSet(
+  config: Config,
+  roots: readonly RootPaths[],
+  options: { getEnv: (name: string) => string | undefined },
+): Promise<WorkerSet> {
+  const scripts = await bootScripts(config, options);
+  const port = config.options.http;
+  const listen = port === null ? {} : { listen: { host: config.options.host, port } };
+  return { scripts, explained: computeWorkerPermissions(roots, { run: scripts.run, ...listen }) };
+}

@@ -1,0 +1,150 @@
+/**
+ * The owner's grant: `MCP_SKILL_RUN`, a JSON list of
+ * `{skill, script, env?}` rows. A grant can only narrow what skills declare:
+ * no spelling of it makes something runnable that a skill did not declare.
+ * When it is absent, hosted means nothing runs and standalone means the
+ * declarations stand (the person at the terminal is the owner).
+ *
+ * @module
+ */
+
+/** Where the grant in force came from. */
+export type GrantSource = "MCP_SKILL_RUN" | "hosted-default" | "declaration";
+
+/** One usable row of `MCP_SKILL_RUN`. */
+export interface GrantRow {
+  /** The skill's directory name (grants are keyed on it, never on frontmatter). */
+  readonly skill: string;
+  /** The script path exactly as declared. */
+  readonly script: string;
+  /** Environment names granted to the script; empty when the row names none. */
+  readonly env: readonly string[];
+}
+
+/** A row that grants nothing, and why. */
+export interface RefusedGrantRow {
+  /** 0-based index of the row in the list. */
+  readonly index: number;
+  readonly detail: string;
+}
+
+/** The grant in force. */
+export interface Grant {
+  readonly from: GrantSource;
+  /**
+   * The usable rows; null when the declarations stand (standalone, no grant).
+   * An empty list grants nothing.
+   */
+  readonly rows: readonly GrantRow[] | null;
+  /** A sentence for `skill_list` about what the grant means here. */
+  readonly note?: string;
+  /** Why the whole value grants nothing (unparseable), for `skill_list`. */
+  readonly error?: string;
+  /** Rows refused on their own shape, before skills are consulted. */
+  readonly refusedRows: readonly RefusedGrantRow[];
+}
+
+/** Rows read from `MCP_SKILL_RUN` at most; the rest are refused. */
+export const MAX_GRANT_ROWS = 10_000;
+
+/**
+ * Reads the grant from the raw `MCP_SKILL_RUN` value. Never throws: a value
+ * that is not JSON, or not a list, grants nothing and carries `error`; a row
+ * that is not `{skill: string, script: string, env?: string[]}` (no other
+ * keys) grants nothing and is listed in `refusedRows`. Whether a row names a
+ * served skill, a declared script and declared env names is decided later
+ * against the catalog (`plan.ts`).
+ *
+ * @param json The raw value, or null when unset (blank counts as unset).
+ * @param options `hosted` and the variable that made the server hosted.
+ * @returns The grant, frozen.
+ *
+ * Source: the security-first anchor's grant (anchors.md); issue 4, "Grant".
+ */
+export function parseGrant(
+  json: string | null,
+  options: { hosted: boolean; hostedBy?: string | null },
+): Grant {
+  if (json === null || json.trim() === "") {
+    if (options.hosted) {
+      return Object.freeze({
+        from: "hosted-default",
+        rows: Object.freeze([]),
+        note: `Hosted (${options.hostedBy ?? "a host variable is set"}) and MCP_SKILL_RUN is ` +
+          "not set, so no script may run. The owner grants scripts through MCP_SKILL_RUN",
+        refusedRows: Object.freeze([]),
+      });
+    }
+    return Object.freeze({
+      from: "declaration",
+      rows: null,
+      note: "Standalone and MCP_SKILL_RUN is not set, so every declared script may run " +
+        "(after confirmation) with the environment names its skill declares",
+      refusedRows: Object.freeze([]),
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    return refusedWhole(`MCP_SKILL_RUN is not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(value)) {
+    return refusedWhole("MCP_SKILL_RUN must be a JSON list of {skill, script, env} rows");
+  }
+  const rows: GrantRow[] = [];
+  const refusedRows: RefusedGrantRow[] = [];
+  (value as unknown[]).forEach((row, index) => {
+    if (index >= MAX_GRANT_ROWS) {
+      if (index === MAX_GRANT_ROWS) {
+        refusedRows.push({ index, detail: `Rows after the first ${MAX_GRANT_ROWS} are ignored` });
+      }
+      return;
+    }
+    const read = readRow(row);
+    if (typeof read === "string") refusedRows.push({ index, detail: read });
+    else rows.push(read);
+  });
+  return Object.freeze({
+    from: "MCP_SKILL_RUN",
+    rows: Object.freeze(rows),
+    note: "MCP_SKILL_RUN is set: only the rows it lists may run, each narrowed to what its " +
+      "skill declares",
+    refusedRows: Object.freeze(refusedRows),
+  });
+}
+
+function refusedWhole(error: string): Grant {
+  return Object.freeze({
+    from: "MCP_SKILL_RUN",
+    rows: Object.freeze([]),
+    error,
+    note: "The grant could not be read, so no script may run",
+    refusedRows: Object.freeze([]),
+  });
+}
+
+function readRow(row: unknown): GrantRow | string {
+  if (typeof row !== "object" || row === null || Array.isArray(row)) {
+    return "The row is not an object of the form {skill, script, env}";
+  }
+  const record = row as Record<string, unknown>;
+  const extra = Object.keys(record).filter((key) => !["skill", "script", "env"].includes(key));
+  if (extra.length > 0) {
+    return `The row has unknown key ${JSON.stringify(extra[0]).slice(0, 80)}`;
+  }
+  if (typeof record.skill !== "string" || record.skill === "") {
+    return 'The row has no "skill" name';
+  }
+  if (typeof record.script !== "string" || record.script === "") {
+    return 'The row has no "script" path';
+  }
+  let env: string[] = [];
+  if (record.env !== undefined) {
+    if (!Array.isArray(record.env) || !record.env.every((name) => typeof name === "string")) {
+      return 'The row\'s "env" is not a list of names';
+    }
+    env = [...new Set(record.env as string[])];
+  }
+  return Object.freeze({ skill: record.skill, script: record.script, env: Object.freeze(env) });
+}

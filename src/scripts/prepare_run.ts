@@ -1,0 +1,225 @@
+/**
+ * Turning a `skill_run` request into exactly what would run, or a refusal.
+ * Every refusal happens here, before anyone is asked: undeclared, ungranted,
+ * unavailable or restart needed, a path that leaves the skill, bad arguments.
+ * The preview built here is what the user confirms and what the token signs.
+ *
+ * @module
+ */
+
+import { PathRefusedError, resolveSkillFile } from "../files/path_gate.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { ScriptHostFacts } from "./host_facts.ts";
+import { isolate } from "./isolation.ts";
+import type { PlannedScript, ScriptPlan } from "./plan.ts";
+import type { RunSpec } from "./runner/run_script.ts";
+import { isExecutableFile } from "./runner/executable.ts";
+import { buildScriptEnv } from "./script_env.ts";
+
+/** Arguments per run at most. */
+export const MAX_ARGS = 64;
+/** UTF-8 bytes of all arguments together at most. */
+export const MAX_ARGS_BYTES = 8 * 1024;
+
+/** Why a request is refused before anyone is asked. */
+export type RunRefusalCode =
+  | "INVALID_ARGUMENTS"
+  | "SCRIPT_NOT_DECLARED"
+  | "SCRIPT_NOT_GRANTED"
+  | "SCRIPT_UNAVAILABLE"
+  | "SCRIPT_PATH_REFUSED";
+
+/** A refusal, client-safe (no host paths). */
+export interface RunRefusal {
+  readonly ok: false;
+  readonly code: RunRefusalCode;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/** Exactly what will run, as the user sees it before confirming. */
+export interface RunPreview {
+  readonly willRun: {
+    readonly skill: string;
+    readonly script: string;
+    readonly interpreter: string;
+    /** The program and every argument, exactly as passed (no shell). */
+    readonly argv: readonly string[];
+    /** The skill's folder. */
+    readonly cwd: string;
+    /** Names of the environment variables the script receives (never values). */
+    readonly envNames: readonly string[];
+    readonly timeoutMs: number;
+  };
+  readonly note: string;
+  /** Standalone without a grant: which of the user's variables the skill gave itself. */
+  readonly envWarning?: string;
+}
+
+/** A request ready to confirm and run. */
+export interface PreparedRun {
+  readonly ok: true;
+  readonly planned: PlannedScript;
+  readonly preview: RunPreview;
+  /** What the runner spawns (wrapped for the isolation in force). */
+  readonly spec: RunSpec;
+  /** Names of the environment the script receives, sorted. */
+  readonly envNames: readonly string[];
+}
+
+/**
+ * Checks a request against the plan and the file gate and builds the run.
+ *
+ * @param skill The skill from the current snapshot.
+ * @param request `script` (declared path) and `args` (at most 64 strings
+ *   without NUL, at most 8 KiB of UTF-8 together).
+ * @param context The snapshot's plan, the start-up facts and `dataDir`.
+ * @returns The prepared run, or a refusal.
+ *
+ * Requires `--allow-read` on the skill folder.
+ *
+ * Source: issue 4, "`skill_run`" (every refusal before anyone is asked).
+ */
+export async function prepareRun(
+  skill: Skill,
+  request: { script: string; args: readonly string[] },
+  context: { plan: ScriptPlan; facts: ScriptHostFacts; dataDir: string | null },
+): Promise<PreparedRun | RunRefusal> {
+  const argsRefusal = checkArgs(request.args);
+  if (argsRefusal !== null) {
+    return refuse("INVALID_ARGUMENTS", argsRefusal, "Send fewer or shorter arguments");
+  }
+  const scripts = context.plan.bySkill.get(skill.name) ?? [];
+  const planned = scripts.find((candidate) => candidate.script === request.script);
+  const names = scripts.map((candidate) => candidate.script);
+  if (planned === undefined) {
+    return refuse(
+      "SCRIPT_NOT_DECLARED",
+      `Skill "${skill.name}" does not declare a script ${
+        JSON.stringify(request.script).slice(0, 200)
+      }`,
+      names.length === 0
+        ? "This skill declares no scripts; follow its instructions without running anything"
+        : `Declared scripts: ${names.slice(0, 10).join(", ")}. Only declared scripts can run`,
+    );
+  }
+  if (planned.state === "ungranted") {
+    return refuse(
+      "SCRIPT_NOT_GRANTED",
+      `Script "${planned.script}" of skill "${skill.name}" is not granted to run here`,
+      `${planned.reason ?? "Not granted"}. Ask the server's owner, or do the task without it`,
+    );
+  }
+  if (planned.state !== "runnable" || planned.program === null) {
+    return refuse(
+      "SCRIPT_UNAVAILABLE",
+      `Script "${planned.script}" of skill "${skill.name}" cannot run here`,
+      planned.reason ?? "Call skill_list to see why",
+    );
+  }
+  let realPath: string;
+  try {
+    realPath = (await resolveSkillFile(skill.realDir, planned.script)).realPath;
+  } catch (error) {
+    if (!(error instanceof PathRefusedError)) throw error;
+    return refuse(
+      "SCRIPT_PATH_REFUSED",
+      error.message,
+      "The script file changed since it was listed; call skill_list to see the skill's problems",
+    );
+  }
+  if (planned.interpreter === "exec") {
+    if (realPath !== planned.program) {
+      return refuse(
+        "SCRIPT_UNAVAILABLE",
+        `Script "${planned.script}" now leads to another file than when skillgate started`,
+        "Restart skillgate to run the script as it is now",
+      );
+    }
+    if (!isExecutableFile(realPath)) {
+      return refuse(
+        "SCRIPT_UNAVAILABLE",
+        `Script "${planned.script}" is declared to run itself but is not executable`,
+        "The skill's owner must mark it executable (chmod +x) and give it a shebang line",
+      );
+    }
+  }
+  const argv = [...programArgv(planned, realPath), ...request.args];
+  const env = buildScriptEnv(context.facts.envValues, {
+    granted: planned.grantedEnv,
+    dataDir: context.dataDir,
+    interpreter: planned.interpreter,
+  });
+  const wrapped = isolate(argv[0] as string, argv.slice(1), context.facts.isolation);
+  const preview: RunPreview = {
+    willRun: {
+      skill: skill.name,
+      script: planned.script,
+      interpreter: planned.interpreter,
+      argv,
+      cwd: skill.realDir,
+      envNames: env.names,
+      timeoutMs: planned.timeoutMs,
+    },
+    note: "Runs with no shell, stdin closed, in the skill's folder, with only the environment " +
+      "names listed; ends after the timeout. " +
+      (context.facts.isolation.mode === "pid-namespace"
+        ? "It runs in its own PID namespace."
+        : "It runs in its own process group."),
+    ...(planned.envWarning === undefined ? {} : { envWarning: planned.envWarning }),
+  };
+  return {
+    ok: true,
+    planned,
+    preview,
+    spec: {
+      program: wrapped.program,
+      args: wrapped.args,
+      cwd: skill.realDir,
+      env: env.env,
+      timeoutMs: planned.timeoutMs,
+    },
+    envNames: env.names,
+  };
+}
+
+/**
+ * Checks `skill_run` arguments: at most {@linkcode MAX_ARGS} strings, none
+ * holding NUL, at most {@linkcode MAX_ARGS_BYTES} UTF-8 bytes together.
+ *
+ * @param args The arguments.
+ * @returns A client-safe refusal message, or null when they pass.
+ */
+export function checkArgs(args: readonly unknown[]): string | null {
+  if (args.length > MAX_ARGS) {
+    return `At most ${MAX_ARGS} arguments are accepted (got ${args.length})`;
+  }
+  let bytes = 0;
+  for (const [index, arg] of args.entries()) {
+    if (typeof arg !== "string") return `Argument ${index} is not a string`;
+    if (arg.includes("\0")) return `Argument ${index} contains a NUL character`;
+    if (!arg.isWellFormed()) return `Argument ${index} contains a lone surrogate`;
+    bytes += new TextEncoder().encode(arg).length;
+  }
+  if (bytes > MAX_ARGS_BYTES) {
+    return `Arguments total ${bytes} bytes; at most ${MAX_ARGS_BYTES} are accepted`;
+  }
+  return null;
+}
+
+/** The program and the arguments that come before the caller's. */
+function programArgv(planned: PlannedScript, realPath: string): string[] {
+  const program = planned.program as string;
+  switch (planned.interpreter) {
+    case "exec":
+      return [realPath];
+    case "deno":
+      return [program, "run", "--no-prompt", "--allow-all", realPath];
+    default:
+      return [program, realPath];
+  }
+}
+
+function refuse(code: RunRefusalCode, message: string, hint: string): RunRefusal {
+  return { ok: false, code, message, hint };
+}

@@ -1,0 +1,82 @@
+/**
+ * Everything the worker needs to run scripts, built once at start: the grant,
+ * a plan per catalog snapshot, the confirmation tokens, the run queue and the
+ * group killer. Tools reach scripts only through this.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import type { Catalog } from "../skills/skill.ts";
+import { type Confirmer, createConfirmer } from "./confirm/confirmer.ts";
+import { type Grant, parseGrant } from "./grant.ts";
+import type { ScriptHostFacts } from "./host_facts.ts";
+import { planScripts, type ScriptPlan } from "./plan.ts";
+import { createRunQueue, type RunQueue } from "./queue.ts";
+import type { GroupKiller } from "./runner/group_killer.ts";
+
+/** The script-running side of the worker. */
+export interface ScriptService {
+  readonly facts: ScriptHostFacts;
+  readonly grant: Grant;
+  readonly confirmer: Confirmer;
+  readonly queue: RunQueue;
+  readonly killer: GroupKiller;
+  readonly confirmMode: Config["scripts"]["confirmMode"];
+  readonly dataDir: string | null;
+  /** The plan for a snapshot (computed once per snapshot). */
+  plan(catalog: Catalog): ScriptPlan;
+}
+
+/**
+ * Creates the script service.
+ *
+ * @param config The configuration (grant, confirmation settings, queue bounds).
+ * @param facts The start-up facts from the trusted part.
+ * @param options The group killer and, for tests, a clock (ms since the epoch).
+ * @returns The service.
+ */
+export function createScriptService(
+  config: Config,
+  facts: ScriptHostFacts,
+  options: { killer: GroupKiller; now?: () => number },
+): ScriptService {
+  const grant = parseGrant(config.scripts.grantJson, {
+    hosted: config.hosted,
+    hostedBy: config.hostedBy,
+  });
+  const plans = new WeakMap<Catalog, ScriptPlan>();
+  const host = {
+    interpreters: facts.interpreters,
+    permittedPrograms: facts.permittedPrograms,
+    capturedEnv: facts.capturedEnvNames,
+    environ: facts.environ,
+    hosted: config.hosted,
+    allowUnscrubbed: config.scripts.allowUnscrubbed,
+    confirmMode: config.scripts.confirmMode,
+  };
+  return {
+    facts,
+    grant,
+    confirmer: createConfirmer({
+      secret: config.scripts.confirmSecret,
+      ttlSeconds: config.scripts.confirmTtlSeconds,
+      ...(options.now === undefined ? {} : { now: options.now }),
+    }),
+    queue: createRunQueue({
+      maxConcurrent: config.options.maxConcurrentRuns,
+      maxQueued: config.options.maxQueuedRuns,
+    }),
+    killer: options.killer,
+    confirmMode: config.scripts.confirmMode,
+    dataDir: config.scripts.dataDir,
+    plan: (catalog) => {
+      let plan = plans.get(catalog);
+      if (plan === undefined) {
+        plan = planScripts(catalog.skills, grant, host);
+        plans.set(catalog, plan);
+      }
+      return plan;
+    },
+  };
+}

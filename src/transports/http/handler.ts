@@ -1,0 +1,418 @@
+/**
+ * The Streamable HTTP transport as a `handler(Request): Promise<Response>`,
+ * testable without opening a port. Routes `/mcp` to MCP (one server per
+ * session, or one per request with `--stateless`), `/healthz` and `/readyz` to
+ * health answers, and refuses everything that is not safe to serve: foreign
+ * `Host` or `Origin`, a missing or wrong bearer token, oversized or malformed
+ * bodies, and more concurrent work than the ceilings allow.
+ *
+ * @module
+ */
+
+import {
+  HTTP_DRAIN_TIMEOUT_MS,
+  HTTP_SESSION_IDLE_MS,
+  MAX_HTTP_BODY_BYTES,
+  MAX_HTTP_REQUESTS_IN_FLIGHT,
+  MAX_HTTP_REQUESTS_PER_SESSION,
+  MAX_HTTP_SESSIONS,
+} from "../../caps.ts";
+import type { Config } from "../../config/config.ts";
+import { registerLiveServer } from "../../mcp/live_servers.ts";
+import {
+  isInitializeRequest,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "../../mcp/sdk.ts";
+import type { CatalogStore } from "../../skills/catalog_store.ts";
+import { createBearerCheck } from "./bearer_token.ts";
+import { whenBodyEnds } from "./body_end.ts";
+import { createHostPolicy } from "./host_policy.ts";
+import { createInFlight } from "./in_flight.ts";
+import { readJsonBody } from "./read_body.ts";
+import {
+  healthResponse,
+  JSONRPC_INTERNAL_ERROR,
+  JSONRPC_PARSE_ERROR,
+  JSONRPC_SERVER_ERROR,
+  JSONRPC_SESSION_NOT_FOUND,
+  jsonRpcErrorResponse,
+  retryLaterResponse,
+} from "./responses.ts";
+import { createSessionTable } from "./sessions.ts";
+
+/** The path MCP is served at. */
+export const MCP_PATH = "/mcp";
+
+/** Ceilings of one handler; every field defaults to its constant in `src/caps.ts`. */
+export interface HttpLimits {
+  /** @default MAX_HTTP_BODY_BYTES (4 MiB) */
+  readonly maxBodyBytes: number;
+  /** @default MAX_HTTP_REQUESTS_IN_FLIGHT (256) */
+  readonly maxInFlight: number;
+  /** @default MAX_HTTP_REQUESTS_PER_SESSION (32) */
+  readonly maxInFlightPerSession: number;
+  /** @default MAX_HTTP_SESSIONS (1024) */
+  readonly maxSessions: number;
+  /** @default HTTP_SESSION_IDLE_MS (30 min) */
+  readonly sessionIdleMs: number;
+  /** @default HTTP_DRAIN_TIMEOUT_MS (30 s) */
+  readonly drainTimeoutMs: number;
+}
+
+/** What the handler needs besides the configuration. */
+export interface HttpHandlerOptions {
+  /** The catalog store, or a promise of it: `/readyz` and `/mcp` answer 503 until it resolves. */
+  readonly store: CatalogStore | Promise<CatalogStore>;
+  /**
+   * Builds the MCP server for one session (or one stateless request). The
+   * worker passes `createSkillServer`; tests may pass their own.
+   */
+  readonly createServer: (store: CatalogStore, info: { isStateless: boolean }) => Server;
+  /** Overrides of the ceilings (tests). */
+  readonly limits?: Partial<HttpLimits>;
+  /** Clock for idle sessions, in ms since the epoch. @default Date.now */
+  readonly nowMs?: () => number;
+}
+
+/** A handler and its lifecycle. */
+export interface HttpHandler {
+  /** Answers one HTTP request. Never throws. */
+  handler(request: Request): Promise<Response>;
+  /**
+   * Graceful shutdown: refuses new MCP requests (503), waits for those in
+   * flight up to the drain timeout, runs `stopWork` (the script runner kills
+   * its process groups there), then closes every session and its streams.
+   *
+   * @returns Whether every in-flight request finished before the deadline.
+   */
+  drain(options?: { stopWork?: () => Promise<void> }): Promise<boolean>;
+  /** Live sessions, requests in flight, open session streams (GET), and whether draining. */
+  stats(): { sessions: number; inFlight: number; openStreams: number; isDraining: boolean };
+}
+
+/**
+ * Creates the handler for `config` (`--http` port, `--host`, `--stateless`,
+ * `--allowed-hosts`, `--allowed-origins`, and `config.httpToken`).
+ *
+ * Order of checks: a present foreign `Origin` is refused everywhere (403);
+ * `/healthz` and `/readyz` then answer without `Host` or token checks (they
+ * reveal only liveness and readiness, and orchestrator probes address pods by
+ * IP); everything else needs an accepted `Host` (403), then the bearer token
+ * when one is configured (401 with `WWW-Authenticate: Bearer`).
+ *
+ * @param config The frozen configuration; `options.http` must be a port.
+ * @param options The store, the server factory, and test overrides.
+ * @returns The handler.
+ * @throws {TypeError} When `config.options.http` is null.
+ *
+ * Source: MCP 2025-11-25, "Transports" (Streamable HTTP, session management,
+ * security warning); RFC 6750 (bearer tokens); RFC 9110 (413, 429, 503).
+ */
+export function createHttpHandler(config: Config, options: HttpHandlerOptions): HttpHandler {
+  const port = config.options.http;
+  if (port === null) throw new TypeError("The HTTP handler needs a port (--http)");
+  const limits: HttpLimits = {
+    maxBodyBytes: MAX_HTTP_BODY_BYTES,
+    maxInFlight: MAX_HTTP_REQUESTS_IN_FLIGHT,
+    maxInFlightPerSession: MAX_HTTP_REQUESTS_PER_SESSION,
+    maxSessions: MAX_HTTP_SESSIONS,
+    sessionIdleMs: HTTP_SESSION_IDLE_MS,
+    drainTimeoutMs: HTTP_DRAIN_TIMEOUT_MS,
+    ...options.limits,
+  };
+  const nowMs = options.nowMs ?? Date.now;
+  const policy = createHostPolicy({
+    host: config.options.host,
+    port,
+    allowedHosts: config.options.allowedHosts,
+    allowedOrigins: config.options.allowedOrigins,
+  });
+  const checkToken = config.httpToken === null ? null : createBearerCheck(config.httpToken);
+  const isStateless = config.options.stateless;
+  const inFlight = createInFlight(limits.maxInFlight);
+  const sessions = createSessionTable();
+  let store: CatalogStore | null = null;
+  Promise.resolve(options.store).then((loaded) => (store = loaded), () => {});
+  let isDraining = false;
+  let openStreams = 0;
+
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const host = request.headers.get("host");
+    const origin = request.headers.get("origin");
+    if (origin !== null && !policy.isOriginAllowed(origin, host)) {
+      return jsonRpcErrorResponse(
+        403,
+        JSONRPC_SERVER_ERROR,
+        `Forbidden: Origin "${origin}" may not use this server; the owner can allow it with --allowed-origins`,
+      );
+    }
+    if (url.pathname === "/healthz" || url.pathname === "/readyz") return health(request, url);
+    if (!policy.isHostAllowed(host)) {
+      return jsonRpcErrorResponse(
+        403,
+        JSONRPC_SERVER_ERROR,
+        `Forbidden: Host "${
+          host ?? ""
+        }" is not served here; the owner can allow it with --allowed-hosts`,
+      );
+    }
+    if (checkToken !== null) {
+      const verdict = await checkToken(request.headers.get("authorization"));
+      if (verdict !== "ok") {
+        const challenge = verdict === "missing"
+          ? 'Bearer realm="skillgate"'
+          : 'Bearer realm="skillgate", error="invalid_token"';
+        return jsonRpcErrorResponse(
+          401,
+          JSONRPC_SERVER_ERROR,
+          verdict === "missing"
+            ? "Unauthorized: send the server's token as Authorization: Bearer <token>"
+            : "Unauthorized: the bearer token is not valid",
+          { headers: { "www-authenticate": challenge } },
+        );
+      }
+    }
+    if (url.pathname !== MCP_PATH) {
+      return jsonRpcErrorResponse(
+        404,
+        JSONRPC_SERVER_ERROR,
+        `Not found: MCP is served at ${MCP_PATH}`,
+      );
+    }
+    if (isDraining) {
+      return retryLaterResponse(503, "Service unavailable: the server is shutting down");
+    }
+    const loaded = store;
+    if (loaded === null) {
+      return retryLaterResponse(503, "Service unavailable: the skill catalog is still loading");
+    }
+    if (isStateless) return await handleStateless(request, loaded);
+    return await handleStateful(request, loaded);
+  }
+
+  function health(request: Request, url: URL): Response {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return jsonRpcErrorResponse(405, JSONRPC_SERVER_ERROR, "Method not allowed: use GET", {
+        headers: { allow: "GET, HEAD" },
+      });
+    }
+    if (url.pathname === "/healthz") return healthResponse(200, "ok");
+    if (isDraining) return healthResponse(503, "draining");
+    return store === null ? healthResponse(503, "loading") : healthResponse(200, "ready");
+  }
+
+  async function handleStateless(request: Request, loaded: CatalogStore): Promise<Response> {
+    if (request.method !== "POST") {
+      return jsonRpcErrorResponse(
+        405,
+        JSONRPC_SERVER_ERROR,
+        "Method not allowed: a stateless server takes POST only",
+        { headers: { allow: "POST" } },
+      );
+    }
+    const release = inFlight.tryEnter();
+    if (release === null) {
+      return retryLaterResponse(503, "Service unavailable: too many requests in flight");
+    }
+    let server: Server | null = null;
+    const finish = () => {
+      release();
+      server?.close().catch(() => {});
+    };
+    try {
+      const body = await readJsonBody(request, limits.maxBodyBytes);
+      if (body.kind !== "json") {
+        finish();
+        return bodyRefusal(body);
+      }
+      server = options.createServer(loaded, { isStateless: true });
+      // No sessionIdGenerator: the SDK's stateless mode (no Mcp-Session-Id).
+      const transport = new WebStandardStreamableHTTPServerTransport({});
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody: body.value });
+      return whenBodyEnds(response, finish);
+    } catch (error) {
+      finish();
+      return internalError(error);
+    }
+  }
+
+  async function handleStateful(request: Request, loaded: CatalogStore): Promise<Response> {
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId === null) {
+      if (request.method !== "POST") {
+        return jsonRpcErrorResponse(
+          400,
+          JSONRPC_SERVER_ERROR,
+          "Bad Request: Mcp-Session-Id header is required",
+        );
+      }
+      return await openSession(request, loaded);
+    }
+    const session = sessions.get(sessionId);
+    if (session === undefined) {
+      return jsonRpcErrorResponse(404, JSONRPC_SESSION_NOT_FOUND, "Session not found");
+    }
+    const release = inFlight.tryEnter();
+    if (release === null) {
+      return retryLaterResponse(503, "Service unavailable: too many requests in flight");
+    }
+    const releaseSession = session.inFlight.tryEnter();
+    if (releaseSession === null) {
+      release();
+      return retryLaterResponse(429, "Too many requests: this session has too many in flight");
+    }
+    session.lastActiveMs = nowMs();
+    const finish = () => {
+      releaseSession();
+      release();
+      session.lastActiveMs = nowMs();
+    };
+    try {
+      let response: Response;
+      if (request.method === "POST") {
+        const body = await readJsonBody(request, limits.maxBodyBytes);
+        if (body.kind !== "json") {
+          finish();
+          return bodyRefusal(body);
+        }
+        response = await session.transport.handleRequest(request, { parsedBody: body.value });
+      } else {
+        response = await session.transport.handleRequest(request);
+      }
+      if (request.method === "GET" && response.ok && response.body !== null) {
+        // The standalone stream lives as long as the client listens: it holds
+        // the session open but is not a request in flight.
+        finish();
+        session.openStreams++;
+        openStreams++;
+        return whenBodyEnds(response, () => {
+          session.openStreams--;
+          openStreams--;
+          session.lastActiveMs = nowMs();
+        });
+      }
+      return whenBodyEnds(response, finish);
+    } catch (error) {
+      finish();
+      return internalError(error);
+    }
+  }
+
+  async function openSession(request: Request, loaded: CatalogStore): Promise<Response> {
+    const release = inFlight.tryEnter();
+    if (release === null) {
+      return retryLaterResponse(503, "Service unavailable: too many requests in flight");
+    }
+    let server: Server | null = null;
+    try {
+      const body = await readJsonBody(request, limits.maxBodyBytes);
+      if (body.kind !== "json") {
+        release();
+        return bodyRefusal(body);
+      }
+      const isInitialize = Array.isArray(body.value)
+        ? body.value.some((message) => isInitializeRequest(message))
+        : isInitializeRequest(body.value);
+      if (!isInitialize) {
+        release();
+        return jsonRpcErrorResponse(
+          400,
+          JSONRPC_SERVER_ERROR,
+          "Bad Request: Mcp-Session-Id header is required",
+        );
+      }
+      if (sessions.size() >= limits.maxSessions) {
+        await sessions.closeIdle(nowMs(), limits.sessionIdleMs);
+      }
+      if (sessions.size() >= limits.maxSessions) {
+        release();
+        return retryLaterResponse(503, "Service unavailable: too many open sessions");
+      }
+      const created = options.createServer(loaded, { isStateless: false });
+      server = created;
+      const perSession = createInFlight(limits.maxInFlightPerSession);
+      let forget = () => {};
+      const transport: WebStandardStreamableHTTPServerTransport =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          onsessioninitialized: (id) => {
+            sessions.add({
+              id,
+              server: created,
+              transport,
+              inFlight: perSession,
+              openStreams: 0,
+              lastActiveMs: nowMs(),
+            });
+            const unregister = registerLiveServer(created, {
+              transport: "http-session",
+              sessionId: id,
+            });
+            forget = () => {
+              sessions.remove(id);
+              unregister();
+            };
+          },
+        });
+      // Set before connect(): the server chains its own close handling after ours.
+      transport.onclose = () => forget();
+      await created.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody: body.value });
+      if (transport.sessionId === undefined) {
+        release();
+        await created.close().catch(() => {});
+        return response;
+      }
+      return whenBodyEnds(response, release);
+    } catch (error) {
+      release();
+      await server?.close().catch(() => {});
+      return internalError(error);
+    }
+  }
+
+  return {
+    handler: async (request) => {
+      try {
+        return await handle(request);
+      } catch (error) {
+        return internalError(error);
+      }
+    },
+    drain: async ({ stopWork } = {}) => {
+      isDraining = true;
+      const isIdle = await inFlight.idle(limits.drainTimeoutMs);
+      await stopWork?.();
+      await sessions.closeAll();
+      return isIdle;
+    },
+    stats: () => ({
+      sessions: sessions.size(),
+      inFlight: inFlight.count(),
+      openStreams,
+      isDraining,
+    }),
+  };
+}
+
+function bodyRefusal(
+  body: { kind: "too-large"; maxBytes: number } | { kind: "malformed"; reason: string },
+): Response {
+  if (body.kind === "too-large") {
+    return jsonRpcErrorResponse(
+      413,
+      JSONRPC_SERVER_ERROR,
+      `Payload too large: a request body may hold at most ${body.maxBytes} bytes`,
+    );
+  }
+  return jsonRpcErrorResponse(400, JSONRPC_PARSE_ERROR, body.reason);
+}
+
+function internalError(error: unknown): Response {
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`skillgate: HTTP request failed: ${message}`);
+  return jsonRpcErrorResponse(500, JSONRPC_INTERNAL_ERROR, "Internal error");
+}

@@ -1,0 +1,71 @@
+/**
+ * SIGTERM and SIGINT for the HTTP server. Signals reach the trusted part (a
+ * worker is not delivered them), which relays the first one to the worker as
+ * a `shutdown` message so in-flight requests can finish; a second signal
+ * means "now". Listening replaces Deno's default (exit at once).
+ *
+ * @module
+ */
+
+import type { ReadyMessage } from "../../sandbox/messages.ts";
+import type { Config } from "../../config/config.ts";
+import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
+
+/** The signals that ask for a graceful shutdown. */
+export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = ["SIGTERM", "SIGINT"];
+
+/**
+ * Listens for SIGTERM and SIGINT.
+ *
+ * @param handlers `onFirst` for the first signal (start draining), `onRepeat`
+ *   for any later one (the caller exits at once).
+ * @returns A function that removes the listeners.
+ *
+ * Needs no permission. A signal the platform does not support (SIGTERM on
+ * Windows) is skipped.
+ */
+export function listenForShutdownSignals(handlers: {
+  onFirst: (signal: Deno.Signal) => void;
+  onRepeat: (signal: Deno.Signal) => void;
+}): () => void {
+  let count = 0;
+  const listeners = SHUTDOWN_SIGNALS.map((signal) => {
+    const listener = () => {
+      count++;
+      if (count === 1) handlers.onFirst(signal);
+      else handlers.onRepeat(signal);
+    };
+    try {
+      Deno.addSignalListener(signal, listener);
+      return { signal, listener };
+    } catch {
+      return null;
+    }
+  });
+  return () => {
+    for (const entry of listeners) {
+      if (entry !== null) Deno.removeSignalListener(entry.signal, entry.listener);
+    }
+  };
+}
+
+/**
+ * The line the trusted part prints to stderr once the HTTP server is ready.
+ *
+ * @param config The configuration (`--http`, `--host`, `--stateless`, token).
+ * @param ready The worker's start-up summary.
+ * @returns One line, e.g. `skillgate: serving 17 skills over Streamable HTTP at http://127.0.0.1:3000/mcp`.
+ */
+export function httpReadyLine(config: Config, ready: ReadyMessage): string {
+  const address = listenAddressOf(config);
+  const url = address === null ? "(not HTTP)" : mcpUrlOf(address);
+  const notes = [
+    config.options.stateless ? "stateless" : "sessions",
+    config.httpToken === null ? "no token" : "bearer token required",
+  ];
+  const problems = ready.errorCount + ready.warningCount === 0
+    ? ""
+    : `; ${ready.errorCount} errors, ${ready.warningCount} warnings (skillgate list shows them)`;
+  return `skillgate: serving ${ready.skillCount} skills over Streamable HTTP at ${url} ` +
+    `(${notes.join(", ")})${problems}`;
+}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { type PermissionsReport, permissionsReport } from "../../src/cli/permissions_command.ts";
+import { checkRoots } from "../../src/config/root_check.ts";
+import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
+import { computeWorkerPermissions } from "../../src/sandbox/worker_permissions.ts";
+import { copyToTemp, REPO_ROOT, runProgram } from "../support/program.ts";
+import { makeTree, skillMd } from "../skills/_tree.ts";
+
+async function permissionsJson(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<PermissionsReport> {
+  const run = await runProgram(["permissions", ...args, "--json"], { env });
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout) as PermissionsReport;
+}
+
+Deno.test("permissions --json has exactly the documented shape, with a reason for every entry", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  const report = await permissionsJson([tree.path]);
+  assert.deepEqual(Object.keys(report), ["trusted", "worker", "reasons"]);
+  assert.deepEqual(Object.keys(report.trusted), ["flags"]);
+  assert.deepEqual(report.trusted.flags, trustedRunFlags());
+  assert.deepEqual(Object.keys(report.worker), ["read", "run", "env", "net", "write", "sys"]);
+  const expectedKeys = [
+    ...report.trusted.flags,
+    ...Object.entries(report.worker).flatMap(([kind, values]) =>
+      values.map((value) => `${kind}:${value}`)
+    ),
+  ];
+  assert.deepEqual(Object.keys(report.reasons).sort(), expectedKeys.sort());
+  for (const [key, reason] of Object.entries(report.reasons)) {
+    assert.ok(reason.length > 0 && reason !== "no reason recorded", `a reason for ${key}`);
+  }
+  for (const flag of report.trusted.flags) {
+    assert.equal(report.reasons[flag], TRUSTED_FLAG_REASONS[flag]);
+  }
+});
+
+Deno.test("permissions shows the worker set serve computes for the same roots", async () => {
+  await using tree = await makeTree({
+    "real/notes/SKILL.md": skillMd("notes"),
+    "link": { symlink: "real" },
+  });
+  const report = await permissionsJson([tree.at("link")]);
+  const { paths } = await checkRoots([{ path: tree.at("link"), from: "argument" }]);
+  const computed = computeWorkerPermissions(paths).permissions;
+  assert.deepEqual(report.worker, {
+    read: [...computed.read],
+    run: [...computed.run],
+    env: [...computed.env],
+    net: [...computed.net],
+    write: [...computed.write],
+    sys: [...computed.sys],
+  });
+  const realRoot = await Deno.realPath(tree.at("real"));
+  assert.deepEqual(report.worker.read, [tree.at("link"), realRoot]);
+  assert.match(report.reasons[`read:${realRoot}`] ?? "", /real path of the skill root/);
+  assert.deepEqual(report.worker.write, []);
+  assert.deepEqual(report.worker.sys, []);
+});
+
+Deno.test("permissions for a hosted server without a grant has an empty run list", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  const report = await permissionsJson([], { MCP_SKILLS_PATH: tree.path });
+  assert.deepEqual(report.worker.run, []);
+  assert.deepEqual(report.worker.net, []);
+  assert.ok(report.worker.read.includes(tree.path));
+});
+
+Deno.test("permissions with a grant for a Python script puts exactly one program on the run list", async () => {
+  await using copy = await copyToTemp(`${REPO_ROOT}examples/skills`);
+  const root = `${copy.dir}/skills`;
+  const grant = JSON.stringify([{ skill: "release-notes", script: "scripts/collect_changes.py" }]);
+  const report = await permissionsJson([], { MCP_SKILLS_PATH: root, MCP_SKILL_RUN: grant });
+  assert.equal(report.worker.run.length, 1, JSON.stringify(report.worker.run));
+  const program = report.worker.run[0] ?? "";
+  // The python3 found on PATH, or `unshare` when every script runs in its own PID namespace.
+  assert.match(program, /^\/.*\/(python3|unshare)$/);
+  assert.ok((report.reasons[`run:${program}`] ?? "").length > 0);
+  const ungranted = await permissionsJson([], { MCP_SKILLS_PATH: root });
+  assert.deepEqual(ungranted.worker.run, []);
+});
+
+Deno.test("permissions prints every flag and worker kind with its reason for a person", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  const run = await runProgram(["permissions", tree.path]);
+  assert.equal(run.code, 0, run.stderr);
+  for (const flag of trustedRunFlags()) {
+    assert.match(
+      run.stdout,
+      new RegExp(`^ {4}${flag} +${RegExp.escape(TRUSTED_FLAG_REASONS[flag] ?? "")}$`, "m"),
+    );
+  }
+  assert.match(
+    run.stdout,
+    new RegExp(`^ {2}read {3}${RegExp.escape(tree.path)}\\n {9}a configured skill root$`, "m"),
+  );
+  for (const kind of ["run", "net", "write", "sys", "ffi"]) {
+    assert.match(run.stdout, new RegExp(`^ {2}${kind} +none$`, "m"));
+  }
+});
+
+Deno.test("permissions exits 2 when a root does not exist", async () => {
+  await using tree = await makeTree({});
+  const run = await runProgram(["permissions", tree.at("nowhere")]);
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /does not exist/);
+});
+
+Deno.test("permissionsReport() refuses to hide an ffi entry it has no place for", () => {
+  const computed = computeWorkerPermissions([{ path: "/srv/skills", realPath: "/srv/skills" }]);
+  const withFfi = { ...computed, permissions: { ...computed.permissions, ffi: ["/lib/x.so"] } };
+  assert.throws(() => permissionsReport(withFfi), /ffi entries \("\/lib\/x\.so"\)/);
+});

@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { CORPUS, REPO_ROOT, runProgram } from "../support/program.ts";
+import { makeTree, skillMd } from "../skills/_tree.ts";
+
+const BROKEN = "tests/fixtures/broken-skills";
+const FINDING =
+  /^(?<path>[^:]+?)(?::(?<line>\d+):(?<column>\d+))?: (?<severity>error|warning) (?<reason>[a-z-]+): (?<detail>.+)$/;
+
+interface Finding {
+  readonly path: string;
+  readonly line?: string | undefined;
+  readonly column?: string | undefined;
+  readonly severity: string;
+  readonly reason: string;
+  readonly detail: string;
+}
+
+function findings(stdout: string): { findings: Finding[]; summary: string } {
+  const lines = stdout.trimEnd().split("\n");
+  const summary = lines.pop() ?? "";
+  return {
+    summary,
+    findings: lines.map((line) => {
+      const match = FINDING.exec(line);
+      assert.ok(match?.groups, `a finding line: ${line}`);
+      return match.groups as unknown as Finding;
+    }),
+  };
+}
+
+async function corpusSkillFolders(): Promise<string[]> {
+  const folders: string[] = [];
+  for await (const entry of Deno.readDir(CORPUS)) {
+    if (entry.isDirectory) folders.push(`${CORPUS}/${entry.name}`);
+  }
+  return folders.sort();
+}
+
+Deno.test("validate passes every corpus skill with warnings only (exit 0)", async () => {
+  const folders = await corpusSkillFolders();
+  assert.ok(folders.length >= 10);
+  const run = await runProgram(["validate", ...folders]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const { findings: found, summary } = findings(run.stdout);
+  assert.deepEqual(found.filter((finding) => finding.severity === "error"), []);
+  assert.equal(
+    summary,
+    `OK: ${folders.length} paths checked, ${folders.length} usable skills, 0 errors, ` +
+      `${found.length} warning${found.length === 1 ? "" : "s"}`,
+  );
+  const whole = await runProgram(["validate", CORPUS]);
+  assert.equal(whole.code, 0, whole.stdout + whole.stderr);
+  assert.match(
+    whole.stdout,
+    new RegExp(`^OK: 1 path checked, ${folders.length} usable skills, 0 errors`, "m"),
+  );
+});
+
+Deno.test("validate locates every finding in a folder of broken skills and exits 1", async () => {
+  const run = await runProgram(["validate", BROKEN]);
+  assert.equal(run.code, 1, run.stdout + run.stderr);
+  const { findings: found, summary } = findings(run.stdout);
+  const seen = new Set(
+    found.map((f) =>
+      `${f.path}${f.line === undefined ? "" : `:${f.line}:${f.column}`} ${f.severity} ${f.reason}`
+    ),
+  );
+  const expected = [
+    "no-description/SKILL.md:1:1 error invalid-frontmatter",
+    "malformed-yaml/SKILL.md:4:1 error malformed-frontmatter",
+    "unquoted-colon/SKILL.md:3:14 error malformed-frontmatter",
+    "duplicate-key/SKILL.md:4:1 error malformed-frontmatter",
+    "yaml-alias/SKILL.md:3:9 error malformed-frontmatter",
+    "no-frontmatter/SKILL.md:1:1 error malformed-frontmatter",
+    "unclosed-frontmatter/SKILL.md:1:1 error malformed-frontmatter",
+    "empty-frontmatter/SKILL.md:1:1 error invalid-frontmatter",
+    "empty-frontmatter/SKILL.md:1:1 warning invalid-frontmatter",
+    "name-mismatch/SKILL.md:2:1 warning name-mismatch",
+    "Bad_Rule/SKILL.md:2:1 warning invalid-frontmatter",
+    "bad name error unusable-name",
+    "twins/one/twin error duplicate-name",
+    "twins/two/twin error duplicate-name",
+    "lowercase-skill-md/skill.md warning skill-md-case",
+    "mixed-case-skill-md/Skill.md error skill-md-case",
+  ];
+  for (const item of expected) assert.ok(seen.has(`${BROKEN}/${item}`), `reported: ${item}`);
+  for (const finding of found) {
+    assert.ok(
+      finding.path.startsWith(`${BROKEN}/`),
+      `relative to the working directory: ${finding.path}`,
+    );
+    const info = await Deno.stat(`${REPO_ROOT}${finding.path}`);
+    if (/\/skill\.md$/i.test(finding.path) && info.isFile && finding.reason !== "skill-md-case") {
+      assert.ok(finding.line !== undefined, `a finding inside a file has a line: ${finding.path}`);
+    }
+  }
+  const errors = found.filter((finding) => finding.severity === "error").length;
+  assert.equal(errors, expected.filter((item) => item.includes(" error ")).length);
+  assert.match(summary, new RegExp(`^FAILED: 1 path checked, 3 usable skills, ${errors} errors, `));
+});
+
+Deno.test("validate exits 0 on warnings only and accepts a SKILL.md path for its folder", async () => {
+  await using tree = await makeTree({
+    "renamed/SKILL.md": skillMd("old-name"),
+    "clean/SKILL.md": skillMd("clean"),
+  });
+  const run = await runProgram(["validate", tree.at("renamed"), tree.at("clean/SKILL.md")]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const { findings: found, summary } = findings(run.stdout);
+  assert.ok(found.some((f) => f.reason === "name-mismatch" && f.line === "2" && f.column === "1"));
+  assert.ok(found.every((f) => f.severity === "warning"));
+  assert.match(summary, /^OK: 2 paths checked, 2 usable skills, 0 errors, \d+ warnings?$/);
+});
+
+Deno.test("validate exits 2 for a path that does not exist or no path at all", async () => {
+  await using tree = await makeTree({});
+  const missing = await runProgram(["validate", tree.at("nowhere")]);
+  assert.equal(missing.code, 2);
+  assert.equal(missing.stdout, "");
+  assert.match(missing.stderr, /Skill root ".*\/nowhere" does not exist/);
+  const none = await runProgram(["validate"]);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /Nothing to validate/);
+});

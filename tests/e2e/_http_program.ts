@@ -1,0 +1,140 @@
+/**
+ * Starts the real program over Streamable HTTP on a free loopback port, the
+ * way an owner does (`deno run` with the trusted flags, `--http=PORT`), and
+ * stops it with SIGTERM when disposed.
+ *
+ * @module
+ */
+
+import { programCommand, REPO_ROOT } from "../support/program.ts";
+
+/** A running HTTP server process. */
+export interface HttpProgram extends AsyncDisposable {
+  readonly port: number;
+  /** `http://127.0.0.1:PORT`. */
+  readonly base: string;
+  /** `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string;
+  /** What the program wrote to stderr so far. */
+  stderr(): string;
+  /** Sends SIGTERM and waits for the exit; returns the exit code. */
+  stop(): Promise<number>;
+}
+
+/**
+ * A port that was free a moment ago (bound on 127.0.0.1:0, then released).
+ *
+ * @returns The port number.
+ */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/**
+ * Starts `skillgate ARGS --http=PORT` and waits (ceiling 60 s) until it
+ * prints its ready line.
+ *
+ * @param args Program arguments, e.g. `["serve", root, "--stateless"]`.
+ * @param options Extra environment variables.
+ * @returns The running program.
+ * @throws {Error} When the program exits or stays silent before it is ready.
+ */
+export async function startHttpProgram(
+  args: readonly string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<HttpProgram> {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: programCommand([...args, `--http=${port}`]),
+    cwd: REPO_ROOT,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...options.env,
+    },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const ready = Promise.withResolvers<void>();
+  const drained = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      stderr += decoder.decode(chunk, { stream: true });
+      if (stderr.includes("over Streamable HTTP at")) ready.resolve();
+    }
+    ready.reject(new Error(`skillgate exited before it was ready:\n${stderr}`));
+  })();
+  const ceiling = setTimeout(
+    () => ready.reject(new Error("skillgate was not ready in 60 s")),
+    60_000,
+  );
+  let status: Deno.CommandStatus | null = null;
+  const stop = async () => {
+    if (status === null) {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      status = await child.status;
+      await drained;
+    }
+    return status.code;
+  };
+  try {
+    await ready.promise;
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    clearTimeout(ceiling);
+  }
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    port,
+    base,
+    url: `${base}/mcp`,
+    stderr: () => stderr,
+    stop,
+    [Symbol.asyncDispose]: async () => void await stop(),
+  };
+}
+
+/**
+ * Sends one raw HTTP/1.1 request over TCP, so headers a `fetch` would not let
+ * us forge (`Host`) reach the server as written.
+ *
+ * @param port The server's port on 127.0.0.1.
+ * @param head The request line and headers, without the final blank line.
+ * @param body The body, if any (Content-Length is added).
+ * @returns The status code and the whole response text.
+ */
+export async function rawRequest(
+  port: number,
+  head: string,
+  body = "",
+): Promise<{ status: number; text: string }> {
+  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    const bytes = new TextEncoder().encode(body);
+    const request = `${head}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
+    await connection.write(new TextEncoder().encode(request));
+    if (bytes.length > 0) await connection.write(bytes);
+    let text = "";
+    const buffer = new Uint8Array(16 * 1024);
+    const decoder = new TextDecoder();
+    while (true) {
+      const read = await connection.read(buffer);
+      if (read === null) break;
+      text += decoder.decode(buffer.subarray(0, read), { stream: true });
+    }
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? "0");
+    return { status, text };
+  } finally {
+    connection.close();
+  }
+}

@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import {
+  CATALOG_BUDGET_BYTES,
+  escapeXml,
+  renderSkillCatalog,
+  serverInstructions,
+} from "../../../src/mcp/model_catalog/model_catalog.ts";
+import { testCatalog } from "../resources/_catalog.ts";
+import { testConfig } from "../skills_extension/_connect.ts";
+
+const utf8 = (text: string) => new TextEncoder().encode(text).length;
+
+Deno.test("escapeXml() escapes the five XML specials and nothing else", () => {
+  assert.equal(escapeXml(`a<b>&"c'd é`), "a&lt;b&gt;&amp;&quot;c&apos;d é");
+});
+
+Deno.test("renderSkillCatalog() lists name, escaped description and SKILL.md URI per skill", () => {
+  const catalog = testCatalog([
+    { name: "alpha", description: 'Use <when> & "why"' },
+    { name: "beta" },
+  ]);
+  assert.equal(
+    renderSkillCatalog(catalog),
+    "<available_skills>\n" +
+      "<skill><name>alpha</name><description>Use &lt;when&gt; &amp; &quot;why&quot;</description>" +
+      "<uri>skill://alpha/SKILL.md</uri></skill>\n" +
+      "<skill><name>beta</name><description>Does beta things</description>" +
+      "<uri>skill://beta/SKILL.md</uri></skill>\n" +
+      "</available_skills>",
+  );
+});
+
+Deno.test("renderSkillCatalog() keeps disable-model-invocation skills out of the model's catalog", () => {
+  const catalog = testCatalog([
+    { name: "hidden", frontmatter: { "disable-model-invocation": true } },
+    { name: "shown", frontmatter: { "disable-model-invocation": false } },
+  ]);
+  const text = renderSkillCatalog(catalog);
+  assert.ok(!text.includes("hidden"));
+  assert.ok(text.includes("<name>shown</name>"));
+});
+
+Deno.test("renderSkillCatalog() stays within its byte budget and says how many more exist", () => {
+  const skills = Array.from({ length: 400 }, (_, i) => ({
+    name: `skill-${String(i).padStart(3, "0")}`,
+    description: "é".repeat(60) + " <tag> & more",
+  }));
+  const text = renderSkillCatalog(testCatalog(skills));
+  assert.ok(utf8(text) <= CATALOG_BUDGET_BYTES, `${utf8(text)} bytes`);
+  const shown = text.match(/<skill>/g)?.length ?? 0;
+  assert.ok(shown > 10 && shown < 400);
+  const more = /<more_skills count="(\d+)">[^<]*skill_list with a query[^<]*<\/more_skills>/.exec(
+    text,
+  );
+  assert.ok(more, text.slice(-300));
+  assert.equal(Number(more[1]), 400 - shown);
+  for (const budgetBytes of [512, 1000, 4096]) {
+    const small = renderSkillCatalog(testCatalog(skills), { budgetBytes });
+    assert.ok(utf8(small) <= budgetBytes, `${budgetBytes}: ${utf8(small)}`);
+  }
+  assert.throws(() => renderSkillCatalog(testCatalog(skills), { budgetBytes: 100 }), RangeError);
+});
+
+Deno.test("renderSkillCatalog() fits the last skill exactly without a needless overflow note", () => {
+  const catalog = testCatalog(
+    Array.from({ length: 10 }, (_, i) => ({ name: `s${i}`, description: "d".repeat(100) })),
+  );
+  const full = renderSkillCatalog(catalog);
+  assert.ok(utf8(full) > 512);
+  assert.equal(renderSkillCatalog(catalog, { budgetBytes: utf8(full) }), full);
+  const cut = renderSkillCatalog(catalog, { budgetBytes: utf8(full) - 1 });
+  assert.match(cut, /<more_skills count="\d+">/);
+  assert.ok(utf8(cut) <= utf8(full) - 1);
+});
+
+Deno.test("serverInstructions() carries the catalog in exactly one channel", () => {
+  const catalog = testCatalog([{ name: "alpha" }]);
+  const inInstructions = serverInstructions(testConfig(), catalog);
+  assert.match(inInstructions, /<available_skills>[\s\S]*<name>alpha<\/name>/);
+  assert.match(inInstructions, /skill_list always shows the current catalog/);
+  const toolMode = serverInstructions(testConfig(["--catalog=tool-description"]), catalog);
+  assert.ok(!toolMode.includes("<available_skills>"));
+  assert.match(toolMode, /skill_load's description/);
+  const never = serverInstructions(
+    testConfig(["--catalog=tool-description", "--tools=never"]),
+    catalog,
+  );
+  assert.match(never, /<available_skills>/, "with skill_load never offered, the catalog stays");
+});

@@ -1,0 +1,193 @@
+import assert from "node:assert/strict";
+import { SkillSchema } from "@modelcontextprotocol/core/ext/skills";
+import { parse } from "yaml";
+import { DEFAULT_CAPS } from "../../../src/caps.ts";
+import { buildCatalog } from "../../../src/skills/catalog.ts";
+import { createCatalogStore } from "../../../src/skills/catalog_store.ts";
+import type { Catalog } from "../../../src/skills/skill.ts";
+import { addToTree, makeTree, skillMd } from "../../skills/_tree.ts";
+import { connectInMemory } from "./_connect.ts";
+
+async function catalogOf(path: string): Promise<Catalog> {
+  return await buildCatalog([{ path, from: "argument" }], DEFAULT_CAPS);
+}
+
+const RICH_FRONTMATTER = `name: rich-frontmatter
+description: >
+  Folded description
+  over two lines.
+license: Apache-2.0
+version: 3
+ratio: 0.75
+negative: -12
+big: 1e3
+enabled: true
+disabled: false
+nothing: null
+notes: |
+  Line one
+    indented line two
+keep: |+
+  kept
+
+strip: >-
+  stripped
+  text
+quoted: "123"
+date-like: 2024-01-15
+octal-looking: 0o17
+list:
+  - a
+  - 2
+  - false
+metadata:
+  author: someone
+  nested:
+    level: 2
+    tags: [x, y]
+    flag: true
+`;
+
+Deno.test("skills/get carries numbers, booleans, block scalars and nested metadata faithfully", async () => {
+  await using tree = await makeTree({
+    "rich-frontmatter/SKILL.md": `---\n${RICH_FRONTMATTER}---\nBody\n`,
+  });
+  await using session = await connectInMemory(createCatalogStore(await catalogOf(tree.path)));
+  const answer = await session.request("skills/get", {
+    uri: "skill://rich-frontmatter/SKILL.md",
+  });
+  const entry = SkillSchema.parse(answer.skill);
+  const frontmatter = entry.frontmatter as Record<string, unknown>;
+  const expected: Record<string, unknown> = {
+    name: "rich-frontmatter",
+    description: "Folded description over two lines.\n",
+    license: "Apache-2.0",
+    version: 3,
+    ratio: 0.75,
+    negative: -12,
+    big: 1000,
+    enabled: true,
+    disabled: false,
+    nothing: null,
+    notes: "Line one\n  indented line two\n",
+    keep: "kept\n\n",
+    strip: "stripped text",
+    quoted: "123",
+    "date-like": "2024-01-15",
+    "octal-looking": 15,
+    list: ["a", 2, false],
+    metadata: { author: "someone", nested: { level: 2, tags: ["x", "y"], flag: true } },
+  };
+  const fromFile = parse(RICH_FRONTMATTER, { version: "1.2", schema: "core" }) as Record<
+    string,
+    unknown
+  >;
+  assert.deepEqual(Object.keys(frontmatter), Object.keys(expected), "every field, in file order");
+  for (const [key, value] of Object.entries(expected)) {
+    assert.deepEqual(frontmatter[key], value, `field "${key}" as written`);
+    assert.deepEqual(frontmatter[key], fromFile[key], `field "${key}" as a YAML reader parses it`);
+  }
+});
+
+Deno.test("skills/list continues after its cursor when the catalog changes between pages", async () => {
+  const entries: Record<string, string> = {};
+  for (let i = 0; i < 120; i++) {
+    const name = `skill-${String(i).padStart(3, "0")}`;
+    entries[`${name}/SKILL.md`] = skillMd(name);
+  }
+  await using tree = await makeTree(entries);
+  const store = createCatalogStore(await catalogOf(tree.path));
+  await using session = await connectInMemory(store);
+  const first = await session.request("skills/list");
+  const firstUris = (first.skills as { uri: string }[]).map((entry) => entry.uri);
+  assert.equal(firstUris.length, 50);
+  assert.equal(firstUris.at(-1), "skill://skill-049/SKILL.md");
+  assert.equal(typeof first.nextCursor, "string");
+
+  // Between pages: one skill before the cursor goes, one before and one after it arrive.
+  await Deno.remove(tree.at("skill-010"), { recursive: true });
+  await addToTree(tree.path, {
+    "skill-0105/SKILL.md": skillMd("skill-0105"),
+    "skill-0505/SKILL.md": skillMd("skill-0505"),
+  });
+  store.swap(await catalogOf(tree.path));
+
+  const seen = [...firstUris];
+  let cursor = first.nextCursor as string | undefined;
+  while (cursor !== undefined) {
+    const page = await session.request("skills/list", { cursor });
+    seen.push(...(page.skills as { uri: string }[]).map((entry) => entry.uri));
+    cursor = page.nextCursor as string | undefined;
+  }
+  assert.equal(new Set(seen).size, seen.length, "no skill repeats");
+  assert.ok(seen.includes("skill://skill-0505/SKILL.md"), "a skill added after the cursor shows");
+  assert.ok(!seen.includes("skill://skill-0105/SKILL.md"), "one added before the cursor waits");
+  const expectedAfter = [];
+  for (let i = 50; i < 120; i++) {
+    expectedAfter.push(`skill://skill-${String(i).padStart(3, "0")}/SKILL.md`);
+  }
+  expectedAfter.push("skill://skill-0505/SKILL.md");
+  assert.deepEqual(seen.slice(50), expectedAfter.sort(), "nothing after the cursor is skipped");
+});
+
+Deno.test("the extension leaves out a mismatched name, over 512 files or over 16 MiB, and tools keep them", async () => {
+  const many: Record<string, string> = { "many-files/SKILL.md": skillMd("many-files") };
+  for (let i = 0; i < 512; i++) many[`many-files/refs/f${i}.md`] = "x";
+  await using tree = await makeTree({
+    ...many,
+    "folder-name/SKILL.md": skillMd("other-name"),
+    "huge/SKILL.md": skillMd("huge"),
+    "fine/SKILL.md": skillMd("fine"),
+  });
+  const big = await Deno.open(tree.at("huge/big.bin"), { write: true, create: true });
+  await big.truncate(16 * 1024 * 1024 + 1);
+  big.close();
+  const catalog = await catalogOf(tree.path);
+  await using session = await connectInMemory(createCatalogStore(catalog));
+  const listed = (await session.request("skills/list")).skills as { uri: string }[];
+  assert.deepEqual(listed.map((entry) => entry.uri), ["skill://fine/SKILL.md"]);
+  for (const name of ["folder-name", "huge", "many-files"]) {
+    await assert.rejects(
+      session.request("skills/get", { uri: `skill://${name}/SKILL.md` }),
+      (error: unknown) => (error as { code?: number }).code === -32602,
+    );
+    const problem = catalog.problems.find((p) =>
+      p.reason === "extension-excluded" && p.path === tree.at(name)
+    );
+    assert.ok(problem, `${name} is reported`);
+    const load = await session.client.callTool({ name: "skill_load", arguments: { name } });
+    assert.notEqual(load.isError, true, `${name} stays reachable through skill_load`);
+  }
+  const excluded = catalog.problems.filter((p) => p.reason === "extension-excluded");
+  assert.match(excluded.map((p) => p.detail).join("\n"), /513 files and the extension allows 512/);
+  assert.match(excluded.map((p) => p.detail).join("\n"), /16777216/);
+  assert.match(excluded.map((p) => p.detail).join("\n"), /is not its spec-valid frontmatter name/);
+});
+
+Deno.test("resources/directory/read pages a large folder without skipping or repeating", async () => {
+  const entries: Record<string, string> = { "wide/SKILL.md": skillMd("wide") };
+  for (let i = 0; i < 450; i++) entries[`wide/data/item-${String(i).padStart(3, "0")}.txt`] = "x";
+  entries["wide/data/sub/inner.txt"] = "y";
+  await using tree = await makeTree(entries);
+  await using session = await connectInMemory(createCatalogStore(await catalogOf(tree.path)));
+  const names: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await session.request(
+      "resources/directory/read",
+      cursor === undefined ? { uri: "skill://wide/data" } : { uri: "skill://wide/data", cursor },
+    );
+    pages++;
+    for (const child of page.resources as { name: string; mimeType: string }[]) {
+      names.push(child.name);
+      if (child.name === "sub") assert.equal(child.mimeType, "inode/directory");
+      else assert.equal(child.mimeType, "text/plain");
+    }
+    cursor = page.nextCursor as string | undefined;
+  } while (cursor !== undefined);
+  assert.ok(pages > 1, "the folder spans pages");
+  assert.equal(names.length, 451);
+  assert.equal(new Set(names).size, 451);
+  assert.ok(!names.includes("inner.txt"), "grandchildren are not listed");
+});

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { createGroupKiller, parseLeaderStat } from "../../src/sandbox/group_killer.ts";
+
+const statLine = (pid: number, ppid: number, pgid: number, start = "777") =>
+  `${pid} (we ird) name) S ${ppid} ${pgid} ${pgid} 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 ${start} 1 2`;
+
+function fakeIo(stats: Map<number, string>) {
+  const sent: [number, string][] = [];
+  return {
+    sent,
+    io: {
+      ownPid: 100,
+      readStat: (pid: number) => stats.get(pid) ?? null,
+      killGroup: (pgid: number, signal: string) => {
+        sent.push([pgid, signal]);
+      },
+    },
+  };
+}
+
+Deno.test("parseLeaderStat() counts fields after the last parenthesis", () => {
+  assert.deepEqual(parseLeaderStat(statLine(5, 100, 5)), { ppid: 100, pgid: 5, startTime: "777" });
+  assert.equal(parseLeaderStat("garbage"), null);
+});
+
+Deno.test("the group killer refuses a pid that is not its own detached child", async () => {
+  const stats = new Map([
+    [200, statLine(200, 100, 200)],
+    [300, statLine(300, 999, 300)],
+    [400, statLine(400, 100, 100)],
+  ]);
+  const { io, sent } = fakeIo(stats);
+  const killer = createGroupKiller(io);
+  assert.equal(await killer.register(300), false, "another parent");
+  assert.equal(await killer.register(400), false, "not a group leader");
+  assert.equal(await killer.register(1), false, "init");
+  assert.equal(await killer.kill(300, "SIGKILL"), false, "never registered");
+  assert.equal(await killer.register(200), true);
+  assert.equal(await killer.kill(200, "SIGTERM"), true);
+  assert.deepEqual(sent, [[200, "SIGTERM"]]);
+});
+
+Deno.test("the group killer still ends a registered group whose leader was reaped", async () => {
+  const stats = new Map([[200, statLine(200, 100, 200)]]);
+  const { io, sent } = fakeIo(stats);
+  const killer = createGroupKiller(io);
+  assert.equal(await killer.register(200), true);
+  stats.delete(200);
+  assert.equal(await killer.kill(200, "SIGKILL"), true);
+  killer.release(200);
+  assert.equal(await killer.kill(200, "SIGKILL"), false, "released");
+  assert.deepEqual(sent, [[200, "SIGKILL"]]);
+});
+
+Deno.test("the group killer forgets a group whose pid now names another process", async () => {
+  const stats = new Map([[200, statLine(200, 100, 200, "777")]]);
+  const { io, sent } = fakeIo(stats);
+  const killer = createGroupKiller(io);
+  assert.equal(await killer.register(200), true);
+  stats.set(200, statLine(200, 100, 200, "999"));
+  assert.equal(await killer.kill(200, "SIGKILL"), false);
+  stats.set(200, statLine(200, 100, 200, "777"));
+  assert.equal(await killer.kill(200, "SIGKILL"), false, "forgotten for good");
+  assert.deepEqual(sent, []);
+});

@@ -1,0 +1,103 @@
+/**
+ * Where skillgate's source may use a file-system, process or code-loading
+ * door (see `source_scan.ts`): the one path gate, the one runner, and the
+ * modules listed here, each with the doors it needs and why. A new module
+ * that needs one must be added here with its reason, in review.
+ *
+ * @module
+ */
+
+import type { ScanAllowance, ScannedApi } from "./source_scan.ts";
+
+const FILE_DOORS: readonly ScannedApi[] = [
+  "Deno.open",
+  "Deno.readFile",
+  "Deno.readTextFile",
+  "Deno.stat",
+  "Deno.lstat",
+  "Deno.realPath",
+  "Deno.readDir",
+  "Deno.readLink",
+  "node:fs",
+];
+const PROCESS_DOORS: readonly ScannedApi[] = [
+  "Deno.Command",
+  "Deno.ChildProcess",
+  "node:child_process",
+];
+
+/** The allowances, folders first. Paths are relative to the repository root. */
+export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
+  {
+    path: "src/files/",
+    apis: FILE_DOORS,
+    reason: "the one path gate: turns a client's relative path into a checked file and reads " +
+      "it within caps (path_gate.ts, bounded_read.ts)",
+  },
+  {
+    path: "src/scripts/runner/",
+    apis: [...PROCESS_DOORS, "Deno.stat", "Deno.lstat", "Deno.realPath"],
+    reason: "the one runner: spawns granted scripts (argv array, allowlisted environment, own " +
+      "process group) and resolves the interpreter and script it runs",
+  },
+  {
+    path: "src/sandbox/environ_scrub.ts",
+    apis: ["Deno.open", "Deno.readFile", "Deno.readTextFile"],
+    reason: "trusted part at boot: reads /proc/self/stat for the environment block's range, " +
+      "overwrites it through /proc/self/mem and reads /proc/self/environ back; fixed paths",
+  },
+  {
+    path: "src/sandbox/group_killer.ts",
+    apis: ["Deno.readTextFile"],
+    reason: "trusted part: reads /proc/<pid>/stat to verify that a process group the worker " +
+      "asks to end is led by a child of this process; the pid is a number, never a path",
+  },
+  {
+    path: "src/config/root_check.ts",
+    apis: ["Deno.stat", "Deno.realPath"],
+    reason: "trusted part at start-up: checks that each configured root is a readable folder " +
+      "and resolves its real path for the worker's read list; no client input",
+  },
+  {
+    path: "src/skills/_fs.ts",
+    apis: ["Deno.readDir"],
+    reason: "discovery: lists folders under the owner's roots; paths come from the walk, never " +
+      "from a client",
+  },
+  {
+    path: "src/skills/discover.ts",
+    apis: ["Deno.stat", "Deno.realPath"],
+    reason: "discovery: resolves roots, containers and symlinked folders and checks they stay " +
+      "inside their root's real path",
+  },
+  {
+    path: "src/skills/_list_files.ts",
+    apis: ["Deno.stat", "Deno.realPath"],
+    reason: "discovery: sizes the files of a skill and keeps symlinks that stay inside the " +
+      "skill's real folder",
+  },
+  {
+    path: "src/skills/_read_skill_md.ts",
+    apis: ["Deno.open", "Deno.stat", "Deno.realPath"],
+    reason: "discovery: reads each SKILL.md within the byte cap (the path is the folder's own " +
+      "SKILL.md, never a client path)",
+  },
+  {
+    path: "src/skills/rebuild_catalog.ts",
+    apis: ["Deno.stat", "Deno.realPath"],
+    reason: "live refresh: re-resolves a changed skill folder and compares its SKILL.md size " +
+      "and mtime; paths come from the catalog and the file watcher, never from a client",
+  },
+  {
+    path: "src/refresh/watch_paths.ts",
+    apis: ["Deno.realPath"],
+    reason: "live refresh: resolves each root's real path to find symlinked skill folders to " +
+      "watch; no client input",
+  },
+  {
+    path: "src/transports/http/http_startup.ts",
+    apis: ["Deno.open"],
+    reason: "trusted part at start-up: reads the owner's HTTP token file (--http-token-file) " +
+      "within a byte cap, before the worker starts; the worker never reads it",
+  },
+];

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { MAX_HTTP_BODY_BYTES } from "../../src/caps.ts";
+import { readJsonBody } from "../../src/transports/http/read_body.ts";
+import { httpConfig, INITIALIZE, POST_HEADERS, send, testHandler } from "./_http.ts";
+
+/** A body stream of `total` bytes of spaces, in 64 KiB chunks, with no declared length. */
+function chunkedSpaces(total: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      const size = Math.min(64 * 1024, total - sent);
+      if (size <= 0) return controller.close();
+      controller.enqueue(new Uint8Array(size).fill(0x20));
+      sent += size;
+    },
+  });
+}
+
+Deno.test("HTTP handler answers 413 to a body over the cap, declared or streamed", async (t) => {
+  for (const flags of [[], ["--stateless"]]) {
+    await t.step(flags.join(" ") || "stateful", async () => {
+      await using h = await testHandler(httpConfig(flags));
+      const declared = await send(h.http, {
+        method: "POST",
+        headers: POST_HEADERS,
+        body: " ".repeat(MAX_HTTP_BODY_BYTES) + INITIALIZE,
+      });
+      assert.equal(declared.status, 413);
+      assert.match(declared.text, /Payload too large/);
+      const streamed = await send(h.http, {
+        method: "POST",
+        headers: POST_HEADERS,
+        body: chunkedSpaces(MAX_HTTP_BODY_BYTES + 1),
+      });
+      assert.equal(streamed.status, 413);
+      assert.equal(h.http.stats().sessions, 0);
+      assert.equal(h.http.stats().inFlight, 0);
+    });
+  }
+});
+
+Deno.test("HTTP handler answers JSON-RPC -32700 to broken JSON, with or without a session", async (t) => {
+  for (const flags of [[], ["--stateless"]]) {
+    await t.step(flags.join(" ") || "stateful", async () => {
+      await using h = await testHandler(httpConfig(flags));
+      for (const body of ['{"jsonrpc":"2.0","id":1,"method":', "\u00ff\u00fe", ""]) {
+        const response = await send(h.http, { method: "POST", headers: POST_HEADERS, body });
+        assert.equal(response.status, 400, JSON.stringify(body));
+        const answer = response.json() as { error: { code: number }; id: unknown };
+        assert.equal(answer.error.code, -32700);
+        assert.equal(answer.id, null);
+      }
+      const invalidUtf8 = await send(h.http, {
+        method: "POST",
+        headers: POST_HEADERS,
+        body: new Uint8Array([0x7b, 0xff, 0x7d]),
+      });
+      assert.equal((invalidUtf8.json() as { error: { code: number } }).error.code, -32700);
+    });
+  }
+  await using h = await testHandler(httpConfig());
+  const init = await send(h.http, { method: "POST", headers: POST_HEADERS, body: INITIALIZE });
+  const sessionId = init.headers.get("mcp-session-id");
+  assert.ok(sessionId);
+  const broken = await send(h.http, {
+    method: "POST",
+    headers: { ...POST_HEADERS, "mcp-session-id": sessionId },
+    body: "[{]",
+  });
+  assert.equal(broken.status, 400);
+  assert.equal((broken.json() as { error: { code: number } }).error.code, -32700);
+  // A JSON value that is not a JSON-RPC message: the SDK's transport answers it.
+  const notRpc = await send(h.http, {
+    method: "POST",
+    headers: { ...POST_HEADERS, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+    body: '{"hello":"world"}',
+  });
+  assert.equal(notRpc.status, 400);
+  assert.equal((notRpc.json() as { error: { code: number } }).error.code, -32700);
+});
+
+Deno.test("readJsonBody() reads a body of exactly the cap and refuses one byte more", async () => {
+  const exact = await readJsonBody(
+    new Request("http://x/", { method: "POST", body: chunkedSpaces(1024) }),
+    1024,
+  );
+  assert.equal(exact.kind, "malformed", "1024 spaces are not JSON, but they were read");
+  const over = await readJsonBody(
+    new Request("http://x/", { method: "POST", body: chunkedSpaces(1025) }),
+    1024,
+  );
+  assert.deepEqual(over, { kind: "too-large", maxBytes: 1024 });
+  // An empty body that declares 1025 bytes: refused on the header alone.
+  const declared = new Request("http://x/", {
+    method: "POST",
+    headers: { "content-length": "1025" },
+    body: new ReadableStream({ start: (controller) => controller.close() }),
+  });
+  assert.deepEqual(await readJsonBody(declared, 1024), { kind: "too-large", maxBytes: 1024 });
+  const value = await readJsonBody(
+    new Request("http://x/", { method: "POST", body: '{"a":[1,2]}' }),
+    1024,
+  );
+  assert.deepEqual(value, { kind: "json", value: { a: [1, 2] } });
+});
