@@ -19,8 +19,9 @@ export const SUPPORTING_FILE_PRIORITY = 0.5;
  *
  * @param skill The skill the file belongs to.
  * @param file One of `skill.files`.
- * @returns `{uri, name, title, mimeType, size, annotations}`: `name` is
- *   `<skill>/<path>`; `annotations` carry audience `["assistant"]`, priority
+ * @returns `{uri, name, title, mimeType, size, annotations}`: `name` is the
+ *   skill's name for SKILL.md (SEP-2640 asks for the frontmatter name, which a
+ *   listed skill shares with its folder) and `<skill>/<path>` otherwise; `annotations` carry audience `["assistant"]`, priority
  *   {@linkcode SKILL_MD_PRIORITY} for SKILL.md and
  *   {@linkcode SUPPORTING_FILE_PRIORITY} otherwise, and `lastModified` (ISO
  *   8601, UTC) when the modification time is known. SKILL.md also carries the
@@ -39,7 +40,7 @@ export function describeSkillFile(skill: Skill, file: SkillFile): Resource {
   }
   const resource: Resource = {
     uri: skillFileUri(skill.name, file.path),
-    name: `${skill.name}/${file.path}`,
+    name: isSkillMd ? skill.name : `${skill.name}/${file.path}`,
     title: isSkillMd ? `${skill.name}: instructions (${file.path})` : `${skill.name}: ${file.path}`,
     mimeType: mediaTypeFor(file.path),
     size: file.size,

@@ -104,7 +104,7 @@ Deno.test("listResourcePage() describes files with media type, size, title and a
   ];
   assert.deepEqual(skillMd, {
     uri: "skill://alpha/SKILL.md",
-    name: "alpha/SKILL.md",
+    name: "alpha",
     title: "alpha: instructions (SKILL.md)",
     description: "Does alpha things",
     mimeType: "text/markdown",
