@@ -87,6 +87,8 @@ async function main(): Promise<number> {
       await writeStdout(out.splice(0).join("\n") + "\n");
     }
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
+    const load = await loadAverage();
+    await writeStdout(`Ran in ${seconds} s; load average at the end: ${load ?? "unknown"}.\n`);
     owned.context.log(`done in ${seconds} s${failed > 0 ? `, ${failed} section(s) failed` : ""}`);
     return failed > 0 ? 1 : 0;
   } finally {
@@ -118,7 +120,7 @@ async function header(context: BenchContext): Promise<string> {
   const nproc = await commandOutput("nproc", []);
   const commit = await commandOutput("git", ["-C", REPO_ROOT, "rev-parse", "--short", "HEAD"]);
   const dirty = await commandOutput("git", ["-C", REPO_ROOT, "status", "--porcelain"]);
-  const load = (await firstMatch("/proc/loadavg", /^(\S+ \S+ \S+)/))?.replaceAll(" ", ", ");
+  const load = await loadAverage();
   const lines = [
     "# skillgate benchmark",
     "",
@@ -137,6 +139,11 @@ async function header(context: BenchContext): Promise<string> {
     "",
   ];
   return lines.join("\n");
+}
+
+/** The 1, 5 and 15 minute load averages, e.g. `2.00, 5.99, 4.67`, or null. */
+async function loadAverage(): Promise<string | null> {
+  return (await firstMatch("/proc/loadavg", /^(\S+ \S+ \S+)/))?.replaceAll(" ", ", ") ?? null;
 }
 
 async function firstMatch(path: string, pattern: RegExp): Promise<string | null> {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { httpSection } from "./http.ts";
 import { liveRefreshSection } from "./live_refresh.ts";
 import type { BenchSection } from "./section.ts";
 import { skillRunSection } from "./skill_run.ts";
@@ -19,4 +20,5 @@ export const SECTIONS: readonly BenchSection[] = Object.freeze([
   skillsExtensionSection,
   liveRefreshSection,
   skillRunSection,
+  httpSection,
 ]);

@@ -16,6 +16,7 @@ import { serverInstructions } from "./model_catalog/model_catalog.ts";
 import { resourcesFamily } from "./resources/resources_family.ts";
 import { promptsFamily } from "./prompts/prompts_family.ts";
 import { completionsFamily } from "./completions/completions_family.ts";
+import { loggingFamily } from "./logging/logging_family.ts";
 
 /** The families served, in installation order. Add a family here, once. */
 export const FAMILIES: readonly MethodFamily[] = Object.freeze([
@@ -24,6 +25,7 @@ export const FAMILIES: readonly MethodFamily[] = Object.freeze([
   promptsFamily,
   completionsFamily,
   skillsExtensionFamily,
+  loggingFamily,
 ]);
 
 /** The server's `instructions` when no catalog channel provides them. */

@@ -24,8 +24,23 @@ export interface ScriptService {
   readonly killer: GroupKiller;
   readonly confirmMode: Config["scripts"]["confirmMode"];
   readonly dataDir: string | null;
+  /** Aborted by {@linkcode ScriptService.stopAll}: every run watches it. */
+  readonly stopSignal: AbortSignal;
   /** The plan for a snapshot (computed once per snapshot). */
   plan(catalog: Catalog): ScriptPlan;
+  /**
+   * Counts a run as in flight until it settles, so `stopAll` can wait for it.
+   *
+   * @param run The run's promise.
+   * @returns The same promise.
+   */
+  track<T>(run: Promise<T>): Promise<T>;
+  /**
+   * Ends every run (waiting ones leave the queue, running ones have their
+   * process group ended as on a timeout) and waits until all have returned.
+   * Used when the server shuts down.
+   */
+  stopAll(): Promise<void>;
 }
 
 /**
@@ -46,6 +61,8 @@ export function createScriptService(
     hostedBy: config.hostedBy,
   });
   const plans = new WeakMap<Catalog, ScriptPlan>();
+  const stopper = new AbortController();
+  const inFlight = new Set<Promise<unknown>>();
   const host = {
     interpreters: facts.interpreters,
     permittedPrograms: facts.permittedPrograms,
@@ -70,6 +87,17 @@ export function createScriptService(
     killer: options.killer,
     confirmMode: config.scripts.confirmMode,
     dataDir: config.scripts.dataDir,
+    stopSignal: stopper.signal,
+    track: (run) => {
+      const settled = run.then(() => {}, () => {});
+      inFlight.add(settled);
+      void settled.then(() => inFlight.delete(settled));
+      return run;
+    },
+    stopAll: async () => {
+      stopper.abort();
+      await Promise.all([...inFlight]);
+    },
     plan: (catalog) => {
       let plan = plans.get(catalog);
       if (plan === undefined) {

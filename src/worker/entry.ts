@@ -82,7 +82,7 @@ async function serveHttp(config: Config, facts: ScriptHostFacts | undefined): Pr
         ...(scripts === undefined ? {} : { scripts }),
       }),
     signal: shutdownRequested.signal,
-    // Hook: the script runner's "kill every running group" belongs in `stopWork`.
+    ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
   });
   const refresh = await startConfiguredRefresh(await store, config);
   post({ type: "ready", ...summariseProblems(await loading) });

@@ -156,3 +156,18 @@ Deno.test("runScript() reports a program that cannot start", async () => {
   assert.equal(outcome.spawnError, "NotFound");
   assert.equal(outcome.exitCode, null);
 });
+
+Deno.test("runScript() still ends the leader when its group cannot be verified", async () => {
+  const refusing = {
+    register: () => Promise.resolve(false),
+    kill: () => Promise.resolve(false),
+    release: () => {},
+  };
+  const outcome = await runScript(
+    spec(SH, ["-c", "trap '' TERM; echo ready; while :; do sleep 1; done"], { timeoutMs: 300 }),
+    { killer: refusing, graceMs: 300, drainMs: 200, pipeDeadlineMs: 200 },
+  );
+  assert.equal(outcome.timedOut, true);
+  assert.equal(outcome.signal, "SIGKILL");
+  assert.equal(outcome.groupVerified, false);
+});

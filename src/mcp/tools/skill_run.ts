@@ -202,18 +202,21 @@ async function execute(
       : `Waiting for a free slot (${service.queue.waiting()} waiting)`;
     progress(elapsedMs, message).catch(() => {});
   }, PROGRESS_INTERVAL_MS);
+  const signal = extra?.signal === undefined
+    ? service.stopSignal
+    : AbortSignal.any([extra.signal, service.stopSignal]);
   let outcome: RunOutcome;
   try {
-    outcome = await service.queue.run(() => {
+    outcome = await service.track(service.queue.run(() => {
       running = true;
       return runScript(prepared.spec, {
         killer: service.killer,
-        ...(extra?.signal === undefined ? {} : { signal: extra.signal }),
+        signal,
         onOutputBytes: (bytes) => {
           outputBytes = bytes;
         },
       });
-    }, extra?.signal);
+    }, signal));
   } catch (error) {
     if (error instanceof RunQueueFullError) return queueFull();
     if (error instanceof DOMException && error.name === "AbortError") return cancelled();

@@ -154,11 +154,27 @@ export async function runScript(spec: RunSpec, options: RunOptions): Promise<Run
   let timedOut = false;
   let cancelled = false;
   let ending = false;
+  let leaderExited = false;
+  // The leader is also signalled directly (no group rights needed), so it
+  // ends even when the group could not be verified.
+  const signalLeader = (signal: "SIGTERM" | "SIGKILL") => {
+    if (leaderExited) return;
+    try {
+      child.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  };
   const endGroup = () => {
     if (ending) return;
     ending = true;
-    void registered.then(() => options.killer.kill(pid, "SIGTERM"));
-    later(graceMs, () => void options.killer.kill(pid, "SIGKILL"));
+    void registered.then(async (isVerified) => {
+      if (!isVerified || !(await options.killer.kill(pid, "SIGTERM"))) signalLeader("SIGTERM");
+    });
+    later(graceMs, () => {
+      void options.killer.kill(pid, "SIGKILL");
+      signalLeader("SIGKILL");
+    });
   };
   later(spec.timeoutMs, () => {
     timedOut = true;
@@ -172,6 +188,7 @@ export async function runScript(spec: RunSpec, options: RunOptions): Promise<Run
   else options.signal?.addEventListener("abort", onAbort, { once: true });
 
   const status = await child.status;
+  leaderExited = true;
   const pipes = Promise.all([stdout.done, stderr.done]);
   let pipesClosed = await settlesWithin(pipes, options.drainMs ?? DRAIN_MS, timers);
   const groupVerified = await registered;

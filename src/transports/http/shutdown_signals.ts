@@ -59,7 +59,9 @@ export function listenForShutdownSignals(handlers: {
 export function httpReadyLine(config: Config, ready: ReadyMessage): string {
   const address = listenAddressOf(config);
   const url = address === null ? "(not HTTP)" : mcpUrlOf(address);
+  const isWildcard = ["0.0.0.0", "::", "[::]"].includes(config.options.host.trim());
   const notes = [
+    ...(isWildcard ? ["all interfaces"] : []),
     config.options.stateless ? "stateless" : "sessions",
     config.httpToken === null ? "no token" : "bearer token required",
   ];
