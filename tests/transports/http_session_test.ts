@@ -92,6 +92,9 @@ Deno.test("HTTP session: DELETE ends it, an unknown id gets 404, none gets 400",
   });
   assert.equal(none.status, 400);
   assert.equal(h.http.stats().sessions, 0, "a request without a session opens none");
+  const options = await send(h.http, { method: "OPTIONS" });
+  assert.equal(options.status, 405);
+  assert.equal(options.headers.get("allow"), "GET, POST, DELETE");
 });
 
 Deno.test("--stateless: every request is answered by a fresh server, without a session", async () => {

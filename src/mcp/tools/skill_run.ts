@@ -103,6 +103,13 @@ export const skillRunTool = defineTool({
         "Follow the skill's instructions without running its scripts",
       );
     }
+    if (context.runRefusal !== undefined && context.runRefusal !== null) {
+      return toolError(
+        "SCRIPTS_DISABLED",
+        context.runRefusal,
+        "Ask the server's owner to set the same MCP_CONFIRM_SECRET on every replica",
+      );
+    }
     const catalog = context.store.current();
     const found = lookUpSkill(catalog, input.name);
     if (!isSkill(found)) return found;

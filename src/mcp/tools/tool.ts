@@ -20,6 +20,12 @@ export interface ToolContext {
   readonly hosted: boolean;
   /** Script running (`skill_run`); absent where this server runs no scripts. */
   readonly scripts?: ScriptService;
+  /**
+   * Why `skill_run` must refuse on this server whatever the skill, or null:
+   * stateless HTTP replicas without a shared `MCP_CONFIRM_SECRET` (see
+   * `src/transports/http/replicas.ts`).
+   */
+  readonly runRefusal?: string | null;
 }
 
 /** How the user answered a confirmation request. */

@@ -181,6 +181,11 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         `Not found: MCP is served at ${MCP_PATH}`,
       );
     }
+    if (!["POST", "GET", "DELETE"].includes(request.method)) {
+      return jsonRpcErrorResponse(405, JSONRPC_SERVER_ERROR, "Method not allowed", {
+        headers: { allow: isStateless ? "POST" : "GET, POST, DELETE" },
+      });
+    }
     if (isDraining) {
       return retryLaterResponse(503, "Service unavailable: the server is shutting down");
     }
