@@ -62,7 +62,7 @@ async function run(context: BenchContext): Promise<SectionReport> {
       formatRatio(cold.elapsedMs / cold.pages, floor.requestMs.median),
       formatSummary(warmMs),
       formatRatio(warmMs.median / cold.pages, floor.requestMs.median),
-      (cold.bytes / 1048576).toFixed(1),
+      formatCount(Math.round(cold.bytes / 1024)),
     ]);
   }
   return {
@@ -75,7 +75,7 @@ async function run(context: BenchContext): Promise<SectionReport> {
         "× floor per page",
         "Warm ms (med / p95)",
         "× floor per page",
-        "MiB per enumeration",
+        "KiB per enumeration",
       ],
       rows,
     }],
