@@ -61,6 +61,12 @@ export interface OptionValues {
   maxConcurrentRuns: number;
   /** Script runs waiting at most before a refusal. */
   maxQueuedRuns: number;
+  /**
+   * How scripts are contained: `auto` (a PID namespace where the kernel allows
+   * one, else a process group) or `group` (a process group only, so the
+   * worker's run permission names the interpreters themselves).
+   */
+  isolation: string;
 }
 
 /** The defaults of {@linkcode OptionValues}. */
@@ -83,6 +89,7 @@ export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
   httpTokenFile: null,
   maxConcurrentRuns: 4,
   maxQueuedRuns: 64,
+  isolation: "auto",
 });
 
 const integer = (min: number, max: number): OptionKind => ({ type: "integer", min, max });
@@ -173,6 +180,13 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxQueuedRuns",
     kind: integer(64, 10_000),
     help: "script runs waiting at most; beyond, a clear refusal (default 64)",
+  },
+  {
+    flag: "isolation",
+    env: "SKILLGATE_ISOLATION",
+    key: "isolation",
+    kind: { type: "enum", values: ["auto", "group"] },
+    help: "scripts in a PID namespace where possible (auto), or a process group only (group)",
   },
   {
     flag: "max-skills",

@@ -56,6 +56,7 @@ export async function bootScripts(
   const isolation = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
     killer: groupKiller,
+    requested: config.options.isolation === "group" ? "group" : "auto",
   });
   const environ: EnvironStatus = !scrub.scrubbed && isolation.mode === "pid-namespace"
     ? {

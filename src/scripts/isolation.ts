@@ -83,7 +83,8 @@ export function isolate(
  * `sh -c 'echo $$'` wrapped by {@linkcode isolate} and expects pid 1.
  *
  * @param options `shPath`: an absolute `sh` (or null); `killer`: ends the
- *   probe's group; `folders`: where to look for `unshare`.
+ *   probe's group; `folders`: where to look for `unshare`; `requested`: the
+ *   owner's `--isolation` (`group` skips the probe). @default "auto"
  * @returns `pid-namespace` when the probe printed 1, else `process-group` with why.
  *
  * Requires `--allow-run` for `unshare` and `--allow-read` on the folders.
@@ -92,6 +93,7 @@ export async function probeIsolation(options: {
   shPath: string | null;
   killer: GroupKiller;
   folders?: readonly string[];
+  requested?: "auto" | "group";
 }): Promise<Isolation> {
   const groupOnly = (why: string): Isolation => ({
     mode: "process-group",
@@ -99,6 +101,12 @@ export async function probeIsolation(options: {
     note: `Each script runs as the leader of its own process group, which is ended on timeout; ` +
       `a descendant that leaves the group (setsid) is not reached. ${why}`,
   });
+  if (options.requested === "group") {
+    return groupOnly(
+      "The owner chose --isolation=group, so the worker's run permission names the " +
+        "interpreters themselves",
+    );
+  }
   if (Deno.build.os !== "linux") return groupOnly("PID namespaces exist only on Linux");
   const unsharePath = findProgram("unshare", options.folders ?? SYSTEM_FOLDERS);
   if (unsharePath === undefined) return groupOnly("unshare was not found");

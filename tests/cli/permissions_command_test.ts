@@ -113,3 +113,24 @@ Deno.test("permissionsReport() refuses to hide an ffi entry it has no place for"
   const withFfi = { ...computed, permissions: { ...computed.permissions, ffi: ["/lib/x.so"] } };
   assert.throws(() => permissionsReport(withFfi), /ffi entries \("\/lib\/x\.so"\)/);
 });
+
+Deno.test("permissions with --isolation=group and a Python grant lists exactly the python3 found on PATH", async () => {
+  await using copy = await copyToTemp(`${REPO_ROOT}examples/skills`);
+  const root = `${copy.dir}/skills`;
+  const grant = JSON.stringify([{ skill: "release-notes", script: "scripts/collect_changes.py" }]);
+  const python3 = (Deno.env.get("PATH") ?? "").split(":").map((folder) => `${folder}/python3`)
+    .find((candidate) => {
+      try {
+        return Deno.statSync(candidate).isFile;
+      } catch {
+        return false;
+      }
+    });
+  assert.ok(python3 !== undefined, "python3 is on PATH");
+  const report = await permissionsJson(["--isolation=group"], {
+    MCP_SKILLS_PATH: root,
+    MCP_SKILL_RUN: grant,
+  });
+  assert.deepEqual(report.worker.run, [python3]);
+  assert.match(report.reasons[`run:${python3}`] ?? "", /python3|interpreter/);
+});
