@@ -211,3 +211,31 @@ Deno.test("drain() finishes in-flight requests, refuses new ones and closes ever
   assert.equal(stopWorkCalls, 1);
   assert.equal(h.http.stats().sessions, 0);
 });
+
+Deno.test("HTTP sessions idle past the limit are closed by the sweep; active ones stay", async () => {
+  let clockMs = 1_000_000;
+  await using h = await testHandler(httpConfig(), { nowMs: () => clockMs });
+  const open = async () =>
+    (await send(h.http, { method: "POST", headers: POST_HEADERS, body: INITIALIZE })).headers.get(
+      "mcp-session-id",
+    ) ?? "";
+  const idle = await open();
+  clockMs += 29 * 60 * 1000;
+  const active = await open();
+  assert.equal(await h.http.closeIdleSessions(), 0, "nothing is idle for 30 minutes yet");
+  clockMs += 2 * 60 * 1000;
+  assert.equal(await h.http.closeIdleSessions(), 1);
+  assert.equal(h.http.stats().sessions, 1);
+  const ping = (sessionId: string) =>
+    send(h.http, {
+      method: "POST",
+      headers: {
+        ...POST_HEADERS,
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+    });
+  assert.equal((await ping(idle)).status, 404, "the idle session is gone");
+  assert.equal((await ping(active)).status, 200, "the recent session still answers");
+});

@@ -87,6 +87,13 @@ export interface HttpHandler {
    * @returns Whether every in-flight request finished before the deadline.
    */
   drain(options?: { stopWork?: () => Promise<void> }): Promise<boolean>;
+  /**
+   * Closes sessions idle for the session idle limit (no request in flight, no
+   * open stream, no request for that long). `serveOverHttp` calls it on a timer.
+   *
+   * @returns How many sessions were closed.
+   */
+  closeIdleSessions(): Promise<number>;
   /** Live sessions, requests in flight, open session streams (GET), and whether draining. */
   stats(): { sessions: number; inFlight: number; openStreams: number; isDraining: boolean };
 }
@@ -394,6 +401,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       await sessions.closeAll();
       return isIdle;
     },
+    closeIdleSessions: () => sessions.closeIdle(nowMs(), limits.sessionIdleMs),
     stats: () => ({
       sessions: sessions.size(),
       inFlight: inFlight.count(),

@@ -10,6 +10,9 @@ import type { Config } from "../../config/config.ts";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./handler.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
 
+/** How often idle sessions (see `HTTP_SESSION_IDLE_MS`) are closed, in ms. */
+export const IDLE_SWEEP_INTERVAL_MS = 60_000;
+
 /** Options of {@linkcode serveOverHttp}: the handler's, plus the lifecycle. */
 export interface ServeOverHttpOptions extends HttpHandlerOptions {
   /** Aborting it starts the graceful shutdown (the worker aborts on a "shutdown" message). */
@@ -71,9 +74,15 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
       : String(error);
     throw new Error(`Cannot listen on ${address.host} port ${address.port}: ${why}`);
   }
+  const sweep = setInterval(() => {
+    handler.closeIdleSessions().catch((error: unknown) => {
+      console.error(`skillgate: closing idle sessions failed: ${String(error)}`);
+    });
+  }, IDLE_SWEEP_INTERVAL_MS);
   let shutting: Promise<void> | null = null;
   const shutdown = () => {
     shutting ??= (async () => {
+      clearInterval(sweep);
       const stopped = server.shutdown();
       const stopWork = options.stopWork;
       await handler.drain(stopWork === undefined ? {} : { stopWork });
