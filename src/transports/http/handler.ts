@@ -9,6 +9,7 @@
  * @module
  */
 
+import { createSessionEventStore } from "./event_store.ts";
 import {
   HTTP_DRAIN_TIMEOUT_MS,
   HTTP_SESSION_IDLE_MS,
@@ -74,6 +75,9 @@ export interface HttpHandlerOptions {
   /** Clock for idle sessions, in ms since the epoch. @default Date.now */
   readonly nowMs?: () => number;
 }
+
+/** The reconnection delay sent to SSE clients with each stream's priming event, in ms. */
+export const SSE_RETRY_INTERVAL_MS = 1_000;
 
 /** A handler and its lifecycle. */
 export interface HttpHandler {
@@ -350,6 +354,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       const transport: WebStandardStreamableHTTPServerTransport =
         new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: () => crypto.randomUUID(),
+          eventStore: createSessionEventStore(),
+          retryInterval: SSE_RETRY_INTERVAL_MS,
           onsessioninitialized: (id) => {
             sessions.add({
               id,
