@@ -20,7 +20,11 @@ import { checkRoots } from "./src/config/root_check.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
 import { VERSION } from "./src/version.ts";
-import { HttpStartupError, settleHttpToken } from "./src/transports/http/http_startup.ts";
+import {
+  httpScriptsWarning,
+  HttpStartupError,
+  settleHttpToken,
+} from "./src/transports/http/http_startup.ts";
 import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
 
@@ -42,6 +46,7 @@ async function main(): Promise<number> {
     }
     throw error;
   }
+  for (const notice of config.notices) console.error(`skillgate: ${notice}`);
   if (config.command === "help") {
     await writeStdout(helpText());
     return 0;
@@ -69,12 +74,15 @@ async function main(): Promise<number> {
     getEnv: (name) => Deno.env.get(name),
   });
   if (scripts.warning !== null) console.error(`skillgate: ${scripts.warning}`);
+  const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
+  if (httpWarning !== null) console.error(`skillgate: ${httpWarning}`);
   const { permissions } = explained;
   const session = startWorker(
     new URL("./src/worker/entry.ts", import.meta.url),
     config,
     permissions,
-    { scripts: scripts.facts, groupKiller: scripts.groupKiller },
+    // The catalog built above becomes the worker's first snapshot: built once.
+    { scripts: scripts.facts, groupKiller: scripts.groupKiller, catalog: scripts.takeCatalog() },
   );
   if (config.options.http !== null) {
     const httpConfig = config;

@@ -61,6 +61,11 @@ export const MAX_COMPLETION_VALUES = 100;
 
 /** Bytes of one HTTP request body read at most; beyond, 413. 4 MiB. */
 export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * How long one HTTP request body may take to arrive in all; beyond, 408 and
+ * the request's slot is freed (a slow sender cannot hold slots forever). 30 s.
+ */
+export const HTTP_BODY_TIMEOUT_MS = 30_000;
 /** MCP requests in flight across all sessions; beyond, 503 with Retry-After. */
 export const MAX_HTTP_REQUESTS_IN_FLIGHT = 256;
 /** MCP requests in flight in one session; beyond, 429 with Retry-After. */
@@ -75,5 +80,7 @@ export const HTTP_DRAIN_TIMEOUT_MS = 30_000;
 export const HTTP_RETRY_AFTER_SECONDS = 1;
 /** Characters an HTTP bearer token needs at least. */
 export const MIN_HTTP_TOKEN_CHARS = 16;
+/** Characters `MCP_CONFIRM_SECRET` (the shared confirmation HMAC key) needs at least. */
+export const MIN_CONFIRM_SECRET_CHARS = 16;
 /** Bytes of an HTTP token file read at most. */
 export const MAX_HTTP_TOKEN_FILE_BYTES = 4 * 1024;

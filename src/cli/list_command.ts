@@ -43,7 +43,8 @@ export async function runListCommand(config: Config, io: CommandIo): Promise<num
   const boot = await bootScripts(config, { getEnv: io.getEnv });
   if (boot.warning !== null) await io.writeErr(`skillgate: ${boot.warning}\n`);
   const scripts = createScriptService(config, boot.facts, { killer: boot.groupKiller });
-  const catalog = await buildCatalog(config.roots, config.caps);
+  // The start-up work built the catalog when anything may run: list that one, not a second.
+  const catalog = boot.takeCatalog() ?? await buildCatalog(config.roots, config.caps);
   const answer = fullListAnswer(catalog, { hosted: config.hosted, scripts });
   if (config.options.json) {
     await io.writeOut(`${JSON.stringify(answer, null, 2)}\n`);
@@ -61,7 +62,9 @@ export async function runListCommand(config: Config, io: CommandIo): Promise<num
  * @param catalog The snapshot.
  * @param options Whether a host runner started skillgate, and the script
  *   service (adds the grant, each skill's scripts and grant problems).
- * @returns The answer in the `skill_list` tool's output shape.
+ * @returns The answer in the `skill_list` tool's output shape, unredacted:
+ *   this is the owner's own view, so grant problems and the grant's error keep
+ *   their full detail (rows, skills, scripts, environment names).
  */
 export function fullListAnswer(
   catalog: Catalog,
@@ -73,6 +76,7 @@ export function fullListAnswer(
     limit: Math.max(1, catalog.skills.length),
     hosted: options.hosted,
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
+    isOwnerView: true,
   });
   const all = [...catalog.problems, ...(options.scripts?.plan(catalog).problems ?? [])];
   const errors = all.filter((problem) => problem.severity === "error");

@@ -41,8 +41,9 @@ export interface ValidationReport {
  *
  * @param config The frozen configuration (`targets`, `caps`).
  * @param io Outputs and working directory.
- * @returns 0 when no finding is an error (warnings allowed), 1 when any is,
- *   2 when a path is missing, unreadable or not a folder.
+ * @returns 0 when no finding is an error (warnings allowed), 1 when any is
+ *   (no skill found at a path included), 2 when a path is missing,
+ *   unreadable or not a folder.
  *
  * Rule source: Agent Skills spec (agentskills.io/specification), through
  * `src/skills/validate.ts` and `src/skills/frontmatter.ts`.
@@ -70,7 +71,10 @@ export async function runValidateCommand(config: Config, io: CommandIo): Promise
  * Validates each path on its own (one catalog per path, so two paths that
  * hold the same skill are not reported as a duplicate name; inside one path
  * a duplicate name is an error, as when serving it). A path may be a skill
- * folder or a folder of skills. Requires `--allow-read` on the paths.
+ * folder or a folder of skills. Finding no skill at a path (`no-skill-md`,
+ * a warning when serving, so an empty root never stops a server) is an
+ * error here: validating nothing must not pass in CI. Requires
+ * `--allow-read` on the paths.
  *
  * @param roots The paths, as roots.
  * @param caps The caps discovery enforces (the served ones).
@@ -85,7 +89,7 @@ export async function validatePaths(
   for (const root of roots) {
     const catalog = await buildCatalog([root], caps);
     usableSkills += catalog.skills.length;
-    problems.push(...catalog.problems);
+    problems.push(...catalog.problems.map(asValidationFinding));
   }
   const errorCount = problems.filter((problem) => problem.severity === "error").length;
   return { usableSkills, problems, errorCount, warningCount: problems.length - errorCount };
@@ -100,6 +104,17 @@ export async function validatePaths(
  */
 export function skillFolderOf(path: string): string {
   return /(^|\/)skill\.md$/i.test(path) ? dirname(path) : path;
+}
+
+/** A finding as `validate` judges it: no skill at a path is an error. */
+function asValidationFinding(problem: Problem): Problem {
+  if (problem.reason !== "no-skill-md") return problem;
+  return {
+    ...problem,
+    severity: "error",
+    detail: `No skill found here, so nothing was validated. ${problem.detail}. Point validate ` +
+      "at a skill folder (one holding SKILL.md) or a folder of skills",
+  };
 }
 
 function summaryLine(report: ValidationReport, pathCount: number): string {

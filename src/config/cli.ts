@@ -6,8 +6,9 @@
  */
 
 import { isAbsolute, join, normalize, resolve } from "node:path";
-import type { Caps } from "../caps.ts";
+import { type Caps, MIN_CONFIRM_SECRET_CHARS } from "../caps.ts";
 import type { Root, RootOrigin } from "../skills/skill.ts";
+import { normaliseOrigin, parseHostPort } from "../transports/http/host_policy.ts";
 import type { Command, Config, ScriptSettings } from "./config.ts";
 import { isUnsetValue, splitRootList } from "./env_value.ts";
 import { DEFAULT_OPTION_VALUES, OPTIONS, type OptionSpec, type OptionValues } from "./options.ts";
@@ -46,11 +47,19 @@ const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions"
  * relative paths resolve against `cwd`; duplicates are dropped. Each option's
  * `SKILLGATE_*` variable applies unless the flag is given.
  *
+ * `--http` takes its port inline (`--http=8080`) or as the next argument when
+ * that is all digits (`--http 8080`); the flag refuses port 0 (the variable's
+ * `0`, `false` or `off` still means stdio). `--allowed-hosts` entries must be
+ * `host[:port]`, `--allowed-origins` entries `http(s)://host[:port]`.
+ *
  * @param input argv, an environment lookup and the working directory.
- * @returns The frozen configuration.
- * @throws {UsageError} On an unknown flag, a bad option value, a bad
- *   `MCP_CONFIRM_*` value, `serve`/`list`/`permissions` without any root, or
- *   `validate` without a path.
+ * @returns The frozen configuration; `notices` says when `MCP_SKILLS_PATH`
+ *   replaced ROOT arguments.
+ * @throws {UsageError} On an unknown flag, a bad option value (a port out of
+ *   range, a malformed allowed host or origin), a bad `MCP_CONFIRM_*` value
+ *   (a `MCP_CONFIRM_SECRET` shorter than 16 characters),
+ *   `serve`/`list`/`permissions` without any root, or `validate` without a
+ *   path.
  */
 export function parseCommandLine(input: CommandLineInput): Config {
   const values: OptionValues = structuredClone(DEFAULT_OPTION_VALUES) as OptionValues;
@@ -76,7 +85,11 @@ export function parseCommandLine(input: CommandLineInput): Config {
         throw new UsageError(`Unknown option "${arg}"; run "skillgate --help" for the list`);
       }
       let value = inlineValue;
-      if (value === undefined && option.kind.type !== "boolean" && option.kind.type !== "port") {
+      if (value === undefined && option.kind.type === "port") {
+        // `--http 8080`: a following all-digit argument is the port, not a root.
+        const next = input.args[index + 1];
+        if (next !== undefined && /^\d+$/.test(next)) value = input.args[++index];
+      } else if (value === undefined && option.kind.type !== "boolean") {
         value = input.args[++index];
         if (value === undefined) throw new UsageError(`Option "--${flag}" needs a value`);
       }
@@ -101,11 +114,20 @@ export function parseCommandLine(input: CommandLineInput): Config {
     }
   };
   const targets = command === "validate" ? positional.map(resolvePath) : [];
+  const notices: string[] = [];
   const hostedPath = input.getEnv("MCP_SKILLS_PATH");
   const skillsDir = input.getEnv("SKILLS_DIR");
   if (command !== "validate") {
-    if (!isUnsetValue(hostedPath)) addRoots(splitRootList(hostedPath), "MCP_SKILLS_PATH");
-    else if (positional.length > 0) addRoots(positional, "argument");
+    if (!isUnsetValue(hostedPath)) {
+      addRoots(splitRootList(hostedPath), "MCP_SKILLS_PATH");
+      if (positional.length > 0) {
+        notices.push(
+          `MCP_SKILLS_PATH is set, so it replaces the ROOT arguments (${
+            positional.map((arg) => `"${arg}"`).join(", ")
+          }); unset MCP_SKILLS_PATH to serve them`,
+        );
+      }
+    } else if (positional.length > 0) addRoots(positional, "argument");
     else if (!isUnsetValue(skillsDir)) addRoots(splitRootList(skillsDir), "SKILLS_DIR");
     if (roots.length === 0) {
       throw new UsageError(
@@ -127,6 +149,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
     options: values,
     scripts: scriptSettings(input.getEnv, resolvePath),
     httpToken: isUnsetValue(httpToken) ? null : httpToken.trim(),
+    notices,
   });
 }
 
@@ -141,6 +164,7 @@ function simpleConfig(command: Command, values: OptionValues): Config {
     options: values,
     scripts: scriptSettings(() => undefined, (path) => path),
     httpToken: null,
+    notices: [],
   });
 }
 
@@ -173,6 +197,13 @@ function scriptSettings(
       );
     }
     confirmMode = trimmed;
+  }
+  if (!isUnsetValue(secret) && secret.trim().length < MIN_CONFIRM_SECRET_CHARS) {
+    // The value is a secret: say how long it must be, never what it is.
+    throw new UsageError(
+      `MCP_CONFIRM_SECRET is too short; use at least ${MIN_CONFIRM_SECRET_CHARS} characters ` +
+        "(for example: openssl rand -hex 32)",
+    );
   }
   return {
     grantJson: isUnsetValue(grant) ? null : grant,
@@ -215,18 +246,46 @@ function applyOption(
       target[option.key] = value;
       return;
     }
-    case "list":
-      target[option.key] = (raw ?? "").split(",").map((entry) => entry.trim()).filter((entry) =>
+    case "list": {
+      const entries = (raw ?? "").split(",").map((entry) => entry.trim()).filter((entry) =>
         entry !== ""
       );
+      for (const entry of entries) checkListEntry(entry, kind.entries, source);
+      target[option.key] = entries;
       return;
+    }
     case "port": {
       const value = (raw ?? "true").trim().toLowerCase();
+      const isFlag = source.startsWith("--");
+      if (isFlag && /^0+$/.test(value)) {
+        throw new UsageError(
+          `${source} must be between 1 and 65535, got "${raw}"; leave ${source} out for stdio`,
+        );
+      }
       if (["", "1", "true", "yes", "on"].includes(value)) target[option.key] = kind.defaultPort;
       else if (["0", "false", "no", "off"].includes(value)) target[option.key] = null;
       else target[option.key] = parseInteger(value, source, 1, 65_535);
       return;
     }
+  }
+}
+
+/** Refuses an allowed-hosts entry that is not `host[:port]`, an allowed-origins one not an origin. */
+function checkListEntry(entry: string, form: "host" | "origin" | undefined, source: string): void {
+  if (form === "host" && parseHostPort(entry.toLowerCase()) === null) {
+    throw new UsageError(
+      `${source} takes host[:port] values (no scheme, no path, port 1-65535), got "${entry}"`,
+    );
+  }
+  if (form === "origin" && entry === "*") {
+    throw new UsageError(
+      `${source} does not take "*"; list each origin as http(s)://host[:port]`,
+    );
+  }
+  if (form === "origin" && normaliseOrigin(entry) === null) {
+    throw new UsageError(
+      `${source} takes origins as http(s)://host[:port] (no path), got "${entry}"`,
+    );
   }
 }
 

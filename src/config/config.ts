@@ -53,4 +53,10 @@ export interface Config {
    * `--http-token-file`. Null when no token is configured.
    */
   readonly httpToken: string | null;
+  /**
+   * Things the owner should know about how the command line was read (for
+   * example, `MCP_SKILLS_PATH` replacing the ROOT arguments), one sentence
+   * each; the trusted part prints each to stderr. Empty when there are none.
+   */
+  readonly notices: readonly string[];
 }

@@ -13,7 +13,11 @@ export type OptionKind =
   | { readonly type: "enum"; readonly values: readonly string[] }
   | { readonly type: "boolean" }
   | { readonly type: "string" }
-  | { readonly type: "list" }
+  | {
+    readonly type: "list";
+    /** What each entry must be: `host[:port]` or an origin; anything when absent. */
+    readonly entries?: "host" | "origin";
+  }
   | { readonly type: "port"; readonly defaultPort: number };
 
 /** One option: flag, variable, kind, default and help. */
@@ -130,7 +134,8 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_HTTP",
     key: "http",
     kind: { type: "port", defaultPort: 3000 },
-    help: "serve Streamable HTTP at /mcp instead of stdio (--http or --http=PORT, default 3000)",
+    help: "serve Streamable HTTP at /mcp instead of stdio (--http, --http=PORT or --http PORT; " +
+      "default 3000)",
   },
   {
     flag: "host",
@@ -150,15 +155,15 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     flag: "allowed-hosts",
     env: "SKILLGATE_ALLOWED_HOSTS",
     key: "allowedHosts",
-    kind: { type: "list" },
-    help: "extra Host header values accepted on HTTP (comma-separated)",
+    kind: { type: "list", entries: "host" },
+    help: "extra Host values accepted on HTTP loopback, as host[:port] (comma-separated)",
   },
   {
     flag: "allowed-origins",
     env: "SKILLGATE_ALLOWED_ORIGINS",
     key: "allowedOrigins",
-    kind: { type: "list" },
-    help: "extra Origin values accepted on HTTP (comma-separated)",
+    kind: { type: "list", entries: "origin" },
+    help: "extra Origin values accepted on HTTP, as http(s)://host[:port] (comma-separated)",
   },
   {
     flag: "http-token-file",

@@ -1,18 +1,37 @@
 /**
- * Bounded reads of files the gate resolved. A file is opened read-only with
- * `O_NOFOLLOW | O_NONBLOCK` (through `node:fs`: `Deno.open` takes no such
- * flags), so a file swapped for a symlink or a FIFO after it was resolved is
- * neither followed nor waited on; the open handle is then checked to be the
- * same regular file (device and inode) that was resolved. Buffers are sized
- * from the cap and the file size, never from the file alone.
+ * Bounded reads of files the gate resolved, opened so that a symlink swapped
+ * in after the check, at any level of the path, cannot make it read another
+ * file.
+ *
+ * Deno has no `openat` or `RESOLVE_BENEATH`, and every path-based call walks
+ * the path again (Deno even turns relative paths into absolute ones), so a
+ * process that can write inside the skill could swap a folder for a symlink
+ * between check and open. Two layers answer that:
+ *
+ * 1. The exact check: after opening, the kernel is asked where the open
+ *    descriptor really is (`/proc/self/fd/<fd>`, through the trusted part; see
+ *    `fd_location.ts`); it must be exactly the real path the gate checked.
+ * 2. Narrowing, for where no locator can answer: the open walks down from the
+ *    skill's real folder one segment at a time, checking each folder's
+ *    identity before and after entering it, opens the last segment with
+ *    `O_NOFOLLOW | O_NONBLOCK` (through `node:fs`: `Deno.open` takes no such
+ *    flags), and checks the handle is the same regular file (device and inode)
+ *    that was resolved.
+ *
+ * The walk is synchronous, so nothing else in the worker runs between its
+ * `chdir` calls. Where the former working directory can be read (the trusted
+ * part, tests) it is restored; the worker may not read it, so there the
+ * working directory stays in the last skill folder read (skillgate resolves
+ * no relative path after start-up, and the runner always spawns with an
+ * explicit working directory). Buffers are sized from the cap and the file
+ * size, never from the file alone.
  *
  * @module
  */
 
-import { constants, promises as fs } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { locateFd } from "./fd_location.ts";
 import { isResolvedFile, PathRefusedError, quotePath, type ResolvedFile } from "./path_gate.ts";
-
-type FileHandle = fs.FileHandle;
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -91,21 +110,21 @@ export async function readBounded(
   assertIssued(file);
   const maxBytes = checkCount("maxBytes", options.maxBytes);
   const offsetBytes = checkCount("offsetBytes", options.offsetBytes ?? 0);
-  const handle = await openChecked(file);
+  const fd = await openVerified(file);
   try {
-    const sizeBytes = (await handle.stat()).size;
+    const sizeBytes = fstatSync(fd).size;
     if (offsetBytes > sizeBytes) {
       throw new RangeError(
         `Offset ${offsetBytes} is past the end of ${quotePath(file.relPath)} (${sizeBytes} bytes)`,
       );
     }
     const limit = Math.min(maxBytes, sizeBytes - offsetBytes);
-    const buffer = await readInto(handle, limit + 1, offsetBytes);
+    const buffer = readInto(fd, limit + 1, offsetBytes);
     const isTruncated = buffer.length > limit;
     const bytes = isTruncated ? buffer.subarray(0, limit) : buffer;
     return { bytes, offsetBytes, sizeBytes, isTruncated };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -127,14 +146,13 @@ export async function readBounded(
 export async function readWhole(file: ResolvedFile, maxBytes: number): Promise<Uint8Array> {
   assertIssued(file);
   checkCount("maxBytes", maxBytes);
-  const handle = await openChecked(file);
+  const fd = await openVerified(file);
   try {
-    const sizeBytes = (await handle.stat()).size;
+    const sizeBytes = fstatSync(fd).size;
     if (sizeBytes > maxBytes) throw new FileTooLargeError(file.relPath, sizeBytes, maxBytes);
-    const buffer = await readInto(handle, sizeBytes, 0);
-    return buffer;
+    return readInto(fd, sizeBytes, 0);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -149,43 +167,124 @@ function checkCount(name: string, value: number): number {
   return value;
 }
 
-/** Opens without following a final symlink or blocking on a FIFO, then verifies identity. */
-async function openChecked(file: ResolvedFile): Promise<FileHandle> {
-  const quoted = quotePath(file.relPath);
-  let handle: FileHandle;
+/**
+ * Opens the file (see {@linkcode openBeneath}) and then asks the kernel where
+ * the open descriptor really is: it must be exactly the checked real path.
+ * This is the check no path swap can fool; the walk before it makes a swap
+ * fail early and keeps the gate tight where no locator can answer.
+ */
+async function openVerified(file: ResolvedFile): Promise<number> {
+  const fd = openBeneath(file);
   try {
-    handle = await fs.open(file.realPath, OPEN_FLAGS);
+    const location = await locateFd(fd);
+    if (location !== null && location !== file.realPath) {
+      throw new PathRefusedError(
+        "not-a-file",
+        `File ${quotePath(file.relPath)} changed after it was checked`,
+      );
+    }
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Opens the file by walking down from the skill's real folder one verified
+ * segment at a time (see the module comment), then checks the handle is the
+ * regular file that was resolved. Synchronous on purpose.
+ */
+function openBeneath(file: ResolvedFile): number {
+  const formerDir = readableWorkingDirectory();
+  try {
+    return walkAndOpen(file);
+  } finally {
+    if (formerDir !== null) returnTo(formerDir);
+  }
+}
+
+/** Goes back to the former working directory where permitted (never throws). */
+function returnTo(dir: string): void {
+  try {
+    Deno.chdir(dir);
+  } catch {
+    // The worker may not enter it; it stays in the skill folder (see the module comment).
+  }
+}
+
+function readableWorkingDirectory(): string | null {
+  try {
+    return Deno.cwd();
+  } catch {
+    return null;
+  }
+}
+
+function isSameFile(
+  info: { dev: number; ino: number | null },
+  dev: number,
+  ino: number | null,
+): boolean {
+  return info.dev === dev && (ino === null || info.ino === ino);
+}
+
+function walkAndOpen(file: ResolvedFile): number {
+  const quoted = quotePath(file.relPath);
+  const changed = (cause?: unknown) =>
+    new PathRefusedError(
+      "not-a-file",
+      `File ${quoted} changed after it was checked`,
+      cause === undefined ? undefined : { cause },
+    );
+  const segments = file.realSegments;
+  const last = segments.at(-1);
+  if (last === undefined) throw changed();
+  try {
+    Deno.chdir(file.skillRealDir);
+    if (!isSameFile(Deno.lstatSync("."), file.skillDev, file.skillIno)) throw changed();
+    for (const segment of segments.slice(0, -1)) {
+      const folder = Deno.lstatSync(segment);
+      if (!folder.isDirectory) throw changed();
+      Deno.chdir(segment);
+      if (!isSameFile(Deno.lstatSync("."), folder.dev, folder.ino)) throw changed();
+    }
+  } catch (error) {
+    if (error instanceof PathRefusedError) throw error;
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      throw new PathRefusedError("not-found", `File ${quoted} does not exist`, { cause: error });
+    }
+    throw changed(error);
+  }
+  let fd: number;
+  try {
+    fd = openSync(last, OPEN_FLAGS);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === "ELOOP") {
-      throw new PathRefusedError("not-a-file", `File ${quoted} changed after it was checked`, {
-        cause: error,
-      });
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new PathRefusedError("not-found", `File ${quoted} does not exist`, { cause: error });
     }
-    const message = code === "ENOENT" || code === "ENOTDIR"
-      ? `File ${quoted} does not exist`
-      : `File ${quoted} cannot be read`;
-    throw new PathRefusedError("not-found", message, { cause: error });
+    if (code === "ELOOP") throw changed(error);
+    throw new PathRefusedError("not-found", `File ${quoted} cannot be read`, { cause: error });
   }
   try {
-    const info = await handle.stat();
-    const isSame = info.dev === file.dev && (file.ino === null || info.ino === file.ino);
-    if (!info.isFile() || !isSame) {
-      throw new PathRefusedError("not-a-file", `File ${quoted} changed after it was checked`);
+    const info = fstatSync(fd);
+    if (!info.isFile() || !isSameFile({ dev: info.dev, ino: info.ino }, file.dev, file.ino)) {
+      throw changed();
     }
-    return handle;
+    return fd;
   } catch (error) {
-    await handle.close();
+    closeSync(fd);
     throw error;
   }
 }
 
 /** Reads up to `length` bytes at `position`; returns the filled part of one buffer. */
-async function readInto(handle: FileHandle, length: number, position: number): Promise<Uint8Array> {
+function readInto(fd: number, length: number, position: number): Uint8Array {
   const buffer = new Uint8Array(length);
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }

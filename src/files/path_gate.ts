@@ -53,6 +53,13 @@ export interface ResolvedFile {
   readonly dev: number;
   /** Inode number at resolve time (null where the platform has none). */
   readonly ino: number | null;
+  /** The skill's real folder the file was resolved in; never show it to a client. */
+  readonly skillRealDir: string;
+  /** Device and inode of `skillRealDir` at resolve time. */
+  readonly skillDev: number;
+  readonly skillIno: number | null;
+  /** Segments of the real path below `skillRealDir` (no symlink among them at resolve time). */
+  readonly realSegments: readonly string[];
 }
 
 const issued = new WeakSet<object>();
@@ -171,6 +178,16 @@ export async function resolveSkillFile(
     throw new PathRefusedError("not-a-file", `Path ${quoted} is not a regular file`);
   }
 
+  let skillInfo: Deno.FileInfo;
+  try {
+    skillInfo = await Deno.lstat(skillRealDir);
+  } catch (error) {
+    throw new PathRefusedError("not-found", notFoundMessage(quoted, error), { cause: error });
+  }
+  if (!skillInfo.isDirectory) {
+    throw new PathRefusedError("not-found", `File ${quoted} does not exist`);
+  }
+
   const file = Object.freeze({
     relPath,
     realPath,
@@ -178,6 +195,10 @@ export async function resolveSkillFile(
     mtimeMs: info.mtime?.getTime() ?? null,
     dev: info.dev,
     ino: info.ino,
+    skillRealDir,
+    skillDev: skillInfo.dev,
+    skillIno: skillInfo.ino,
+    realSegments: Object.freeze(realRel.split("/")),
   }) as ResolvedFile;
   issued.add(file);
   return file;

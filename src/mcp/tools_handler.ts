@@ -15,7 +15,7 @@ import {
   type Server,
   type Tool,
 } from "./sdk.ts";
-import { replicaConfirmationRefusal } from "../transports/http/replicas.ts";
+import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 import type { MethodFamily } from "./family.ts";
 import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog/tool_offer.ts";
 import { toolCallExtra } from "./tool_call_extra.ts";
@@ -44,7 +44,7 @@ export const toolsFamily: MethodFamily = {
       caps: context.config.caps,
       hosted: context.config.hosted,
       ...(context.scripts === undefined ? {} : { scripts: context.scripts }),
-      runRefusal: replicaConfirmationRefusal(context.config),
+      runRefusal: httpRunRefusal(context.config),
     }, createToolOffer(server, context)),
 };
 

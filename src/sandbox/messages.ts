@@ -1,13 +1,15 @@
 /**
  * The messages between the trusted part and the worker. The worker never
  * receives anything from the trusted part but the frozen configuration, the
- * start-up facts about scripts, and replies to its process-group requests.
+ * start-up facts about scripts, the start-up catalog, and replies to its
+ * process-group requests.
  *
  * @module
  */
 
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
+import type { Catalog } from "../skills/skill.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
 export interface StartMessage {
@@ -15,6 +17,12 @@ export interface StartMessage {
   readonly config: Config;
   /** What the trusted part decided at start-up about running scripts (absent: none run). */
   readonly scripts?: ScriptHostFacts;
+  /**
+   * The catalog the trusted part built at start-up to judge the declarations
+   * (absent when it built none): the worker's first snapshot, so no skill is
+   * loaded twice. Built from the owner's roots, never from client input.
+   */
+  readonly catalog?: Catalog;
 }
 
 /**
@@ -34,6 +42,11 @@ export interface ReadyMessage {
   readonly warningCount: number;
   /** Up to 10 one-line problem summaries for the start-up banner. */
   readonly problemLines: readonly string[];
+  /**
+   * Skill folders the worker loaded from disk to get ready: 0 when it
+   * started from the trusted part's catalog, else every skill it built.
+   */
+  readonly skillLoads?: number;
 }
 
 /** Worker to trusted part: stop the process with this exit code. */
@@ -67,8 +80,32 @@ export interface GroupReplyMessage {
   readonly ok: boolean;
 }
 
+/**
+ * Worker to trusted part: where is this open file descriptor really? The
+ * path gate's exact check (`src/files/fd_location.ts`); the worker may not
+ * read `/proc` itself.
+ */
+export interface LocateFdRequestMessage {
+  readonly type: "locate-fd";
+  readonly id: number;
+  /** An OS file descriptor of this process. */
+  readonly fd: number;
+}
+
+/** Trusted part to worker: the answer to a {@linkcode LocateFdRequestMessage}. */
+export interface LocateFdReplyMessage {
+  readonly type: "locate-fd-reply";
+  readonly id: number;
+  /** The kernel's path for the descriptor, or null when it cannot tell. */
+  readonly path: string | null;
+}
+
 /** Anything the worker may send. */
-export type WorkerMessage = ReadyMessage | ExitMessage | GroupRequestMessage;
+export type WorkerMessage =
+  | ReadyMessage
+  | ExitMessage
+  | GroupRequestMessage
+  | LocateFdRequestMessage;
 
 /**
  * Narrows an untrusted `MessageEvent.data` to a {@linkcode WorkerMessage}.
@@ -81,6 +118,13 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
   const message = data as { type?: unknown };
   if (message.type === "ready" || message.type === "exit") return data as WorkerMessage;
   if (message.type === "group") return isGroupRequest(data) ? data : null;
+  if (message.type === "locate-fd") {
+    const request = data as Record<string, unknown>;
+    return Number.isSafeInteger(request.id) && Number.isSafeInteger(request.fd) &&
+        (request.fd as number) >= 0
+      ? data as LocateFdRequestMessage
+      : null;
+  }
   return null;
 }
 

@@ -30,16 +30,28 @@ export interface ScriptBoot {
   readonly groupKiller: GroupKiller;
   /** One line for stderr when scripts are refused for want of a scrub, else null. */
   readonly warning: string | null;
+  /**
+   * Hands on the catalog built here to judge the declarations, once: the
+   * first call returns it and drops this boot's reference (the trusted part
+   * keeps no copy of a large catalog once the worker has it); later calls,
+   * and every call when nothing can run (none was built), return null. The
+   * worker starts from it instead of building the same catalog again, so
+   * each skill is loaded once at start-up.
+   */
+  takeCatalog(): Catalog | null;
 }
 
 /**
  * Does the start-up work. The catalog is only built here when the grant can
  * let something run (not hosted without a grant, not an unreadable or empty
  * grant), so a server that runs nothing parses no skill in the trusted part.
+ * When it is built, it is handed on (`takeCatalog`) so the worker can start
+ * from it.
  *
  * @param config The configuration.
  * @param options An environment lookup (after the scrub values are still readable).
- * @returns The facts for the worker, its run permission, the killer and a warning.
+ * @returns The facts for the worker, its run permission, the killer, a
+ *   warning, and the one-time hand-over of the catalog built.
  *
  * Requires `--allow-all` (`/proc` access for the scrub and the killer,
  * unrestricted `--allow-run` for the namespace probe and group signals).
@@ -71,9 +83,9 @@ export async function bootScripts(
     hostedBy: config.hostedBy,
   });
   const mayRunAnything = grant.rows === null || grant.rows.length > 0;
-  const catalog: Catalog = mayRunAnything
-    ? await buildCatalog(config.roots, config.caps)
-    : { roots: config.roots, skills: [], byName: new Map(), problems: [] };
+  let built: Catalog | null = mayRunAnything ? await buildCatalog(config.roots, config.caps) : null;
+  const catalog: Catalog = built ??
+    { roots: config.roots, skills: [], byName: new Map(), problems: [] };
   const { facts, run } = prepareScriptHost(config, catalog, {
     interpreters,
     environ,
@@ -88,5 +100,10 @@ export async function bootScripts(
     warning: refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
       : null,
+    takeCatalog: () => {
+      const taken = built;
+      built = null;
+      return taken;
+    },
   };
 }

@@ -5,12 +5,15 @@
  * @module
  */
 
+import { locateDirectly } from "../files/fd_location.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
+import type { Catalog } from "../skills/skill.ts";
 import {
   type GroupReplyMessage,
   type GroupRequestMessage,
+  type LocateFdReplyMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type ShutdownMessage,
@@ -40,15 +43,18 @@ export interface WorkerSession {
  * @param options `scripts`: the start-up facts about running scripts, sent
  *   with the configuration; `groupKiller`: the trusted part's killer that
  *   answers the worker's process-group requests (without one, every request
- *   is refused).
+ *   is refused); `catalog`: the catalog built at start-up, sent as the
+ *   worker's first snapshot (without one, the worker builds it).
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
   entry: URL,
   config: Config,
   permissions: WorkerPermissions,
-  options: { scripts?: ScriptHostFacts; groupKiller?: GroupKiller } = {},
+  options: { scripts?: ScriptHostFacts; groupKiller?: GroupKiller; catalog?: Catalog | null } = {},
 ): WorkerSession {
+  // The closures below keep only the killer: the catalog is not held here once sent.
+  const { groupKiller } = options;
   const worker = new Worker(entry, {
     type: "module",
     name: "skillgate-worker",
@@ -61,9 +67,13 @@ export function startWorker(
       const message = parseWorkerMessage(event.data);
       if (message?.type === "ready") resolveReady(message);
       if (message?.type === "group") {
-        void answerGroupRequest(message, options.groupKiller).then((reply) =>
-          worker.postMessage(reply)
-        );
+        void answerGroupRequest(message, groupKiller).then((reply) => worker.postMessage(reply));
+      }
+      if (message?.type === "locate-fd") {
+        void locateDirectly(message.fd).then((path) => {
+          const reply: LocateFdReplyMessage = { type: "locate-fd-reply", id: message.id, path };
+          worker.postMessage(reply);
+        });
       }
       if (message?.type === "exit") {
         worker.terminate();
@@ -85,6 +95,7 @@ export function startWorker(
     type: "start",
     config,
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
+    ...(options.catalog == null ? {} : { catalog: options.catalog }),
   };
   worker.postMessage(start);
   let hasExited = false;

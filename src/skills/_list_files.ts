@@ -3,13 +3,18 @@
  * skips dot-entries and `node_modules`, follows symlinks only inside the
  * skill's real folder and leaves out names a client could not address.
  *
+ * The walk costs one `readdir` per folder and one `stat` per file (size,
+ * mtime and identity are needed for every file), synchronous calls (see
+ * `_fs.ts`). A symlink alone costs a `realpath` too: every other entry lies
+ * lexically under a real folder, so its real path is that folder's real path
+ * plus its name, with no call.
+ *
  * @module
  */
 
 import { MAX_PATH_CHARS } from "../caps.ts";
 import { compareCodeUnits, readSortedEntries } from "./_fs.ts";
 import { isInside, joinPath } from "./_path.ts";
-import { mapPool } from "./_pool.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { SkillCandidate } from "./discover.ts";
 import { isSkippedEntryName } from "./names.ts";
@@ -32,9 +37,6 @@ export interface ListCaps {
   readonly maxFilesPerSkill: number;
   readonly maxFoldersPerSkill: number;
 }
-
-/** Entries of one folder resolved (stat, realpath) at once. */
-const ENTRY_CONCURRENCY = 8;
 
 // deno-lint-ignore no-control-regex
 const UNADDRESSABLE = /[\\%\u0000-\u001f\u007f-\u009f\ufffd]/u;
@@ -64,11 +66,11 @@ export function isAddressableSegment(name: string): boolean {
  *
  * Requires `--allow-read` on the skill folder.
  */
-export async function listSkillFiles(
+export function listSkillFiles(
   candidate: SkillCandidate,
   skillMd: SkillFile,
   caps: ListCaps,
-): Promise<FileListing> {
+): FileListing {
   const files: SkillFile[] = [skillMd];
   const problems: Problem[] = [];
   let folders = 0;
@@ -87,12 +89,12 @@ export async function listSkillFiles(
       readonly rel: string;
     };
 
-  async function resolve(
+  function resolve(
     entry: Deno.DirEntry,
     lexDir: string,
     realDir: string,
     relDir: string,
-  ): Promise<Resolved> {
+  ): Resolved {
     if (isSkippedEntryName(entry.name)) return { kind: "skip" };
     if (relDir === "" && entry.name === candidate.skillMdFile) return { kind: "skip" };
     const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
@@ -111,16 +113,16 @@ export async function listSkillFiles(
     let info: Deno.FileInfo | null = null;
     try {
       if (entry.isSymlink) {
-        real = await Deno.realPath(lexical);
+        real = Deno.realPathSync(lexical);
         if (!isInside(real, candidate.realDir)) {
           return {
             kind: "problem",
             problem: escapeProblem(lexical, "the skill folder", "warning"),
           };
         }
-        info = await Deno.stat(lexical);
+        info = Deno.statSync(lexical);
       } else if (entry.isFile) {
-        info = await Deno.stat(lexical);
+        info = Deno.statSync(lexical);
       }
     } catch (error) {
       return unusable(`"${rel}" cannot be read (${errorName(error)}); not listed`);
@@ -128,20 +130,26 @@ export async function listSkillFiles(
     if (info?.isFile) {
       return {
         kind: "file",
-        file: { path: rel, size: info.size, mtimeMs: info.mtime?.getTime() ?? null },
+        file: {
+          path: rel,
+          size: info.size,
+          mtimeMs: info.mtime?.getTime() ?? null,
+          dev: info.dev,
+          ino: info.ino,
+        },
       };
     }
     if (entry.isDirectory || info?.isDirectory) return { kind: "dir", lexical, real, rel };
     return unusable(`"${rel}" is not a regular file or folder; not listed`);
   }
 
-  async function walk(
+  function walk(
     lexDir: string,
     realDir: string,
     relDir: string,
     entries: readonly Deno.DirEntry[],
     chain: Set<string>,
-  ): Promise<void> {
+  ): void {
     if (relDir !== "" && entries.some((e) => e.name === "SKILL.md" || e.name === "skill.md")) {
       warn(
         lexDir,
@@ -150,13 +158,10 @@ export async function listSkillFiles(
           "served as files of that skill, not as a skill. Move it out to serve it on its own",
       );
     }
-    const resolved = await mapPool(
-      entries,
-      ENTRY_CONCURRENCY,
-      (entry) => resolve(entry, lexDir, realDir, relDir),
-    );
-    for (const item of resolved) {
+    for (const entry of entries) {
       if (stopped) return;
+      // Resolved one at a time: nothing past a cap is ever stat'ed.
+      const item = resolve(entry, lexDir, realDir, relDir);
       if (item.kind === "problem") problems.push(item.problem);
       else if (item.kind === "file") {
         if (files.length >= caps.maxFilesPerSkill) {
@@ -173,7 +178,7 @@ export async function listSkillFiles(
         folders++;
         let children: Deno.DirEntry[];
         try {
-          children = await readSortedEntries(item.lexical);
+          children = readSortedEntries(item.lexical);
         } catch (error) {
           warn(
             item.lexical,
@@ -183,7 +188,7 @@ export async function listSkillFiles(
           continue;
         }
         chain.add(item.real);
-        await walk(item.lexical, item.real, item.rel, children, chain);
+        walk(item.lexical, item.real, item.rel, children, chain);
         chain.delete(item.real);
       }
     }
@@ -199,7 +204,7 @@ export async function listSkillFiles(
     );
   }
 
-  await walk(candidate.dir, candidate.realDir, "", candidate.entries, new Set([candidate.realDir]));
+  walk(candidate.dir, candidate.realDir, "", candidate.entries, new Set([candidate.realDir]));
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
   return { files, bytes, truncated: stopped, problems };

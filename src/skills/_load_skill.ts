@@ -16,6 +16,20 @@ import type { Problem } from "./problem.ts";
 import type { Skill, SkillFile } from "./skill.ts";
 import { validateFrontmatter } from "./validate.ts";
 
+/** Skill folders loaded by this isolate so far (see {@linkcode skillLoadsSoFar}). */
+let loads = 0;
+
+/**
+ * How many skill folders this isolate has loaded from disk (SKILL.md read
+ * and files listed) since it started: tests count that the trusted part and
+ * the worker together load each skill once at start-up.
+ *
+ * @returns The count.
+ */
+export function skillLoadsSoFar(): number {
+  return loads;
+}
+
 /** The outcome of loading one candidate: the skill when served, and its problems. */
 export interface LoadedSkill {
   readonly skill: Skill | null;
@@ -33,7 +47,8 @@ export interface LoadedSkill {
  * Requires `--allow-read` on the skill folder.
  */
 export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<LoadedSkill> {
-  const read = await readSkillMd(candidate, caps.maxSkillMdBytes);
+  loads++;
+  const read = readSkillMd(candidate, caps.maxSkillMdBytes);
   if (!read.ok) return { skill: null, problems: [read.problem] };
   const problems: Problem[] = [];
   if (candidate.skillMdFile !== "SKILL.md") {
@@ -76,8 +91,10 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
     path: candidate.skillMdFile,
     size: read.size,
     mtimeMs: read.mtimeMs,
+    dev: read.dev,
+    ino: read.ino,
   };
-  const listing = await listSkillFiles(candidate, skillMd, caps);
+  const listing = listSkillFiles(candidate, skillMd, caps);
   problems.push(...listing.problems);
   const frontmatter = parsed.frontmatter;
   const mcpHostLine = parsed.keyLines.get("mcp-host");

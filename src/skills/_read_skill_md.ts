@@ -1,6 +1,7 @@
 /**
  * Bounded reading of a skill's SKILL.md: stat, then at most `maxBytes + 1`
- * bytes into a buffer, never the whole file.
+ * bytes into a buffer, never the whole file. The calls are synchronous (see
+ * `_fs.ts` for why); the catalog yields to the event loop between skills.
  *
  * @module
  */
@@ -23,6 +24,10 @@ export interface SkillMdText {
   readonly size: number;
   /** Modification time in ms since the epoch, or null. */
   readonly mtimeMs: number | null;
+  /** Device id from the same stat. */
+  readonly dev: number;
+  /** Inode number from the same stat (null where the platform has none). */
+  readonly ino: number | null;
 }
 
 /**
@@ -36,10 +41,10 @@ export interface SkillMdText {
  *
  * Requires `--allow-read` on the skill folder.
  */
-export async function readSkillMd(
+export function readSkillMd(
   candidate: SkillCandidate,
   maxBytes: number,
-): Promise<SkillMdText | { readonly ok: false; readonly problem: Problem }> {
+): SkillMdText | { readonly ok: false; readonly problem: Problem } {
   const path = joinPath(candidate.dir, candidate.skillMdFile);
   const unreadable = (why: string) => ({
     ok: false as const,
@@ -48,18 +53,18 @@ export async function readSkillMd(
   const entry = candidate.entries.find((e) => e.name === candidate.skillMdFile);
   try {
     if (entry?.isSymlink) {
-      const real = await Deno.realPath(path);
+      const real = Deno.realPathSync(path);
       if (!isInside(real, candidate.realDir)) {
         return { ok: false, problem: escapeProblem(path, "the skill folder", "error") };
       }
-      if (!(await Deno.stat(path)).isFile) return unreadable(`"${path}" is not a regular file`);
+      if (!Deno.statSync(path).isFile) return unreadable(`"${path}" is not a regular file`);
     } else if (!entry?.isFile) {
       return unreadable(`"${path}" is not a regular file`);
     }
-    using file = await Deno.open(path, { read: true });
-    const info = await file.stat();
+    using file = Deno.openSync(path, { read: true });
+    const info = file.statSync();
     if (!info.isFile) return unreadable(`"${path}" is not a regular file`);
-    const bytes = await readAtMost(file, info.size, maxBytes + 1);
+    const bytes = readAtMost(file, info.size, maxBytes + 1);
     const truncated = bytes.length > maxBytes;
     const kept = truncated ? bytes.subarray(0, utf8Boundary(bytes, maxBytes)) : bytes;
     let text: string;
@@ -75,13 +80,15 @@ export async function readSkillMd(
       truncated,
       size: info.size,
       mtimeMs: info.mtime?.getTime() ?? null,
+      dev: info.dev,
+      ino: info.ino,
     };
   } catch (error) {
     return unreadable(`"${path}" cannot be read (${errorName(error)})`);
   }
 }
 
-async function readAtMost(file: Deno.FsFile, size: number, limit: number): Promise<Uint8Array> {
+function readAtMost(file: Deno.FsFile, size: number, limit: number): Uint8Array {
   let buffer = new Uint8Array(Math.max(1, Math.min(limit, size + 1)));
   let filled = 0;
   while (filled < limit) {
@@ -90,7 +97,7 @@ async function readAtMost(file: Deno.FsFile, size: number, limit: number): Promi
       grown.set(buffer);
       buffer = grown;
     }
-    const read = await file.read(buffer.subarray(filled));
+    const read = file.readSync(buffer.subarray(filled));
     if (read === null) break;
     filled += read;
     // Stat said how long the file is: once that much is in, skip the extra EOF read.

@@ -11,6 +11,7 @@ import { compareCodeUnits } from "./_fs.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { mapPool } from "./_pool.ts";
 import { problem } from "./_problems.ts";
+import { createTimeSlice, DEFAULT_SLICE_MS, type TimeSlice } from "./_time_slice.ts";
 import { discoverRoot, type SkillCandidate } from "./discover.ts";
 import { extensionProblems } from "./extension_eligibility.ts";
 import type { Problem } from "./problem.ts";
@@ -21,8 +22,17 @@ export type SkillLoader = (candidate: SkillCandidate, caps: Caps) => Promise<Loa
 
 /** Options of {@linkcode buildCatalog}. */
 export interface BuildCatalogOptions {
-  /** File-system calls (discovery) and skill loads in flight at most. @default 32 */
+  /**
+   * Skill loads in flight at most. The default loader's file-system calls
+   * are synchronous, so this only matters for its few awaited calls (the
+   * path gate's checks of declared scripts) and for injected loaders. @default 32
+   */
   readonly concurrency?: number;
+  /**
+   * Work time between yields to the event loop, in ms (discovery and loading
+   * are synchronous file-system work; see `_time_slice.ts`). @default 10
+   */
+  readonly sliceMs?: number;
   /**
    * Loads each candidate; live refresh passes one that reuses unchanged
    * skills of the previous snapshot. @default loadSkill
@@ -41,11 +51,13 @@ type Slot =
  * (`duplicate-name`). Skills load in discovery order until `caps.maxSkills`
  * are served; the rest are left out with one `skill-limit` warning. A
  * finding seen twice (overlapping roots) is reported once. Never throws for
- * anything found on disk: every failure is a problem.
+ * anything found on disk: every failure is a problem. The walk uses
+ * synchronous file-system calls and yields to the event loop every
+ * `sliceMs`, so a large build does not stall requests served meanwhile.
  *
  * @param roots The configured roots, in priority order.
  * @param caps The caps to enforce.
- * @param options Concurrency.
+ * @param options Concurrency, time slice and loader.
  * @returns The frozen catalog: roots as passed, skills sorted by name, a
  *   by-name map and the problems in discovery order.
  *
@@ -60,10 +72,11 @@ export async function buildCatalog(
   options: BuildCatalogOptions = {},
 ): Promise<Catalog> {
   const concurrency = options.concurrency ?? 32;
+  const slice = createTimeSlice(options.sliceMs ?? DEFAULT_SLICE_MS);
   const slots: Slot[] = [];
   const claimed = new Set<string>();
   for (const root of roots) {
-    const found = await discoverRoot(root, { concurrency });
+    const found = await discoverRoot(root, { slice });
     for (const item of found.items) {
       if (item.kind === "problem") slots.push(item);
       else if (!claimed.has(item.candidate.realDir)) {
@@ -76,6 +89,7 @@ export async function buildCatalog(
   const leftOut = await loadUpToCap(loadable, caps, {
     concurrency,
     load: options.load ?? loadSkill,
+    slice,
   });
   const problems: Problem[] = [];
   const seen = new Set<string>();
@@ -153,14 +167,17 @@ function refuseDuplicates(slots: Slot[]): Extract<Slot, { kind: "candidate" }>[]
 async function loadUpToCap(
   loadable: Extract<Slot, { kind: "candidate" }>[],
   caps: Caps,
-  options: { readonly concurrency: number; readonly load: SkillLoader },
+  options: { readonly concurrency: number; readonly load: SkillLoader; readonly slice: TimeSlice },
 ): Promise<Extract<Slot, { kind: "candidate" }>[]> {
-  const { concurrency, load } = options;
+  const { concurrency, load, slice } = options;
   let served = 0;
   let next = 0;
   while (served < caps.maxSkills && next < loadable.length) {
     const batch = loadable.slice(next, next + (caps.maxSkills - served));
-    const results = await mapPool(batch, concurrency, (slot) => load(slot.candidate, caps));
+    const results = await mapPool(batch, concurrency, async (slot) => {
+      await slice.pause();
+      return await load(slot.candidate, caps);
+    });
     results.forEach((loaded, i) => {
       (batch[i] as { loaded?: LoadedSkill }).loaded = loaded;
       if (loaded.skill) served++;

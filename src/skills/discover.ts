@@ -11,7 +11,7 @@
 import { MAX_GROUP_DEPTH } from "../caps.ts";
 import { readSortedEntries } from "./_fs.ts";
 import { baseName, isInside, joinPath, parentPath } from "./_path.ts";
-import { createLimiter, type Limiter } from "./_pool.ts";
+import { createTimeSlice, type TimeSlice } from "./_time_slice.ts";
 import { isSkippedEntryName, isUsableDirectoryName } from "./names.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { Problem } from "./problem.ts";
@@ -47,8 +47,11 @@ export interface RootDiscovery {
 
 /** Options of {@linkcode discoverRoot}. */
 export interface DiscoverOptions {
-  /** File-system calls in flight at most. @default 32 */
-  readonly concurrency?: number;
+  /**
+   * Yields to the event loop between folders (shared with the caller's
+   * loads, so a whole build keeps one rhythm). @default a new 10 ms slice
+   */
+  readonly slice?: TimeSlice;
 }
 
 /** Containers searched below a root besides the root itself, in this order. */
@@ -59,7 +62,7 @@ type Found = DiscoveryItem | { readonly kind: "symlink"; readonly lexical: strin
 interface Context {
   readonly rootReal: string;
   readonly root: string;
-  readonly limiter: Limiter;
+  readonly slice: TimeSlice;
   /** Real paths of every folder examined (groups and skills). */
   readonly visited: Set<string>;
   /** Real paths of the root's containers, scanned on their own. */
@@ -76,10 +79,11 @@ interface Context {
  * their real path stays inside the root's real path, so a skill reachable
  * both directly and through a link is found once, at its real location.
  * Dot-folders and `node_modules` are never searched. Every failure is an
- * item; nothing throws.
+ * item; nothing throws. File-system calls are synchronous, one folder at a
+ * time, with a yield to the event loop whenever the time slice is used up.
  *
  * @param root The root to search.
- * @param options Concurrency.
+ * @param options The time slice.
  * @returns The root's real path and the candidates and problems in discovery order.
  *
  * Requires `--allow-read` on the root.
@@ -98,11 +102,11 @@ export async function discoverRoot(
   let rootReal: string;
   let entries: Deno.DirEntry[];
   try {
-    rootReal = await Deno.realPath(root.path);
-    if (!(await Deno.stat(root.path)).isDirectory) {
+    rootReal = Deno.realPathSync(root.path);
+    if (!Deno.statSync(root.path).isDirectory) {
       return unreadable(`Root "${root.path}" is not a folder. Point it at a folder of skills`);
     }
-    entries = await readSortedEntries(root.path);
+    entries = readSortedEntries(root.path);
   } catch (error) {
     return unreadable(
       `Root "${root.path}" cannot be read (${errorName(error)}). Check that it exists and ` +
@@ -112,7 +116,7 @@ export async function discoverRoot(
   const ctx: Context = {
     rootReal,
     root: root.path,
-    limiter: createLimiter(options.concurrency ?? 32),
+    slice: options.slice ?? createTimeSlice(),
     visited: new Set([rootReal]),
     containers: new Set(),
     skillReals: new Set(),
@@ -122,7 +126,7 @@ export async function discoverRoot(
   if (classify(entries).kind !== "group") {
     found.push(...await examine(ctx, root.path, rootReal, 0, entries));
   } else {
-    const containers = await resolveContainers(ctx, found);
+    const containers = resolveContainers(ctx, found);
     found.push(...await scanChildren(ctx, root.path, rootReal, 0, entries));
     for (const container of containers) {
       found.push(...await examine(ctx, container.lexical, container.real, 0));
@@ -169,7 +173,8 @@ async function examine(
   ctx.visited.add(real);
   let entries: Deno.DirEntry[];
   try {
-    entries = known ?? await ctx.limiter.run(() => readSortedEntries(lexical));
+    if (known === undefined) await ctx.slice.pause();
+    entries = known ?? readSortedEntries(lexical);
   } catch (error) {
     return [issue(
       lexical,
@@ -220,32 +225,34 @@ async function scanChildren(
   depth: number,
   entries: readonly Deno.DirEntry[],
 ): Promise<Found[]> {
-  const tasks: Promise<Found[]>[] = [];
+  // One folder after another: the calls are synchronous, so running them side
+  // by side would gain nothing, and in order each pause can yield on time.
+  const found: Found[] = [];
   for (const entry of entries) {
     if (isSkippedEntryName(entry.name)) continue;
     const childLexical = joinPath(lexical, entry.name);
     if (ctx.handled.has(childLexical)) continue;
     if (entry.isSymlink) {
-      tasks.push(Promise.resolve([{ kind: "symlink", lexical: childLexical, depth: depth + 1 }]));
+      found.push({ kind: "symlink", lexical: childLexical, depth: depth + 1 });
     } else if (entry.isDirectory) {
       const childReal = joinPath(real, entry.name);
       if (ctx.containers.has(childReal) || ctx.visited.has(childReal)) continue;
-      tasks.push(examine(ctx, childLexical, childReal, depth + 1));
+      found.push(...await examine(ctx, childLexical, childReal, depth + 1));
     }
   }
-  return (await Promise.all(tasks)).flat();
+  return found;
 }
 
-async function resolveContainers(
+function resolveContainers(
   ctx: Context,
   found: Found[],
-): Promise<{ lexical: string; real: string }[]> {
+): { lexical: string; real: string }[] {
   const containers: { lexical: string; real: string }[] = [];
   for (const relative of SKILL_CONTAINERS) {
     const lexical = joinPath(ctx.root, relative);
     let real: string;
     try {
-      real = await Deno.realPath(lexical);
+      real = Deno.realPathSync(lexical);
     } catch {
       continue;
     }
@@ -256,7 +263,7 @@ async function resolveContainers(
     }
     if (real === ctx.rootReal || ctx.containers.has(real)) continue;
     try {
-      if (!(await Deno.stat(lexical)).isDirectory) continue;
+      if (!Deno.statSync(lexical).isDirectory) continue;
     } catch {
       continue;
     }
@@ -280,8 +287,9 @@ async function followSymlinks(ctx: Context, found: Found[]): Promise<DiscoveryIt
   while (queue.length > 0) {
     const link = queue.shift() as { lexical: string; depth: number };
     let real: string;
+    await ctx.slice.pause();
     try {
-      real = await Deno.realPath(link.lexical);
+      real = Deno.realPathSync(link.lexical);
     } catch {
       items.push(issue(
         link.lexical,
@@ -297,7 +305,7 @@ async function followSymlinks(ctx: Context, found: Found[]): Promise<DiscoveryIt
     }
     if (ctx.visited.has(real) || ctx.containers.has(real) || insideSkill(ctx, real)) continue;
     try {
-      if (!(await Deno.stat(link.lexical)).isDirectory) continue;
+      if (!Deno.statSync(link.lexical).isDirectory) continue;
     } catch {
       continue;
     }

@@ -17,6 +17,7 @@ import { compareCodeUnits, readSortedEntries } from "./_fs.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { isInside, joinPath, parentPath, SEP } from "./_path.ts";
 import { mapPool } from "./_pool.ts";
+import { createTimeSlice } from "./_time_slice.ts";
 import type { SkillCandidate } from "./discover.ts";
 import { extensionProblems } from "./extension_eligibility.ts";
 import type { Problem } from "./problem.ts";
@@ -83,10 +84,14 @@ export async function rebuildCatalog(
   const load = options.load ?? loadSkill;
   if (!needsRescan) {
     if (touched.size === 0) return { catalog: previous, isFullRescan: false, loaded: 0 };
+    const slice = createTimeSlice();
     const reloaded = await mapPool(
       [...touched],
       options.concurrency ?? 32,
-      (skill) => reloadInPlace(skill, options.caps, load),
+      async (skill) => {
+        await slice.pause();
+        return await reloadInPlace(skill, options.caps, load);
+      },
     );
     if (reloaded.every((result) => result !== null)) {
       return {
@@ -181,8 +186,8 @@ async function reloadInPlace(
   let entries: Deno.DirEntry[];
   let realDir: string;
   try {
-    realDir = await Deno.realPath(old.dir);
-    entries = await readSortedEntries(old.dir);
+    realDir = Deno.realPathSync(old.dir);
+    entries = readSortedEntries(old.dir);
   } catch {
     return null;
   }
@@ -248,7 +253,7 @@ async function fullRescan(
     const old = byDir.get(candidate.dir);
     const isSame = old !== undefined && !touched.has(old) && old.realDir === candidate.realDir &&
       old.root === candidate.root && old.skillMdFile === candidate.skillMdFile;
-    if (isSame && await skillMdUnchanged(old)) {
+    if (isSame && skillMdUnchanged(old)) {
       return { skill: old, problems: ownProblems(previous, old) };
     }
     loaded++;
@@ -267,10 +272,10 @@ async function fullRescan(
   return { catalog, isFullRescan: true, loaded };
 }
 
-async function skillMdUnchanged(skill: Skill): Promise<boolean> {
+function skillMdUnchanged(skill: Skill): boolean {
   const listed = skill.files.find((file) => file.path === skill.skillMdFile);
   try {
-    const info = await Deno.stat(joinPath(skill.dir, skill.skillMdFile));
+    const info = Deno.statSync(joinPath(skill.dir, skill.skillMdFile));
     return listed !== undefined && info.size === listed.size &&
       (info.mtime?.getTime() ?? null) === listed.mtimeMs;
   } catch {

@@ -17,6 +17,13 @@ export interface SkillFile {
   readonly size: number;
   /** Modification time in ms since the epoch, or null when unknown. */
   readonly mtimeMs: number | null;
+  /**
+   * Device id and inode number from the same stat, when discovery took them:
+   * with size and mtime they name the exact file version listed (the digest
+   * cache keys on them). Host facts: never shown to a client.
+   */
+  readonly dev?: number;
+  readonly ino?: number | null;
 }
 
 /** Where a root came from. */

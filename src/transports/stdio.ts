@@ -4,6 +4,12 @@
  * before reporting that the session is over, so a client that writes its
  * requests and closes stdin still gets every answer.
  *
+ * What was wrong with the input is said on stderr, one line each, never on
+ * stdout (stdout carries JSON-RPC only): a line that is not JSON or not a
+ * JSON-RPC message is ignored and the session goes on; a message over the
+ * SDK's 10 MiB read buffer closes the session, and the session then ends
+ * with a non-zero exit code so a client or supervisor sees a failure.
+ *
  * @module
  */
 
@@ -13,32 +19,63 @@ import { type JSONRPCMessage, type Server, StdioServerTransport } from "../mcp/s
 /** How long answers still in flight may take after stdin ends, in ms. */
 export const DRAIN_TIMEOUT_MS = 30_000;
 
+/** Characters of an error's reason a stderr line quotes at most. */
+export const MAX_LOGGED_REASON_CHARS = 200;
+
+/** The exit code of a session closed by an oversized message. */
+export const EXIT_OVERSIZED_MESSAGE = 1;
+
+/** How a stdio session ended. */
+export interface StdioSessionEnd {
+  /** 0 when stdin ended or the transport closed normally; non-zero on a failure. */
+  readonly exitCode: number;
+}
+
 /**
  * Connects `server` to stdio and resolves when the session is over: stdin
  * ended (and in-flight answers were written, up to {@linkcode DRAIN_TIMEOUT_MS})
- * or the transport closed.
+ * or the transport closed. Transport errors are logged to stderr, one line
+ * each (see {@linkcode describeTransportError}).
  *
  * @param server The MCP server.
+ * @param options `log`: where the one-line reports go (default: stderr via
+ *   `console.error`; never stdout).
  * @returns A promise that settles once serving started, holding `closed`,
- *   which resolves when the session is over.
+ *   which resolves with `{exitCode}` when the session is over: 0 normally,
+ *   {@linkcode EXIT_OVERSIZED_MESSAGE} when a message over the read buffer
+ *   closed it.
+ *
+ * Source: MCP 2025-11-25, "Transports", stdio (the server MAY write logs to
+ * stderr and MUST NOT write anything but MCP messages to stdout).
  */
-export async function serveOverStdio(server: Server): Promise<{ closed: Promise<void> }> {
+export async function serveOverStdio(
+  server: Server,
+  options: { log?: (line: string) => void } = {},
+): Promise<{ closed: Promise<StdioSessionEnd> }> {
+  const log = options.log ?? ((line: string) => console.error(line));
   const transport = new StdioServerTransport();
   const inFlight = new Set<string | number>();
   let idle: (() => void) | null = null;
-  const closed = new Promise<void>((resolve) => {
+  let isOversized = false;
+  transport.onerror = (error: Error) => {
+    const report = describeTransportError(error);
+    if (report.isOversized) isOversized = true;
+    log(report.line);
+  };
+  const closed = new Promise<StdioSessionEnd>((resolve) => {
+    const end = () => resolve({ exitCode: isOversized ? EXIT_OVERSIZED_MESSAGE : 0 });
     let stdinEnded = false;
     const finishWhenIdle = () => {
-      if (inFlight.size === 0) resolve();
-      else idle = resolve;
+      if (inFlight.size === 0) end();
+      else idle = end;
     };
     process.stdin.on("end", () => {
       if (stdinEnded) return;
       stdinEnded = true;
-      setTimeout(resolve, DRAIN_TIMEOUT_MS).unref?.();
+      setTimeout(end, DRAIN_TIMEOUT_MS).unref?.();
       finishWhenIdle();
     });
-    transport.onclose = () => resolve();
+    transport.onclose = end;
   });
   await server.connect(transport);
   const receive = transport.onmessage;
@@ -55,4 +92,48 @@ export async function serveOverStdio(server: Server): Promise<{ closed: Promise<
     }
   };
   return { closed };
+}
+
+/**
+ * Says in one stderr line what was wrong with the input: a line that is not
+ * JSON or not a JSON-RPC message (ignored; the session goes on), a message
+ * over the SDK's read buffer (the transport closes the session), or another
+ * stdin failure. The reason is the error's own message, whitespace collapsed
+ * and cut to {@linkcode MAX_LOGGED_REASON_CHARS} characters (a schema
+ * mismatch is described in words instead of zod's list of union branches).
+ *
+ * @param error What the SDK's stdio transport reported.
+ * @returns `{line, isOversized}`: the line starts with `skillgate: ` and
+ *   holds no newline.
+ */
+export function describeTransportError(error: Error): { line: string; isOversized: boolean } {
+  const reason = String(error?.message ?? error).replace(/\s+/g, " ").trim();
+  const cut = reason.length > MAX_LOGGED_REASON_CHARS
+    ? `${reason.slice(0, MAX_LOGGED_REASON_CHARS)}…`
+    : reason;
+  const oversized = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(reason);
+  if (oversized !== null) {
+    const mib = Number(oversized[1]) / (1024 * 1024);
+    return {
+      line: `skillgate: a message over ${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB ` +
+        "closed the session",
+      isOversized: true,
+    };
+  }
+  if (error instanceof SyntaxError) {
+    return {
+      line: `skillgate: ignored a message that is not valid JSON-RPC: ${cut}`,
+      isOversized: false,
+    };
+  }
+  if (error?.name === "ZodError") {
+    // The schema's own report is a long list of union branches; say what it means.
+    return {
+      line: "skillgate: ignored a message that is not valid JSON-RPC: valid JSON, but not a " +
+        'JSON-RPC 2.0 request, notification or response ("jsonrpc": "2.0" with a method or a ' +
+        "result or error)",
+      isOversized: false,
+    };
+  }
+  return { line: `skillgate: stdio transport error: ${cut}`, isOversized: false };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CORPUS, REPO_ROOT, runProgram } from "../support/program.ts";
+import { connectStdio, CORPUS, REPO_ROOT, runProgram } from "../support/program.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 
 const BROKEN = "tests/fixtures/broken-skills";
@@ -121,4 +121,39 @@ Deno.test("validate exits 2 for a path that does not exist or no path at all", a
   const none = await runProgram(["validate"]);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /Nothing to validate/);
+});
+
+Deno.test("validate of an empty folder fails (exit 1) instead of a false OK in CI", async () => {
+  await using tree = await makeTree({ "notes/readme.txt": "not a skill\n" });
+  for (const path of [tree.path, tree.at("notes")]) {
+    const run = await runProgram(["validate", path]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const { findings: found, summary } = findings(run.stdout);
+    assert.equal(found.length, 1);
+    assert.equal(found[0]?.severity, "error");
+    assert.equal(found[0]?.reason, "no-skill-md");
+    assert.match(found[0]?.detail ?? "", /^No skill found here, so nothing was validated\. /);
+    assert.match(summary, /^FAILED: 1 path checked, 0 usable skills, 1 error, 0 warnings$/);
+  }
+  const mixed = await runProgram(["validate", tree.path, `${CORPUS}/theme-factory`]);
+  assert.equal(mixed.code, 1, "one empty path among good ones still fails");
+});
+
+Deno.test("list and serve keep an empty root a warning, not a failure", async () => {
+  await using tree = await makeTree({ "notes/readme.txt": "not a skill\n" });
+  const listed = await runProgram(["list", tree.path, "--json"]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const answer = JSON.parse(listed.stdout) as {
+    problems: { reason: string; severity: string }[];
+  };
+  assert.deepEqual(
+    answer.problems.map((problem) => [problem.reason, problem.severity]),
+    [["no-skill-md", "warning"]],
+  );
+  await using session = await connectStdio(["serve", tree.path]);
+  const served = (await session.call("skill_list", {})).structuredContent as typeof answer;
+  assert.deepEqual(
+    served.problems.map((problem) => [problem.reason, problem.severity]),
+    [["no-skill-md", "warning"]],
+  );
 });

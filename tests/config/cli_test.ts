@@ -133,3 +133,97 @@ Deno.test("parseCommandLine() refuses what a person can get wrong, with a clear 
     });
   }
 });
+
+Deno.test("parseCommandLine(): --http 8080 (with a space) takes the port, not a root", () => {
+  const config = parse(["serve", "--http", "8080", "/a"]);
+  assert.equal(config.options.http, 8080);
+  assert.deepEqual(config.roots, [{ path: "/a", from: "argument" }]);
+  const last = parse(["/a", "--http", "9000"]);
+  assert.equal(last.options.http, 9000);
+  assert.deepEqual(last.roots.map((root) => root.path), ["/a"]);
+  const followedByRoot = parse(["--http", "skills"]);
+  assert.equal(followedByRoot.options.http, 3000, "a non-numeric next argument stays a root");
+  assert.deepEqual(followedByRoot.roots.map((root) => root.path), ["/work/skills"]);
+});
+
+Deno.test("parseCommandLine(): --http=0 is an error, not a silent stdio server; the variable's 0/false/off still mean off", () => {
+  for (const args of [["/a", "--http=0"], ["/a", "--http", "0"], ["/a", "--http=00"]]) {
+    assert.throws(() => parse(args), (error: unknown) => {
+      assert.ok(error instanceof UsageError);
+      assert.match(error.message, /--http must be between 1 and 65535/);
+      assert.match(error.message, /leave --http out for stdio/);
+      return true;
+    }, args.join(" "));
+  }
+  for (const value of ["0", "false", "off"]) {
+    assert.equal(parse(["/a"], { SKILLGATE_HTTP: value }).options.http, null, value);
+  }
+  assert.equal(parse(["/a", "--http=false"], { SKILLGATE_HTTP: "8080" }).options.http, null);
+});
+
+Deno.test("parseCommandLine(): --allowed-origins takes origins only, never * or a path", async (t) => {
+  const ok = parse(["/a", "--allowed-origins=https://app.example.com,http://localhost:5173/"]);
+  assert.deepEqual(ok.options.allowedOrigins, [
+    "https://app.example.com",
+    "http://localhost:5173/",
+  ]);
+  const cases: [string, RegExp][] = [
+    ["*", /--allowed-origins does not take "\*"; list each origin as http\(s\):\/\/host\[:port\]/],
+    ["app.example.com", /--allowed-origins takes origins as .*got "app.example.com"/],
+    ["https://app.example.com/path", /got "https:\/\/app.example.com\/path"/],
+    ["https://a.example.com,ftp://b.example.com", /got "ftp:\/\/b.example.com"/],
+  ];
+  for (const [value, message] of cases) {
+    await t.step(value, () => {
+      assert.throws(() => parse(["/a", `--allowed-origins=${value}`]), message);
+      assert.throws(
+        () => parse(["/a"], { SKILLGATE_ALLOWED_ORIGINS: value }),
+        /SKILLGATE_ALLOWED_ORIGINS/,
+      );
+    });
+  }
+});
+
+Deno.test("parseCommandLine(): --allowed-hosts takes host[:port] only, no scheme or path", async (t) => {
+  const ok = parse(["/a", "--allowed-hosts", "skills.example.com,box:8443,[::1]:3000"]);
+  assert.deepEqual(ok.options.allowedHosts, ["skills.example.com", "box:8443", "[::1]:3000"]);
+  for (const value of ["http://skills.example.com", "skills.example.com/mcp", "box:0", "a b"]) {
+    await t.step(value, () => {
+      assert.throws(
+        () => parse(["/a", `--allowed-hosts=${value}`]),
+        (error: unknown) => {
+          assert.ok(error instanceof UsageError);
+          assert.ok(error.message.includes(`"${value}"`), error.message);
+          assert.match(error.message, /host\[:port\] values \(no scheme, no path/);
+          return true;
+        },
+      );
+    });
+  }
+});
+
+Deno.test("parseCommandLine(): a MCP_CONFIRM_SECRET shorter than 16 characters is refused without echoing it", () => {
+  const short = "tooshort-secret";
+  assert.throws(() => parse(["/a"], { MCP_CONFIRM_SECRET: short }), (error: unknown) => {
+    assert.ok(error instanceof UsageError);
+    assert.match(error.message, /MCP_CONFIRM_SECRET is too short; use at least 16 characters/);
+    assert.ok(!error.message.includes(short), "the secret is never echoed");
+    return true;
+  });
+  const secret = "shared-secret-0123456789";
+  assert.equal(parse(["/a"], { MCP_CONFIRM_SECRET: secret }).scripts.confirmSecret, secret);
+});
+
+Deno.test("parseCommandLine(): MCP_SKILLS_PATH replacing ROOT arguments is told, not silent", () => {
+  const config = parse(["serve", "mine", "/other"], { MCP_SKILLS_PATH: "/hosted" });
+  assert.deepEqual(config.roots.map((root) => root.path), ["/hosted"]);
+  assert.equal(config.notices.length, 1);
+  assert.match(
+    config.notices[0] ?? "",
+    /^MCP_SKILLS_PATH is set, so it replaces the ROOT arguments \("mine", "\/other"\); unset MCP_SKILLS_PATH to serve them$/,
+  );
+  assert.ok(Object.isFrozen(config.notices));
+  assert.deepEqual(parse(["/a"]).notices, []);
+  assert.deepEqual(parse([], { MCP_SKILLS_PATH: "/hosted" }).notices, [], "nothing was replaced");
+  assert.deepEqual(parse(["--help"]).notices, []);
+});

@@ -90,7 +90,8 @@ export async function connectStdio(
  *
  * @param args Program arguments.
  * @param options stdin text and extra environment.
- * @returns Exit code, stdout and stderr as text.
+ * @returns Exit code, stdout and stderr as text (also when the program ends
+ *   before reading all of stdin).
  */
 export async function runProgram(
   args: readonly string[],
@@ -110,8 +111,13 @@ export async function runProgram(
     stderr: "piped",
   }).spawn();
   const writer = child.stdin.getWriter();
-  if (options.stdin !== undefined) await writer.write(new TextEncoder().encode(options.stdin));
-  await writer.close();
+  try {
+    if (options.stdin !== undefined) await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  } catch (error) {
+    // The program may end before reading all of its input (e.g. on an oversized message).
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  }
   const output = await child.output();
   const decoder = new TextDecoder();
   return {

@@ -62,31 +62,36 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     path: "src/skills/_fs.ts",
     apis: ["Deno.readDir"],
     reason: "discovery: lists folders under the owner's roots; paths come from the walk, never " +
-      "from a client",
+      "from a client. Synchronous (readDirSync, half the cost of the async call); the catalog " +
+      "yields to the event loop between folders and skills (src/skills/_time_slice.ts)",
   },
   {
     path: "src/skills/discover.ts",
     apis: ["Deno.stat", "Deno.realPath"],
     reason: "discovery: resolves roots, containers and symlinked folders and checks they stay " +
-      "inside their root's real path",
+      "inside their root's real path. Synchronous (statSync, realPathSync), with a yield to the " +
+      "event loop between folders",
   },
   {
     path: "src/skills/_list_files.ts",
     apis: ["Deno.stat", "Deno.realPath"],
-    reason: "discovery: sizes the files of a skill and keeps symlinks that stay inside the " +
-      "skill's real folder",
+    reason: "discovery: sizes the files of a skill (one statSync per file) and keeps symlinks " +
+      "that stay inside the skill's real folder (realPathSync for symlinks only); synchronous, " +
+      "the catalog yields between skills",
   },
   {
     path: "src/skills/_read_skill_md.ts",
     apis: ["Deno.open", "Deno.stat", "Deno.realPath"],
     reason: "discovery: reads each SKILL.md within the byte cap (the path is the folder's own " +
-      "SKILL.md, never a client path)",
+      "SKILL.md, never a client path); synchronous (openSync, fstat, readSync), the catalog " +
+      "yields between skills",
   },
   {
     path: "src/skills/rebuild_catalog.ts",
     apis: ["Deno.stat", "Deno.realPath"],
     reason: "live refresh: re-resolves a changed skill folder and compares its SKILL.md size " +
-      "and mtime; paths come from the catalog and the file watcher, never from a client",
+      "and mtime; paths come from the catalog and the file watcher, never from a client. " +
+      "Synchronous (statSync, realPathSync), with a yield to the event loop between skills",
   },
   {
     path: "src/refresh/watch_paths.ts",

@@ -103,3 +103,85 @@ Deno.test("readJsonBody() reads a body of exactly the cap and refuses one byte m
   );
   assert.deepEqual(value, { kind: "json", value: { a: [1, 2] } });
 });
+
+/** A body that sends `first` and then never another byte, and records whether it was cancelled. */
+function stalledBody(
+  first: string,
+): { body: ReadableStream<Uint8Array>; isCancelled: () => boolean } {
+  let isCancelled = false;
+  let hasSent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (hasSent) return new Promise<void>(() => {}); // never another byte
+      hasSent = true;
+      controller.enqueue(new TextEncoder().encode(first));
+    },
+    cancel() {
+      isCancelled = true;
+    },
+  });
+  return { body, isCancelled: () => isCancelled };
+}
+
+Deno.test("readJsonBody() gives up on a body that never ends and cancels it", async () => {
+  const stalled = stalledBody("{");
+  const result = await readJsonBody(
+    new Request("http://x/", { method: "POST", body: stalled.body }),
+    1024,
+    { timeoutMs: 5 },
+  );
+  assert.deepEqual(result, { kind: "timed-out", timeoutMs: 5 });
+  assert.equal(stalled.isCancelled(), true, "the stalled body is cancelled");
+});
+
+Deno.test("slow bodies (headers and one byte) get 408 and release their in-flight slots", async (t) => {
+  for (const flags of [[], ["--stateless"]]) {
+    await t.step(flags.join(" ") || "stateful", async () => {
+      await using h = await testHandler(httpConfig(flags), {
+        limits: { bodyTimeoutMs: 5, maxInFlight: 4 },
+      });
+      // Twice the slots: without the deadline the first four would hold them forever.
+      const slow = await Promise.all(Array.from({ length: 8 }, () =>
+        send(h.http, {
+          method: "POST",
+          headers: POST_HEADERS,
+          body: stalledBody(INITIALIZE.slice(0, 1)).body,
+        })));
+      for (const response of slow) {
+        assert.ok([408, 503].includes(response.status), response.text);
+      }
+      const timedOut = slow.filter((response) => response.status === 408);
+      assert.ok(timedOut.length >= 4, "every slot-holder timed out");
+      const answer = timedOut[0]?.json() as { error: { code: number; message: string }; id: null };
+      assert.equal(answer.error.code, -32000);
+      assert.match(answer.error.message, /did not arrive within 5 ms/);
+      assert.equal(answer.id, null);
+      assert.equal(h.http.stats().inFlight, 0, "every slot was released");
+      const fresh = await send(h.http, { method: "POST", headers: POST_HEADERS, body: INITIALIZE });
+      assert.equal(fresh.status, 200, fresh.text);
+    });
+  }
+});
+
+Deno.test("a slow body inside a session gets 408 and frees the session's slot", async () => {
+  await using h = await testHandler(httpConfig(), {
+    limits: { bodyTimeoutMs: 5, maxInFlightPerSession: 1 },
+  });
+  const init = await send(h.http, { method: "POST", headers: POST_HEADERS, body: INITIALIZE });
+  const sessionId = init.headers.get("mcp-session-id");
+  assert.ok(sessionId);
+  const headers = {
+    ...POST_HEADERS,
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": "2025-11-25",
+  };
+  const slow = await send(h.http, { method: "POST", headers, body: stalledBody("{").body });
+  assert.equal(slow.status, 408);
+  const ping = await send(h.http, {
+    method: "POST",
+    headers,
+    body: '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+  });
+  assert.equal(ping.status, 200, `the session's one slot is free again: ${ping.text}`);
+  assert.equal(h.http.stats().inFlight, 0);
+});

@@ -172,3 +172,35 @@ Deno.test("/healthz answers ok and /readyz turns ready once the catalog is loade
   const post = await send(h.http, { method: "POST", path: "/healthz" });
   assert.equal(post.status, 405);
 });
+
+Deno.test("HTTP bound to 0.0.0.0 accepts a container's mapped port or the machine's name as Host, behind the token", async () => {
+  const config = httpConfig(["--host=0.0.0.0"], { SKILLGATE_HTTP_TOKEN: TEST_TOKEN });
+  await using h = await testHandler(config);
+  const authorization = `Bearer ${TEST_TOKEN}`;
+  for (const host of ["localhost:9000", "build-box:8080", `build-box.lan:${TEST_PORT}`]) {
+    const accepted = await send(h.http, {
+      method: "POST",
+      headers: { ...POST_HEADERS, host, authorization },
+      body: INITIALIZE,
+    });
+    assert.equal(accepted.status, 200, `${host}: ${accepted.text}`);
+    const anonymous = await send(h.http, {
+      method: "POST",
+      headers: { ...POST_HEADERS, host },
+      body: INITIALIZE,
+    });
+    assert.equal(anonymous.status, 401, `${host}: any Host still needs the token`);
+  }
+  const rebound = await send(h.http, {
+    method: "POST",
+    headers: {
+      ...POST_HEADERS,
+      host: "evil.example.com:9000",
+      origin: "http://evil.example.com:9000",
+      authorization,
+    },
+    body: INITIALIZE,
+  });
+  assert.equal(rebound.status, 403, "a page's own Origin is still refused");
+  assert.match(rebound.text, /Forbidden: Origin/);
+});

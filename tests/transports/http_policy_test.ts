@@ -6,6 +6,8 @@ import {
 import {
   createHostPolicy,
   isLoopbackHost,
+  normaliseOrigin,
+  parseHostPort,
   urlHost,
 } from "../../src/transports/http/host_policy.ts";
 import { createInFlight } from "../../src/transports/http/in_flight.ts";
@@ -29,9 +31,9 @@ Deno.test("isLoopbackHost() knows which listen addresses stay on this machine", 
   assert.equal(urlHost("127.0.0.1"), "127.0.0.1");
 });
 
-Deno.test("createHostPolicy() accepts only this server's names for Host", () => {
+Deno.test("createHostPolicy() on loopback accepts only this server's names for Host", () => {
   const policy = createHostPolicy({
-    host: "10.0.0.5",
+    host: "127.0.0.2",
     port: 3000,
     allowedHosts: ["skills.example.com", "api.example.com:8443", "bad host"],
     allowedOrigins: [],
@@ -40,8 +42,8 @@ Deno.test("createHostPolicy() accepts only this server's names for Host", () => 
     ["localhost:3000", true],
     ["127.0.0.1:3000", true],
     ["[::1]:3000", true],
-    ["10.0.0.5:3000", true],
-    ["10.0.0.5:3001", false],
+    ["127.0.0.2:3000", true],
+    ["127.0.0.2:3001", false],
     ["localhost", false],
     ["skills.example.com", true],
     ["skills.example.com:1234", true],
@@ -57,15 +59,44 @@ Deno.test("createHostPolicy() accepts only this server's names for Host", () => 
   }
 });
 
-Deno.test("createHostPolicy() on a wildcard address does not accept the wildcard as a Host", () => {
+Deno.test("createHostPolicy() bound beyond loopback accepts any Host: a container's port mapping or the machine's name", () => {
+  for (const host of ["0.0.0.0", "::", "10.0.0.5"]) {
+    const policy = createHostPolicy({ host, port: 8080, allowedHosts: [], allowedOrigins: [] });
+    for (const value of ["localhost:9000", "build-box:8080", "build-box.lan", "10.0.0.5:8080"]) {
+      assert.equal(policy.isHostAllowed(value), true, `${host}: ${value}`);
+    }
+  }
+});
+
+Deno.test("createHostPolicy() beyond loopback still refuses a rebound page's own Origin", () => {
   const policy = createHostPolicy({
     host: "0.0.0.0",
-    port: 80,
-    allowedHosts: [],
+    port: 8080,
+    allowedHosts: ["skills.example.com"],
     allowedOrigins: [],
   });
-  assert.equal(policy.isHostAllowed("0.0.0.0"), false);
-  assert.equal(policy.isHostAllowed("localhost"), true, "no port means port 80");
+  assert.equal(policy.isHostAllowed("evil.example.com:8080"), true, "any Host reaches the token");
+  assert.equal(
+    policy.isOriginAllowed("http://evil.example.com:8080", "evil.example.com:8080"),
+    false,
+    "same origin counts only for this server's own names",
+  );
+  assert.equal(policy.isOriginAllowed("https://skills.example.com", "skills.example.com"), true);
+  assert.equal(policy.isOriginAllowed("http://localhost:8080", "build-box:8080"), true);
+  assert.equal(policy.isOriginAllowed("http://0.0.0.0:8080", "0.0.0.0:8080"), false);
+});
+
+Deno.test("parseHostPort() and normaliseOrigin() accept exactly host[:port] and http(s) origins", () => {
+  assert.deepEqual(parseHostPort("example.com:8443"), { name: "example.com", port: 8443 });
+  assert.deepEqual(parseHostPort("[::1]"), { name: "[::1]", port: null });
+  for (const bad of ["http://x", "x/path", "x:0", "x:70000", "user@x", "x?y", "", "a b"]) {
+    assert.equal(parseHostPort(bad), null, bad);
+  }
+  assert.equal(normaliseOrigin("HTTPS://App.Example.com:443/"), "https://app.example.com");
+  assert.equal(normaliseOrigin("http://localhost:3000"), "http://localhost:3000");
+  for (const bad of ["*", "null", "app.example.com", "https://x/path", "https://u@x", "ftp://x"]) {
+    assert.equal(normaliseOrigin(bad), null, bad);
+  }
 });
 
 Deno.test("createHostPolicy() accepts loopback, allowed and same-host origins only", () => {

@@ -2,13 +2,22 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseCommandLine } from "../../src/config/cli.ts";
 import {
+  httpScriptsWarning,
   HttpStartupError,
   mcpUrlOf,
   readTokenFile,
   settleHttpToken,
 } from "../../src/transports/http/http_startup.ts";
-import { replicaConfirmationRefusal } from "../../src/transports/http/replicas.ts";
+import {
+  httpRunRefusal,
+  NO_TOKEN_REFUSAL,
+  REPLICA_REFUSAL,
+} from "../../src/transports/http/http_run_refusal.ts";
+import { httpReadyLine } from "../../src/transports/http/shutdown_signals.ts";
 import { httpConfig, TEST_TOKEN } from "./_http.ts";
+
+/** A confirmation secret long enough for the start-up rule. */
+const SECRET = "shared-secret-0123456789";
 
 async function startupError(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(() => null, (e: unknown) => e);
@@ -77,17 +86,80 @@ Deno.test("mcpUrlOf() brackets IPv6 listen addresses", () => {
   assert.equal(mcpUrlOf({ host: "127.0.0.1", port: 3000 }), "http://127.0.0.1:3000/mcp");
 });
 
-Deno.test("replicaConfirmationRefusal() refuses skill_run on stateless replicas without a shared secret", () => {
-  assert.match(replicaConfirmationRefusal(httpConfig(["--stateless"])) ?? "", /MCP_CONFIRM_SECRET/);
+Deno.test("httpRunRefusal(): a local user without the token cannot run scripts over loopback HTTP", async () => {
+  for (const flags of [[], ["--stateless"], ["--host=localhost"]]) {
+    for (const env of [{}, { MCP_CONFIRM_MODE: "auto" }, { MCP_CONFIRM_SECRET: SECRET }]) {
+      const refusal = httpRunRefusal(await settleHttpToken(httpConfig(flags, env)));
+      assert.equal(refusal, NO_TOKEN_REFUSAL, `${flags.join(" ")} ${JSON.stringify(env)}`);
+    }
+  }
   assert.equal(
-    replicaConfirmationRefusal(
-      httpConfig(["--stateless"], { MCP_CONFIRM_SECRET: "shared-secret" }),
-    ),
+    NO_TOKEN_REFUSAL.message,
+    "skill_run over HTTP needs a bearer token (SKILLGATE_HTTP_TOKEN or --http-token-file): " +
+      "any local user can reach a loopback port",
+  );
+  const stdio = parseCommandLine({ args: ["serve", "/x"], getEnv: () => undefined, cwd: "/" });
+  assert.equal(httpRunRefusal(stdio), null, "stdio has no port to reach");
+});
+
+Deno.test("httpRunRefusal() lets skill_run through once a token is settled, from the variable or the file", async () => {
+  const fromEnv = await settleHttpToken(httpConfig([], { SKILLGATE_HTTP_TOKEN: TEST_TOKEN }));
+  assert.equal(httpRunRefusal(fromEnv), null);
+  const fromFile = await settleHttpToken(httpConfig(["--http-token-file=/run/token"]), {
+    readTokenFile: () => Promise.resolve(`${TEST_TOKEN}\n`),
+  });
+  assert.equal(httpRunRefusal(fromFile), null, "the token file counts once settled");
+});
+
+Deno.test("httpRunRefusal() refuses skill_run on stateless replicas without a shared secret", () => {
+  const token = { SKILLGATE_HTTP_TOKEN: TEST_TOKEN };
+  assert.equal(httpRunRefusal(httpConfig(["--stateless"], token)), REPLICA_REFUSAL);
+  assert.match(REPLICA_REFUSAL.message, /MCP_CONFIRM_SECRET/);
+  assert.equal(
+    httpRunRefusal(httpConfig(["--stateless"], { ...token, MCP_CONFIRM_SECRET: SECRET })),
     null,
   );
-  assert.equal(replicaConfirmationRefusal(httpConfig()), null, "sessions keep confirmations");
+  assert.equal(httpRunRefusal(httpConfig([], token)), null, "sessions keep confirmations");
   assert.equal(
-    replicaConfirmationRefusal(httpConfig(["--stateless"], { MCP_CONFIRM_MODE: "refuse" })),
+    httpRunRefusal(httpConfig(["--stateless"], { ...token, MCP_CONFIRM_MODE: "refuse" })),
     null,
+  );
+});
+
+Deno.test("httpScriptsWarning() warns at start-up when scripts could run over HTTP without a token", async () => {
+  const bare = await settleHttpToken(httpConfig());
+  assert.match(
+    httpScriptsWarning(bare, { mayRunScripts: true }) ?? "",
+    /skill_run is refused over HTTP without a bearer token .*SKILLGATE_HTTP_TOKEN/,
+  );
+  assert.equal(httpScriptsWarning(bare, { mayRunScripts: false }), null, "nothing could run");
+  const withToken = httpConfig([], { SKILLGATE_HTTP_TOKEN: TEST_TOKEN });
+  assert.equal(httpScriptsWarning(withToken, { mayRunScripts: true }), null);
+  const refusing = httpConfig([], { MCP_CONFIRM_MODE: "refuse" });
+  assert.equal(httpScriptsWarning(refusing, { mayRunScripts: true }), null);
+  const stdio = parseCommandLine({ args: ["serve", "/x"], getEnv: () => undefined, cwd: "/" });
+  assert.equal(httpScriptsWarning(stdio, { mayRunScripts: true }), null);
+});
+
+Deno.test("httpReadyLine() on a wildcard address prints the listen address and how to connect, not http://0.0.0.0", () => {
+  const ready = {
+    type: "ready",
+    skillCount: 3,
+    errorCount: 0,
+    warningCount: 0,
+    problemLines: [],
+  } as const;
+  const token = { SKILLGATE_HTTP_TOKEN: TEST_TOKEN };
+  const wildcard = httpReadyLine(httpConfig(["--host=0.0.0.0"], token), ready);
+  assert.ok(!wildcard.includes("http://0.0.0.0"), wildcard);
+  assert.match(wildcard, /over Streamable HTTP at 0\.0\.0\.0:39871, all interfaces/);
+  assert.match(wildcard, /this machine's name or http:\/\/127\.0\.0\.1:39871\/mcp/);
+  assert.match(wildcard, /bearer token required/);
+  const v6 = httpReadyLine(httpConfig(["--host=::"], token), ready);
+  assert.match(v6, /at \[::\]:39871, all interfaces: .* http:\/\/\[::1\]:39871\/mcp/);
+  assert.equal(
+    httpReadyLine(httpConfig(), ready),
+    "skillgate: serving 3 skills over Streamable HTTP at http://127.0.0.1:39871/mcp " +
+      "(sessions, no token)",
   );
 });

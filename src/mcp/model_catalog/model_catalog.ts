@@ -76,11 +76,40 @@ export function escapeXml(text: string): string {
   );
 }
 
+/** Characters of a description the catalog shows at most (Agent Skills: 1-1024). */
+export const MAX_CATALOG_DESCRIPTION_CHARS = 1024;
+
+/**
+ * Cuts a description to at most `maxChars` characters (Unicode code points,
+ * so a surrogate pair is never split), ending a cut one with `…`.
+ *
+ * @param description The frontmatter description.
+ * @param maxChars Characters at most, the ellipsis included (default
+ *   {@linkcode MAX_CATALOG_DESCRIPTION_CHARS}; at least 1).
+ * @returns The description unchanged when it fits, else its first
+ *   `maxChars - 1` characters followed by `…`.
+ *
+ * Source: Agent Skills specification, `description` (1-1024 characters).
+ */
+export function clipDescription(
+  description: string,
+  maxChars: number = MAX_CATALOG_DESCRIPTION_CHARS,
+): string {
+  // Cheap exit: fewer code units than the cap means fewer characters too.
+  if (description.length <= maxChars) return description;
+  const chars = Array.from(description);
+  if (chars.length <= maxChars) return description;
+  return `${chars.slice(0, Math.max(0, maxChars - 1)).join("")}…`;
+}
+
 /**
  * Renders the `<available_skills>` block of a snapshot within a byte budget.
- * Skills come in name order; when the next one would not fit, the block ends
- * with `<more_skills count="N">` saying how many are left out and pointing to
- * `skill_list` with a query.
+ * Skills come in name order, each description cut to
+ * {@linkcode MAX_CATALOG_DESCRIPTION_CHARS} characters. A skill whose entry
+ * does not fit what is left of the budget is skipped and later ones that do
+ * fit are still added, so one oversized skill never hides the others; the
+ * block then ends with `<more_skills count="N">` saying how many are left
+ * out and pointing to `skill_list` with a query.
  *
  * @param catalog The snapshot.
  * @param options `budgetBytes`: UTF-8 bytes of the whole block at most
@@ -89,7 +118,8 @@ export function escapeXml(text: string): string {
  * @throws {RangeError} When `budgetBytes` is below 512.
  *
  * Source: the feature-rich anchor's `<available_skills>` catalog; Agent
- * Skills progressive disclosure (name and description up front).
+ * Skills progressive disclosure (name and description up front) and its
+ * 1024-character description limit.
  */
 export function renderSkillCatalog(
   catalog: Catalog,
@@ -109,25 +139,28 @@ export function renderSkillCatalog(
   const more = (count: number) =>
     `<more_skills count="${count}">${count} more skill${count === 1 ? " is" : "s are"} served ` +
     "but not shown here; call skill_list with a query to find them.</more_skills>\n";
-  const reserve = encoder.encode(open + close + more(skills.length)).length;
+  const elements = skills.map((skill) =>
+    `<skill><name>${escapeXml(skill.name)}</name><description>` +
+    `${escapeXml(clipDescription(skill.description))}</description><uri>` +
+    `${escapeXml(skillFileUri(skill.name, skill.skillMdFile))}</uri></skill>\n`
+  );
+  const sizes = elements.map((element) => encoder.encode(element).length);
+  const frame = encoder.encode(open + close).length;
+  if (frame + sizes.reduce((sum, size) => sum + size, 0) <= budgetBytes) {
+    return open + elements.join("") + close;
+  }
+  // Some entry stays out: keep room for the note. Its longest form is the one
+  // with the most digits and the plural, so `more(skills.length)` bounds it.
+  const limit = budgetBytes - frame - encoder.encode(more(skills.length)).length;
   let used = 0;
   const parts: string[] = [];
-  for (const [index, skill] of skills.entries()) {
-    const element = `<skill><name>${escapeXml(skill.name)}</name><description>` +
-      `${escapeXml(skill.description)}</description><uri>` +
-      `${escapeXml(skillFileUri(skill.name, skill.skillMdFile))}</uri></skill>\n`;
-    const bytes = encoder.encode(element).length;
-    const isLast = index === skills.length - 1;
-    const limit = isLast
-      ? budgetBytes - encoder.encode(open + close).length
-      : budgetBytes - reserve;
-    if (used + bytes > limit) {
-      parts.push(more(skills.length - index));
-      break;
-    }
+  for (const [index, element] of elements.entries()) {
+    const bytes = sizes[index] ?? 0;
+    if (used + bytes > limit) continue;
     parts.push(element);
     used += bytes;
   }
+  parts.push(more(skills.length - parts.length));
   return open + parts.join("") + close;
 }
 

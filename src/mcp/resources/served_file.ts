@@ -39,6 +39,20 @@ export function lowerBound<T>(
 }
 
 /**
+ * Finds a file in a skill's listing (`Skill.files`, code-unit order) by
+ * binary search.
+ *
+ * @param skill The skill from the snapshot the request works on.
+ * @param path The relative path exactly as listed, e.g. `references/guide.md`.
+ * @returns The listed file, or null when the listing does not hold `path`
+ *   (never listed, past the listing's cap, or created after the snapshot).
+ */
+export function findListedFile(skill: Skill, path: string): SkillFile | null {
+  const file = skill.files[lowerBound(skill.files, path, (entry) => entry.path)];
+  return file !== undefined && file.path === path ? file : null;
+}
+
+/**
  * Looks up a served file by skill name and relative path.
  *
  * @param catalog The snapshot the request works on.
@@ -54,9 +68,8 @@ export function findServedFile(
 ): ServedFile | { readonly reason: string } {
   const skill = catalog.byName.get(name);
   if (skill === undefined) return { reason: `No skill named ${quotePath(name)} is served` };
-  const index = lowerBound(skill.files, path, (file) => file.path);
-  const file = skill.files[index];
-  if (file === undefined || file.path !== path) {
+  const file = findListedFile(skill, path);
+  if (file === null) {
     return { reason: `Skill ${quotePath(name)} lists no file ${quotePath(path)}` };
   }
   return { skill, file };

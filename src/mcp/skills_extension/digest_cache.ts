@@ -1,10 +1,30 @@
 /**
  * SHA-256 digests of skill files for SEP-2640 manifests, cached by file
- * identity. A file is resolved through the path gate and read whole through
+ * version. A file is resolved through the path gate and read whole through
  * `readWhole` (never more than the extension's per-skill byte limit); its
- * digest is remembered under its device, inode, size and modification time,
- * so an unchanged file is hashed once however often skills are listed, and
- * any write (new size or mtime) or replacement (new inode) misses the cache.
+ * digest is remembered under the skill's real folder, the file's path and
+ * the version the gate saw: device, inode, size and modification time.
+ *
+ * A lookup uses the version the catalog snapshot lists for the file (taken by
+ * the same kind of stat at discovery), so a warm manifest costs no
+ * file-system call at all; only a miss goes through the gate, reads and
+ * hashes. Why that is safe:
+ * - Every cached digest covers bytes read through the gate: the miss path is
+ *   the only writer, and it stores a digest under the version the gate
+ *   reported for the very file it read (and only when the read's length is
+ *   that version's size).
+ * - A hit therefore gives the digest of the bytes of that exact version, the
+ *   version the snapshot lists: the manifest describes the snapshot, as its
+ *   sizes and the rest of the catalog do. After a write (new size or mtime)
+ *   or a replacement (new inode), live refresh lists the new version, which
+ *   misses and is read through the gate again.
+ * - Between a change and that refresh (or forever under `--static`, or when
+ *   a watcher misses the event) a manifest can still carry the listed
+ *   version's digest: a host that re-checks it against `resources/read`
+ *   sees a mismatch and refuses the file; it never gets a digest for bytes
+ *   that were not read through the gate. No hit reads anything, so a file
+ *   swapped for a link leading outside is never read: `resources/read`
+ *   refuses it through the gate.
  *
  * @module
  */
@@ -12,6 +32,7 @@
 import { readWhole } from "../../files/bounded_read.ts";
 import { resolveSkillFile } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
+import type { SkillFile } from "../../skills/skill.ts";
 
 /** The digest and size of one file's raw bytes. */
 export interface FileDigest {
@@ -24,18 +45,25 @@ export interface FileDigest {
 /** A cache of file digests; see {@linkcode createDigestCache}. */
 export interface DigestCache {
   /**
-   * The digest of a skill file, from the cache when its identity, size and
-   * mtime are unchanged, else read and hashed.
+   * The digest of a skill file as the catalog lists it: from the cache when
+   * that version (device, inode, size, mtime) was hashed before, with no
+   * file-system call; else resolved through the path gate, read and hashed.
+   * A listing without device and inode (a catalog not built by discovery)
+   * goes through the gate every time and looks up the version the gate sees.
    *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it (`Skill.files`).
    * @throws {PathRefusedError} When the path gate refuses the file or it
-   *   vanished or changed while being opened.
-   * @throws {FileTooLargeError} When the file is over 16 MiB.
+   *   vanished or changed while being opened (misses only).
+   * @throws {FileTooLargeError} When the file is over 16 MiB (misses only).
    */
-  digest(skillRealDir: string, relPath: string): Promise<FileDigest>;
+  digest(skillRealDir: string, listed: SkillFile): Promise<FileDigest>;
   /** Entries held now. */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
   readonly hashed: number;
+  /** Path-gate resolutions so far (each miss has one), for tests and benchmarks. */
+  readonly resolved: number;
 }
 
 /** Options of {@linkcode createDigestCache}. */
@@ -63,16 +91,28 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
   }
   const entries = new Map<string, FileDigest>();
   let hashed = 0;
+  let resolved = 0;
+  const recall = (key: string): FileDigest | undefined => {
+    const known = entries.get(key);
+    if (known !== undefined) {
+      entries.delete(key);
+      entries.set(key, known);
+    }
+    return known;
+  };
   return {
-    async digest(skillRealDir, relPath) {
-      const file = await resolveSkillFile(skillRealDir, relPath);
-      const key = `${file.dev}:${file.ino ?? file.realPath}:${file.size}:${file.mtimeMs}`;
-      const known = entries.get(key);
-      if (known !== undefined) {
-        entries.delete(key);
-        entries.set(key, known);
-        return known;
+    async digest(skillRealDir, listed) {
+      const hasVersion = listed.dev !== undefined && listed.ino !== undefined;
+      if (hasVersion) {
+        const known = recall(versionKey(skillRealDir, listed.path, listed));
+        if (known !== undefined) return known;
       }
+      const file = await resolveSkillFile(skillRealDir, listed.path);
+      resolved++;
+      // The version the gate saw: the only key a digest of these bytes is stored under.
+      const key = versionKey(skillRealDir, listed.path, file);
+      const known = recall(key);
+      if (known !== undefined) return known;
       const bytes = await readWhole(file, EXTENSION_MAX_BYTES);
       hashed++;
       const result: FileDigest = Object.freeze({
@@ -96,7 +136,26 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     get hashed() {
       return hashed;
     },
+    get resolved() {
+      return resolved;
+    },
   };
+}
+
+/** The cache key of one version of one file of one skill. */
+function versionKey(
+  skillRealDir: string,
+  relPath: string,
+  version: {
+    readonly dev?: number;
+    readonly ino?: number | null;
+    readonly size: number;
+    readonly mtimeMs: number | null;
+  },
+): string {
+  // NUL cannot occur in a path, so the fields cannot run into each other.
+  return `${skillRealDir}\0${relPath}\0${version.dev}\0${version.ino}\0${version.size}\0` +
+    `${version.mtimeMs}`;
 }
 
 /**

@@ -83,9 +83,11 @@ export function extensionView(catalog: Catalog): ExtensionView {
 
 /**
  * Builds the entries of several skills, hashing their files through the
- * digest cache with bounded concurrency. A file that vanished or changed
- * type since the snapshot was taken is left out of its manifest (live
- * refresh is about to swap in a snapshot without it) and logged.
+ * digest cache with bounded concurrency. A version the cache holds answers
+ * from memory (the manifest describes the snapshot); a file that must be
+ * hashed but vanished or changed type since the snapshot was taken is left
+ * out of its manifest (live refresh is about to swap in a snapshot without
+ * it) and logged.
  *
  * @param skills The skills, in answer order.
  * @param cache The digest cache.
@@ -101,7 +103,7 @@ export async function skillEntries(
   cache: DigestCache,
 ): Promise<SkillEntry[]> {
   const jobs = skills.flatMap((skill, index) =>
-    skill.files.map((file) => ({ index, skill, path: file.path }))
+    skill.files.map((file) => ({ index, skill, file }))
   );
   const digests = new Array<SkillResourceEntry | null>(jobs.length).fill(null);
   let next = 0;
@@ -111,9 +113,9 @@ export async function skillEntries(
       const job = jobs[at];
       if (job === undefined) return;
       try {
-        const found = await cache.digest(job.skill.realDir, job.path);
+        const found = await cache.digest(job.skill.realDir, job.file);
         digests[at] = {
-          uri: skillFileUri(job.skill.name, job.path),
+          uri: skillFileUri(job.skill.name, job.file.path),
           digest: found.digest,
           size: found.size,
         };

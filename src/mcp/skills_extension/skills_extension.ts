@@ -52,7 +52,7 @@ const directoryParams = z.object({
   cursor: z.string().max(MAX_PARAM_CHARS).optional(),
 });
 
-/** One digest cache for every server of the process: it is keyed by file identity. */
+/** One digest cache for every server of the process: it is keyed by skill, path and file version. */
 const sharedDigests: DigestCache = createDigestCache();
 
 /** The skills-extension family: declares the extension (with `directoryRead`) and `resources`. */

@@ -1,16 +1,29 @@
 /**
  * `skill_file`: read up to 8 files of one skill, each answered in request
- * order as text, base64 or that path's own error. Every path goes through the
- * path gate; the call's byte budget is decided from stat before a byte is read.
+ * order as text, base64 or that path's own error. Only files in the skill's
+ * listing (`Skill.files` of the current snapshot, as `skill_load` and
+ * `resources/list` show it) are served, exactly as `resources/read` does: a
+ * file past the listing's cap or created after the last refresh is
+ * `not-listed`. Every listed path still goes through the path gate; the
+ * call's byte budget is decided from stat before a byte is read.
  *
  * @module
  */
 
 import { z } from "zod";
+import type { Caps } from "../../caps.ts";
 import { MAX_FILE_ENTRIES_PER_CALL, MAX_PATH_CHARS } from "../../caps.ts";
 import { readBounded } from "../../files/bounded_read.ts";
 import { mediaTypeFor } from "../../files/media_type.ts";
-import { PathRefusedError, type ResolvedFile, resolveSkillFile } from "../../files/path_gate.ts";
+import {
+  checkPathString,
+  PathRefusedError,
+  quotePath,
+  type ResolvedFile,
+  resolveSkillFile,
+} from "../../files/path_gate.ts";
+import type { Skill } from "../../skills/skill.ts";
+import { findListedFile } from "../resources/served_file.ts";
 import { cutAtUtf8Boundary, decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
@@ -85,6 +98,8 @@ export const skillFileTool = defineTool({
         : { path: entry.path, offset: entry.offset ?? 0, length: entry.length ?? null }
     );
     const resolved = await Promise.all(entries.map(async (entry) => {
+      const unlisted = listingRefusal(found, entry.path, context.caps);
+      if (unlisted !== null) return unlisted;
       try {
         return await resolveSkillFile(found.realDir, entry.path);
       } catch (error) {
@@ -95,7 +110,9 @@ export const skillFileTool = defineTool({
     const maxEntryBytes = context.caps.maxFileEntryBytes;
     const wanted = entries.map((entry, index) => {
       const file = resolved[index];
-      if (!(file !== undefined && !(file instanceof PathRefusedError))) return 0;
+      if (
+        file === undefined || file instanceof PathRefusedError || file instanceof NotListedRefusal
+      ) return 0;
       const remaining = Math.max(0, file.size - entry.offset);
       return Math.min(remaining, entry.length ?? maxEntryBytes, maxEntryBytes);
     });
@@ -110,6 +127,7 @@ export const skillFileTool = defineTool({
     }
     const files = await Promise.all(entries.map((entry, index) => {
       const file = resolved[index];
+      if (file instanceof NotListedRefusal) return file.answer;
       if (file === undefined || file instanceof PathRefusedError) {
         return refusal(
           entry.path,
@@ -121,6 +139,32 @@ export const skillFileTool = defineTool({
     return toolSuccess({ skill: found.name, files });
   },
 });
+
+/** An entry refused because the skill's listing does not hold its path. */
+class NotListedRefusal {
+  constructor(readonly answer: FileErrorAnswer) {}
+}
+
+/**
+ * Refuses a path the skill's listing does not hold, before any file is
+ * touched (so an unlisted file's existence is never revealed). A path that
+ * fails the string rule is left to the path gate, which names what is wrong.
+ */
+function listingRefusal(skill: Skill, path: string, caps: Caps): NotListedRefusal | null {
+  if (checkPathString(path) !== null || findListedFile(skill, path) !== null) return null;
+  const cap = skill.files.length >= caps.maxFilesPerSkill
+    ? `${caps.maxFilesPerSkill} files`
+    : `${caps.maxFoldersPerSkill} folders`;
+  const capNote = skill.filesTruncated
+    ? `; the listing stopped at the cap of ${cap} per skill, so files past it are not served`
+    : "";
+  return new NotListedRefusal({
+    path,
+    error: "not-listed",
+    message: `File ${quotePath(path)} is not in skill ${quotePath(skill.name)}'s listing` +
+      `${capNote}; call skill_load for the files it lists`,
+  });
+}
 
 function refusal(path: string, error: PathRefusedError): FileErrorAnswer {
   return { path, error: error.code, message: error.message };

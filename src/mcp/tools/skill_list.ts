@@ -18,6 +18,7 @@ import {
 } from "./script_summary.ts";
 import type { ScriptPlan } from "../../scripts/plan.ts";
 import type { ScriptService } from "../../scripts/service.ts";
+import { redactGrantProblems, redactGrantStatus } from "./redact_grant.ts";
 import { problemShape } from "./shapes.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -101,9 +102,16 @@ export const skillListTool = defineTool({
  * @param catalog The snapshot.
  * @param options `query` (case-insensitive substring of name or description,
  *   "" for all), `after` (continue after this name, or null), `limit` (1-1000),
- *   whether the server is hosted, and the script service (adds the grant,
- *   environ and isolation, each skill's scripts, and grant problems).
+ *   whether the server is hosted, the script service (adds the grant,
+ *   environ and isolation, each skill's scripts, and grant problems), and
+ *   `isOwnerView` (default false: the answer goes to a client, so grant
+ *   problems and the grant's error carry a generic detail that names no row,
+ *   skill, script or environment name; true only for the owner's own
+ *   terminal, `skillgate list`).
  * @returns The answer; `nextCursor` is present when more skills match.
+ *
+ * Source: house style ("client-facing errors never echo allow-lists or
+ * secrets") for the redaction.
  */
 export function listSkills(
   catalog: Catalog,
@@ -113,10 +121,13 @@ export function listSkills(
     limit: number;
     hosted: boolean;
     scripts?: ScriptService;
+    isOwnerView?: boolean;
   },
 ): SkillListAnswer {
   const plan = options.scripts?.plan(catalog);
-  const problems = plan === undefined ? catalog.problems : [...catalog.problems, ...plan.problems];
+  const isOwnerView = options.isOwnerView === true;
+  const all = plan === undefined ? catalog.problems : [...catalog.problems, ...plan.problems];
+  const problems = isOwnerView ? all : redactGrantProblems(all, plan?.grant);
   const needle = options.query.toLowerCase();
   const matching = needle === ""
     ? catalog.skills
@@ -134,9 +145,10 @@ export function listSkills(
     skills: page.map((skill) => summarise(skill, plan)),
     problems: pickProblems(problems),
     problemsTotal: problems.length,
-    ...(options.scripts === undefined || plan === undefined
-      ? {}
-      : scriptsOverview(options.scripts, plan)),
+    ...(options.scripts === undefined || plan === undefined ? {} : {
+      ...scriptsOverview(options.scripts, plan),
+      ...(isOwnerView ? {} : { grant: redactGrantStatus(plan.grant) }),
+    }),
   };
   const last = page.at(-1);
   if (last !== undefined && start + page.length < matching.length) {

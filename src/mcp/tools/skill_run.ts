@@ -104,11 +104,7 @@ export const skillRunTool = defineTool({
       );
     }
     if (context.runRefusal !== undefined && context.runRefusal !== null) {
-      return toolError(
-        "SCRIPTS_DISABLED",
-        context.runRefusal,
-        "Ask the server's owner to set the same MCP_CONFIRM_SECRET on every replica",
-      );
+      return toolError("SCRIPTS_DISABLED", context.runRefusal.message, context.runRefusal.hint);
     }
     const catalog = context.store.current();
     const found = lookUpSkill(catalog, input.name);

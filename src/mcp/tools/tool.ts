@@ -22,10 +22,10 @@ export interface ToolContext {
   readonly scripts?: ScriptService;
   /**
    * Why `skill_run` must refuse on this server whatever the skill, or null:
-   * stateless HTTP replicas without a shared `MCP_CONFIRM_SECRET` (see
-   * `src/transports/http/replicas.ts`).
+   * HTTP without a bearer token, or stateless HTTP replicas without a shared
+   * `MCP_CONFIRM_SECRET` (see `src/transports/http/http_run_refusal.ts`).
    */
-  readonly runRefusal?: string | null;
+  readonly runRefusal?: { readonly message: string; readonly hint: string } | null;
 }
 
 /** How the user answered a confirmation request. */

@@ -3,14 +3,15 @@
  * testable without opening a port. Routes `/mcp` to MCP (one server per
  * session, or one per request with `--stateless`), `/healthz` and `/readyz` to
  * health answers, and refuses everything that is not safe to serve: foreign
- * `Host` or `Origin`, a missing or wrong bearer token, oversized or malformed
- * bodies, and more concurrent work than the ceilings allow.
+ * `Host` or `Origin`, a missing or wrong bearer token, oversized, malformed
+ * or too slow bodies, and more concurrent work than the ceilings allow.
  *
  * @module
  */
 
 import { createSessionEventStore } from "./event_store.ts";
 import {
+  HTTP_BODY_TIMEOUT_MS,
   HTTP_DRAIN_TIMEOUT_MS,
   HTTP_SESSION_IDLE_MS,
   MAX_HTTP_BODY_BYTES,
@@ -30,7 +31,7 @@ import { createBearerCheck } from "./bearer_token.ts";
 import { whenBodyEnds } from "./body_end.ts";
 import { createHostPolicy } from "./host_policy.ts";
 import { createInFlight } from "./in_flight.ts";
-import { readJsonBody } from "./read_body.ts";
+import { type JsonBody, readJsonBody } from "./read_body.ts";
 import {
   healthResponse,
   JSONRPC_INTERNAL_ERROR,
@@ -49,6 +50,8 @@ export const MCP_PATH = "/mcp";
 export interface HttpLimits {
   /** @default MAX_HTTP_BODY_BYTES (4 MiB) */
   readonly maxBodyBytes: number;
+  /** How long a request body may take to arrive in all. @default HTTP_BODY_TIMEOUT_MS (30 s) */
+  readonly bodyTimeoutMs: number;
   /** @default MAX_HTTP_REQUESTS_IN_FLIGHT (256) */
   readonly maxInFlight: number;
   /** @default MAX_HTTP_REQUESTS_PER_SESSION (32) */
@@ -109,8 +112,10 @@ export interface HttpHandler {
  * Order of checks: a present foreign `Origin` is refused everywhere (403);
  * `/healthz` and `/readyz` then answer without `Host` or token checks (they
  * reveal only liveness and readiness, and orchestrator probes address pods by
- * IP); everything else needs an accepted `Host` (403), then the bearer token
- * when one is configured (401 with `WWW-Authenticate: Bearer`).
+ * IP); everything else needs an accepted `Host` (403; bound beyond loopback
+ * any `Host` is accepted, see `createHostPolicy`), then the bearer token when
+ * one is configured (401 with `WWW-Authenticate: Bearer`). A request body
+ * must arrive within the body deadline (408, and the slot is freed).
  *
  * @param config The frozen configuration; `options.http` must be a port.
  * @param options The store, the server factory, and test overrides.
@@ -118,13 +123,14 @@ export interface HttpHandler {
  * @throws {TypeError} When `config.options.http` is null.
  *
  * Source: MCP 2025-11-25, "Transports" (Streamable HTTP, session management,
- * security warning); RFC 6750 (bearer tokens); RFC 9110 (413, 429, 503).
+ * security warning); RFC 6750 (bearer tokens); RFC 9110 (408, 413, 429, 503).
  */
 export function createHttpHandler(config: Config, options: HttpHandlerOptions): HttpHandler {
   const port = config.options.http;
   if (port === null) throw new TypeError("The HTTP handler needs a port (--http)");
   const limits: HttpLimits = {
     maxBodyBytes: MAX_HTTP_BODY_BYTES,
+    bodyTimeoutMs: HTTP_BODY_TIMEOUT_MS,
     maxInFlight: MAX_HTTP_REQUESTS_IN_FLIGHT,
     maxInFlightPerSession: MAX_HTTP_REQUESTS_PER_SESSION,
     maxSessions: MAX_HTTP_SESSIONS,
@@ -238,7 +244,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       server?.close().catch(() => {});
     };
     try {
-      const body = await readJsonBody(request, limits.maxBodyBytes);
+      const body = await readJsonBody(request, limits.maxBodyBytes, {
+        timeoutMs: limits.bodyTimeoutMs,
+      });
       if (body.kind !== "json") {
         finish();
         return bodyRefusal(body);
@@ -289,7 +297,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     try {
       let response: Response;
       if (request.method === "POST") {
-        const body = await readJsonBody(request, limits.maxBodyBytes);
+        const body = await readJsonBody(request, limits.maxBodyBytes, {
+          timeoutMs: limits.bodyTimeoutMs,
+        });
         if (body.kind !== "json") {
           finish();
           return bodyRefusal(body);
@@ -324,7 +334,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
     let server: Server | null = null;
     try {
-      const body = await readJsonBody(request, limits.maxBodyBytes);
+      const body = await readJsonBody(request, limits.maxBodyBytes, {
+        timeoutMs: limits.bodyTimeoutMs,
+      });
       if (body.kind !== "json") {
         release();
         return bodyRefusal(body);
@@ -417,9 +429,15 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   };
 }
 
-function bodyRefusal(
-  body: { kind: "too-large"; maxBytes: number } | { kind: "malformed"; reason: string },
-): Response {
+function bodyRefusal(body: Exclude<JsonBody, { kind: "json" }>): Response {
+  if (body.kind === "timed-out") {
+    return jsonRpcErrorResponse(
+      408,
+      JSONRPC_SERVER_ERROR,
+      `Request timeout: the request body did not arrive within ${body.timeoutMs} ms`,
+      { headers: { connection: "close" } },
+    );
+  }
   if (body.kind === "too-large") {
     return jsonRpcErrorResponse(
       413,

@@ -28,12 +28,19 @@ export interface HostPolicyInput {
 
 /** The checks built from a {@linkcode HostPolicyInput}. */
 export interface HostPolicy {
-  /** Whether a `Host` header value names this server. */
+  /**
+   * Whether a `Host` header value may reach this server: on loopback, one of
+   * this server's names; bound beyond loopback, any value (a token is
+   * required there, so a `Host` check adds nothing against DNS rebinding and
+   * would only refuse port mappings and machine names).
+   */
   isHostAllowed(host: string | null): boolean;
   /**
    * Whether a present `Origin` may talk to this server: a loopback origin on
-   * the listen port, an allowed origin, or the origin of the (already
-   * accepted) `Host` itself (same origin).
+   * the listen port, an allowed origin, or the origin of the `Host` itself
+   * (same origin) when that `Host` is one of this server's names or allowed
+   * hosts. Beyond loopback the same-origin rule still uses the strict names,
+   * so a rebound page's own origin never passes.
    */
   isOriginAllowed(origin: string, host: string | null): boolean;
 }
@@ -66,7 +73,8 @@ export function urlHost(host: string): string {
  * Builds the policy. Always valid: `localhost`, `127.0.0.1` and `[::1]` with
  * the listen port (as `Host`, and as `http://` origins); the listen address
  * itself when it is a specific address (not `0.0.0.0` or `::`). Everything
- * else only through the allow-lists.
+ * else only through the allow-lists; except that bound beyond loopback
+ * (where `settleHttpToken` requires a bearer token) any `Host` is accepted.
  *
  * @param input The listen address and the allow-lists.
  * @returns The policy.
@@ -82,7 +90,7 @@ export function createHostPolicy(input: HostPolicyInput): HostPolicy {
   const exactHosts = new Set<string>();
   const anyPortHosts = new Set<string>();
   for (const entry of input.allowedHosts) {
-    const parsed = splitHostPort(entry.trim().toLowerCase());
+    const parsed = parseHostPort(entry.trim().toLowerCase());
     if (parsed === null) continue;
     if (parsed.port === null) anyPortHosts.add(parsed.name);
     else exactHosts.add(`${parsed.name}:${parsed.port}`);
@@ -93,40 +101,59 @@ export function createHostPolicy(input: HostPolicyInput): HostPolicy {
     const origin = normaliseOrigin(entry);
     if (origin !== null) origins.add(origin);
   }
-  const isHostAllowed = (host: string | null): boolean => {
+  const isOwnHost = (host: string | null): boolean => {
     if (host === null) return false;
-    const parsed = splitHostPort(host.trim().toLowerCase());
+    const parsed = parseHostPort(host.trim().toLowerCase());
     if (parsed === null) return false;
     const port = parsed.port ?? 80;
     if (ownNames.has(parsed.name) && port === input.port) return true;
     return anyPortHosts.has(parsed.name) || exactHosts.has(`${parsed.name}:${port}`);
   };
+  const isAnyHostAllowed = !isLoopbackHost(input.host);
   return {
-    isHostAllowed,
+    isHostAllowed: (host) => isAnyHostAllowed || isOwnHost(host),
     isOriginAllowed: (origin, host) => {
       const normalised = normaliseOrigin(origin);
       if (normalised === null) return false;
       if (origins.has(normalised)) return true;
-      if (host === null || !isHostAllowed(host)) return false;
+      if (host === null || !isOwnHost(host)) return false;
       const url = new URL(normalised);
       return url.host === host.trim().toLowerCase();
     },
   };
 }
 
-/** `name[:port]` or `[v6][:port]`, lowercased; null when malformed. */
-function splitHostPort(value: string): { name: string; port: number | null } | null {
-  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]\s/@]+)(?::(\d{1,5}))?$/.exec(value);
+/**
+ * Splits a `Host` value (or an `--allowed-hosts` entry).
+ *
+ * @param value `name[:port]` or `[v6][:port]`, already lowercased; no scheme,
+ *   no path, no user info.
+ * @returns The name and the port (1-65535, null when absent); null when
+ *   malformed.
+ *
+ * Source: RFC 9110 section 7.2 (Host = uri-host [ ":" port ]).
+ */
+export function parseHostPort(value: string): { name: string; port: number | null } | null {
+  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]\s/@?#]+)(?::(\d{1,5}))?$/.exec(value);
   if (match === null || match[1] === undefined) return null;
   if (match[2] === undefined) return { name: match[1], port: null };
   const port = Number(match[2]);
   return port >= 1 && port <= 65_535 ? { name: match[1], port } : null;
 }
 
-/** `scheme://host[:port]` as browsers serialise it, or null (`null`, paths, junk). */
-function normaliseOrigin(value: string): string | null {
+/**
+ * Normalises an `Origin` value (or an `--allowed-origins` entry).
+ *
+ * @param value `http://` or `https://` then `host[:port]`, an optional final
+ *   `/`, nothing else.
+ * @returns The origin as browsers serialise it (lowercase, default port
+ *   dropped), or null for `null`, `*`, paths, user info, other schemes, junk.
+ *
+ * Source: RFC 6454 section 6.1 (serialising an origin).
+ */
+export function normaliseOrigin(value: string): string | null {
   const trimmed = value.trim();
-  if (!/^https?:\/\/[^/?#]+\/?$/i.test(trimmed)) return null;
+  if (!/^https?:\/\/[^/?#@\s]+\/?$/i.test(trimmed)) return null;
   try {
     return new URL(trimmed).origin.toLowerCase();
   } catch {

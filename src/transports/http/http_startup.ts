@@ -101,6 +101,29 @@ export async function settleHttpToken(
 }
 
 /**
+ * The start-up warning for an HTTP server that could run scripts but has no
+ * bearer token: `skill_run` will refuse every call (see
+ * `httpRunRefusal`), and the owner should hear why before a client does.
+ *
+ * @param config The configuration after {@linkcode settleHttpToken}.
+ * @param facts `mayRunScripts`: whether the grant lets any script run (the
+ *   worker's run permission is not empty).
+ * @returns One line for stderr (without the `skillgate: ` prefix), or null
+ *   on stdio, with a token, when confirmations refuse everything, or when
+ *   nothing could run anyway.
+ */
+export function httpScriptsWarning(
+  config: Config,
+  facts: { mayRunScripts: boolean },
+): string | null {
+  if (config.options.http === null || config.httpToken !== null) return null;
+  if (!facts.mayRunScripts || config.scripts.confirmMode === "refuse") return null;
+  return "warning: skill_run is refused over HTTP without a bearer token (any local user can " +
+    "reach a loopback port); set SKILLGATE_HTTP_TOKEN or --http-token-file to let clients " +
+    "run scripts";
+}
+
+/**
  * Reads a token file: at most {@linkcode MAX_HTTP_TOKEN_FILE_BYTES} bytes,
  * strict UTF-8, not blank.
  *

@@ -1,16 +1,21 @@
 /**
- * Reading a request body under a byte cap, then parsing it as JSON. The cap
- * is checked against `Content-Length` before anything is read and again while
- * streaming (a chunked body declares no length), so an oversized body never
- * sits in memory whole.
+ * Reading a request body under a byte cap and a deadline, then parsing it as
+ * JSON. The cap is checked against `Content-Length` before anything is read
+ * and again while streaming (a chunked body declares no length), so an
+ * oversized body never sits in memory whole. The deadline bounds the whole
+ * body, so a sender that trickles bytes (or sends one and stops) cannot hold
+ * the request's slot forever.
  *
  * @module
  */
+
+import { HTTP_BODY_TIMEOUT_MS } from "../../caps.ts";
 
 /** The outcome of {@linkcode readJsonBody}. */
 export type JsonBody =
   | { readonly kind: "json"; readonly value: unknown }
   | { readonly kind: "too-large"; readonly maxBytes: number }
+  | { readonly kind: "timed-out"; readonly timeoutMs: number }
   | { readonly kind: "malformed"; readonly reason: string };
 
 /**
@@ -18,18 +23,30 @@ export type JsonBody =
  *
  * @param request The HTTP request (its body is consumed or cancelled).
  * @param maxBytes Bytes read at most; one more is a refusal. Positive.
+ * @param options `timeoutMs`: how long the whole body may take to arrive, in
+ *   ms; @default HTTP_BODY_TIMEOUT_MS (30 s).
  * @returns `json` with the parsed value; `too-large` when the declared or
- *   actual size exceeds `maxBytes`; `malformed` when the bytes are not strict
- *   UTF-8 or not JSON (the caller answers JSON-RPC -32700).
+ *   actual size exceeds `maxBytes`; `timed-out` when the body did not end in
+ *   time (the body is cancelled; the caller answers 408); `malformed` when
+ *   the bytes are not strict UTF-8 or not JSON (the caller answers JSON-RPC
+ *   -32700).
+ *
+ * Source: RFC 9110 section 15.5.9 (408 Request Timeout).
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+  options: { timeoutMs?: number } = {},
+): Promise<JsonBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
     await request.body?.cancel().catch(() => {});
     return { kind: "too-large", maxBytes };
   }
-  const bytes = await readCapped(request.body, maxBytes);
-  if (bytes === null) return { kind: "too-large", maxBytes };
+  const timeoutMs = options.timeoutMs ?? HTTP_BODY_TIMEOUT_MS;
+  const bytes = await readCapped(request.body, maxBytes, timeoutMs);
+  if (bytes === "too-large") return { kind: "too-large", maxBytes };
+  if (bytes === "timed-out") return { kind: "timed-out", timeoutMs };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -43,27 +60,43 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
-/** All bytes of `body`, or null as soon as more than `maxBytes` arrived. */
+/**
+ * All bytes of `body`; `too-large` as soon as more than `maxBytes` arrived;
+ * `timed-out` when the body has not ended `timeoutMs` after the start. Either
+ * refusal cancels the body without waiting for its source.
+ */
 async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
-): Promise<Uint8Array | null> {
+  timeoutMs: number,
+): Promise<Uint8Array | "too-large" | "timed-out"> {
   if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"timed-out">((resolve) => {
+    timer = setTimeout(() => resolve("timed-out"), timeoutMs);
+  });
   try {
     while (true) {
-      const { value, done } = await reader.read();
+      const next = await Promise.race([reader.read(), deadline]);
+      if (next === "timed-out") {
+        // Not awaited: a stalled source need not acknowledge the cancel.
+        reader.cancel().catch(() => {});
+        return "timed-out";
+      }
+      const { value, done } = next;
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return null;
+        reader.cancel().catch(() => {});
+        return "too-large";
       }
       chunks.push(value);
     }
   } finally {
+    clearTimeout(timer);
     reader.releaseLock();
   }
   const bytes = new Uint8Array(total);

@@ -9,6 +9,7 @@
 
 import type { ReadyMessage } from "../../sandbox/messages.ts";
 import type { Config } from "../../config/config.ts";
+import { urlHost } from "./host_policy.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
 
 /** The signals that ask for a graceful shutdown. */
@@ -51,23 +52,34 @@ export function listenForShutdownSignals(handlers: {
 
 /**
  * The line the trusted part prints to stderr once the HTTP server is ready.
+ * On a wildcard address (`0.0.0.0`, `::`) it names the listen address and
+ * says how to connect (the machine's name, or loopback here), since
+ * `http://0.0.0.0:PORT` is no address a client can use.
  *
  * @param config The configuration (`--http`, `--host`, `--stateless`, token).
  * @param ready The worker's start-up summary.
- * @returns One line, e.g. `skillgate: serving 17 skills over Streamable HTTP at http://127.0.0.1:3000/mcp`.
+ * @returns One line, e.g. `skillgate: serving 17 skills over Streamable HTTP
+ *   at http://127.0.0.1:3000/mcp (sessions, no token)`, or on a wildcard
+ *   `... at 0.0.0.0:3000, all interfaces: connect via this machine's name or
+ *   http://127.0.0.1:3000/mcp (sessions, bearer token required)`.
  */
 export function httpReadyLine(config: Config, ready: ReadyMessage): string {
   const address = listenAddressOf(config);
-  const url = address === null ? "(not HTTP)" : mcpUrlOf(address);
-  const isWildcard = ["0.0.0.0", "::", "[::]"].includes(config.options.host.trim());
+  const host = urlHost(config.options.host);
+  const isWildcard = ["0.0.0.0", "[::]"].includes(host);
+  let where = address === null ? "(not HTTP)" : mcpUrlOf(address);
+  if (address !== null && isWildcard) {
+    const loopback = mcpUrlOf({ host: host === "[::]" ? "::1" : "127.0.0.1", port: address.port });
+    where = `${host}:${address.port}, all interfaces: connect via this machine's name or ` +
+      loopback;
+  }
   const notes = [
-    ...(isWildcard ? ["all interfaces"] : []),
     config.options.stateless ? "stateless" : "sessions",
     config.httpToken === null ? "no token" : "bearer token required",
   ];
   const problems = ready.errorCount + ready.warningCount === 0
     ? ""
     : `; ${ready.errorCount} errors, ${ready.warningCount} warnings (skillgate list shows them)`;
-  return `skillgate: serving ${ready.skillCount} skills over Streamable HTTP at ${url} ` +
+  return `skillgate: serving ${ready.skillCount} skills over Streamable HTTP at ${where} ` +
     `(${notes.join(", ")})${problems}`;
 }

@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
 import {
   CATALOG_BUDGET_BYTES,
+  clipDescription,
   escapeXml,
+  MAX_CATALOG_DESCRIPTION_CHARS,
   renderSkillCatalog,
   serverInstructions,
 } from "../../../src/mcp/model_catalog/model_catalog.ts";
+import { createCatalogStore } from "../../../src/skills/catalog_store.ts";
 import { testCatalog } from "../resources/_catalog.ts";
-import { testConfig } from "../skills_extension/_connect.ts";
+import { connectInMemory, testConfig } from "../skills_extension/_connect.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text).length;
 
@@ -86,4 +89,65 @@ Deno.test("serverInstructions() carries the catalog in exactly one channel", () 
     catalog,
   );
   assert.match(never, /<available_skills>/, "with skill_load never offered, the catalog stays");
+});
+
+/** The reviewer's case: a 17,000-character description before two ordinary skills. */
+function catalogWithOneHugeDescription() {
+  return testCatalog([
+    { name: "aaa-huge", description: "x".repeat(17_000) },
+    { name: "bbb-plain" },
+    { name: "ccc-plain" },
+  ]);
+}
+
+function shownNames(text: string): string[] {
+  return [...text.matchAll(/<name>([^<]*)<\/name>/g)].map((match) => match[1] ?? "");
+}
+
+Deno.test("one skill with a 17,000-character description never hides the others (instructions)", () => {
+  const instructions = serverInstructions(testConfig(), catalogWithOneHugeDescription());
+  assert.deepEqual(shownNames(instructions), ["aaa-huge", "bbb-plain", "ccc-plain"]);
+  assert.ok(!instructions.includes("<more_skills"), "every skill fits once descriptions are cut");
+  const huge = /<name>aaa-huge<\/name><description>([^<]*)<\/description>/.exec(instructions);
+  assert.ok(huge);
+  assert.equal(Array.from(huge[1] ?? "").length, MAX_CATALOG_DESCRIPTION_CHARS);
+  assert.ok(huge[1]?.endsWith("…"));
+});
+
+Deno.test("one skill with a 17,000-character description never hides the others (tool description)", async () => {
+  const store = createCatalogStore(catalogWithOneHugeDescription());
+  await using session = await connectInMemory(store, { flags: ["--catalog=tool-description"] });
+  const { tools } = await session.client.listTools();
+  const load = tools.find((tool) => tool.name === "skill_load");
+  assert.ok(load?.description);
+  assert.deepEqual(shownNames(load.description), ["aaa-huge", "bbb-plain", "ccc-plain"]);
+  assert.ok(!load.description.includes("<more_skills"));
+  assert.ok(!(session.client.getInstructions() ?? "").includes("<available_skills>"));
+});
+
+Deno.test("renderSkillCatalog() skips an entry that does not fit and keeps adding later ones", () => {
+  const catalog = testCatalog([
+    { name: "a-first" },
+    { name: "b-wide", description: "w".repeat(900) },
+    { name: "c-third" },
+    { name: "d-fourth" },
+  ]);
+  const text = renderSkillCatalog(catalog, { budgetBytes: 700 });
+  assert.ok(utf8(text) <= 700, `${utf8(text)} bytes`);
+  assert.deepEqual(shownNames(text), ["a-first", "c-third", "d-fourth"]);
+  assert.match(text, /<more_skills count="1">1 more skill is served[^<]*skill_list/);
+  assert.ok(text.trimEnd().endsWith("</more_skills>\n</available_skills>"));
+});
+
+Deno.test("clipDescription() cuts at 1,024 characters on a character boundary with an ellipsis", () => {
+  assert.equal(clipDescription("short"), "short");
+  const exact = "é".repeat(MAX_CATALOG_DESCRIPTION_CHARS);
+  assert.equal(clipDescription(exact), exact, "1,024 characters is within the limit");
+  const emoji = "😀".repeat(2_000); // two UTF-16 code units per character
+  const cut = clipDescription(emoji);
+  const chars = Array.from(cut);
+  assert.equal(chars.length, MAX_CATALOG_DESCRIPTION_CHARS);
+  assert.equal(chars.at(-1), "…");
+  assert.ok(chars.slice(0, -1).every((char) => char === "😀"), "no surrogate pair is split");
+  assert.equal(clipDescription("abcdef", 4), "abc…");
 });

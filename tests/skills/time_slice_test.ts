@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { setImmediate } from "node:timers";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { createTimeSlice } from "../../src/skills/_time_slice.ts";
+import { buildCatalog } from "../../src/skills/catalog.ts";
+import { rebuildCatalog } from "../../src/skills/rebuild_catalog.ts";
+import { makeTree, skillMd } from "./_tree.ts";
+
+Deno.test("createTimeSlice() yields once the slice is used up, and waiters share the turn", async () => {
+  const slice = createTimeSlice(0);
+  let turns = 0;
+  setImmediate(() => turns++);
+  await Promise.all([slice.pause(), slice.pause(), slice.pause()]);
+  assert.equal(slice.yields, 1);
+  assert.equal(turns, 1, "the event loop turned before the pause ended");
+  const long = createTimeSlice(60_000);
+  await long.pause();
+  await long.pause();
+  assert.equal(long.yields, 0);
+  assert.throws(() => createTimeSlice(-1), RangeError);
+  assert.throws(() => createTimeSlice(Number.NaN), RangeError);
+});
+
+Deno.test("buildCatalog() and rebuildCatalog() let other work run while they walk many skills", async () => {
+  const entries: Record<string, string> = {};
+  for (let i = 0; i < 60; i++) {
+    const name = `skill-${String(i).padStart(2, "0")}`;
+    entries[`${name}/SKILL.md`] = skillMd(name, `Skill ${i}`);
+    entries[`${name}/references/guide.md`] = "guide\n";
+  }
+  await using tree = await makeTree(entries);
+  let turns = 0;
+  let isBuilding = true;
+  const spin = () => {
+    turns++;
+    if (isBuilding) setImmediate(spin);
+  };
+  setImmediate(spin);
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  const catalog = await buildCatalog(roots, DEFAULT_CAPS, { sliceMs: 0 });
+  const duringBuild = turns;
+  const rebuilt = await rebuildCatalog(catalog, [tree.at("new-folder")], { caps: DEFAULT_CAPS });
+  isBuilding = false;
+  assert.equal(catalog.skills.length, 60);
+  assert.equal(rebuilt.isFullRescan, true);
+  // With a 0 ms slice the build yields before every folder and skill: 60 skills, 60+ turns.
+  assert.ok(duringBuild >= 60, `the event loop turned ${duringBuild} times during the build`);
+});
