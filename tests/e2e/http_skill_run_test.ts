@@ -90,6 +90,13 @@ Deno.test("skill_run over loopback HTTP without a token is refused: a local user
       "any local user can reach a loopback port",
   );
   assert.ok(!JSON.stringify(result).includes(SECRET), "no secret reaches the caller");
+  const list = (await client.callTool({ name: "skill_list", arguments: {} })) as CallToolResult;
+  const overview = list.structuredContent as {
+    scriptsRefused?: string;
+    skills: { name: string; executable?: boolean }[];
+  };
+  assert.match(overview.scriptsRefused ?? "", /needs a bearer token/, "skill_list says so too");
+  assert.ok(overview.skills.every((skill) => skill.executable !== true));
 });
 
 Deno.test("skill_run over HTTP with the bearer token runs after confirmation", async () => {

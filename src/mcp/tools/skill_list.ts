@@ -53,6 +53,8 @@ const outputSchema = z.object({
   problems: z.array(problemShape),
   problemsTotal: z.number().int(),
   nextCursor: z.string().optional(),
+  /** Why no script runs on this server at all (e.g. HTTP without a token), when so. */
+  scriptsRefused: z.string().optional(),
   ...scriptsOverviewShape,
 });
 
@@ -91,6 +93,7 @@ export const skillListTool = defineTool({
         limit: input.limit ?? DEFAULT_LIST_LIMIT,
         hosted: context.hosted,
         ...(context.scripts === undefined ? {} : { scripts: context.scripts }),
+        ...(context.runRefusal == null ? {} : { runRefusal: context.runRefusal.message }),
       })),
     );
   },
@@ -107,7 +110,9 @@ export const skillListTool = defineTool({
  *   `isOwnerView` (default false: the answer goes to a client, so grant
  *   problems and the grant's error carry a generic detail that names no row,
  *   skill, script or environment name; true only for the owner's own
- *   terminal, `skillgate list`).
+ *   terminal, `skillgate list`), and `runRefusal`: why `skill_run` refuses
+ *   every call on this server (then no skill is `executable` and the answer
+ *   carries `scriptsRefused`).
  * @returns The answer; `nextCursor` is present when more skills match.
  *
  * Source: house style ("client-facing errors never echo allow-lists or
@@ -122,6 +127,7 @@ export function listSkills(
     hosted: boolean;
     scripts?: ScriptService;
     isOwnerView?: boolean;
+    runRefusal?: string;
   },
 ): SkillListAnswer {
   const plan = options.scripts?.plan(catalog);
@@ -142,7 +148,10 @@ export function listSkills(
     roots: catalog.roots.map((root) => ({ path: root.path, from: root.from })),
     hosted: options.hosted,
     total: matching.length,
-    skills: page.map((skill) => summarise(skill, plan)),
+    skills: page.map((skill) => {
+      const summary = summarise(skill, plan);
+      return options.runRefusal === undefined ? summary : { ...summary, executable: false };
+    }),
     problems: pickProblems(problems),
     problemsTotal: problems.length,
     ...(options.scripts === undefined || plan === undefined ? {} : {
@@ -150,6 +159,7 @@ export function listSkills(
       ...(isOwnerView ? {} : { grant: redactGrantStatus(plan.grant) }),
     }),
   };
+  if (options.runRefusal !== undefined) answer.scriptsRefused = options.runRefusal;
   const last = page.at(-1);
   if (last !== undefined && start + page.length < matching.length) {
     answer.nextCursor = encodeNameCursor(last.name);
