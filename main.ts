@@ -12,7 +12,6 @@
 import { bannerText } from "./src/cli/banner.ts";
 import { type CommandIo, decideColumns } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
-import { runListCommand } from "./src/cli/list_command.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { parseCommandLine, UsageError } from "./src/config/cli.ts";
@@ -55,7 +54,12 @@ async function main(): Promise<number> {
     await writeStdout(`skillgate ${VERSION}\n`);
     return 0;
   }
-  if (config.command === "list") return await runListCommand(config, commandIo());
+  if (config.command === "list") {
+    // Loaded only for `list`: it renders the skill_list answer, which pulls in zod and the
+    // MCP SDK; serving and the other commands keep the trusted part free of both.
+    const { runListCommand } = await import("./src/cli/list_command.ts");
+    return await runListCommand(config, commandIo());
+  }
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
   if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
   try {

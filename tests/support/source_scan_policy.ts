@@ -105,4 +105,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     reason: "trusted part at start-up: reads the owner's HTTP token file (--http-token-file) " +
       "within a byte cap, before the worker starts; the worker never reads it",
   },
+  {
+    path: "main.ts",
+    apis: ["import()"],
+    reason: "trusted part: loads the list command (and with it zod and the MCP SDK) only when " +
+      "`skillgate list` runs; a fixed, relative module specifier that deno compile includes",
+  },
 ];
