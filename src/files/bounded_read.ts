@@ -4,27 +4,24 @@
  * file.
  *
  * Deno has no `openat` or `RESOLVE_BENEATH`, and every path-based call walks
- * the path again (Deno even turns relative paths into absolute ones), so a
- * process that can write inside the skill could swap a folder for a symlink
- * between check and open. Two layers answer that:
+ * the path again (Deno even turns relative paths into absolute ones, so a
+ * `chdir` walk gains nothing), so a process that can write inside the skill
+ * could swap a folder for a symlink between check and open. Two layers answer
+ * that:
  *
  * 1. The exact check: after opening, the kernel is asked where the open
  *    descriptor really is (`/proc/self/fd/<fd>`, through the trusted part; see
  *    `fd_location.ts`); it must be exactly the real path the gate checked.
- * 2. Narrowing, for where no locator can answer: the open walks down from the
- *    skill's real folder one segment at a time, checking each folder's
- *    identity before and after entering it, opens the last segment with
- *    `O_NOFOLLOW | O_NONBLOCK` (through `node:fs`: `Deno.open` takes no such
- *    flags), and checks the handle is the same regular file (device and inode)
- *    that was resolved.
+ * 2. Narrowing, for where no locator can answer: every folder on the way
+ *    from the skill's real folder must be a folder (not a symlink) with the
+ *    same device and inode before and after the open; the last segment is
+ *    opened with `O_NOFOLLOW | O_NONBLOCK` (through `node:fs`: `Deno.open`
+ *    takes no such flags); and the handle must be the same regular file
+ *    (device and inode) that was resolved.
  *
- * The walk is synchronous, so nothing else in the worker runs between its
- * `chdir` calls. Where the former working directory can be read (the trusted
- * part, tests) it is restored; the worker may not read it, so there the
- * working directory stays in the last skill folder read (skillgate resolves
- * no relative path after start-up, and the runner always spawns with an
- * explicit working directory). Buffers are sized from the cap and the file
- * size, never from the file alone.
+ * Sizes come from the open handle, never from the checks before it (which a
+ * swap could point at another file). Buffers are sized from the cap and the
+ * file size, never from the file alone.
  *
  * @module
  */
@@ -190,46 +187,20 @@ async function openVerified(file: ResolvedFile): Promise<number> {
   }
 }
 
+/** One folder on the way to the file, and its identity before the open. */
+interface FolderStep {
+  readonly path: string;
+  readonly dev: number;
+  readonly ino: number | null;
+}
+
 /**
- * Opens the file by walking down from the skill's real folder one verified
- * segment at a time (see the module comment), then checks the handle is the
- * regular file that was resolved. Synchronous on purpose.
+ * Opens the file with `O_NOFOLLOW | O_NONBLOCK` after checking that every
+ * folder on its real path is a folder, and checks the same folders (and the
+ * handle's identity) again after the open. Synchronous on purpose: nothing
+ * else in the worker runs between the checks and the open.
  */
 function openBeneath(file: ResolvedFile): number {
-  const formerDir = readableWorkingDirectory();
-  try {
-    return walkAndOpen(file);
-  } finally {
-    if (formerDir !== null) returnTo(formerDir);
-  }
-}
-
-/** Goes back to the former working directory where permitted (never throws). */
-function returnTo(dir: string): void {
-  try {
-    Deno.chdir(dir);
-  } catch {
-    // The worker may not enter it; it stays in the skill folder (see the module comment).
-  }
-}
-
-function readableWorkingDirectory(): string | null {
-  try {
-    return Deno.cwd();
-  } catch {
-    return null;
-  }
-}
-
-function isSameFile(
-  info: { dev: number; ino: number | null },
-  dev: number,
-  ino: number | null,
-): boolean {
-  return info.dev === dev && (ino === null || info.ino === ino);
-}
-
-function walkAndOpen(file: ResolvedFile): number {
   const quoted = quotePath(file.relPath);
   const changed = (cause?: unknown) =>
     new PathRefusedError(
@@ -237,28 +208,29 @@ function walkAndOpen(file: ResolvedFile): number {
       `File ${quoted} changed after it was checked`,
       cause === undefined ? undefined : { cause },
     );
-  const segments = file.realSegments;
-  const last = segments.at(-1);
-  if (last === undefined) throw changed();
+  const folders: string[] = [file.skillRealDir];
+  for (const segment of file.realSegments.slice(0, -1)) {
+    folders.push(`${folders.at(-1)}/${segment}`);
+  }
+  const lookAtFolders = (): FolderStep[] =>
+    folders.map((path) => {
+      const info = Deno.lstatSync(path);
+      if (!info.isDirectory) throw changed();
+      return { path, dev: info.dev, ino: info.ino };
+    });
+  let before: FolderStep[];
   try {
-    Deno.chdir(file.skillRealDir);
-    if (!isSameFile(Deno.lstatSync("."), file.skillDev, file.skillIno)) throw changed();
-    for (const segment of segments.slice(0, -1)) {
-      const folder = Deno.lstatSync(segment);
-      if (!folder.isDirectory) throw changed();
-      Deno.chdir(segment);
-      if (!isSameFile(Deno.lstatSync("."), folder.dev, folder.ino)) throw changed();
-    }
+    before = lookAtFolders();
   } catch (error) {
-    if (error instanceof PathRefusedError) throw error;
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      throw new PathRefusedError("not-found", `File ${quoted} does not exist`, { cause: error });
-    }
-    throw changed(error);
+    throw asRefusal(error, quoted, changed);
+  }
+  const skillFolder = before[0];
+  if (skillFolder === undefined || !isSameFile(skillFolder, file.skillDev, file.skillIno)) {
+    throw changed();
   }
   let fd: number;
   try {
-    fd = openSync(last, OPEN_FLAGS);
+    fd = openSync(file.realPath, OPEN_FLAGS);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
@@ -272,11 +244,42 @@ function walkAndOpen(file: ResolvedFile): number {
     if (!info.isFile() || !isSameFile({ dev: info.dev, ino: info.ino }, file.dev, file.ino)) {
       throw changed();
     }
+    let after: FolderStep[];
+    try {
+      after = lookAtFolders();
+    } catch (error) {
+      throw asRefusal(error, quoted, changed);
+    }
+    const isUnchanged = after.every((step, index) => {
+      const earlier = before[index];
+      return earlier !== undefined && isSameFile(step, earlier.dev, earlier.ino);
+    });
+    if (!isUnchanged) throw changed();
     return fd;
   } catch (error) {
     closeSync(fd);
     throw error;
   }
+}
+
+function asRefusal(
+  error: unknown,
+  quoted: string,
+  changed: (cause?: unknown) => PathRefusedError,
+): PathRefusedError {
+  if (error instanceof PathRefusedError) return error;
+  if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+    return new PathRefusedError("not-found", `File ${quoted} does not exist`, { cause: error });
+  }
+  return changed(error);
+}
+
+function isSameFile(
+  info: { dev: number; ino: number | null },
+  dev: number,
+  ino: number | null,
+): boolean {
+  return info.dev === dev && (ino === null || info.ino === ino);
 }
 
 /** Reads up to `length` bytes at `position`; returns the filled part of one buffer. */

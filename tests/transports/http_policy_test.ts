@@ -156,3 +156,11 @@ Deno.test("createInFlight() bounds slots, releases once, and reports idleness", 
   assert.equal(await counter.idle(1), false, "the time ran out with work in flight");
   c?.();
 });
+
+Deno.test("parseHostPort() and normaliseOrigin() refuse wildcards and port 0", () => {
+  assert.equal(parseHostPort("*"), null);
+  assert.equal(parseHostPort("*.example.com"), null);
+  assert.equal(normaliseOrigin("http://*.example.com"), null);
+  assert.equal(normaliseOrigin("http://a.com:0"), null);
+  assert.equal(normaliseOrigin("http://a.com:8080"), "http://a.com:8080");
+});

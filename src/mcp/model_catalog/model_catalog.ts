@@ -58,21 +58,32 @@ export function isInModelCatalog(skill: Skill): boolean {
  * Escapes text for XML character data and attribute values.
  *
  * @param text Any text.
- * @returns The text with `&`, `<`, `>`, `"` and `'` as entities.
+ * @returns The text with `&`, `<`, `>`, `"` and `'` as entities, and every
+ *   control character (C0 but tab and newline, DEL, C1), line or paragraph
+ *   separator and bidirectional formatting mark written as visible `\uXXXX`
+ *   (they are not legal XML, or make the text read differently from what it
+ *   is).
  */
 export function escapeXml(text: string): string {
   return text.replace(
-    /[&<>"']/g,
-    (c) =>
-      c === "&"
-        ? "&amp;"
-        : c === "<"
-        ? "&lt;"
-        : c === ">"
-        ? "&gt;"
-        : c === '"'
-        ? "&quot;"
-        : "&apos;",
+    // deno-lint-ignore no-control-regex -- matching control characters is the point
+    /[&<>"'\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028-\u202E\u2066-\u2069]/g,
+    (c) => {
+      switch (c) {
+        case "&":
+          return "&amp;";
+        case "<":
+          return "&lt;";
+        case ">":
+          return "&gt;";
+        case '"':
+          return "&quot;";
+        case "'":
+          return "&apos;";
+        default:
+          return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()}`;
+      }
+    },
   );
 }
 

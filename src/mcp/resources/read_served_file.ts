@@ -6,7 +6,7 @@
  * @module
  */
 
-import { FileTooLargeError, readWhole } from "../../files/bounded_read.ts";
+import { readWhole } from "../../files/bounded_read.ts";
 import { resolveSkillFile } from "../../files/path_gate.ts";
 import type { Skill } from "../../skills/skill.ts";
 
@@ -21,7 +21,7 @@ import type { Skill } from "../../skills/skill.ts";
  * @returns The file's exact bytes.
  * @throws {PathRefusedError} When the gate refuses the path (bad string,
  *   outside the skill, missing, not a regular file, changed after resolving).
- * @throws {FileTooLargeError} When the file is over `maxBytes`.
+ * @throws {FileTooLargeError} (from `bounded_read.ts`) When the open file is over `maxBytes`.
  *
  * Requires `--allow-read` on the skill folder.
  *
@@ -33,6 +33,7 @@ export async function readServedFile(
   maxBytes: number,
 ): Promise<Uint8Array> {
   const file = await resolveSkillFile(skill.realDir, path);
-  if (file.size > maxBytes) throw new FileTooLargeError(path, file.size, maxBytes);
+  // readWhole refuses an over-cap file from the size of the verified open file; the size the
+  // gate saw before opening is never reported (a swapped folder could make it another file's).
   return await readWhole(file, maxBytes);
 }

@@ -113,7 +113,10 @@ export const skillFileTool = defineTool({
       if (
         file === undefined || file instanceof PathRefusedError || file instanceof NotListedRefusal
       ) return 0;
-      const remaining = Math.max(0, file.size - entry.offset);
+      // The listed size, never the size the gate saw before opening: until the open is
+      // verified, that could describe a file outside the skill (a swapped folder).
+      const listedSize = findListedFile(found, entry.path)?.size ?? 0;
+      const remaining = Math.max(0, listedSize - entry.offset);
       return Math.min(remaining, entry.length ?? maxEntryBytes, maxEntryBytes);
     });
     const budget = wanted.reduce((sum, bytes) => sum + bytes, 0);
@@ -175,18 +178,15 @@ async function readEntry(
   entry: Entry,
   wantedBytes: number,
 ): Promise<FileAnswer | FileErrorAnswer> {
-  if (entry.offset > file.size) {
-    return {
-      path: entry.path,
-      error: "offset-beyond-end",
-      message: `Offset ${entry.offset} is past the end of "${entry.path}" (${file.size} bytes)`,
-    };
-  }
   let read;
   try {
     read = await readBounded(file, { offsetBytes: entry.offset, maxBytes: wantedBytes });
   } catch (error) {
     if (error instanceof PathRefusedError) return refusal(entry.path, error);
+    // Raised after the open was verified, so the size it names is the skill file's own.
+    if (error instanceof RangeError && /past the end/.test(error.message)) {
+      return { path: entry.path, error: "offset-beyond-end", message: error.message };
+    }
     throw error;
   }
   const mayContinue = entry.offset + read.bytes.length < read.sizeBytes;

@@ -134,7 +134,7 @@ export function createHostPolicy(input: HostPolicyInput): HostPolicy {
  * Source: RFC 9110 section 7.2 (Host = uri-host [ ":" port ]).
  */
 export function parseHostPort(value: string): { name: string; port: number | null } | null {
-  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]\s/@?#]+)(?::(\d{1,5}))?$/.exec(value);
+  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]\s/@?#*]+)(?::(\d{1,5}))?$/.exec(value);
   if (match === null || match[1] === undefined) return null;
   if (match[2] === undefined) return { name: match[1], port: null };
   const port = Number(match[2]);
@@ -153,9 +153,11 @@ export function parseHostPort(value: string): { name: string; port: number | nul
  */
 export function normaliseOrigin(value: string): string | null {
   const trimmed = value.trim();
-  if (!/^https?:\/\/[^/?#@\s]+\/?$/i.test(trimmed)) return null;
+  if (!/^https?:\/\/[^/?#@\s*]+\/?$/i.test(trimmed)) return null;
   try {
-    return new URL(trimmed).origin.toLowerCase();
+    const url = new URL(trimmed);
+    if (url.port !== "" && Number(url.port) < 1) return null;
+    return url.origin.toLowerCase();
   } catch {
     return null;
   }

@@ -151,3 +151,8 @@ Deno.test("clipDescription() cuts at 1,024 characters on a character boundary wi
   assert.ok(chars.slice(0, -1).every((char) => char === "😀"), "no surrogate pair is split");
   assert.equal(clipDescription("abcdef", 4), "abc…");
 });
+
+Deno.test("escapeXml() writes control characters and bidi marks visibly, never raw", () => {
+  const escaped = escapeXml("a\u0007b\u202Ec\u200Fd\u2028e\tf\ng<&>");
+  assert.equal(escaped, "a\\u0007b\\u202Ec\\u200Fd\\u2028e\tf\ng&lt;&amp;&gt;");
+});
