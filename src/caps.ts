@@ -41,7 +41,7 @@ export const MAX_FILE_ENTRIES_PER_CALL = 8;
 export const MAX_PATH_CHARS = 1024;
 /** Folder levels below a root (or its `skills/` container) searched for skills. */
 export const MAX_GROUP_DEPTH = 3;
-/** Default and largest page of `skill_list`. */
+/** Default page of `skill_list`. */
 export const DEFAULT_LIST_LIMIT = 100;
 /** Largest page of `skill_list`. */
 export const MAX_LIST_LIMIT = 1_000;

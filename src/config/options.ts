@@ -7,6 +7,8 @@
  * @module
  */
 
+import { type Caps, DEFAULT_CAPS } from "../caps.ts";
+
 /** How an option's value is read. */
 export type OptionKind =
   | { readonly type: "integer"; readonly min: number; readonly max: number }
@@ -33,14 +35,8 @@ export interface OptionSpec {
   readonly help: string;
 }
 
-/** Every option's value after parsing (defaults filled in). */
-export interface OptionValues {
-  maxSkills: number;
-  maxFilesPerSkill: number;
-  maxFoldersPerSkill: number;
-  maxSkillMdBytes: number;
-  maxFileEntryBytes: number;
-  maxCallBytes: number;
+/** Every option's value after parsing (defaults filled in); the caps are among them. */
+export interface OptionValues extends Caps {
   /** Print JSON instead of a table (`list`, `permissions`). */
   json: boolean;
   /** Where the model's catalog goes: `instructions` or `tool-description`. */
@@ -73,14 +69,9 @@ export interface OptionValues {
   isolation: string;
 }
 
-/** The defaults of {@linkcode OptionValues}. */
+/** The defaults of {@linkcode OptionValues}: {@linkcode DEFAULT_CAPS} and the rest. */
 export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
-  maxSkills: 10_000,
-  maxFilesPerSkill: 2_000,
-  maxFoldersPerSkill: 2_000,
-  maxSkillMdBytes: 256 * 1024,
-  maxFileEntryBytes: 1024 * 1024,
-  maxCallBytes: 4 * 1024 * 1024,
+  ...DEFAULT_CAPS,
   json: false,
   catalog: "instructions",
   tools: "auto",
