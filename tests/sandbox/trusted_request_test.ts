@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { createFdLocateClient } from "../../src/sandbox/fd_locate_client.ts";
+import type { LocateFdRequestMessage } from "../../src/sandbox/messages.ts";
+import { createTrustedRequester } from "../../src/sandbox/trusted_request.ts";
+
+/** A port whose replies are made by `answer` (null: no reply at all). */
+function fakePort<Request>(answer: (request: Request) => unknown) {
+  const target = new EventTarget();
+  const requests: Request[] = [];
+  return {
+    requests,
+    postMessage: (message: Request) => {
+      requests.push(message);
+      const data = answer(message);
+      if (data === null) return;
+      queueMicrotask(() => target.dispatchEvent(new MessageEvent("message", { data })));
+    },
+    addEventListener: (type: "message", listener: (event: MessageEvent) => void) =>
+      target.addEventListener(type, listener as EventListener),
+  };
+}
+
+Deno.test("the fd locate client returns the trusted part's path for its own request", async () => {
+  const port = fakePort<LocateFdRequestMessage>((request) => ({
+    type: "locate-fd-reply",
+    id: request.id,
+    path: `/real/${request.fd}`,
+  }));
+  const locate = createFdLocateClient(port);
+  assert.equal(await locate(7), "/real/7");
+  assert.equal(await locate(9), "/real/9");
+  assert.deepEqual(port.requests, [
+    { type: "locate-fd", fd: 7, id: 1 },
+    { type: "locate-fd", fd: 9, id: 2 },
+  ]);
+});
+
+Deno.test("a trusted request ignores foreign replies and fails closed when none comes", async () => {
+  // Replies of another type, or for another id, must not settle the request.
+  const port = fakePort<{ id: number; type: "ask" }>((request) => ({
+    type: "other-reply",
+    id: request.id,
+    ok: true,
+  }));
+  const ask = createTrustedRequester<{ id: number; type: "ask" }, boolean>(port, {
+    replyType: "ask-reply",
+    readAnswer: (reply) => reply.ok === true,
+    onTimeout: false,
+    timeoutMs: 10,
+  });
+  assert.equal(await ask({ type: "ask" }), false);
+});
