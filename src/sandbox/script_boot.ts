@@ -10,11 +10,11 @@
  */
 
 import type { Config } from "../config/config.ts";
-import { parseGrant } from "../scripts/grant.ts";
+import { grantsAnything, parseGrant } from "../scripts/grant.ts";
 import { prepareScriptHost, type ScriptHostFacts } from "../scripts/host_facts.ts";
 import { lookUpInterpreters } from "../scripts/interpreters.ts";
 import { probeIsolation } from "../scripts/isolation.ts";
-import type { EnvironStatus } from "../scripts/plan.ts";
+import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
@@ -25,7 +25,11 @@ import type { PermittedProgram } from "./worker_permissions.ts";
 /** What the trusted part hands on after the script start-up work. */
 export interface ScriptBoot {
   readonly facts: ScriptHostFacts;
-  /** Programs for the worker's run permission, each with its reason. */
+  /**
+   * Programs the scripts granted at start-up need, each with its reason
+   * (empty when nothing can run); `worker_set.ts` composes the worker's run
+   * permission from them.
+   */
   readonly run: readonly PermittedProgram[];
   readonly groupKiller: GroupKiller;
   /** One line for stderr when scripts are refused for want of a scrub, else null. */
@@ -82,20 +86,26 @@ export async function bootScripts(
     hosted: config.hosted,
     hostedBy: config.hostedBy,
   });
-  const mayRunAnything = grant.rows === null || grant.rows.length > 0;
-  let built: Catalog | null = mayRunAnything ? await buildCatalog(config.roots, config.caps) : null;
+  let built: Catalog | null = grantsAnything(grant)
+    ? await buildCatalog(config.roots, config.caps)
+    : null;
   const catalog: Catalog = built ??
     { roots: config.roots, skills: [], byName: new Map(), problems: [] };
-  const { facts, run } = prepareScriptHost(config, catalog, {
+  const { facts, programs } = prepareScriptHost(config, catalog, {
+    grant,
     interpreters,
     environ,
     isolation,
     getEnv: options.getEnv,
   });
-  const refused = config.hosted && !environ.scrubbed && !config.scripts.allowUnscrubbed;
+  const refused = isEnvironRefused({
+    hosted: config.hosted,
+    environ,
+    allowUnscrubbed: config.scripts.allowUnscrubbed,
+  });
   return {
     facts,
-    run,
+    run: programs,
     groupKiller,
     warning: refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`

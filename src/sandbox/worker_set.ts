@@ -9,10 +9,12 @@
  */
 
 import type { Config } from "../config/config.ts";
+import { isolate, type Isolation } from "../scripts/isolation.ts";
 import { bootScripts, type ScriptBoot } from "./script_boot.ts";
 import {
   computeWorkerPermissions,
   type ExplainedPermissions,
+  type PermittedProgram,
   type RootPaths,
 } from "./worker_permissions.ts";
 
@@ -45,7 +47,26 @@ export async function computeWorkerSet(
   options: { getEnv: (name: string) => string | undefined },
 ): Promise<WorkerSet> {
   const scripts = await bootScripts(config, options);
+  const run = spawnedPrograms(scripts.run, scripts.facts.isolation);
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
-  return { scripts, explained: computeWorkerPermissions(roots, { run: scripts.run, ...listen }) };
+  return { scripts, explained: computeWorkerPermissions(roots, { run, ...listen }) };
+}
+
+/**
+ * What the runner will actually spawn for each program: the program itself,
+ * or `unshare` when scripts run in a PID namespace (`isolate()` decides, as
+ * for every run), so the run permission names exactly what is spawned.
+ */
+function spawnedPrograms(
+  programs: readonly PermittedProgram[],
+  isolation: Isolation,
+): PermittedProgram[] {
+  return programs.map((program) => {
+    const spawned = isolate(program.path, [], isolation).program;
+    return spawned === program.path ? program : {
+      path: spawned,
+      reason: "every granted script runs through unshare, in its own PID namespace",
+    };
+  });
 }

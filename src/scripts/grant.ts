@@ -114,6 +114,17 @@ export function parseGrant(
   });
 }
 
+/**
+ * Whether a grant can let any script run at all: the declarations stand, or
+ * it has at least one usable row (which the plan may still narrow to nothing).
+ *
+ * @param grant The grant in force.
+ * @returns False when it grants nothing whatever the skills declare.
+ */
+export function grantsAnything(grant: Grant): boolean {
+  return grant.rows === null || grant.rows.length > 0;
+}
+
 function refusedWhole(error: string): Grant {
   return Object.freeze({
     from: "MCP_SKILL_RUN",

@@ -12,7 +12,7 @@
 import type { Config } from "../config/config.ts";
 import type { PermittedProgram } from "../sandbox/worker_permissions.ts";
 import type { Catalog } from "../skills/skill.ts";
-import { parseGrant } from "./grant.ts";
+import type { Grant } from "./grant.ts";
 import type { InterpreterTable } from "./interpreters.ts";
 import type { Isolation } from "./isolation.ts";
 import {
@@ -38,16 +38,45 @@ export interface ScriptHostFacts {
 }
 
 /**
- * Decides the start-up facts from the catalog as it is now: which scripts
- * are granted, hence which programs the worker may spawn (in `pid-namespace`
- * mode the runner spawns `unshare`, so that is the one program on the run
- * permission) and which environment values are captured.
+ * The facts a plan is judged against: the start-up facts plus the owner's
+ * settings from the configuration (hosted, unscrubbed accepted, confirmation
+ * mode). The one place both the trusted part and the worker build it.
  *
- * @param config The configuration (grant, hosted, confirmation mode, ...).
+ * @param config The configuration.
+ * @param facts The interpreters, the environ status, and the permitted
+ *   programs and captured names (null while the trusted part computes them).
+ * @returns The host for `planScripts`.
+ */
+export function scriptHostOf(
+  config: Config,
+  facts: Pick<ScriptHostFacts, "interpreters" | "environ"> & {
+    readonly permittedPrograms: readonly string[] | null;
+    readonly capturedEnvNames: readonly string[] | null;
+  },
+): ScriptHost {
+  return {
+    interpreters: facts.interpreters,
+    permittedPrograms: facts.permittedPrograms,
+    capturedEnv: facts.capturedEnvNames,
+    environ: facts.environ,
+    hosted: config.hosted,
+    allowUnscrubbed: config.scripts.allowUnscrubbed,
+    confirmMode: config.scripts.confirmMode,
+  };
+}
+
+/**
+ * Decides the start-up facts from the catalog as it is now: which scripts
+ * are granted, hence which programs they need (the worker's run permission
+ * is composed from them in `src/sandbox/worker_set.ts`) and which
+ * environment values are captured.
+ *
+ * @param config The configuration (hosted, confirmation mode, ...).
  * @param catalog The catalog built by the trusted part at start-up.
- * @param options The interpreters looked up, the environ status, the
- *   isolation probed and an environment lookup.
- * @returns The facts for the worker and its run permission entries.
+ * @param options The grant in force, the interpreters looked up, the environ
+ *   status, the isolation probed and an environment lookup.
+ * @returns The facts for the worker, and the programs the granted scripts
+ *   need, each with why.
  *
  * Source: issue 4, "Interpreters" (run permission computed at start-up).
  */
@@ -55,26 +84,20 @@ export function prepareScriptHost(
   config: Config,
   catalog: Catalog,
   options: {
+    grant: Grant;
     interpreters: InterpreterTable;
     environ: EnvironStatus;
     isolation: Isolation;
     getEnv: (name: string) => string | undefined;
   },
-): { facts: ScriptHostFacts; run: PermittedProgram[] } {
-  const grant = parseGrant(config.scripts.grantJson, {
-    hosted: config.hosted,
-    hostedBy: config.hostedBy,
-  });
-  const host: ScriptHost = {
+): { facts: ScriptHostFacts; programs: PermittedProgram[] } {
+  const host = scriptHostOf(config, {
     interpreters: options.interpreters,
-    permittedPrograms: null,
-    capturedEnv: null,
     environ: options.environ,
-    hosted: config.hosted,
-    allowUnscrubbed: config.scripts.allowUnscrubbed,
-    confirmMode: config.scripts.confirmMode,
-  };
-  const plan = planScripts(catalog.skills, grant, host);
+    permittedPrograms: null,
+    capturedEnvNames: null,
+  });
+  const plan = planScripts(catalog.skills, options.grant, host);
   const programs = programsToPermit(plan);
   const envValues: Record<string, string> = {};
   const capturedEnvNames = envToCapture(plan);
@@ -82,15 +105,6 @@ export function prepareScriptHost(
     const value = options.getEnv(name);
     if (value !== undefined) envValues[name] = value;
   }
-  const unshare = options.isolation.unsharePath;
-  const run: PermittedProgram[] = programs.length === 0
-    ? []
-    : options.isolation.mode === "pid-namespace" && unshare !== null
-    ? [{
-      path: unshare,
-      reason: "every granted script runs through unshare, in its own PID namespace",
-    }]
-    : programs;
   return {
     facts: Object.freeze({
       interpreters: options.interpreters,
@@ -100,6 +114,6 @@ export function prepareScriptHost(
       environ: options.environ,
       isolation: options.isolation,
     }),
-    run,
+    programs,
   };
 }

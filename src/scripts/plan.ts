@@ -13,6 +13,7 @@
  * @module
  */
 
+import type { PermittedProgram } from "../sandbox/worker_permissions.ts";
 import type { Problem } from "../skills/problem.ts";
 import type { InterpreterName } from "./declaration.ts";
 import type { Grant, GrantRow } from "./grant.ts";
@@ -118,7 +119,7 @@ export function planScripts(
   for (const skill of skills) byName.set(skill.name, skill);
   const granted = grantedEnvByScript(byName, grant, problems);
   const blocked = blockedReason(host);
-  if (host.hosted && !host.environ.scrubbed && !host.allowUnscrubbed) {
+  if (isEnvironRefused(host)) {
     problems.push({
       path: "environ",
       reason: "environ-unscrubbed",
@@ -207,8 +208,8 @@ export function planScripts(
  * @param plan A plan computed at start-up.
  * @returns Distinct programs in first-seen order, with the first script that needs each.
  */
-export function programsToPermit(plan: ScriptPlan): { path: string; reason: string }[] {
-  const programs: { path: string; reason: string }[] = [];
+export function programsToPermit(plan: ScriptPlan): PermittedProgram[] {
+  const programs: PermittedProgram[] = [];
   for (const scripts of plan.bySkill.values()) {
     for (const planned of scripts) {
       if (planned.state !== "runnable" || planned.program === null) continue;
@@ -242,11 +243,27 @@ export function envToCapture(plan: ScriptPlan): string[] {
   return [...names].sort();
 }
 
+/**
+ * Whether no script may run because skillgate is hosted, its original
+ * environment could not be made unreadable to scripts, and the owner did not
+ * accept that (`MCP_SKILL_ALLOW_UNSCRUBBED=1`).
+ *
+ * @param host Whether hosted, the environ scrub's outcome and the owner's acceptance.
+ * @returns True when every script is refused for it.
+ *
+ * Source: the security-first anchor's boot-time scrub (anchors.md); issue 4, "Secrets".
+ */
+export function isEnvironRefused(
+  host: Pick<ScriptHost, "hosted" | "environ" | "allowUnscrubbed">,
+): boolean {
+  return host.hosted && !host.environ.scrubbed && !host.allowUnscrubbed;
+}
+
 function blockedReason(host: ScriptHost): string | null {
   if (host.confirmMode === "refuse") {
     return "MCP_CONFIRM_MODE is refuse: this server runs no scripts";
   }
-  if (host.hosted && !host.environ.scrubbed && !host.allowUnscrubbed) {
+  if (isEnvironRefused(host)) {
     return "Hosted, and skillgate's environment could not be made unreadable to scripts; " +
       "the owner may accept that with MCP_SKILL_ALLOW_UNSCRUBBED=1";
   }

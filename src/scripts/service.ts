@@ -10,7 +10,7 @@ import type { Config } from "../config/config.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { type Confirmer, createConfirmer } from "./confirm/confirmer.ts";
 import { type Grant, parseGrant } from "./grant.ts";
-import type { ScriptHostFacts } from "./host_facts.ts";
+import { type ScriptHostFacts, scriptHostOf } from "./host_facts.ts";
 import { planScripts, type ScriptPlan } from "./plan.ts";
 import { createRunQueue, type RunQueue } from "./queue.ts";
 import type { GroupKiller } from "./runner/group_killer.ts";
@@ -63,15 +63,7 @@ export function createScriptService(
   const plans = new WeakMap<Catalog, ScriptPlan>();
   const stopper = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
-  const host = {
-    interpreters: facts.interpreters,
-    permittedPrograms: facts.permittedPrograms,
-    capturedEnv: facts.capturedEnvNames,
-    environ: facts.environ,
-    hosted: config.hosted,
-    allowUnscrubbed: config.scripts.allowUnscrubbed,
-    confirmMode: config.scripts.confirmMode,
-  };
+  const host = scriptHostOf(config, facts);
   return {
     facts,
     grant,
