@@ -53,7 +53,7 @@ export function lookUpInterpreters(
   options: LookUpOptions = {},
 ): InterpreterTable {
   const isExecutable = options.isExecutable ?? isExecutableFile;
-  const folders = (pathValue ?? "").split(":").filter((folder) => isAbsolute(folder));
+  const folders = (pathValue ?? "").split(":"); // findProgram() skips relative entries
   const table = {} as Record<InterpreterName, InterpreterEntry>;
   for (const name of INTERPRETER_NAMES) {
     if (name === "exec") {

@@ -82,8 +82,11 @@ export function createConfirmer(options: ConfirmerOptions): Confirmer {
   return {
     issue: async (preview) => {
       const issuedAtMs = Math.floor(now());
-      const nonce = toHex(crypto.getRandomValues(new Uint8Array(16)));
-      return `v1.${issuedAtMs}.${nonce}.${toBase64Url(await sign(issuedAtMs, nonce, preview))}`;
+      const nonce = crypto.getRandomValues(new Uint8Array(16)).toHex();
+      const mac = await sign(issuedAtMs, nonce, preview);
+      return `v1.${issuedAtMs}.${nonce}.${
+        mac.toBase64({ alphabet: "base64url", omitPadding: true })
+      }`;
     },
     check: async (token, preview) => {
       const match = TOKEN_SHAPE.exec(token);
@@ -136,19 +139,9 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return difference === 0;
 }
 
-function toHex(bytes: Uint8Array): string {
-  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
-}
-
 function fromBase64Url(text: string): Uint8Array | null {
   try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/") + "=");
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    return Uint8Array.fromBase64(text, { alphabet: "base64url" });
   } catch {
     return null;
   }

@@ -19,8 +19,6 @@ export interface CappedOutput {
 export interface OutputCollector {
   /** Resolves when the stream ends (or is cancelled). */
   readonly done: Promise<void>;
-  /** Bytes seen so far. */
-  bytesSoFar(): number;
   /** Stops reading (e.g. a detached grandchild holds the pipe); idempotent. */
   abandon(): Promise<void>;
   /** The collected output so far. */
@@ -66,7 +64,6 @@ export function collectOutput(
   })();
   return {
     done,
-    bytesSoFar: () => totalBytes,
     abandon: async () => {
       if (abandoned) return;
       abandoned = true;
