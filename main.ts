@@ -10,7 +10,7 @@
  */
 
 import { bannerText } from "./src/cli/banner.ts";
-import { type CommandIo, decideColumns } from "./src/cli/command_io.ts";
+import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
@@ -26,9 +26,6 @@ import {
 } from "./src/transports/http/http_startup.ts";
 import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
-
-/** Exit code for a bad command line or an unusable root. */
-const EXIT_USAGE = 2;
 
 async function main(): Promise<number> {
   let config;
@@ -143,10 +140,8 @@ function launchCommand(): string {
   return `make -s -C ${checkout} run ARGS='serve ROOTS'`;
 }
 
-async function writeStdout(text: string): Promise<void> {
-  const bytes = new TextEncoder().encode(text);
-  let written = 0;
-  while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
+function writeStdout(text: string): Promise<void> {
+  return writeAll(Deno.stdout, text);
 }
 
 if (import.meta.main) {
