@@ -7,6 +7,7 @@
 
 import type { Caps } from "../caps.ts";
 import { checkSkillScripts } from "../scripts/skill_scripts.ts";
+import { deepFreeze } from "./_freeze.ts";
 import { listSkillFiles } from "./_list_files.ts";
 import { problem } from "./_problems.ts";
 import { readSkillMd } from "./_read_skill_md.ts";
@@ -113,24 +114,17 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
     realDir: candidate.realDir,
     root: candidate.root,
     skillMdFile: candidate.skillMdFile,
-    frontmatter: deepFreeze(frontmatter),
+    frontmatter,
     description: frontmatter["description"] as string,
     ...(whenToUse === undefined ? {} : { whenToUse }),
     body: parsed.body,
     bodyTruncated: read.truncated,
     skillMdBytes: read.size,
-    files: Object.freeze(listing.files.map((file) => Object.freeze(file))),
+    files: listing.files,
     bytes: listing.bytes,
     filesTruncated: listing.truncated,
     scripts: declared.scripts,
   };
-  return { skill: Object.freeze(skill), problems };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
+  // Frozen through and through: the frontmatter, the file list and each file.
+  return { skill: deepFreeze(skill), problems };
 }

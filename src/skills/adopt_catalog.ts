@@ -9,6 +9,7 @@
  * @module
  */
 
+import { freezeCatalog } from "./_freeze.ts";
 import type { Catalog } from "./skill.ts";
 
 /**
@@ -18,24 +19,10 @@ import type { Catalog } from "./skill.ts";
  *
  * @param received The catalog as the start message carried it (built by
  *   `buildCatalog` in the trusted part; never client input).
- * @returns The frozen snapshot; `received` is frozen in place and reused.
+ * @returns The frozen snapshot; `received`'s parts are frozen in place and reused.
  *
  * Source: ARCHITECTURE.md, "the catalog is an immutable snapshot".
  */
 export function adoptCatalog(received: Catalog): Catalog {
-  const skills = received.skills.map(deepFreeze);
-  return Object.freeze({
-    roots: deepFreeze(received.roots),
-    skills: Object.freeze(skills),
-    byName: Object.freeze(new Map(skills.map((skill) => [skill.name, skill]))),
-    problems: deepFreeze(received.problems),
-  });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
+  return freezeCatalog(received.roots, received.skills, received.problems);
 }

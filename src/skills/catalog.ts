@@ -7,6 +7,7 @@
  */
 
 import type { Caps } from "../caps.ts";
+import { freezeCatalog } from "./_freeze.ts";
 import { compareCodeUnits } from "./_fs.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { mapPool } from "./_pool.ts";
@@ -122,13 +123,7 @@ export async function buildCatalog(
   }
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
   problems.push(...extensionProblems(skills));
-  const byName = new Map(skills.map((skill) => [skill.name, skill]));
-  return Object.freeze({
-    roots: Object.freeze([...roots]),
-    skills: Object.freeze(skills),
-    byName: Object.freeze(byName),
-    problems: Object.freeze(problems.map((p) => Object.freeze(p))),
-  });
+  return freezeCatalog([...roots], skills, problems);
 }
 
 /** Replaces every candidate whose name is shared by another folder with a problem. */

@@ -13,7 +13,8 @@
 
 import type { Caps } from "../caps.ts";
 import { buildCatalog, type BuildCatalogOptions, type SkillLoader } from "./catalog.ts";
-import { compareCodeUnits, readSortedEntries } from "./_fs.ts";
+import { freezeCatalog } from "./_freeze.ts";
+import { readSortedEntries } from "./_fs.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { isInside, joinPath, parentPath, SEP } from "./_path.ts";
 import { mapPool } from "./_pool.ts";
@@ -237,7 +238,8 @@ function replaceSkills(previous: Catalog, replacements: readonly Replacement[]):
     ...replacements.flatMap((r) => r.problems),
     ...extensionProblems(skills),
   ];
-  return freezeCatalog(previous, skills, problems);
+  // Names do not change in place, so `skills` keeps the previous name order.
+  return freezeCatalog(previous.roots, skills, problems);
 }
 
 /** Discovery over every root, reusing untouched skills whose SKILL.md is unchanged. */
@@ -289,18 +291,4 @@ function ownProblems(catalog: Catalog, skill: Skill): Problem[] {
     found.reason !== "extension-excluded" && !DISCOVERY_REASONS.has(found.reason) &&
     isInside(found.path, skill.dir)
   );
-}
-
-function freezeCatalog(
-  previous: Catalog,
-  skills: readonly Skill[],
-  problems: readonly Problem[],
-): Catalog {
-  const sorted = [...skills].sort((a, b) => compareCodeUnits(a.name, b.name));
-  return Object.freeze({
-    roots: previous.roots,
-    skills: Object.freeze(sorted),
-    byName: Object.freeze(new Map(sorted.map((skill) => [skill.name, skill]))),
-    problems: Object.freeze(problems.map((found) => Object.freeze(found))),
-  });
 }
