@@ -8,7 +8,7 @@
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { ErrorCode, type ListPromptsResult, McpError, type Prompt } from "../sdk.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
-import { lowerBound } from "../resources/served_file.ts";
+import { upperBound } from "../resources/served_file.ts";
 import { genericPrompt, hasOwnPrompt } from "./prompt_skills.ts";
 
 /** Options of {@linkcode listPromptPage}. */
@@ -48,8 +48,7 @@ export function listPromptPage(catalog: Catalog, options: PromptPageOptions): Li
         "Cursor is not one this server issued; call prompts/list without a cursor to start over",
       );
     }
-    start = lowerBound(catalog.skills, after, (skill) => skill.name);
-    if (catalog.skills[start]?.name === after) start++;
+    start = upperBound(catalog.skills, after, (skill) => skill.name);
   }
   let last: Skill | null = null;
   for (let index = start; index < catalog.skills.length; index++) {

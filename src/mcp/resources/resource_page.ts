@@ -14,7 +14,7 @@ import {
   encodeResourceCursor,
   type ResourcePosition,
 } from "./resource_cursor.ts";
-import { lowerBound } from "./served_file.ts";
+import { lowerBound, upperBound } from "./served_file.ts";
 
 /** Options of {@linkcode listResourcePage}. */
 export interface ResourcePageOptions {
@@ -59,8 +59,7 @@ export function listResourcePage(
     skillIndex = lowerBound(catalog.skills, after.name, (skill) => skill.name);
     const skill = catalog.skills[skillIndex];
     if (skill !== undefined && skill.name === after.name) {
-      fileIndex = lowerBound(skill.files, after.path, (file) => file.path);
-      if (skill.files[fileIndex]?.path === after.path) fileIndex++;
+      fileIndex = upperBound(skill.files, after.path, (file) => file.path);
     }
   }
   const resources: Resource[] = [];

@@ -39,6 +39,26 @@ export function lowerBound<T>(
 }
 
 /**
+ * Index of the first item whose key is above `key` (code-unit order): where
+ * a page continues after a cursor that names `key`, whether or not an item
+ * with that key is still there.
+ *
+ * @param items Items sorted by `keyOf` in code-unit order, keys distinct.
+ * @param key The key of the last item served.
+ * @param keyOf The sort key of an item.
+ * @returns An index in `0..items.length`.
+ */
+export function upperBound<T>(
+  items: readonly T[],
+  key: string,
+  keyOf: (item: T) => string,
+): number {
+  const index = lowerBound(items, key, keyOf);
+  const found = items[index];
+  return found !== undefined && keyOf(found) === key ? index + 1 : index;
+}
+
+/**
  * Finds a file in a skill's listing (`Skill.files`, code-unit order) by
  * binary search.
  *

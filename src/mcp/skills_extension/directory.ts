@@ -9,7 +9,7 @@
 
 import { mediaTypeFor } from "../../files/media_type.ts";
 import type { Catalog, Skill } from "../../skills/skill.ts";
-import { lowerBound } from "../resources/served_file.ts";
+import { findListedFile, lowerBound } from "../resources/served_file.ts";
 import { parseSkillUri, SKILL_URI_SCHEME, skillFileUri } from "../resources/skill_uri.ts";
 
 /** The media type of a directory resource (SEP-2640, "Directory Resources"). */
@@ -56,28 +56,27 @@ export function resolveDirectory(
   if (authorityOnly) {
     const parsed = parseSkillUri(`${uri.replace(/\/$/, "")}/SKILL.md`);
     if (!parsed.ok) {
-      return { reason: `${quote(uri)} is not a directory resource: ${parsed.reason}` };
+      return { reason: `${quoteUri(uri)} is not a directory resource: ${parsed.reason}` };
     }
     name = parsed.name;
     path = "";
   } else {
     const parsed = parseSkillUri(uri);
     if (!parsed.ok) {
-      return { reason: `${quote(uri)} is not a directory resource: ${parsed.reason}` };
+      return { reason: `${quoteUri(uri)} is not a directory resource: ${parsed.reason}` };
     }
     name = parsed.name;
     path = parsed.path;
   }
   const skill = catalog.byName.get(name);
-  if (skill === undefined) return { reason: `No skill is served at ${quote(uri)}` };
+  if (skill === undefined) return { reason: `No skill is served at ${quoteUri(uri)}` };
   if (path === "") return { skill, path };
-  const index = lowerBound(skill.files, path, (file) => file.path);
-  if (skill.files[index]?.path === path) {
-    return { reason: `${quote(uri)} is a file, not a directory resource` };
+  if (findListedFile(skill, path) !== null) {
+    return { reason: `${quoteUri(uri)} is a file, not a directory resource` };
   }
   const inside = skill.files[lowerBound(skill.files, `${path}/`, (file) => file.path)];
   if (inside === undefined || !inside.path.startsWith(`${path}/`)) {
-    return { reason: `${quote(uri)} does not exist` };
+    return { reason: `${quoteUri(uri)} does not exist` };
   }
   return { skill, path };
 }
@@ -123,6 +122,12 @@ export function directoryChildren(directory: ResolvedDirectory): DirectoryChild[
   return children.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
-function quote(uri: string): string {
+/**
+ * Quotes a client's URI for an error message, cut to 200 characters.
+ *
+ * @param uri The URI as the client sent it.
+ * @returns The URI (or its first 200 characters and `...`) as a JSON string.
+ */
+export function quoteUri(uri: string): string {
   return JSON.stringify(uri.length > 200 ? `${uri.slice(0, 200)}...` : uri);
 }

@@ -12,9 +12,10 @@
 import { z } from "zod";
 import { ErrorCode, McpError, type Server } from "../sdk.ts";
 import type { MethodFamily } from "../family.ts";
+import { upperBound } from "../resources/served_file.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
 import { createDigestCache, type DigestCache } from "./digest_cache.ts";
-import { directoryChildren, resolveDirectory } from "./directory.ts";
+import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
 import { extensionView, skillEntries, type SkillEntry } from "./entries.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
 
@@ -93,7 +94,7 @@ export function serveSkillsExtension(
     if (params.cursor !== undefined) {
       const after = decodeNameCursor(params.cursor);
       if (after === null) throw invalid("The cursor is not one this server issued");
-      start = upperBound(view.uris, after);
+      start = upperBound(view.uris, after, (uri) => uri);
     }
     const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
     const skills: SkillEntry[] = await skillEntries(page, digests);
@@ -106,7 +107,7 @@ export function serveSkillsExtension(
   server.setRequestHandler(GetSkillRequestSchema, async (request) => {
     const params = parseParams(getParams, request.params);
     const skill = extensionView(store.current()).byUri.get(params.uri);
-    if (skill === undefined) throw invalid(`No skill is served at ${quote(params.uri)}`);
+    if (skill === undefined) throw invalid(`No skill is served at ${quoteUri(params.uri)}`);
     const [entry] = await skillEntries([skill], digests);
     return { skill: entry };
   });
@@ -120,7 +121,7 @@ export function serveSkillsExtension(
     if (params.cursor !== undefined) {
       const after = decodeNameCursor(params.cursor);
       if (after === null) throw invalid("The cursor is not one this server issued");
-      start = upperBound(children.map((child) => child.name), after);
+      start = upperBound(children, after, (child) => child.name);
     }
     const resources = children.slice(start, start + DIRECTORY_PAGE_SIZE);
     const last = resources.at(-1);
@@ -140,22 +141,6 @@ function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
   throw invalid(`Invalid params: ${where}: ${issue?.message ?? "not accepted"}`);
 }
 
-/** Index of the first key strictly greater than `key` (code-unit order). */
-function upperBound(keys: readonly string[], key: string): number {
-  let low = 0;
-  let high = keys.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((keys[middle] as string) <= key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 function invalid(message: string): McpError {
   return new McpError(ErrorCode.InvalidParams, message);
-}
-
-function quote(uri: string): string {
-  return JSON.stringify(uri.length > 200 ? `${uri.slice(0, 200)}...` : uri);
 }
