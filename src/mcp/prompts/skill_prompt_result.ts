@@ -13,10 +13,9 @@
 import { MAX_RESOURCE_READ_BYTES } from "../../caps.ts";
 import { FileTooLargeError } from "../../files/bounded_read.ts";
 import { PathRefusedError } from "../../files/path_gate.ts";
-import { decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { ErrorCode, type GetPromptResult, McpError, type PromptMessage } from "../sdk.ts";
-import { readServedFile } from "../resources/read_served_file.ts";
+import { readServedFile, servedContents } from "../resources/read_served_file.ts";
 import { skillFileUri } from "../resources/skill_uri.ts";
 
 /** Media type of the embedded SKILL.md. */
@@ -62,7 +61,6 @@ export async function buildSkillPromptResult(
     }
     throw error;
   }
-  const text = decodeStrictUtf8(bytes);
   const instruction: PromptMessage = {
     role: "user",
     content: {
@@ -77,9 +75,7 @@ export async function buildSkillPromptResult(
     role: "user",
     content: {
       type: "resource",
-      resource: text === null
-        ? { uri, mimeType: SKILL_MD_MEDIA_TYPE, blob: encodeBase64(bytes) }
-        : { uri, mimeType: SKILL_MD_MEDIA_TYPE, text },
+      resource: servedContents(uri, SKILL_MD_MEDIA_TYPE, bytes),
       annotations: { audience: ["assistant"], priority: 1 },
     },
   };

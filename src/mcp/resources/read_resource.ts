@@ -8,10 +8,9 @@
 import { FileTooLargeError } from "../../files/bounded_read.ts";
 import { mediaTypeFor } from "../../files/media_type.ts";
 import { PathRefusedError } from "../../files/path_gate.ts";
-import { decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import type { Catalog } from "../../skills/skill.ts";
 import type { ReadResourceResult } from "../sdk.ts";
-import { readServedFile } from "./read_served_file.ts";
+import { readServedFile, servedContents } from "./read_served_file.ts";
 import { resourceNotFound, resourceTooLarge } from "./resource_errors.ts";
 import { findServedFile, type ServedFile } from "./served_file.ts";
 import { parseSkillUri, skillFileUri } from "./skill_uri.ts";
@@ -78,13 +77,5 @@ export async function readSkillResource(
     }
     throw error;
   }
-  const mimeType = mediaTypeFor(file.path);
-  const text = decodeStrictUtf8(bytes);
-  return {
-    contents: [
-      text === null
-        ? { uri: served.uri, mimeType, blob: encodeBase64(bytes) }
-        : { uri: served.uri, mimeType, text },
-    ],
-  };
+  return { contents: [servedContents(served.uri, mediaTypeFor(file.path), bytes)] };
 }

@@ -1,13 +1,15 @@
 /**
  * Reading one whole served file through the path gate, for `resources/read`
  * and `prompts/get`: the same gate as `skill_file`, so a file swapped for a
- * symlink after listing is refused when it is read.
+ * symlink after listing is refused when it is read. Both hand the bytes on
+ * as resource contents, built here the one way.
  *
  * @module
  */
 
 import { readWhole } from "../../files/bounded_read.ts";
 import { resolveSkillFile } from "../../files/path_gate.ts";
+import { decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import type { Skill } from "../../skills/skill.ts";
 
 /**
@@ -36,4 +38,27 @@ export async function readServedFile(
   // readWhole refuses an over-cap file from the size of the verified open file; the size the
   // gate saw before opening is never reported (a swapped folder could make it another file's).
   return await readWhole(file, maxBytes);
+}
+
+/** Resource contents of a served file: text when it is text, else base64. */
+export type ServedContents =
+  | { readonly uri: string; readonly mimeType: string; readonly text: string }
+  | { readonly uri: string; readonly mimeType: string; readonly blob: string };
+
+/**
+ * Wraps a served file's exact bytes as resource contents.
+ *
+ * @param uri The file's canonical `skill://` URI.
+ * @param mimeType The media type to declare.
+ * @param bytes The file's exact bytes.
+ * @returns `{uri, mimeType, text}` when the bytes decode strictly as UTF-8
+ *   and hold no NUL (a BOM is kept), else `{uri, mimeType, blob}` with the
+ *   standard base64 of the bytes.
+ *
+ * Source: MCP 2025-11-25, "Resources" (text or blob contents); SEP-2640
+ * (`resources/read` returns the exact bytes).
+ */
+export function servedContents(uri: string, mimeType: string, bytes: Uint8Array): ServedContents {
+  const text = decodeStrictUtf8(bytes);
+  return text === null ? { uri, mimeType, blob: encodeBase64(bytes) } : { uri, mimeType, text };
 }
