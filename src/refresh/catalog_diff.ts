@@ -6,6 +6,7 @@
  * @module
  */
 
+import { findListedFile } from "../mcp/resources/served_file.ts";
 import { skillFileUri } from "../mcp/resources/skill_uri.ts";
 import { renderSkillCatalog } from "../mcp/model_catalog/model_catalog.ts";
 import type { Catalog, Skill } from "../skills/skill.ts";
@@ -47,6 +48,9 @@ export function diffCatalogs(
   const updatedUris = new Set<string>();
   let promptsChanged = false;
   let resourcesChanged = false;
+  // The model's catalog text is made of the set of skills, their frontmatter and the
+  // names of their SKILL.md files: rendered again only when one of those changed.
+  let modelInputsChanged = false;
   let anyChanged = previous.problems !== next.problems && !sameProblems(previous, next);
   const names = new Set([...previous.byName.keys(), ...next.byName.keys()]);
   for (const name of names) {
@@ -57,6 +61,7 @@ export function diffCatalogs(
     if (before === undefined || after === undefined) {
       promptsChanged = true;
       resourcesChanged = true;
+      modelInputsChanged = true;
       for (const file of (before ?? after as Skill).files) {
         updatedUris.add(skillFileUri(name, file.path));
       }
@@ -64,7 +69,9 @@ export function diffCatalogs(
     }
     if (JSON.stringify(before.frontmatter) !== JSON.stringify(after.frontmatter)) {
       promptsChanged = true;
+      modelInputsChanged = true;
     }
+    if (before.skillMdFile !== after.skillMdFile) modelInputsChanged = true;
     const old = new Map(before.files.map((file) => [file.path, file]));
     for (const file of after.files) {
       const was = old.get(file.path);
@@ -85,7 +92,7 @@ export function diffCatalogs(
       if (uri !== null) updatedUris.add(uri);
     }
   }
-  const modelCatalogChanged = anyChanged &&
+  const modelCatalogChanged = modelInputsChanged &&
     renderSkillCatalog(previous) !== renderSkillCatalog(next);
   return { promptsChanged, resourcesChanged, modelCatalogChanged, anyChanged, updatedUris };
 }
@@ -100,7 +107,7 @@ function uriOfPath(catalog: Catalog, path: string): string | null {
     for (const base of [skill.dir, skill.realDir]) {
       if (!path.startsWith(base + sep)) continue;
       const rel = relative(base, path).split(sep).join("/");
-      if (skill.files.some((file) => file.path === rel)) return skillFileUri(skill.name, rel);
+      if (findListedFile(skill, rel) !== null) return skillFileUri(skill.name, rel);
     }
   }
   return null;
