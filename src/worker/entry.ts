@@ -21,7 +21,6 @@ import type {
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
-import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { adoptCatalog } from "../skills/adopt_catalog.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
@@ -43,8 +42,7 @@ installFdLocator(createFdLocateClient(self));
 self.onmessage = (event: MessageEvent<StartMessage | ShutdownMessage>) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
   if (event.data?.type !== "start") return;
-  const serve = event.data.config.options.http === null ? serveStdio : serveHttp;
-  serve(event.data.config, event.data.scripts, event.data.catalog).catch((error: unknown) => {
+  serve(event.data).catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     post({ type: "exit", code: 1, message: `Could not start serving: ${message}` });
   });
@@ -65,64 +63,47 @@ async function firstCatalog(
   return { catalog, skillLoads: skillLoadsSoFar() };
 }
 
-async function serveStdio(
-  config: Config,
-  facts: ScriptHostFacts | undefined,
-  handed: Catalog | undefined,
-): Promise<void> {
-  const { catalog, skillLoads } = await firstCatalog(config, handed);
-  const store = createCatalogStore(catalog);
-  const scripts = facts === undefined
-    ? undefined
-    : createScriptService(config, facts, { killer: createGroupKillClient(self) });
-  const server = createSkillServer({
-    store,
-    config,
-    ...(scripts === undefined ? {} : { scripts }),
-  });
-  const { closed } = await serveOverStdio(server);
-  registerLiveServer(server);
-  const refresh = await startConfiguredRefresh(store, config);
-  post({ type: "ready", ...summariseProblems(catalog), skillLoads });
-  const ended = await closed;
-  await refresh?.close();
-  // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
-  post({ type: "exit", code: ended.exitCode });
-}
-
 /**
- * Serves Streamable HTTP (`--http`): the listener is up (and `/healthz`
- * answers) while the catalog loads; each session gets its own server over
- * the same store. A `shutdown` message drains it, then the worker exits 0.
+ * Serves the start message's configuration until the session ends: stdio
+ * (one server, connected once the catalog is loaded) or Streamable HTTP
+ * (`--http`: the listener is up, and `/healthz` answers, while the catalog
+ * loads; each session gets its own server over the same store; a `shutdown`
+ * message drains it). Posts `ready` once serving with the catalog loaded,
+ * then `exit` when the session is over, after stopping any script still
+ * running (stdio's drain may end with a run in flight).
  */
-async function serveHttp(
-  config: Config,
-  facts: ScriptHostFacts | undefined,
-  handed: Catalog | undefined,
-): Promise<void> {
-  const loading = firstCatalog(config, handed);
-  const store = loading.then((first) => createCatalogStore(first.catalog));
-  const scripts = facts === undefined
+async function serve(start: StartMessage): Promise<void> {
+  const config = start.config;
+  const scripts = start.scripts === undefined
     ? undefined
-    : createScriptService(config, facts, { killer: createGroupKillClient(self) });
-  const service = serveOverHttp(config, {
-    store,
-    createServer: (current, { isStateless }) =>
-      createSkillServer({
-        store: current,
-        config,
-        isStateless,
-        ...(scripts === undefined ? {} : { scripts }),
-      }),
-    signal: shutdownRequested.signal,
-    ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
-  });
+    : createScriptService(config, start.scripts, { killer: createGroupKillClient(self) });
+  const withScripts = scripts === undefined ? {} : { scripts };
+  const loading = firstCatalog(config, start.catalog);
+  const store = loading.then((first) => createCatalogStore(first.catalog));
+  let ended: Promise<number>;
+  if (config.options.http === null) {
+    const server = createSkillServer({ store: await store, config, ...withScripts });
+    const { closed } = await serveOverStdio(server);
+    registerLiveServer(server);
+    // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
+    ended = closed.then((end) => end.exitCode);
+  } else {
+    const service = serveOverHttp(config, {
+      store,
+      createServer: (current, { isStateless }) =>
+        createSkillServer({ store: current, config, isStateless, ...withScripts }),
+      signal: shutdownRequested.signal,
+      ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
+    });
+    ended = service.finished.then(() => 0);
+  }
   const refresh = await startConfiguredRefresh(await store, config);
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
-  await service.finished;
+  const code = await ended;
   await refresh?.close();
-  post({ type: "exit", code: 0 });
+  await scripts?.stopAll();
+  post({ type: "exit", code });
 }
 
 function post(message: ReadyMessage | ExitMessage): void {
