@@ -70,16 +70,13 @@ export function fullListAnswer(
   catalog: Catalog,
   options: { readonly hosted: boolean; readonly scripts?: ScriptService },
 ): SkillListAnswer {
-  const answer = listSkills(catalog, {
+  return listSkills(catalog, {
     query: "",
     after: null,
     limit: Math.max(1, catalog.skills.length),
     hosted: options.hosted,
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
     isOwnerView: true,
+    maxProblems: Number.POSITIVE_INFINITY,
   });
-  const all = [...catalog.problems, ...(options.scripts?.plan(catalog).problems ?? [])];
-  const errors = all.filter((problem) => problem.severity === "error");
-  const warnings = all.filter((problem) => problem.severity !== "error");
-  return { ...answer, problems: [...errors, ...warnings] };
 }

@@ -28,22 +28,14 @@ export const FAMILIES: readonly MethodFamily[] = Object.freeze([
   loggingFamily,
 ]);
 
-/** The server's `instructions` when no catalog channel provides them. */
-export const BASE_INSTRUCTIONS =
-  "skillgate serves Agent Skills. Call skill_list to see the skills, " +
-  "skill_load to read one's instructions, and skill_file to read its files.";
-
 /**
  * Creates an MCP server answering from `context.store`.
  *
  * @param context The catalog store and configuration.
- * @param options `instructions` override (the catalog channel sets it).
- * @returns A server ready to `connect()` to a transport.
+ * @returns A server ready to `connect()` to a transport; its `instructions`
+ *   are the preamble and, per `--catalog`, the catalog of the current snapshot.
  */
-export function createSkillServer(
-  context: ServerContext,
-  options: { instructions?: string } = {},
-): Server {
+export function createSkillServer(context: ServerContext): Server {
   const capabilities: ServerCapabilities = {};
   for (const family of FAMILIES) {
     const added = family.capabilities(context) as Record<string, unknown>;
@@ -59,8 +51,7 @@ export function createSkillServer(
     { name: "skillgate", title: "skillgate", version: VERSION },
     {
       capabilities,
-      instructions: options.instructions ??
-        serverInstructions(context.config, context.store.current()),
+      instructions: serverInstructions(context.config, context.store.current()),
     },
   );
   for (const family of FAMILIES) family.install(server, context);

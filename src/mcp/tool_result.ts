@@ -56,10 +56,17 @@ export function toolSuccess(value: object): CallToolResult {
  * @param code Stable error code.
  * @param message What was wrong, with the offending value in quotes.
  * @param hint What to do next (e.g. the names that are served).
- * @returns An `isError` result carrying `{error, message, hint}`.
+ * @param details More fields the model needs to act, after `hint` (e.g.
+ *   `skill_run`'s new `confirmToken` and `preview`). @default none
+ * @returns An `isError` result carrying `{error, message, hint, ...details}`.
  */
-export function toolError(code: ToolErrorCode, message: string, hint: string): CallToolResult {
-  const body: ToolErrorBody = { error: code, message, hint };
+export function toolError(
+  code: ToolErrorCode,
+  message: string,
+  hint: string,
+  details: Record<string, unknown> = {},
+): CallToolResult {
+  const body: ToolErrorBody = { error: code, message, hint, ...details };
   return {
     isError: true,
     content: [{ type: "text", text: JSON.stringify(body) }],

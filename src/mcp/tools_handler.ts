@@ -67,14 +67,7 @@ export function serveTools(
   context: ToolContext,
   offer?: ToolOffer,
 ): void {
-  const listed: Tool[] = tools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: toJsonSchema(tool.inputSchema, "input") as Tool["inputSchema"],
-    outputSchema: toJsonSchema(tool.outputSchema, "output") as NonNullable<Tool["outputSchema"]>,
-    annotations: tool.annotations,
-  }));
+  const listed = tools.map(listedTool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: offer === undefined ? listed : listed
       .filter((tool) => offer.isOffered(tool.name))
@@ -113,6 +106,32 @@ export function serveTools(
       );
     }
   });
+}
+
+/** Each tool's `tools/list` entry, built once per process, not once per server. */
+const listings = new WeakMap<SkillTool<unknown>, Tool>();
+
+/**
+ * A tool as `tools/list` shows it: its JSON schemas (computed once; a server
+ * is built per HTTP session and per stateless request) and its annotations,
+ * whose `title` is the tool's own.
+ */
+function listedTool(tool: SkillTool<unknown>): Tool {
+  let listed = listings.get(tool);
+  if (listed === undefined) {
+    listed = Object.freeze({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toJsonSchema(tool.inputSchema, "input") as Tool["inputSchema"],
+      outputSchema: toJsonSchema(tool.outputSchema, "output") as NonNullable<
+        Tool["outputSchema"]
+      >,
+      annotations: { ...tool.annotations, title: tool.title },
+    });
+    listings.set(tool, listed);
+  }
+  return listed;
 }
 
 function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {

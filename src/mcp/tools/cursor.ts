@@ -10,12 +10,11 @@
  * Encodes the last name of a page as a cursor.
  *
  * @param lastName The name of the last entry served.
- * @returns An opaque string (base64url of JSON).
+ * @returns An opaque string (base64url, no padding, of JSON).
  */
 export function encodeNameCursor(lastName: string): string {
-  const bytes = new TextEncoder().encode(JSON.stringify({ after: lastName }));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replaceAll("=", "");
+  return new TextEncoder().encode(JSON.stringify({ after: lastName }))
+    .toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /**
@@ -26,8 +25,10 @@ export function encodeNameCursor(lastName: string): string {
  */
 export function decodeNameCursor(cursor: string): string | null {
   try {
-    const base64 = cursor.replaceAll("-", "+").replaceAll("_", "/");
-    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+    const bytes = Uint8Array.fromBase64(cursor, {
+      alphabet: "base64url",
+      lastChunkHandling: "loose",
+    });
     const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
     if (typeof value === "object" && value !== null && "after" in value) {
       const after = (value as { after: unknown }).after;

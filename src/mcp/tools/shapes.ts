@@ -16,10 +16,3 @@ export const problemShape = z.object({
   line: z.number().int().optional(),
   column: z.number().int().optional(),
 });
-
-/** A tool error body. */
-export const toolErrorShape = z.object({
-  error: z.string(),
-  message: z.string(),
-  hint: z.string(),
-});

@@ -88,7 +88,7 @@ export const skillFileTool = defineTool({
     "call again with {path, offset: nextOffset} to read on.",
   inputSchema,
   outputSchema,
-  annotations: { ...READ_ONLY_ANNOTATIONS, title: "Read skill files" },
+  annotations: READ_ONLY_ANNOTATIONS,
   call: async (input, context) => {
     const found = lookUpSkill(context.store.current(), input.name);
     if (!isSkill(found)) return found;
@@ -97,29 +97,10 @@ export const skillFileTool = defineTool({
         ? { path: entry, offset: 0, length: null }
         : { path: entry.path, offset: entry.offset ?? 0, length: entry.length ?? null }
     );
-    const resolved = await Promise.all(entries.map(async (entry) => {
-      const unlisted = listingRefusal(found, entry.path, context.caps);
-      if (unlisted !== null) return unlisted;
-      try {
-        return await resolveSkillFile(found.realDir, entry.path);
-      } catch (error) {
-        if (error instanceof PathRefusedError) return error;
-        throw error;
-      }
-    }));
-    const maxEntryBytes = context.caps.maxFileEntryBytes;
-    const wanted = entries.map((entry, index) => {
-      const file = resolved[index];
-      if (
-        file === undefined || file instanceof PathRefusedError || file instanceof NotListedRefusal
-      ) return 0;
-      // The listed size, never the size the gate saw before opening: until the open is
-      // verified, that could describe a file outside the skill (a swapped folder).
-      const listedSize = findListedFile(found, entry.path)?.size ?? 0;
-      const remaining = Math.max(0, listedSize - entry.offset);
-      return Math.min(remaining, entry.length ?? maxEntryBytes, maxEntryBytes);
-    });
-    const budget = wanted.reduce((sum, bytes) => sum + bytes, 0);
+    const planned = await Promise.all(
+      entries.map((entry) => planEntry(found, entry, context.caps)),
+    );
+    const budget = planned.reduce((sum, plan) => sum + ("file" in plan ? plan.wantedBytes : 0), 0);
     if (budget > context.caps.maxCallBytes) {
       return toolError(
         "BUDGET_EXCEEDED",
@@ -128,45 +109,60 @@ export const skillFileTool = defineTool({
         "Ask for fewer files per call, or page large files with {path, offset, length}",
       );
     }
-    const files = await Promise.all(entries.map((entry, index) => {
-      const file = resolved[index];
-      if (file instanceof NotListedRefusal) return file.answer;
-      if (file === undefined || file instanceof PathRefusedError) {
-        return refusal(
-          entry.path,
-          file ?? new PathRefusedError("not-found", "The file could not be resolved"),
-        );
-      }
-      return readEntry(file, entry, wanted[index] ?? 0);
-    }));
+    const files = await Promise.all(
+      planned.map((plan) =>
+        "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
+      ),
+    );
     return toolSuccess({ skill: found.name, files });
   },
 });
 
-/** An entry refused because the skill's listing does not hold its path. */
-class NotListedRefusal {
-  constructor(readonly answer: FileErrorAnswer) {}
+/**
+ * One entry before any byte is read: its own error, or the file the gate
+ * resolved and the bytes it will return. A path the skill's listing does not
+ * hold is refused before any file is touched (so an unlisted file's
+ * existence is never revealed); a path that fails the gate's string rule is
+ * left to the gate, which names what is wrong.
+ */
+async function planEntry(
+  skill: Skill,
+  entry: Entry,
+  caps: Caps,
+): Promise<FileErrorAnswer | { entry: Entry; file: ResolvedFile; wantedBytes: number }> {
+  const listed = findListedFile(skill, entry.path);
+  if (listed === null && checkPathString(entry.path) === null) {
+    return notListed(skill, entry.path, caps);
+  }
+  let file: ResolvedFile;
+  try {
+    file = await resolveSkillFile(skill.realDir, entry.path);
+  } catch (error) {
+    if (error instanceof PathRefusedError) return refusal(entry.path, error);
+    throw error;
+  }
+  // The listed size, never the size the gate saw before opening: until the open is
+  // verified, that could describe a file outside the skill (a swapped folder).
+  const remaining = Math.max(0, (listed?.size ?? 0) - entry.offset);
+  const maxEntryBytes = caps.maxFileEntryBytes;
+  const wantedBytes = Math.min(remaining, entry.length ?? maxEntryBytes, maxEntryBytes);
+  return { entry, file, wantedBytes };
 }
 
-/**
- * Refuses a path the skill's listing does not hold, before any file is
- * touched (so an unlisted file's existence is never revealed). A path that
- * fails the string rule is left to the path gate, which names what is wrong.
- */
-function listingRefusal(skill: Skill, path: string, caps: Caps): NotListedRefusal | null {
-  if (checkPathString(path) !== null || findListedFile(skill, path) !== null) return null;
+/** The answer for a path the skill's listing does not hold. */
+function notListed(skill: Skill, path: string, caps: Caps): FileErrorAnswer {
   const cap = skill.files.length >= caps.maxFilesPerSkill
     ? `${caps.maxFilesPerSkill} files`
     : `${caps.maxFoldersPerSkill} folders`;
   const capNote = skill.filesTruncated
     ? `; the listing stopped at the cap of ${cap} per skill, so files past it are not served`
     : "";
-  return new NotListedRefusal({
+  return {
     path,
     error: "not-listed",
     message: `File ${quotePath(path)} is not in skill ${quotePath(skill.name)}'s listing` +
       `${capNote}; call skill_load for the files it lists`,
-  });
+  };
 }
 
 function refusal(path: string, error: PathRefusedError): FileErrorAnswer {

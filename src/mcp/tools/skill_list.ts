@@ -19,6 +19,7 @@ import {
 import type { ScriptPlan } from "../../scripts/plan.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import { redactGrantProblems, redactGrantStatus } from "./redact_grant.ts";
+import { upperBound } from "../resources/served_file.ts";
 import { problemShape } from "./shapes.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -72,7 +73,7 @@ export const skillListTool = defineTool({
     "names and descriptions; page with `cursor`. Then call skill_load with a name.",
   inputSchema,
   outputSchema,
-  annotations: { ...READ_ONLY_ANNOTATIONS, title: "List skills" },
+  annotations: READ_ONLY_ANNOTATIONS,
   call: (input, context) => {
     const catalog = context.store.current();
     let after: string | null = null;
@@ -110,9 +111,10 @@ export const skillListTool = defineTool({
  *   `isOwnerView` (default false: the answer goes to a client, so grant
  *   problems and the grant's error carry a generic detail that names no row,
  *   skill, script or environment name; true only for the owner's own
- *   terminal, `skillgate list`), and `runRefusal`: why `skill_run` refuses
+ *   terminal, `skillgate list`), `runRefusal`: why `skill_run` refuses
  *   every call on this server (then no skill is `executable` and the answer
- *   carries `scriptsRefused`).
+ *   carries `scriptsRefused`), and `maxProblems`: problems included at most
+ *   (default {@linkcode MAX_PROBLEMS_PER_ANSWER}; `Infinity` for all).
  * @returns The answer; `nextCursor` is present when more skills match.
  *
  * Source: house style ("client-facing errors never echo allow-lists or
@@ -128,6 +130,7 @@ export function listSkills(
     scripts?: ScriptService;
     isOwnerView?: boolean;
     runRefusal?: string;
+    maxProblems?: number;
   },
 ): SkillListAnswer {
   const plan = options.scripts?.plan(catalog);
@@ -142,7 +145,7 @@ export function listSkills(
       skill.description.toLowerCase().includes(needle)
     );
   const after = options.after;
-  const start = after === null ? 0 : firstIndexAfter(matching, after);
+  const start = after === null ? 0 : upperBound(matching, after, (skill) => skill.name);
   const page = matching.slice(start, start + options.limit);
   const answer: SkillListAnswer = {
     roots: catalog.roots.map((root) => ({ path: root.path, from: root.from })),
@@ -152,7 +155,7 @@ export function listSkills(
       const summary = summarise(skill, plan);
       return options.runRefusal === undefined ? summary : { ...summary, executable: false };
     }),
-    problems: pickProblems(problems),
+    problems: pickProblems(problems, options.maxProblems ?? MAX_PROBLEMS_PER_ANSWER),
     problemsTotal: problems.length,
     ...(options.scripts === undefined || plan === undefined ? {} : {
       ...scriptsOverview(options.scripts, plan),
@@ -165,17 +168,6 @@ export function listSkills(
     answer.nextCursor = encodeNameCursor(last.name);
   }
   return answer;
-}
-
-function firstIndexAfter(skills: readonly Skill[], name: string): number {
-  let low = 0;
-  let high = skills.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((skills[middle]?.name ?? "") <= name) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 function summarise(skill: Skill, plan: ScriptPlan | undefined): SkillListAnswer["skills"][number] {
@@ -191,8 +183,8 @@ function summarise(skill: Skill, plan: ScriptPlan | undefined): SkillListAnswer[
   return summary;
 }
 
-function pickProblems(problems: readonly Problem[]): Problem[] {
+function pickProblems(problems: readonly Problem[], maxProblems: number): Problem[] {
   const errors = problems.filter((problem) => problem.severity === "error");
   const warnings = problems.filter((problem) => problem.severity !== "error");
-  return [...errors, ...warnings].slice(0, MAX_PROBLEMS_PER_ANSWER);
+  return [...errors, ...warnings].slice(0, maxProblems);
 }

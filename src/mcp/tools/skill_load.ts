@@ -44,7 +44,7 @@ export const skillLoadTool = defineTool({
     "assets/...), read it with skill_file. Get names from skill_list.",
   inputSchema,
   outputSchema,
-  annotations: { ...READ_ONLY_ANNOTATIONS, title: "Load a skill" },
+  annotations: READ_ONLY_ANNOTATIONS,
   call: (input, context) => {
     const catalog = context.store.current();
     const found = lookUpSkill(catalog, input.name);

@@ -15,7 +15,7 @@ import { RunQueueFullError } from "../../scripts/queue.ts";
 import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import type { CallToolResult } from "../sdk.ts";
-import { toolError, type ToolErrorCode, toolSuccess } from "../tool_result.ts";
+import { toolError, toolSuccess } from "../tool_result.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { defineTool, type ToolCallExtra } from "./tool.ts";
 
@@ -88,7 +88,6 @@ export const skillRunTool = defineTool({
   inputSchema,
   outputSchema,
   annotations: {
-    title: "Run a skill's script",
     readOnlyHint: false,
     destructiveHint: true,
     idempotentHint: false,
@@ -157,19 +156,12 @@ async function confirm(
   const verdict = await service.confirmer.check(token, preview);
   if (verdict === "ok") return null;
   if (verdict === "DRAFT_CHANGED") {
-    const body = {
-      error: "DRAFT_CHANGED" satisfies ToolErrorCode,
-      message: "What would run is not what the token confirmed (the arguments or the script " +
-        "changed)",
-      hint: "Show the user this new preview; if they agree, call again with the new confirmToken",
-      confirmToken: await service.confirmer.issue(preview),
-      preview,
-    };
-    return {
-      isError: true,
-      content: [{ type: "text", text: JSON.stringify(body) }],
-      structuredContent: body,
-    };
+    return toolError(
+      "DRAFT_CHANGED",
+      "What would run is not what the token confirmed (the arguments or the script changed)",
+      "Show the user this new preview; if they agree, call again with the new confirmToken",
+      { confirmToken: await service.confirmer.issue(preview), preview },
+    );
   }
   const messages: Record<typeof verdict, [string, string]> = {
     TOKEN_INVALID: [

@@ -48,6 +48,7 @@ export interface SkillTool<Input> {
   readonly description: string;
   readonly inputSchema: z.ZodType<Input>;
   readonly outputSchema: z.ZodType;
+  /** Behaviour hints; `tools/list` sets their `title` to the tool's `title`. */
   readonly annotations: ToolAnnotations;
   readonly call: (
     input: Input,
