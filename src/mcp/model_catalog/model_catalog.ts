@@ -188,9 +188,7 @@ export function serverInstructions(config: Config, catalog: Catalog): string {
   if (catalogChannel(config) === "tool-description") {
     return `${PREAMBLE} The skills served are listed in skill_load's description.`;
   }
-  return `${PREAMBLE} The skills served when this session started:\n\n${
-    renderSkillCatalog(catalog)
-  }`;
+  return `${PREAMBLE} The skills served when this session started:\n\n${catalogBlock(catalog)}`;
 }
 
 /**
@@ -202,5 +200,22 @@ export function serverInstructions(config: Config, catalog: Catalog): string {
  * @returns The description with the catalog appended.
  */
 export function describeWithCatalog(base: string, catalog: Catalog): string {
-  return `${base}\n\nThe skills served:\n${renderSkillCatalog(catalog)}`;
+  return `${base}\n\nThe skills served:\n${catalogBlock(catalog)}`;
+}
+
+/** The default-budget block of each snapshot, rendered once per snapshot. */
+const blocks = new WeakMap<Catalog, string>();
+
+/**
+ * {@linkcode renderSkillCatalog} with the default budget, once per snapshot:
+ * a server is built per HTTP session and per stateless request, and
+ * `tools/list` in tool-description mode renders it on every call.
+ */
+function catalogBlock(catalog: Catalog): string {
+  let block = blocks.get(catalog);
+  if (block === undefined) {
+    block = renderSkillCatalog(catalog);
+    blocks.set(catalog, block);
+  }
+  return block;
 }
