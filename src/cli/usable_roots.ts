@@ -1,6 +1,7 @@
 /**
- * The start-up root check shared by `list` and `permissions`: the same check
- * `serve` runs, with the same exit code when a root cannot be used.
+ * The start-up root check shared by `list`, `permissions` and `validate`:
+ * the same check `serve` runs, with the same exit code when a root cannot be
+ * used.
  *
  * @module
  */

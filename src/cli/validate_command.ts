@@ -13,12 +13,12 @@
 import { dirname } from "node:path";
 import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
-import { checkRoots } from "../config/root_check.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Problem } from "../skills/problem.ts";
 import type { Root } from "../skills/skill.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { problemLine } from "./problem_line.ts";
+import { usableRoots } from "./usable_roots.ts";
 
 /** Exit code when at least one finding is an error. */
 export const EXIT_INVALID = 1;
@@ -53,11 +53,7 @@ export async function runValidateCommand(config: Config, io: CommandIo): Promise
     path,
     from: "argument",
   }));
-  const { failures } = await checkRoots(roots);
-  if (failures.length > 0) {
-    await io.writeErr(failures.map((failure) => `skillgate: ${failure.message}\n`).join(""));
-    return EXIT_USAGE;
-  }
+  if ((await usableRoots(roots, io)) === null) return EXIT_USAGE;
   const report = await validatePaths(roots, config.caps);
   const lines = report.problems.map((problem) =>
     problemLine(problem, { cwd: io.cwd, isFrontmatterLocated: true })
