@@ -153,6 +153,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   Promise.resolve(options.store).then((loaded) => (store = loaded), () => {});
   let isDraining = false;
   let openStreams = 0;
+  const readBody = (request: Request) =>
+    readJsonBody(request, limits.maxBodyBytes, { timeoutMs: limits.bodyTimeoutMs });
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -244,9 +246,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       server?.close().catch(() => {});
     };
     try {
-      const body = await readJsonBody(request, limits.maxBodyBytes, {
-        timeoutMs: limits.bodyTimeoutMs,
-      });
+      const body = await readBody(request);
       if (body.kind !== "json") {
         finish();
         return bodyRefusal(body);
@@ -297,9 +297,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     try {
       let response: Response;
       if (request.method === "POST") {
-        const body = await readJsonBody(request, limits.maxBodyBytes, {
-          timeoutMs: limits.bodyTimeoutMs,
-        });
+        const body = await readBody(request);
         if (body.kind !== "json") {
           finish();
           return bodyRefusal(body);
@@ -334,9 +332,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
     let server: Server | null = null;
     try {
-      const body = await readJsonBody(request, limits.maxBodyBytes, {
-        timeoutMs: limits.bodyTimeoutMs,
-      });
+      const body = await readBody(request);
       if (body.kind !== "json") {
         release();
         return bodyRefusal(body);

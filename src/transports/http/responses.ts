@@ -10,8 +10,6 @@ import { HTTP_RETRY_AFTER_SECONDS } from "../../caps.ts";
 
 /** JSON-RPC error codes used at the HTTP layer. */
 export const JSONRPC_PARSE_ERROR = -32700;
-/** Invalid request (JSON-RPC 2.0). */
-export const JSONRPC_INVALID_REQUEST = -32600;
 /** Internal error (JSON-RPC 2.0). */
 export const JSONRPC_INTERNAL_ERROR = -32603;
 /** Implementation-defined server error, as the SDK's transport uses for HTTP-level refusals. */
