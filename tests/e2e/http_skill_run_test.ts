@@ -12,7 +12,7 @@ import {
   Client,
   StreamableHTTPClientTransport,
 } from "../support/sdk_client.ts";
-import { startHttpProgram } from "./_http_program.ts";
+import { startHttpProgram } from "../support/http_program.ts";
 
 const SKILL = "secret-reader";
 const SECRET = "granted-secret-5d1e";

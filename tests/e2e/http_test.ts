@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { MAX_HTTP_BODY_BYTES } from "../../src/caps.ts";
+import { freePort, rawRequest, startHttpProgram } from "../support/http_program.ts";
+import { INITIALIZE, POST_HEADERS } from "../support/mcp_messages.ts";
 import { copyToTemp, CORPUS, runProgram } from "../support/program.ts";
 import {
   type CallToolResult,
@@ -14,23 +16,8 @@ import {
   ResourceListChangedNotificationSchema,
   StreamableHTTPClientTransport,
 } from "../support/sdk_client.ts";
-import { freePort, rawRequest, startHttpProgram } from "./_http_program.ts";
 
 const TOKEN = "e2e-token-abcdef0123456789";
-const POST_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "e2e", version: "1.0.0" },
-  },
-});
 
 async function connect(
   url: string,

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { connectStdio } from "../support/program.ts";
+import { eventually, liveProcessesWith } from "../support/processes.ts";
 import {
   type CallToolResult,
   ElicitRequestSchema,
@@ -106,32 +107,6 @@ function json(result: CallToolResult): Record<string, unknown> {
   return result.structuredContent as Record<string, unknown>;
 }
 
-/** Host pids whose command line contains `needle` (zombies excluded). */
-function processesWith(needle: string): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-      if (cmdline.includes(needle) && state !== "Z") found.push(Number(entry.name));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
-
-async function eventually(check: () => boolean, seconds = 10): Promise<boolean> {
-  const until = Date.now() + seconds * 1000;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return check();
-}
-
 function baseEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     MCP_SKILL_RUN: grantAll(["scripts/ungranted.sh"]),
@@ -219,7 +194,7 @@ Deno.test("skill_run executes granted scripts exactly and safely (auto confirmat
     assert.equal(result.timedOut, true);
     assert.equal(result.timeoutMs, 1000);
     assert.equal(result.stdout, "started\n");
-    assert.ok(await eventually(() => processesWith(`sleep ${MARK}`).length === 0));
+    assert.ok(await eventually(() => liveProcessesWith(`sleep ${MARK}`).length === 0));
   });
 
   await t.step(
@@ -231,12 +206,12 @@ Deno.test("skill_run executes granted scripts exactly and safely (auto confirmat
         assert.equal(result.stdout, "detached\n");
         assert.ok(Number(result.durationMs) < 30_000);
         if (result.isolation === "pid-namespace") {
-          assert.ok(await eventually(() => processesWith(`sleep ${MARK}1`).length === 0));
+          assert.ok(await eventually(() => liveProcessesWith(`sleep ${MARK}1`).length === 0));
         } else {
           assert.match(String(result.note), /left behind/);
         }
       } finally {
-        for (const pid of processesWith(`sleep ${MARK}1`)) Deno.kill(pid, "SIGKILL");
+        for (const pid of liveProcessesWith(`sleep ${MARK}1`)) Deno.kill(pid, "SIGKILL");
       }
     },
   );
@@ -276,10 +251,10 @@ Deno.test("skill_run executes granted scripts exactly and safely (auto confirmat
       undefined,
       { signal: controller.signal },
     );
-    assert.ok(await eventually(() => processesWith(`sleep ${MARK}`).length > 0));
+    assert.ok(await eventually(() => liveProcessesWith(`sleep ${MARK}`).length > 0));
     controller.abort();
     await assert.rejects(pending);
-    assert.ok(await eventually(() => processesWith(`sleep ${MARK}`).length === 0));
+    assert.ok(await eventually(() => liveProcessesWith(`sleep ${MARK}`).length === 0));
   });
 });
 

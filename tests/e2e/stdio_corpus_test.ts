@@ -7,22 +7,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseFrontmatter } from "../../src/skills/frontmatter.ts";
+import { INITIALIZE, INITIALIZED } from "../support/mcp_messages.ts";
+import { CORPUS_SKILLS } from "../support/corpus_skills.ts";
 import { connectStdio, copyToTemp, CORPUS, runProgram } from "../support/program.ts";
-
-const CORPUS_SKILLS = [
-  "algorithmic-art",
-  "brand-guidelines",
-  "canvas-design",
-  "claude-api",
-  "frontend-design",
-  "internal-comms",
-  "mcp-builder",
-  "skill-creator",
-  "slack-gif-creator",
-  "theme-factory",
-  "web-artifacts-builder",
-  "webapp-testing",
-];
 
 interface ListAnswer {
   total: number;
@@ -204,17 +191,8 @@ Deno.test("tool errors carry {error, message, hint} and the server keeps serving
 
 Deno.test("stdout carries nothing but JSON-RPC, even with broken input in between", async () => {
   const requests = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
+    INITIALIZE,
+    INITIALIZED,
     "this is not json",
     { jsonrpc: "2.0", id: 2, method: "tools/list" },
     { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "skill_list", arguments: {} } },

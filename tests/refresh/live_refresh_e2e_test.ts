@@ -7,8 +7,8 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { parse } from "yaml";
-import { z } from "zod";
+import { frontmatterOf } from "../support/frontmatter_oracle.ts";
+import { looseRequest } from "../support/loose_request.ts";
 import { type Connected, connectStdio, copyToTemp, CORPUS } from "../support/program.ts";
 import {
   PromptListChangedNotificationSchema,
@@ -54,17 +54,6 @@ async function until(what: string, check: () => boolean | Promise<boolean>): Pro
   }
 }
 
-async function request(
-  session: Connected,
-  method: string,
-  params: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  return await session.client.request({ method, params } as never, z.looseObject({})) as Record<
-    string,
-    unknown
-  >;
-}
-
 async function skillNames(session: Connected): Promise<string[]> {
   const answer = await session.call("skill_list", { limit: 1000 });
   const skills = (answer.structuredContent as { skills: { name: string }[] }).skills;
@@ -76,18 +65,14 @@ async function problemsOf(session: Connected): Promise<{ path: string; reason: s
   return (answer.structuredContent as { problems: { path: string; reason: string }[] }).problems;
 }
 
-function frontmatterOf(text: string): Record<string, unknown> {
-  const block = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*\r?$/m.exec(text);
-  assert.ok(block, "SKILL.md has a frontmatter block");
-  return parse(block[1] as string, { version: "1.2", schema: "core" }) as Record<string, unknown>;
-}
-
 /**
  * Checks that a skills/get answer is one whole version of the skill on disk:
  * frontmatter equal to the file's, every digest and size equal to the bytes.
  */
 async function assertWholeEntry(session: Connected, root: string, name: string): Promise<void> {
-  const answer = await request(session, "skills/get", { uri: `skill://${name}/SKILL.md` });
+  const answer = await looseRequest(session.client, "skills/get", {
+    uri: `skill://${name}/SKILL.md`,
+  });
   const entry = answer.skill as {
     frontmatter: Record<string, unknown>;
     resources: { uri: string; digest: string; size: number }[];
@@ -140,7 +125,7 @@ Deno.test("live refresh: add, edit, break, fix, rename and delete skills and fil
     const poll = (async () => {
       while (isPolling) {
         try {
-          const answer = await request(session, "skills/get", {
+          const answer = await looseRequest(session.client, "skills/get", {
             uri: "skill://fresh-skill/SKILL.md",
           });
           seen.add(
@@ -160,7 +145,9 @@ Deno.test("live refresh: add, edit, break, fix, rename and delete skills and fil
     await Deno.writeTextFile(path, "description: Second\n---\nBody\n", { append: true });
     await until("prompts/list_changed", () => heard.prompts > before);
     await until("the edited description", async () => {
-      const answer = await request(session, "skills/get", { uri: "skill://fresh-skill/SKILL.md" });
+      const answer = await looseRequest(session.client, "skills/get", {
+        uri: "skill://fresh-skill/SKILL.md",
+      });
       return (answer.skill as { frontmatter: { description: string } }).frontmatter
         .description === "Second";
     });
@@ -211,7 +198,7 @@ Deno.test("live refresh: add, edit, break, fix, rename and delete skills and fil
       assert.notEqual(loaded.isError, true);
       assert.match(JSON.stringify(loaded.structuredContent), /theme/i);
       await assert.rejects(
-        request(session, "skills/get", { uri: themeMd }),
+        looseRequest(session.client, "skills/get", { uri: themeMd }),
         (error: unknown) => (error as { code?: number }).code === -32602,
         "the extension does not serve a manifest that no longer matches its SKILL.md",
       );
@@ -256,7 +243,7 @@ Deno.test("live refresh: add, edit, break, fix, rename and delete skills and fil
       await Deno.remove(`${root}/theme-factory/themes/desert-rose.md`);
       await until("resources/updated for desert-rose.md", () => heard.updated.includes(desert));
       await until("resources/list_changed", () => heard.resources > before);
-      const answer = await request(session, "skills/get", { uri: themeMd });
+      const answer = await looseRequest(session.client, "skills/get", { uri: themeMd });
       const uris = (answer.skill as { resources: { uri: string }[] }).resources.map((r) => r.uri);
       assert.ok(!uris.includes(desert));
       await assertWholeEntry(session, root, "theme-factory");
@@ -269,7 +256,7 @@ Deno.test("live refresh: add, edit, break, fix, rename and delete skills and fil
     await until("the deletion", async () => !(await skillNames(session)).includes("renamed-skill"));
     await until("prompts/list_changed", () => heard.prompts > before);
     await assert.rejects(
-      request(session, "skills/get", { uri: "skill://renamed-skill/SKILL.md" }),
+      looseRequest(session.client, "skills/get", { uri: "skill://renamed-skill/SKILL.md" }),
       (error: unknown) => (error as { code?: number }).code === -32602,
     );
   });

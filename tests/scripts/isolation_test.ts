@@ -2,27 +2,11 @@ import assert from "node:assert/strict";
 import { isolate, namespaceArgs, probeIsolation } from "../../src/scripts/isolation.ts";
 import { runScript } from "../../src/scripts/runner/run_script.ts";
 import { createGroupKiller } from "../../src/sandbox/group_killer.ts";
+import { liveProcessesWith } from "../support/processes.ts";
 
 const SH = "/bin/sh";
 const isolation = await probeIsolation({ shPath: SH, killer: createGroupKiller() });
 const hasNamespace = isolation.mode === "pid-namespace";
-
-function liveWith(needle: string): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      if (cmdline.includes(needle) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") {
-        found.push(Number(entry.name));
-      }
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return found;
-}
 
 Deno.test("isolate() wraps a program in unshare only in pid-namespace mode", () => {
   const groupOnly = { mode: "process-group", unsharePath: null, note: "" } as const;
@@ -55,7 +39,7 @@ Deno.test({
     );
     assert.equal(outcome.stdout, "1\n");
     assert.equal(outcome.pipesAbandoned, false);
-    assert.deepEqual(liveWith(`sleep ${mark}`), []);
+    assert.deepEqual(liveProcessesWith(`sleep ${mark}`), []);
   },
 });
 

@@ -9,6 +9,7 @@ import {
   programsToPermit,
   type ScriptHost,
 } from "../../src/scripts/plan.ts";
+import { seededRandom } from "../support/seeded_random.ts";
 
 const INTERPRETERS = lookUpInterpreters("/usr/bin", {
   isExecutable: (path) => path !== "/usr/bin/deno",
@@ -220,14 +221,3 @@ Deno.test("planScripts() never lets anything run that is not both declared and g
   }
   assert.ok(runnableSeen > 100, `the generator must produce runnable scripts (${runnableSeen})`);
 });
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { runScript, type RunSpec } from "../../src/scripts/runner/run_script.ts";
 import { createGroupKiller } from "../../src/sandbox/group_killer.ts";
 import { lookUpInterpreters } from "../../src/scripts/interpreters.ts";
+import { eventually, isAlive } from "../support/processes.ts";
 
 const TABLE = lookUpInterpreters(Deno.env.get("PATH"));
 const SH = TABLE.sh.available ? TABLE.sh.path ?? "/bin/sh" : "/bin/sh";
@@ -10,25 +11,6 @@ const BASE_ENV = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: "/tmp" }
 
 function spec(program: string, args: string[], overrides: Partial<RunSpec> = {}): RunSpec {
   return { program, args, cwd: "/tmp", env: BASE_ENV, timeoutMs: 20_000, ...overrides };
-}
-
-/** Whether a pid names a live (not zombie) process. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-async function eventually(check: () => boolean, seconds = 5): Promise<boolean> {
-  const until = Date.now() + seconds * 1000;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
 }
 
 Deno.test("runScript() passes argv exactly, shell metacharacters untouched", async () => {

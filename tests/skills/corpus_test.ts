@@ -1,45 +1,18 @@
 import assert from "node:assert/strict";
+import { basename, join } from "node:path";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
-import { makeTree } from "./_tree.ts";
-
-const CORPUS = new URL("../../../shared/corpus/anthropic-skills", import.meta.url).pathname;
-
-const EXPECTED = [
-  "algorithmic-art",
-  "brand-guidelines",
-  "canvas-design",
-  "claude-api",
-  "frontend-design",
-  "internal-comms",
-  "mcp-builder",
-  "skill-creator",
-  "slack-gif-creator",
-  "theme-factory",
-  "web-artifacts-builder",
-  "webapp-testing",
-];
-
-async function copyCorpus(to: string): Promise<void> {
-  const { success, stderr } = await new Deno.Command("cp", {
-    args: ["-r", CORPUS, to],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  assert.ok(success, new TextDecoder().decode(stderr));
-}
+import { CORPUS_SKILLS } from "../support/corpus_skills.ts";
+import { copyToTemp, CORPUS } from "../support/program.ts";
 
 Deno.test("buildCatalog() serves all 12 skills of the Anthropic corpus", async () => {
-  await using tree = await makeTree();
-  await copyCorpus(tree.at("corpus"));
-  const catalog = await buildCatalog(
-    [{ path: tree.at("corpus"), from: "argument" }],
-    DEFAULT_CAPS,
-  );
-  assert.deepEqual(catalog.skills.map((s) => s.name), EXPECTED);
+  await using temp = await copyToTemp(CORPUS);
+  const corpus = join(temp.dir, basename(CORPUS));
+  const catalog = await buildCatalog([{ path: corpus, from: "argument" }], DEFAULT_CAPS);
+  assert.deepEqual(catalog.skills.map((s) => s.name), CORPUS_SKILLS);
 
   for (const skill of catalog.skills) {
-    const text = await Deno.readTextFile(tree.at(`corpus/${skill.name}/SKILL.md`));
+    const text = await Deno.readTextFile(join(corpus, skill.name, "SKILL.md"));
     const descriptionLine = text.split("\n").find((l) => l.startsWith("description:")) ?? "";
     const inline = descriptionLine.slice("description:".length).trim();
     if (inline !== "|-") assert.equal(skill.description, inline, skill.name);
@@ -52,7 +25,7 @@ Deno.test("buildCatalog() serves all 12 skills of the Anthropic corpus", async (
   assert.ok(claudeApi?.description.startsWith("Reference for the Claude API / Anthropic SDK"));
   assert.equal([...(claudeApi?.description ?? "")].length, 1068);
   assert.deepEqual(catalog.problems.map((p) => [p.path, p.reason, p.severity]), [
-    [tree.at("corpus/claude-api/SKILL.md"), "invalid-frontmatter", "warning"],
+    [join(corpus, "claude-api", "SKILL.md"), "invalid-frontmatter", "warning"],
   ]);
   assert.match(catalog.problems[0]?.detail ?? "", /1068 characters/);
 

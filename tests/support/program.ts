@@ -31,6 +31,22 @@ export function programCommand(args: readonly string[], entry = "main.ts"): stri
   return ["run", ...trustedRunFlags(), `${REPO_ROOT}${entry}`, ...args];
 }
 
+/**
+ * The whole environment a started program gets: PATH and HOME from this
+ * process (so `deno` and its cache are found), plus `extra`. Nothing else is
+ * inherited, as with a client that starts skillgate with a clean environment.
+ *
+ * @param extra Variables added or overriding PATH and HOME.
+ * @returns The environment, for `Deno.Command`'s `env` with `clearEnv: true`.
+ */
+export function programEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/tmp",
+    ...extra,
+  };
+}
+
 /** A connected client; dispose it to close the session and end the server. */
 export interface Connected extends AsyncDisposable {
   readonly client: Client;
@@ -60,11 +76,7 @@ export async function connectStdio(
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: programCommand(args, options.entry),
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...options.env,
-    },
+    env: programEnv(options.env),
     cwd: REPO_ROOT,
     stderr: "pipe",
   });
@@ -105,11 +117,7 @@ export async function runProgram(
     args: programCommand(args, options.entry),
     cwd: REPO_ROOT,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...options.env,
-    },
+    env: programEnv(options.env),
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -19,6 +19,9 @@ import {
 } from "../../src/transports/http/handler.ts";
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 
+/** The `initialize` body and POST headers, shared with the end-to-end tests and the benchmark. */
+export { INITIALIZE, POST_HEADERS } from "../support/mcp_messages.ts";
+
 /** The port the test configurations name (nothing listens on it). */
 export const TEST_PORT = 39_871;
 /** The example skills (read only). */
@@ -103,24 +106,6 @@ export async function send(
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) };
 }
-
-/** The headers a Streamable HTTP client sends with a POST. */
-export const POST_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-});
-
-/** An `initialize` request body. */
-export const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "skillgate-tests", version: "1.0.0" },
-  },
-});
 
 /**
  * A `fetch` that hands requests to `http` in-process. Aborting a request's

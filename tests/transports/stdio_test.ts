@@ -6,19 +6,9 @@
 
 import assert from "node:assert/strict";
 import { describeTransportError } from "../../src/transports/stdio.ts";
+import { INITIALIZE, INITIALIZED } from "../support/mcp_messages.ts";
 import { runProgram } from "../support/program.ts";
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-});
-const INITIALIZED = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
 const TOOLS_LIST = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
 
 /** Parses every stdout line as JSON-RPC 2.0 (throws on anything else) and returns the ids. */

@@ -6,13 +6,13 @@
  * @module
  */
 
-import { z } from "zod";
 import { parseCommandLine } from "../../../src/config/cli.ts";
 import type { Config } from "../../../src/config/config.ts";
 import { registerLiveServer } from "../../../src/mcp/live_servers.ts";
 import type { Server } from "../../../src/mcp/sdk.ts";
 import { createSkillServer } from "../../../src/mcp/server.ts";
 import type { CatalogStore } from "../../../src/skills/catalog_store.ts";
+import { looseRequest } from "../../support/loose_request.ts";
 import { Client, InMemoryTransport } from "../../support/sdk_client.ts";
 
 /** A connected pair; dispose it to close both ends. */
@@ -81,11 +81,7 @@ export async function connectInMemory(
     client,
     server,
     config,
-    request: async (method, params = {}) =>
-      await client.request({ method, params } as never, z.looseObject({})) as Record<
-        string,
-        unknown
-      >,
+    request: (method, params) => looseRequest(client, method, params),
     [Symbol.asyncDispose]: async () => {
       await client.close();
       await server.close();

@@ -15,8 +15,9 @@ import {
   ReadResourceDirectoryResultSchema,
   SkillSchema,
 } from "@modelcontextprotocol/core/ext/skills";
-import { parse } from "yaml";
 import { z } from "zod";
+import { frontmatterOf } from "../../support/frontmatter_oracle.ts";
+import { looseRequest } from "../../support/loose_request.ts";
 import { type Connected, connectStdio, CORPUS } from "../../support/program.ts";
 
 const ID = "io.modelcontextprotocol/skills";
@@ -26,17 +27,6 @@ const DirectoryEnvelope = ReadResourceDirectoryResultSchema.omit({ ttlMs: true, 
 const LATER_REVISION_FIELDS = ["ttlMs", "cacheScope", "resultType"];
 
 type Entry = z.infer<typeof SkillSchema>;
-
-async function request(
-  session: Connected,
-  method: string,
-  params: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  return await session.client.request({ method, params } as never, z.looseObject({})) as Record<
-    string,
-    unknown
-  >;
-}
 
 async function rejects32602(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -62,7 +52,11 @@ async function listAll(session: Connected): Promise<Entry[]> {
   const entries: Entry[] = [];
   let cursor: string | undefined;
   do {
-    const page = await request(session, "skills/list", cursor === undefined ? {} : { cursor });
+    const page = await looseRequest(
+      session.client,
+      "skills/list",
+      cursor === undefined ? {} : { cursor },
+    );
     const envelope = ListEnvelope.safeParse(page);
     assert.ok(envelope.success, JSON.stringify(envelope.error?.issues));
     for (const field of LATER_REVISION_FIELDS) assert.equal(field in page, false, field);
@@ -70,12 +64,6 @@ async function listAll(session: Connected): Promise<Entry[]> {
     cursor = envelope.data.nextCursor;
   } while (cursor !== undefined);
   return entries;
-}
-
-function frontmatterOf(text: string): Record<string, unknown> {
-  const block = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*\r?$/m.exec(text);
-  assert.ok(block, "SKILL.md has a frontmatter block");
-  return parse(block[1] as string, { version: "1.2", schema: "core" }) as Record<string, unknown>;
 }
 
 Deno.test("skills extension: the capability reaches the client with directoryRead and resources", async () => {
@@ -125,7 +113,7 @@ Deno.test("skills/get answers each listed skill identically and -32602 for anyth
   await using session = await connectStdio(["serve", CORPUS, "--static"]);
   const entries = await listAll(session);
   for (const entry of entries) {
-    const answer = await request(session, "skills/get", { uri: entry.uri });
+    const answer = await looseRequest(session.client, "skills/get", { uri: entry.uri });
     const envelope = GetEnvelope.safeParse(answer);
     assert.ok(envelope.success, JSON.stringify(envelope.error?.issues));
     for (const field of LATER_REVISION_FIELDS) assert.equal(field in answer, false, field);
@@ -141,10 +129,10 @@ Deno.test("skills/get answers each listed skill identically and -32602 for anyth
     "",
   ];
   for (const uri of refused) {
-    await rejects32602(request(session, "skills/get", { uri }), /skill|URI|uri/);
+    await rejects32602(looseRequest(session.client, "skills/get", { uri }), /skill|URI|uri/);
   }
-  await rejects32602(request(session, "skills/get", {}), /uri/);
-  await rejects32602(request(session, "skills/list", { cursor: "not-ours" }), /cursor/);
+  await rejects32602(looseRequest(session.client, "skills/get", {}), /uri/);
+  await rejects32602(looseRequest(session.client, "skills/list", { cursor: "not-ours" }), /cursor/);
 });
 
 Deno.test("resources/directory/read walks every folder of every skill to exactly its manifest", async () => {
@@ -160,8 +148,8 @@ Deno.test("resources/directory/read walks every folder of every skill to exactly
       const uri = queue.shift() as string;
       let cursor: string | undefined;
       do {
-        const answer = await request(
-          session,
+        const answer = await looseRequest(
+          session.client,
           "resources/directory/read",
           cursor === undefined ? { uri } : { uri, cursor },
         );
@@ -180,19 +168,25 @@ Deno.test("resources/directory/read walks every folder of every skill to exactly
     assert.deepEqual([...seen].sort(), [...manifest].sort(), `${name}: folders hold the manifest`);
   }
   await rejects32602(
-    request(session, "resources/directory/read", { uri: "skill://theme-factory/SKILL.md" }),
+    looseRequest(session.client, "resources/directory/read", {
+      uri: "skill://theme-factory/SKILL.md",
+    }),
     /not a directory/,
   );
   await rejects32602(
-    request(session, "resources/directory/read", { uri: "skill://theme-factory/no-folder" }),
+    looseRequest(session.client, "resources/directory/read", {
+      uri: "skill://theme-factory/no-folder",
+    }),
     /does not exist/,
   );
   await rejects32602(
-    request(session, "resources/directory/read", { uri: "skill://no-such-skill" }),
+    looseRequest(session.client, "resources/directory/read", { uri: "skill://no-such-skill" }),
     /No skill/,
   );
   await rejects32602(
-    request(session, "resources/directory/read", { uri: "skill://theme-factory/themes/.." }),
+    looseRequest(session.client, "resources/directory/read", {
+      uri: "skill://theme-factory/themes/..",
+    }),
     /not a directory/,
   );
 });

@@ -1,15 +1,18 @@
 /**
  * Starts the real program over Streamable HTTP on a free loopback port, the
  * way an owner does (`deno run` with the trusted flags, `--http=PORT`), and
- * stops it with SIGTERM when disposed.
+ * stops it with SIGTERM when disposed. Used by the HTTP end-to-end tests and
+ * by the benchmark's HTTP section.
  *
  * @module
  */
 
-import { programCommand, REPO_ROOT } from "../support/program.ts";
+import { programCommand, programEnv, REPO_ROOT } from "./program.ts";
 
 /** A running HTTP server process. */
 export interface HttpProgram extends AsyncDisposable {
+  /** The program's process id (e.g. for reading its memory from `/proc`). */
+  readonly pid: number;
   readonly port: number;
   /** `http://127.0.0.1:PORT`. */
   readonly base: string;
@@ -51,11 +54,7 @@ export async function startHttpProgram(
     args: programCommand([...args, `--http=${port}`]),
     cwd: REPO_ROOT,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...options.env,
-    },
+    env: programEnv(options.env),
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -95,6 +94,7 @@ export async function startHttpProgram(
   }
   const base = `http://127.0.0.1:${port}`;
   return {
+    pid: child.pid,
     port,
     base,
     url: `${base}/mcp`,
