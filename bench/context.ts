@@ -7,18 +7,13 @@
  * @module
  */
 
-import { fileURLToPath } from "node:url";
+import { CORPUS } from "../tests/support/program.ts";
 import { FLOOR_TOOL } from "./floor_server.ts";
 import { measureRequests, measureStartup, type StartupFigures } from "./support/measure.ts";
 import { readTreeRss } from "./support/process_rss.ts";
 import { floorCommand, openSession } from "./support/servers.ts";
 import { type GeneratedRoot, generateSkills } from "./support/skill_generator.ts";
 import type { Summary } from "./support/stats.ts";
-
-/** The real-world corpus (read-only: copy it before changing anything). */
-export const CORPUS: string = fileURLToPath(
-  new URL("../../shared/corpus/anthropic-skills", import.meta.url),
-);
 
 /** Catalogs at or above this many skills get the large-catalog repetitions. */
 export const LARGE_CATALOG_SKILLS = 5_000;
@@ -46,7 +41,7 @@ export interface FloorFigures {
 export interface BenchContext {
   /** Whether `--quick` asked for few repetitions (figures are then rough). */
   readonly isQuick: boolean;
-  /** Path of the real corpus. */
+  /** Path of the real corpus (read-only; `SKILLGATE_CORPUS` overrides it, as in the tests). */
   readonly corpus: string;
   /** Parent folder of generated fixtures (the system temp folder unless BENCH_TMPDIR is set). */
   readonly tempParent: string | undefined;

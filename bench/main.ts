@@ -13,9 +13,9 @@
 
 import { parseArgs } from "node:util";
 import { VERSION } from "../src/version.ts";
+import { REPO_ROOT } from "../tests/support/program.ts";
 import { type BenchContext, createBenchContext } from "./context.ts";
 import { renderTable } from "./support/markdown_table.ts";
-import { REPO_ROOT } from "./support/servers.ts";
 import { SECTIONS } from "./sections/registry.ts";
 import type { BenchSection } from "./sections/section.ts";
 

@@ -10,11 +10,16 @@
  * @module
  */
 
-import { trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
+import { startHttpProgram } from "../../tests/support/http_program.ts";
+import {
+  INITIALIZE,
+  INITIALIZED,
+  POST_HEADERS,
+  PROTOCOL_VERSION,
+} from "../../tests/support/mcp_messages.ts";
 import type { BenchContext } from "../context.ts";
 import { formatCount, formatMs, type MarkdownTable } from "../support/markdown_table.ts";
 import { readTreeRss } from "../support/process_rss.ts";
-import { PROTOCOL_VERSION, REPO_ROOT } from "../support/servers.ts";
 import { percentile } from "../support/stats.ts";
 import type { BenchSection, SectionReport } from "./section.ts";
 
@@ -46,52 +51,48 @@ const WORKLOADS: readonly Workload[] = [
 ];
 
 async function run(context: BenchContext): Promise<SectionReport> {
-  const server = await startServer(context.corpus);
-  try {
-    const before = await readTreeRss(server.pid);
-    const durationMs = context.isQuick ? 1_000 : 3_000;
-    const rows: string[][] = [];
-    for (const workload of WORKLOADS) {
-      for (const clients of CLIENT_COUNTS) {
-        context.log(`http: ${workload.label} with ${clients} clients for ${durationMs} ms...`);
-        const result = await measure(server.url, workload, clients, durationMs);
-        const sorted = [...result.latenciesMs].sort((a, b) => a - b);
-        rows.push([
-          workload.label,
-          String(clients),
-          formatCount(Math.round(result.latenciesMs.length / (result.elapsedMs / 1000))),
-          formatMs(percentile(sorted, 50)),
-          formatMs(percentile(sorted, 99)),
-          formatCount(result.refusals),
-        ]);
-      }
+  await using server = await startHttpProgram(["serve", context.corpus]);
+  const before = await readTreeRss(server.pid);
+  const durationMs = context.isQuick ? 1_000 : 3_000;
+  const rows: string[][] = [];
+  for (const workload of WORKLOADS) {
+    for (const clients of CLIENT_COUNTS) {
+      context.log(`http: ${workload.label} with ${clients} clients for ${durationMs} ms...`);
+      const result = await measure(server.url, workload, clients, durationMs);
+      const sorted = [...result.latenciesMs].sort((a, b) => a - b);
+      rows.push([
+        workload.label,
+        String(clients),
+        formatCount(Math.round(result.latenciesMs.length / (result.elapsedMs / 1000))),
+        formatMs(percentile(sorted, 50)),
+        formatMs(percentile(sorted, 99)),
+        formatCount(result.refusals),
+      ]);
     }
-    const after = await readTreeRss(server.pid);
-    const mib = (kib: number | undefined) => kib === undefined ? "–" : (kib / 1024).toFixed(0);
-    const table: MarkdownTable = {
-      columns: ["request", "clients", "requests/s", "p50 ms", "p99 ms", "refused (429/503)"],
-      rows,
-    };
-    const memory: MarkdownTable = {
-      columns: ["server RSS", "MiB"],
-      rows: [
-        ["after start-up, before any request", mib(before?.rssKib)],
-        ["after every run above", mib(after?.rssKib)],
-        ["peak", mib(after?.peakKib)],
-      ],
-    };
-    return {
-      tables: [table, memory],
-      notes: [
-        `Each client holds its own session (initialize, then requests back to back) for ${
-          durationMs / 1000
-        } s; ` + "a request is timed from the POST to the last byte of its SSE answer.",
-        "Client and server share the machine's cores, so higher concurrency mostly shows queueing.",
-      ],
-    };
-  } finally {
-    await server.stop();
   }
+  const after = await readTreeRss(server.pid);
+  const mib = (kib: number | undefined) => kib === undefined ? "–" : (kib / 1024).toFixed(0);
+  const table: MarkdownTable = {
+    columns: ["request", "clients", "requests/s", "p50 ms", "p99 ms", "refused (429/503)"],
+    rows,
+  };
+  const memory: MarkdownTable = {
+    columns: ["server RSS", "MiB"],
+    rows: [
+      ["after start-up, before any request", mib(before?.rssKib)],
+      ["after every run above", mib(after?.rssKib)],
+      ["peak", mib(after?.peakKib)],
+    ],
+  };
+  return {
+    tables: [table, memory],
+    notes: [
+      `Each client holds its own session (initialize, then requests back to back) for ${
+        durationMs / 1000
+      } s; ` + "a request is timed from the POST to the last byte of its SSE answer.",
+      "Client and server share the machine's cores, so higher concurrency mostly shows queueing.",
+    ],
+  };
 }
 
 interface Measured {
@@ -115,12 +116,16 @@ async function measure(
     let id = 10;
     while (performance.now() < deadline) {
       const sentAt = performance.now();
-      const response = await post(url, sessionId, {
-        jsonrpc: "2.0",
-        id: id++,
-        method: workload.method,
-        params: workload.params,
-      });
+      const response = await post(
+        url,
+        sessionId,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: id++,
+          method: workload.method,
+          params: workload.params,
+        }),
+      );
       const text = await response.text();
       if (response.status === 429 || response.status === 503) {
         refusals++;
@@ -143,85 +148,21 @@ async function measure(
   return { latenciesMs, elapsedMs, refusals };
 }
 
-function post(url: string, sessionId: string | null, body: unknown): Promise<Response> {
+function post(url: string, sessionId: string | null, body: string): Promise<Response> {
   const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
+    ...POST_HEADERS,
     "mcp-protocol-version": PROTOCOL_VERSION,
   };
   if (sessionId !== null) headers["mcp-session-id"] = sessionId;
-  return fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+  return fetch(url, { method: "POST", headers, body });
 }
 
 async function openHttpSession(url: string): Promise<string> {
-  const response = await post(url, null, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: PROTOCOL_VERSION,
-      capabilities: {},
-      clientInfo: { name: "skillgate-bench", version: "1.0.0" },
-    },
-  });
+  const response = await post(url, null, INITIALIZE);
   await response.text();
   const sessionId = response.headers.get("mcp-session-id");
   if (sessionId === null) throw new Error(`initialize answered HTTP ${response.status}`);
-  const initialized = await post(url, sessionId, {
-    jsonrpc: "2.0",
-    method: "notifications/initialized",
-  });
+  const initialized = await post(url, sessionId, INITIALIZED);
   await initialized.body?.cancel();
   return sessionId;
-}
-
-interface HttpServer {
-  readonly pid: number;
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-async function startServer(root: string): Promise<HttpServer> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...trustedRunFlags(), `${REPO_ROOT}main.ts`, "serve", root, `--http=${port}`],
-    cwd: REPO_ROOT,
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/tmp" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const ready = Promise.withResolvers<void>();
-  const drained = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      stderr += decoder.decode(chunk, { stream: true });
-      if (stderr.includes("over Streamable HTTP at")) ready.resolve();
-    }
-    ready.reject(new Error(`skillgate exited before it was ready: ${stderr}`));
-  })();
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* already gone */ }
-    await child.status;
-    await drained;
-  };
-  const timer = setTimeout(
-    () => ready.reject(new Error("skillgate was not ready in 60 s")),
-    60_000,
-  );
-  try {
-    await ready.promise;
-  } catch (error) {
-    await stop();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-  return { pid: child.pid, url: `http://127.0.0.1:${port}/mcp`, stop };
 }

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { basename, join } from "node:path";
+import { copyToTemp } from "../../tests/support/program.ts";
 import type { BenchContext } from "../context.ts";
 import { formatCount, formatSummary, type MarkdownTable } from "../support/markdown_table.ts";
 import { waitForNotification } from "../support/measure.ts";
@@ -43,11 +45,8 @@ interface Row {
 }
 
 async function run(context: BenchContext): Promise<SectionReport> {
-  const copyParent = await context.makeTempDir("skillgate-bench-corpus-");
-  const copy = await new Deno.Command("cp", { args: ["-R", context.corpus, copyParent] }).output();
-  if (!copy.success) throw new Error(`cp failed: ${new TextDecoder().decode(copy.stderr)}`);
-  const corpusCopy = `${copyParent}/${context.corpus.split("/").at(-1)}`;
-  await new Deno.Command("chmod", { args: ["-R", "u+w", copyParent] }).output();
+  await using copy = await copyToTemp(context.corpus);
+  const corpusCopy = join(copy.dir, basename(context.corpus));
   const rows: Row[] = [
     await measureRoot(context, "corpus copy (anthropic-skills)", corpusCopy, 12, null),
   ];

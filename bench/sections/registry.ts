@@ -11,6 +11,7 @@ import { httpSection } from "./http.ts";
 import { liveRefreshSection } from "./live_refresh.ts";
 import type { BenchSection } from "./section.ts";
 import { skillRunSection } from "./skill_run.ts";
+import { skillRunSoakSection } from "./skill_run_soak.ts";
 import { skillsExtensionSection } from "./skills_extension.ts";
 import { startupAndListingSection } from "./startup_and_listing.ts";
 
@@ -20,5 +21,6 @@ export const SECTIONS: readonly BenchSection[] = Object.freeze([
   skillsExtensionSection,
   liveRefreshSection,
   skillRunSection,
+  skillRunSoakSection,
   httpSection,
 ]);

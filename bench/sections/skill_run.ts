@@ -8,6 +8,9 @@
  * @module
  */
 
+import type { InterpreterName } from "../../src/scripts/declaration.ts";
+import { buildScriptEnv } from "../../src/scripts/script_env.ts";
+import { programEnv } from "../../tests/support/program.ts";
 import type { BenchContext } from "../context.ts";
 import { formatMs, formatRatio, formatSummary } from "../support/markdown_table.ts";
 import type { RpcChild } from "../support/rpc_client.ts";
@@ -108,7 +111,8 @@ async function run(context: BenchContext): Promise<SectionReport> {
       `answer's last byte, with \`MCP_CONFIRM_MODE=auto\` and no grant; every answer is checked ` +
       `(completed, exit 0, expected output). Direct = \`Deno.Command\` of the same interpreter ` +
       `(found on the same PATH) and script from the bench process, with piped output and ` +
-      `the environment skill_run allows (PATH, HOME, LANG, TZ, TMPDIR, Python's UTF-8 variables).`,
+      `the environment skill_run builds for it (\`buildScriptEnv\` over the server's PATH and ` +
+      `HOME, plus Python's UTF-8 variables).`,
       `One at a time: ${sequentialRuns} runs each way after one warm-up. ${CONCURRENT_RUNS} at ` +
       `once: ${batches} batches; all ${CONCURRENT_RUNS} \`tools/call\` requests are written at ` +
       `once and skillgate's queue runs them; the direct batch keeps ${DIRECT_PARALLELISM} in ` +
@@ -168,7 +172,7 @@ async function callRun(child: RpcChild, script: string): Promise<{ error: string
 }
 
 async function spawnDirect(
-  interpreter: string,
+  interpreter: InterpreterName,
   script: string,
   cwd: string,
 ): Promise<{ error: null }> {
@@ -176,7 +180,8 @@ async function spawnDirect(
     args: [script, "bench"],
     cwd,
     clearEnv: true,
-    env: directEnv(interpreter),
+    // What skill_run gives the same script on a server started with programEnv().
+    env: { ...buildScriptEnv(programEnv(), { granted: [], dataDir: null, interpreter }).env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -186,23 +191,6 @@ async function spawnDirect(
     throw new Error(`Direct run of "${script}" failed (exit ${output.code}): ${stdout}`);
   }
   return { error: null };
-}
-
-/** The environment skill_run gives a script (its allowlist), so both sides start alike. */
-function directEnv(interpreter: string): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: Deno.env.get("HOME") ?? "/tmp",
-  };
-  for (const name of ["LANG", "TZ", "TMPDIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  if (interpreter.startsWith("python")) {
-    env["PYTHONUTF8"] = "1";
-    env["PYTHONIOENCODING"] = "utf-8";
-  }
-  return env;
 }
 
 /** Times `task`, which must settle without an error result, in ms. */

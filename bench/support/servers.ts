@@ -2,29 +2,15 @@
  * The two programs the benchmark starts: skillgate exactly as `make run`
  * starts it (`deno run`, the trusted flags, `main.ts serve ROOT`), and the
  * floor, a minimal SDK stdio server under the same Deno and the same flags.
- * Both speak MCP over stdio through {@linkcode spawnRpcChild}.
+ * Both speak MCP over stdio through {@linkcode spawnRpcChild}; both are
+ * started by the tests' `programCommand` (tests/support/program.ts).
  *
  * @module
  */
 
-import { fileURLToPath } from "node:url";
-import { trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
+import { INITIALIZE_REQUEST } from "../../tests/support/mcp_messages.ts";
+import { programCommand, programEnv, REPO_ROOT } from "../../tests/support/program.ts";
 import { type ChildCommand, type RpcChild, spawnRpcChild } from "./rpc_client.ts";
-
-/** The repository's root folder, with a trailing slash. */
-export const REPO_ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
-
-/** The protocol revision the benchmark client asks for. */
-export const PROTOCOL_VERSION = "2025-11-25";
-
-/** The environment every server gets: a small allowlist, as in the tests. */
-function childEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-  return {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: Deno.env.get("HOME") ?? "/tmp",
-    ...extra,
-  };
-}
 
 /**
  * The command that starts skillgate on `roots`, as `make run ARGS='serve ROOTS'` does.
@@ -39,16 +25,9 @@ export function skillgateCommand(
 ): ChildCommand {
   return {
     executable: Deno.execPath(),
-    args: [
-      "run",
-      ...trustedRunFlags(),
-      `${REPO_ROOT}main.ts`,
-      "serve",
-      ...roots,
-      ...(options.extraArgs ?? []),
-    ],
+    args: programCommand(["serve", ...roots, ...(options.extraArgs ?? [])]),
     cwd: REPO_ROOT,
-    env: childEnv(options.env),
+    env: programEnv(options.env),
   };
 }
 
@@ -61,9 +40,9 @@ export function skillgateCommand(
 export function floorCommand(): ChildCommand {
   return {
     executable: Deno.execPath(),
-    args: ["run", ...trustedRunFlags(), `${REPO_ROOT}bench/floor_server.ts`],
+    args: programCommand([], "bench/floor_server.ts"),
     cwd: REPO_ROOT,
-    env: childEnv(),
+    env: programEnv(),
   };
 }
 
@@ -90,11 +69,7 @@ export async function openSession(command: ChildCommand): Promise<Session> {
   const startedAt = performance.now();
   const child = spawnRpcChild(command);
   try {
-    const answer = await child.request("initialize", {
-      protocolVersion: PROTOCOL_VERSION,
-      capabilities: {},
-      clientInfo: { name: "skillgate-bench", version: "1.0.0" },
-    });
+    const answer = await child.request("initialize", INITIALIZE_REQUEST.params);
     const startupMs = performance.now() - startedAt;
     await child.notify("notifications/initialized");
     return {

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { seededRandom } from "../../tests/support/seeded_random.ts";
+
 /** Options of {@linkcode generateSkills}. */
 export interface GenerateOptions {
   /** Seed of the pseudo-random content. @default 1 */
@@ -83,7 +85,7 @@ export async function generateSkills(
     removed = true;
     await Deno.remove(root, { recursive: true }).catch(() => {});
   };
-  const random = mulberry32(options.seed ?? 1);
+  const random = seededRandom(options.seed ?? 1);
   const encoder = new TextEncoder();
   let bytes = 0;
   try {
@@ -219,17 +221,5 @@ function skillFiles(index: number, random: () => number): {
       ["references/guide.md", guide],
       ["scripts/helper.py", script],
     ],
-  };
-}
-
-/** A small, fast, seedable pseudo-random generator (values in [0, 1)). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
