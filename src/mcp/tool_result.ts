@@ -1,7 +1,27 @@
 /**
- * The two shapes every tool answers with: success carries the JSON as
- * `structuredContent` and the same JSON as text; failure is an `isError`
- * result whose JSON is `{error, message, hint}` with a stable `error` code.
+ * The ONE place tool results are built. Every tool answers through
+ * {@linkcode toolSuccess} or {@linkcode toolError}; their result type,
+ * {@linkcode ToolResult}, carries a brand no other module can produce, so a
+ * tool cannot hand `tools/call` a result shaped some other way.
+ *
+ * - Success: the JSON as `structuredContent` (it conforms to the tool's
+ *   declared `outputSchema`; tests/mcp/tools/output_schema_test.ts guards it)
+ *   and the same JSON as one text block, for older clients.
+ * - Failure: an `isError` result WITHOUT `structuredContent`; its one text
+ *   block is the JSON `{error, message, hint, ...details}`, `error` a stable
+ *   code.
+ *
+ * Why errors carry no `structuredContent`: every tool declares an
+ * `outputSchema` for its success shape, and the official SDK client 1.32.x
+ * validates `structuredContent` against it whenever it is present, error or
+ * not, so an error object there made `Client.callTool` THROW and the model
+ * never saw the message or the hint. The spec (MCP 2025-11-25, "Tools",
+ * "Output Schema") requires structured results to conform only when a tool
+ * succeeds and says nothing of error results; both SDK lines (1.32.x and the
+ * 2.x client) accept an `isError` result without `structuredContent`. The
+ * other design, declaring each `outputSchema` as a union of the success and
+ * the error shape, would weaken every success schema clients and models read
+ * (every field optional or a `oneOf` at the top) for no client that needs it.
  *
  * @module
  */
@@ -29,47 +49,58 @@ export type ToolErrorCode =
   | "RUN_CANCELLED"
   | "RUN_FAILED";
 
-/** The JSON of a tool error. */
+/** The JSON of a tool error, as the text block of an `isError` result. */
 export interface ToolErrorBody {
   readonly error: ToolErrorCode;
   readonly message: string;
   readonly hint: string;
 }
 
+/** Only this module can name it, so only this module builds a {@linkcode ToolResult}. */
+declare const builtHere: unique symbol;
+
+/** A tool result built by {@linkcode toolSuccess} or {@linkcode toolError}; nothing else. */
+export type ToolResult = CallToolResult & { readonly [builtHere]: true };
+
 /**
  * Wraps a tool's JSON answer (MCP 2025-06-18 structured output: the JSON as
  * `structuredContent` and, for older clients, as one text block).
  *
- * @param value A JSON object.
+ * @param value A JSON object conforming to the tool's `outputSchema`.
  * @returns The tool result.
  */
-export function toolSuccess(value: object): CallToolResult {
+export function toolSuccess(value: object): ToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(value) }],
     structuredContent: value as Record<string, unknown>,
-  };
+  } as ToolResult;
 }
 
 /**
  * Builds a tool error the model can act on: what was wrong and what to do.
+ * It carries no `structuredContent` (see the module doc for why): the JSON
+ * is the result's one text block.
  *
  * @param code Stable error code.
  * @param message What was wrong, with the offending value in quotes.
  * @param hint What to do next (e.g. the names that are served).
  * @param details More fields the model needs to act, after `hint` (e.g.
- *   `skill_run`'s new `confirmToken` and `preview`). @default none
- * @returns An `isError` result carrying `{error, message, hint, ...details}`.
+ *   `skill_run`'s new `confirmToken` and `preview`); they cannot replace
+ *   `error`, `message` or `hint`. @default none
+ * @returns An `isError` result whose text is `{error, message, hint, ...details}`.
  */
 export function toolError(
   code: ToolErrorCode,
   message: string,
   hint: string,
   details: Record<string, unknown> = {},
-): CallToolResult {
-  const body: ToolErrorBody = { error: code, message, hint, ...details };
+): ToolResult {
+  const body: ToolErrorBody = { error: code, message, hint };
+  for (const [key, value] of Object.entries(details)) {
+    if (!Object.hasOwn(body, key)) Object.defineProperty(body, key, { value, enumerable: true });
+  }
   return {
     isError: true,
     content: [{ type: "text", text: JSON.stringify(body) }],
-    structuredContent: body as unknown as Record<string, unknown>,
-  };
+  } as ToolResult;
 }

@@ -8,7 +8,6 @@
 import { z } from "zod";
 import {
   CallToolRequestSchema,
-  type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -19,7 +18,7 @@ import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 import type { MethodFamily } from "./family.ts";
 import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog/tool_offer.ts";
 import { toolCallExtra } from "./tool_call_extra.ts";
-import { toolError } from "./tool_result.ts";
+import { toolError, type ToolResult } from "./tool_result.ts";
 import { skillFileTool } from "./tools/skill_file.ts";
 import { skillListTool } from "./tools/skill_list.ts";
 import { skillLoadTool } from "./tools/skill_load.ts";
@@ -51,7 +50,9 @@ export const toolsFamily: MethodFamily = {
 /**
  * Registers the tool handlers. A tool's arguments are parsed with its zod
  * schema; a failure is a tool error `INVALID_ARGUMENTS` (MCP 2025-11-25: bad
- * tool input is a tool error, not a protocol error). An unknown tool name is
+ * tool input is a tool error, not a protocol error), built like every other
+ * result by `src/mcp/tool_result.ts` (no `structuredContent` on errors, so
+ * no client validates an error against the success `outputSchema`). An unknown tool name is
  * a protocol error -32602. A handler that throws becomes a tool error
  * `INTERNAL` whose message carries no host detail.
  *
@@ -73,7 +74,7 @@ export function serveTools(
       .filter((tool) => offer.isOffered(tool.name))
       .map((tool) => ({ ...tool, description: offer.describe(tool.name, tool.description ?? "") })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, io): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, io): Promise<ToolResult> => {
     const tool = tools.find((candidate) =>
       candidate.name === request.params.name && (offer?.isOffered(candidate.name) ?? true)
     );
@@ -115,8 +116,11 @@ const listings = new WeakMap<SkillTool<unknown>, Tool>();
  * A tool as `tools/list` shows it: its JSON schemas (computed once; a server
  * is built per HTTP session and per stateless request) and its annotations,
  * whose `title` is the tool's own.
+ *
+ * @param tool One of {@linkcode TOOLS}.
+ * @returns Its frozen `tools/list` entry (draft-7 JSON schemas, no `$schema`).
  */
-function listedTool(tool: SkillTool<unknown>): Tool {
+export function listedTool(tool: SkillTool<unknown>): Tool {
   let listed = listings.get(tool);
   if (listed === undefined) {
     listed = Object.freeze({

@@ -13,6 +13,7 @@ import {
   StreamableHTTPClientTransport,
 } from "../support/sdk_client.ts";
 import { startHttpProgram } from "../support/http_program.ts";
+import { toolErrorJson } from "../support/tool_answer.ts";
 
 const SKILL = "secret-reader";
 const SECRET = "granted-secret-5d1e";
@@ -82,7 +83,7 @@ Deno.test("skill_run over loopback HTTP without a token is refused: a local user
   await using client = await connect(server.url);
   const result = await runAndConfirm(client);
   assert.equal(result.isError, true);
-  const answer = result.structuredContent as { error: string; message: string };
+  const answer = toolErrorJson(result);
   assert.equal(answer.error, "SCRIPTS_DISABLED");
   assert.equal(
     answer.message,

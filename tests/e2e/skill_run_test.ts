@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { connectStdio } from "../support/program.ts";
 import { eventually, liveProcessesWith } from "../support/processes.ts";
+import { toolJson } from "../support/tool_answer.ts";
 import {
   type CallToolResult,
   ElicitRequestSchema,
@@ -104,7 +105,7 @@ function grantAll(except: string[] = []): string {
 }
 
 function json(result: CallToolResult): Record<string, unknown> {
-  return result.structuredContent as Record<string, unknown>;
+  return toolJson(result);
 }
 
 function baseEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {

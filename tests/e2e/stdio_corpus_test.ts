@@ -10,6 +10,7 @@ import { parseFrontmatter } from "../../src/skills/frontmatter.ts";
 import { INITIALIZE, INITIALIZED } from "../support/mcp_messages.ts";
 import { CORPUS_SKILLS } from "../support/corpus_skills.ts";
 import { connectStdio, copyToTemp, CORPUS, runProgram } from "../support/program.ts";
+import { toolErrorJson } from "../support/tool_answer.ts";
 
 interface ListAnswer {
   total: number;
@@ -179,12 +180,12 @@ Deno.test("tool errors carry {error, message, hint} and the server keeps serving
   await using session = await connectStdio(["serve", join(copy.dir, "anthropic-skills")]);
   const missing = await session.call("skill_load", { name: "no-such-skill" });
   assert.equal(missing.isError, true);
-  const body = structured<{ error: string; message: string; hint: string }>(missing);
+  const body = toolErrorJson(missing);
   assert.equal(body.error, "SKILL_NOT_FOUND");
   assert.match(body.hint, /algorithmic-art/);
   const badArgs = await session.call("skill_file", { name: "theme-factory", paths: [] });
   assert.equal(badArgs.isError, true);
-  assert.equal(structured<{ error: string }>(badArgs).error, "INVALID_ARGUMENTS");
+  assert.equal(toolErrorJson(badArgs).error, "INVALID_ARGUMENTS");
   const ok = await session.call("skill_load", { name: "theme-factory" });
   assert.equal(ok.isError, undefined);
 });

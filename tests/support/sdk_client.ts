@@ -31,3 +31,6 @@ export type { ClientCapabilities, ElicitResult } from "@modelcontextprotocol/sdk
 // HTTP transport tests (tests/transports/http_*_test.ts, tests/e2e/http_test.ts)
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// Output-schema guard (tests/mcp/tools/output_schema_test.ts): the validator the 1.32 client uses
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";

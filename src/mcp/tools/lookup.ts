@@ -6,8 +6,7 @@
  */
 
 import type { Catalog, Skill } from "../../skills/skill.ts";
-import { toolError } from "../tool_result.ts";
-import type { CallToolResult } from "../sdk.ts";
+import { toolError, type ToolResult } from "../tool_result.ts";
 
 /** How many served names a "not found" hint suggests at most. */
 const MAX_SUGGESTED_NAMES = 10;
@@ -20,7 +19,7 @@ const MAX_SUGGESTED_NAMES = 10;
  * @returns The skill, or a `SKILL_NOT_FOUND` tool error whose hint names
  *   close matches (substring, case-insensitive) or else the first served names.
  */
-export function lookUpSkill(catalog: Catalog, name: string): Skill | CallToolResult {
+export function lookUpSkill(catalog: Catalog, name: string): Skill | ToolResult {
   const skill = catalog.byName.get(name);
   if (skill !== undefined) return skill;
   const needle = name.toLowerCase();
@@ -41,7 +40,7 @@ export function lookUpSkill(catalog: Catalog, name: string): Skill | CallToolRes
  * @param value What {@linkcode lookUpSkill} returned.
  * @returns True for a skill.
  */
-export function isSkill(value: Skill | CallToolResult): value is Skill {
+export function isSkill(value: Skill | ToolResult): value is Skill {
   return "realDir" in value;
 }
 

@@ -14,8 +14,7 @@ import { MAX_ARGS, prepareRun, type RunPreview } from "../../scripts/prepare_run
 import { RunQueueFullError } from "../../scripts/queue.ts";
 import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
 import type { ScriptService } from "../../scripts/service.ts";
-import type { CallToolResult } from "../sdk.ts";
-import { toolError, toolSuccess } from "../tool_result.ts";
+import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { defineTool, type ToolCallExtra } from "./tool.ts";
 
@@ -128,7 +127,7 @@ async function confirm(
   token: string | undefined,
   service: ScriptService,
   extra: ToolCallExtra | undefined,
-): Promise<CallToolResult | null> {
+): Promise<ToolResult | null> {
   if (extra?.askUser !== undefined) {
     let answer;
     try {
@@ -185,7 +184,7 @@ async function execute(
   prepared: Extract<Awaited<ReturnType<typeof prepareRun>>, { ok: true }>,
   service: ScriptService,
   extra: ToolCallExtra | undefined,
-): Promise<CallToolResult> {
+): Promise<ToolResult> {
   const startedAt = performance.now();
   let outputBytes = 0;
   let running = false;
@@ -285,7 +284,7 @@ export function confirmationMessage(preview: RunPreview): string {
   return lines.join("\n");
 }
 
-function queueFull(): CallToolResult {
+function queueFull(): ToolResult {
   return toolError(
     "RUN_QUEUE_FULL",
     "Too many script runs are waiting; this one was not started",
@@ -293,7 +292,7 @@ function queueFull(): CallToolResult {
   );
 }
 
-function cancelled(): CallToolResult {
+function cancelled(): ToolResult {
   return toolError(
     "RUN_CANCELLED",
     "The run was cancelled",

@@ -11,7 +11,8 @@ import type { z } from "zod";
 import type { Caps } from "../../caps.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
-import type { CallToolResult, ToolAnnotations } from "../sdk.ts";
+import type { ToolAnnotations } from "../sdk.ts";
+import type { ToolResult } from "../tool_result.ts";
 
 /** What every tool handler may use. */
 export interface ToolContext {
@@ -50,11 +51,15 @@ export interface SkillTool<Input> {
   readonly outputSchema: z.ZodType;
   /** Behaviour hints; `tools/list` sets their `title` to the tool's `title`. */
   readonly annotations: ToolAnnotations;
+  /**
+   * Answers one call. The result can only come from `toolSuccess` (JSON that
+   * conforms to `outputSchema`) or `toolError` (see `src/mcp/tool_result.ts`).
+   */
   readonly call: (
     input: Input,
     context: ToolContext,
     extra?: ToolCallExtra,
-  ) => Promise<CallToolResult>;
+  ) => Promise<ToolResult>;
 }
 
 /** Annotations of a tool that only reads skills: read-only, idempotent, closed-world. */

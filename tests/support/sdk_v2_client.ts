@@ -1,0 +1,12 @@
+/**
+ * The tests' door to the MCP SDK's v2 client line (`@modelcontextprotocol/client`
+ * 2.4.x, pinned in deno.json), beside the 1.32.x client of
+ * tests/support/sdk_client.ts. Never imported by src/: the client pulls in
+ * cross-spawn, which reads environment variables at import time.
+ *
+ * @module
+ */
+
+export { Client as ClientV2, ProtocolError as ProtocolErrorV2 } from "@modelcontextprotocol/client";
+export type { CallToolResult as CallToolResultV2 } from "@modelcontextprotocol/client";
+export { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
