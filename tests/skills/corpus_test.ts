@@ -26,8 +26,11 @@ Deno.test("buildCatalog() serves all 12 skills of the Anthropic corpus", async (
   assert.equal([...(claudeApi?.description ?? "")].length, 1068);
   assert.deepEqual(catalog.problems.map((p) => [p.path, p.reason, p.severity]), [
     [join(corpus, "claude-api", "SKILL.md"), "invalid-frontmatter", "warning"],
+    // SEP-2640 clients refuse a description over 1,024 characters: served by the tools only.
+    [join(corpus, "claude-api"), "extension-excluded", "warning"],
   ]);
   assert.match(catalog.problems[0]?.detail ?? "", /1068 characters/);
+  assert.match(catalog.problems[1]?.detail ?? "", /rule "description"/);
 
   const theme = catalog.byName.get("theme-factory");
   assert.ok(theme?.files.some((f) => f.path === "theme-showcase.pdf"));

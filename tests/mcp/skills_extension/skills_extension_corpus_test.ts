@@ -81,7 +81,16 @@ Deno.test("skills/list serves every corpus skill with a complete, correct manife
   const names = (await Array.fromAsync(Deno.readDir(CORPUS)))
     .filter((entry) => entry.isDirectory && !entry.name.startsWith("."))
     .map((entry) => entry.name).sort();
-  assert.deepEqual(entries.map((entry) => entry.frontmatter.name).sort(), names);
+  // A description over 1,024 characters (the corpus's claude-api) breaks a rule the
+  // extension's clients check: that skill is left out (src/skills/extension_eligibility.ts).
+  const descriptionFits = async (name: string) => {
+    const description = frontmatterOf(await Deno.readTextFile(`${CORPUS}/${name}/SKILL.md`))
+      .description;
+    return typeof description === "string" && [...description].length <= 1024;
+  };
+  const listable = [];
+  for (const name of names) if (await descriptionFits(name)) listable.push(name);
+  assert.deepEqual(entries.map((entry) => entry.frontmatter.name).sort(), listable);
   const uris = entries.map((entry) => entry.uri);
   assert.deepEqual(uris, [...uris].sort(), "entries come in URI order");
   for (const entry of entries) {

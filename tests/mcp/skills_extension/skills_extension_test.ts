@@ -42,13 +42,14 @@ list:
   - false
 metadata:
   author: someone
+details:
   nested:
     level: 2
     tags: [x, y]
     flag: true
 `;
 
-Deno.test("skills/get carries numbers, booleans, block scalars and nested metadata faithfully", async () => {
+Deno.test("skills/get carries numbers, booleans, block scalars and nested maps faithfully", async () => {
   await using tree = await makeTree({
     "rich-frontmatter/SKILL.md": `---\n${RICH_FRONTMATTER}---\nBody\n`,
   });
@@ -76,7 +77,8 @@ Deno.test("skills/get carries numbers, booleans, block scalars and nested metada
     "date-like": "2024-01-15",
     "octal-looking": 15,
     list: ["a", 2, false],
-    metadata: { author: "someone", nested: { level: 2, tags: ["x", "y"], flag: true } },
+    metadata: { author: "someone" },
+    details: { nested: { level: 2, tags: ["x", "y"], flag: true } },
   };
   const fromFile = parse(RICH_FRONTMATTER, { version: "1.2", schema: "core" }) as Record<
     string,
@@ -161,7 +163,50 @@ Deno.test("the extension leaves out a mismatched name, over 512 files or over 16
   const excluded = catalog.problems.filter((p) => p.reason === "extension-excluded");
   assert.match(excluded.map((p) => p.detail).join("\n"), /513 files and the extension allows 512/);
   assert.match(excluded.map((p) => p.detail).join("\n"), /16777216/);
-  assert.match(excluded.map((p) => p.detail).join("\n"), /is not its spec-valid frontmatter name/);
+  assert.match(
+    excluded.map((p) => p.detail).join("\n"),
+    /folder name "folder-name" is not its frontmatter name "other-name" \(rule "name-matches-folder"/,
+  );
+});
+
+Deno.test("the extension leaves out a skill whose description, compatibility or metadata breaks the spec; tools keep it", async () => {
+  const frontmatter = (name: string, extra: string) =>
+    `---\nname: ${name}\ndescription: ${
+      name === "long-description" ? "d".repeat(1068) : "Fine."
+    }\n${extra}---\n# ${name}\n`;
+  await using tree = await makeTree({
+    "long-description/SKILL.md": frontmatter("long-description", ""),
+    "long-compatibility/SKILL.md": frontmatter(
+      "long-compatibility",
+      `compatibility: ${"c".repeat(501)}\n`,
+    ),
+    "nested-metadata/SKILL.md": frontmatter("nested-metadata", "metadata:\n  tags: [a, b]\n"),
+    "fine/SKILL.md": frontmatter(
+      "fine",
+      `compatibility: ${"c".repeat(500)}\nmetadata:\n  a: "1"\n`,
+    ),
+  });
+  const catalog = await catalogOf(tree.path);
+  await using session = await connectInMemory(createCatalogStore(catalog));
+  const listed = (await session.request("skills/list")).skills as { uri: string }[];
+  assert.deepEqual(listed.map((entry) => entry.uri), ["skill://fine/SKILL.md"]);
+  const rules: Record<string, RegExp> = {
+    "long-description": /description is 1068 characters .*1-1024 \(rule "description"/,
+    "long-compatibility": /compatibility is 501 characters .*1-500 \(rule "compatibility"/,
+    "nested-metadata": /metadata value "tags" is a list, not text \(rule "metadata"/,
+  };
+  for (const [name, rule] of Object.entries(rules)) {
+    const problem = catalog.problems.find((p) =>
+      p.reason === "extension-excluded" && p.path === tree.at(name)
+    );
+    assert.match(problem?.detail ?? "", rule);
+    assert.ok(
+      catalog.problems.some((p) => p.reason === "invalid-frontmatter" && p.severity === "warning"),
+      "the validation warning stays",
+    );
+    const load = await session.client.callTool({ name: "skill_load", arguments: { name } });
+    assert.notEqual(load.isError, true, `${name} stays reachable through skill_load`);
+  }
 });
 
 Deno.test("resources/directory/read pages a large folder without skipping or repeating", async () => {
