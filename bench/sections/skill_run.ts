@@ -159,9 +159,8 @@ async function callRun(child: RpcChild, script: string): Promise<{ error: string
   };
   const body = result.structuredContent ?? {};
   if (result.isError === true) {
-    return {
-      error: `${body["error"] ?? "error"}: ${body["message"] ?? result.content?.[0]?.text}`,
-    };
+    // A tool error carries its JSON {error, message, hint} as text (src/mcp/tool_result.ts).
+    return { error: `tool error: ${result.content?.[0]?.text ?? "(no text)"}` };
   }
   if (
     body["status"] !== "completed" || body["exitCode"] !== 0 || body["stdout"] !== "hello bench\n"

@@ -133,8 +133,10 @@ async function callRun(child: RpcChild, index: number): Promise<void> {
   const result = answer.result as {
     isError?: boolean;
     structuredContent?: Record<string, unknown>;
+    content?: { text?: string }[];
   };
-  const body = result.structuredContent ?? {};
+  // A tool error carries its JSON {error, message, hint} as text (src/mcp/tool_result.ts).
+  const body = result.structuredContent ?? { toolError: result.content?.[0]?.text };
   if (result.isError === true || body["exitCode"] !== 0 || body["stdout"] !== `tick ${index}\n`) {
     throw new Error(`Soak run ${index} failed: ${JSON.stringify(body).slice(0, 300)}`);
   }
