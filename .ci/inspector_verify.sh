@@ -45,7 +45,7 @@ verify() {
   echo "inspector: verifying skills/list of $name ($root)" >&2
   # The Inspector keeps its catalog and client settings under HOME: give it its own.
   (cd "$work" && HOME="$work/home" DENO_DIR="$DENO_DIR" "$DENO" run --no-config --no-lock -A \
-    "$INSPECTOR" --cli --method skills/list --verify --require-digests \
+    "$INSPECTOR" --cli --method skills/list --verify --require-digests -e "DENO_DIR=$DENO_DIR" \
     "$DENO" run "${FLAGS[@]}" "$REPO/main.ts" serve "$root" \
     >"$work/$name.out" 2>"$work/$name.err") || status=$?
   # stdout holds one JSON report per skill; stderr ends with the Inspector's summary
