@@ -371,4 +371,20 @@ Deno.test("skill_run asks the user through elicitation when the client supports 
     assert.equal(json(result).error, "CONFIRMATION_DECLINED");
     assert.equal(asked.length, 2);
   });
+
+  await t.step(
+    "accept with empty content runs it: the form's default run: true stands",
+    async () => {
+      answers.push({ action: "accept", content: {} });
+      assert.equal(json(await call("scripts/echo_args.sh", ["empty"])).stdout, "empty\n");
+      answers.push({ action: "accept" });
+      assert.equal(json(await call("scripts/echo_args.sh", ["none"])).stdout, "none\n");
+    },
+  );
+
+  await t.step("accept with run: false does not run it", async () => {
+    answers.push({ action: "accept", content: { run: false } });
+    const result = await call("scripts/echo_args.sh", ["unchecked"]);
+    assert.equal(json(result).error, "CONFIRMATION_DECLINED");
+  });
 });
