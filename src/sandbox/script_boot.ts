@@ -32,7 +32,10 @@ export interface ScriptBoot {
    */
   readonly run: readonly PermittedProgram[];
   readonly groupKiller: GroupKiller;
-  /** One line for stderr when scripts are refused for want of a scrub, else null. */
+  /**
+   * One line for stderr when every script is refused at start-up (a script
+   * variable left as a placeholder; hosted without a scrub), else null.
+   */
   readonly warning: string | null;
   /**
    * Hands on the catalog built here to judge the declarations, once: the
@@ -85,6 +88,7 @@ export async function bootScripts(
   const grant = parseGrant(config.scripts.grantJson, {
     hosted: config.hosted,
     hostedBy: config.hostedBy,
+    unsubstituted: config.scripts.unsubstituted,
   });
   let built: Catalog | null = grantsAnything(grant)
     ? await buildCatalog(config.roots, config.caps)
@@ -107,7 +111,9 @@ export async function bootScripts(
     facts,
     run: programs,
     groupKiller,
-    warning: refused
+    warning: grant.from === "unsubstituted"
+      ? `no script will run: ${grant.error}`
+      : refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
       : null,
     takeCatalog: () => {

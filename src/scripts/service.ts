@@ -59,6 +59,7 @@ export function createScriptService(
   const grant = parseGrant(config.scripts.grantJson, {
     hosted: config.hosted,
     hostedBy: config.hostedBy,
+    unsubstituted: config.scripts.unsubstituted,
   });
   const plans = new WeakMap<Catalog, ScriptPlan>();
   const stopper = new AbortController();
