@@ -70,6 +70,8 @@ export function createScriptService(
     grant,
     confirmer: createConfirmer({
       secret: config.scripts.confirmSecret,
+      // Only stateless replicas need a token to verify in another process.
+      isSharedAcrossReplicas: config.options.http !== null && config.options.stateless,
       ttlSeconds: config.scripts.confirmTtlSeconds,
       ...(options.now === undefined ? {} : { now: options.now }),
     }),
