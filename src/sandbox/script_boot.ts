@@ -19,6 +19,7 @@ import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { scrubEnviron } from "./environ_scrub.ts";
+import { makeNonDumpable } from "./non_dumpable.ts";
 import { createGroupKiller } from "./group_killer.ts";
 import type { PermittedProgram } from "./worker_permissions.ts";
 
@@ -70,13 +71,19 @@ export async function bootScripts(
   options: { getEnv: (name: string) => string | undefined },
 ): Promise<ScriptBoot> {
   const scrub = scrubEnviron();
+  // After the scrub (it writes /proc/self/mem), before any script can start.
+  const dumpable = makeNonDumpable();
   const interpreters = lookUpInterpreters(options.getEnv("PATH"));
   const groupKiller = createGroupKiller();
-  const isolation = await probeIsolation({
+  const probed = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
     killer: groupKiller,
     requested: config.options.isolation === "group" ? "group" : "auto",
   });
+  // In a PID namespace skillgate's /proc is out of sight anyway; in a group it is the wall.
+  const isolation = probed.mode === "process-group"
+    ? { ...probed, note: `${probed.note} ${dumpable.note}.` }
+    : probed;
   const environ: EnvironStatus = !scrub.scrubbed && isolation.mode === "pid-namespace"
     ? {
       scrubbed: true,
