@@ -12,6 +12,7 @@
 import { bannerText } from "./src/cli/banner.ts";
 import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
+import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { parseCommandLine, UsageError } from "./src/config/cli.ts";
@@ -37,12 +38,12 @@ async function main(): Promise<number> {
     });
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`skillgate: ${error.message}`);
+      logErrorLine(`skillgate: ${error.message}`);
       return EXIT_USAGE;
     }
     throw error;
   }
-  for (const notice of config.notices) console.error(`skillgate: ${notice}`);
+  for (const notice of config.notices) logErrorLine(`skillgate: ${notice}`);
   if (config.command === "help") {
     await writeStdout(helpText());
     return 0;
@@ -63,20 +64,20 @@ async function main(): Promise<number> {
     config = await settleHttpToken(config); // --http: the token in force, read here only
   } catch (error) {
     if (!(error instanceof HttpStartupError)) throw error;
-    console.error(`skillgate: ${error.message}`);
+    logErrorLine(`skillgate: ${error.message}`);
     return EXIT_USAGE;
   }
   const { paths, failures } = await checkRoots(config.roots);
   if (failures.length > 0) {
-    for (const failure of failures) console.error(`skillgate: ${failure.message}`);
+    for (const failure of failures) logErrorLine(`skillgate: ${failure.message}`);
     return EXIT_USAGE;
   }
   const { scripts, explained } = await computeWorkerSet(config, paths, {
     getEnv: (name) => Deno.env.get(name),
   });
-  if (scripts.warning !== null) console.error(`skillgate: ${scripts.warning}`);
+  if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
-  if (httpWarning !== null) console.error(`skillgate: ${httpWarning}`);
+  if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;
   const session = startWorker(
     new URL("./src/worker/entry.ts", import.meta.url),
@@ -87,7 +88,7 @@ async function main(): Promise<number> {
   );
   if (config.options.http !== null) {
     const httpConfig = config;
-    session.ready.then((ready) => console.error(httpReadyLine(httpConfig, ready)));
+    session.ready.then((ready) => logErrorLine(httpReadyLine(httpConfig, ready)));
     // Signals reach this part, not the worker: relay the first, exit on the second.
     listenForShutdownSignals({
       onFirst: () => {
@@ -98,10 +99,10 @@ async function main(): Promise<number> {
       onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
     });
   } else if (Deno.stdin.isTerminal()) {
-    session.ready.then((ready) => console.error(bannerText(config, ready, launchCommand())));
+    session.ready.then((ready) => logErrorLine(bannerText(config, ready, launchCommand())));
   }
   const exit = await session.exited;
-  if (exit.message !== undefined) console.error(`skillgate: ${exit.message}`);
+  if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
 }
 
@@ -117,8 +118,10 @@ function commandIo(): CommandIo {
     }
   }
   return {
-    writeOut: writeStdout,
-    writeErr: (text) => writeAll(Deno.stderr, text),
+    // The boundary escape: whatever a command renders, no raw control character reaches the
+    // terminal (JSON output is already escaped by jsonForTerminal, so this changes nothing there).
+    writeOut: (text) => writeStdout(safeTerminalText(text)),
+    writeErr: (text) => writeAll(Deno.stderr, safeTerminalText(text)),
     isTerminal,
     columns: decideColumns(terminalColumns, Deno.env.get("COLUMNS")),
     cwd: Deno.cwd(),
@@ -148,7 +151,7 @@ if (import.meta.main) {
   try {
     Deno.exit(await main());
   } catch (error) {
-    console.error("skillgate: internal error:", error instanceof Error ? error.message : error);
+    logErrorLine(`skillgate: internal error: ${error instanceof Error ? error.message : error}`);
     Deno.exit(1);
   }
 }

@@ -30,7 +30,8 @@ Roots (folders holding skills, or a skill folder itself):
   ROOT...                       as arguments
   SKILLS_DIR=a:b                used when no ROOT argument is given
   MCP_SKILLS_PATH=a:b           set by a host; wins over both and marks the server hosted
-  Lists split on ":" and ","; a blank value or a literal \${VAR} counts as unset.
+  Lists split on ":" and ","; a blank value or a literal \${VAR} counts as unset
+  (but a \${VAR} left in a script or HTTP token variable refuses scripts or the start).
 
 Options (each also settable through its environment variable):
 ${options}

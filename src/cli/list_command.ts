@@ -26,6 +26,7 @@ import type { Catalog } from "../skills/skill.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { renderListTable } from "./list_table.ts";
 import { usableRoots } from "./usable_roots.ts";
+import { jsonForTerminal } from "./terminal_text.ts";
 
 /**
  * Runs `skillgate list`: checks the roots, does the script start-up work
@@ -47,7 +48,7 @@ export async function runListCommand(config: Config, io: CommandIo): Promise<num
   const catalog = boot.takeCatalog() ?? await buildCatalog(config.roots, config.caps);
   const answer = fullListAnswer(catalog, { hosted: config.hosted, scripts });
   if (config.options.json) {
-    await io.writeOut(`${JSON.stringify(answer, null, 2)}\n`);
+    await io.writeOut(`${jsonForTerminal(answer)}\n`);
   } else {
     await io.writeOut(renderListTable(answer, { columns: io.columns }));
   }

@@ -13,7 +13,7 @@ import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../sandbox/trusted_flags.
 import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
 import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
-import { oneLine, padEnd } from "./terminal_text.ts";
+import { jsonForTerminal, oneLine, padEnd } from "./terminal_text.ts";
 import { usableRoots } from "./usable_roots.ts";
 
 /** The kinds of worker permission shown, in order. */
@@ -50,7 +50,7 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
   if (scripts.warning !== null) await io.writeErr(`skillgate: ${scripts.warning}\n`);
   const report = permissionsReport(explained);
   await io.writeOut(
-    config.options.json ? `${JSON.stringify(report, null, 2)}\n` : renderPermissions(report),
+    config.options.json ? `${jsonForTerminal(report)}\n` : renderPermissions(report),
   );
   return 0;
 }

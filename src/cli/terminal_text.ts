@@ -6,20 +6,74 @@
  * @module
  */
 
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
+/**
+ * Every character that can steer a terminal or reorder what a reader sees:
+ * C0 controls but tab and line feed (ESC starts every escape sequence, CR
+ * overwrites a line, BEL ends an OSC title), DEL, C1 controls (U+009B is a
+ * one-byte CSI, U+0085 a line break), the line and paragraph separators
+ * U+2028 and U+2029, and the bidi marks, embeddings, overrides and isolates
+ * (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).
+ */
+const UNSAFE =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
 const ELLIPSIS = "…";
 
 /**
- * Replaces control characters (C0 but tab and line feed, DEL, C1) and bidi
- * overrides with a visible `\u{..}` escape, so nothing a skill author wrote
- * can steer the terminal.
+ * THE escaping function for text from skill folders on its way to a terminal
+ * or to standard output: replaces every character of {@linkcode UNSAFE} with
+ * a visible `\u{..}` escape, so nothing a skill author wrote can set the
+ * window title, clear the screen, change colours or reorder a line. Tab and
+ * line feed stay.
  *
  * @param text Any text.
  * @returns The text with every such character escaped, e.g. `\u{1b}`.
  */
 export function safeTerminalText(text: string): string {
-  return text.replace(CONTROL, (char) => `\\u{${char.codePointAt(0)?.toString(16)}}`);
+  return text.replace(UNSAFE, (char) => `\\u{${char.codePointAt(0)?.toString(16)}}`);
+}
+
+/**
+ * `JSON.stringify` for every JSON skillgate prints (`list --json`,
+ * `permissions --json`): the same characters {@linkcode safeTerminalText}
+ * escapes, which `JSON.stringify` leaves raw (DEL, C1, U+2028, bidi marks),
+ * are written as `\uXXXX` escapes, so the output is plain JSON that decodes
+ * to the same value and is safe to print. Pure.
+ *
+ * @param value Any JSON-serialisable value.
+ * @param indent Spaces per indentation level. @default 2
+ * @returns The JSON text, without a trailing newline.
+ */
+export function jsonForTerminal(value: unknown, indent = 2): string {
+  // Outside strings JSON holds only ASCII punctuation, digits, letters and whitespace, so
+  // every match lies inside a string, where a \uXXXX escape means the same character.
+  return JSON.stringify(value, null, indent).replace(
+    UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * Writes one line to standard error through {@linkcode safeTerminalText}:
+ * the one way the worker and the trusted part log text that may hold a skill
+ * name, a path or an error message.
+ *
+ * @param text The line (a trailing newline is added by `console.error`).
+ */
+export function logErrorLine(text: string): void {
+  console.error(safeTerminalText(text));
+}
+
+/**
+ * An error as one loggable string: its stack when it has one (which starts
+ * with the message), else its message, else `String(error)`.
+ *
+ * @param error Anything thrown.
+ * @returns Text for {@linkcode logErrorLine}.
+ */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
 }
 
 /**

@@ -10,7 +10,7 @@ import { type Caps, MIN_CONFIRM_SECRET_CHARS } from "../caps.ts";
 import type { Root, RootOrigin } from "../skills/skill.ts";
 import { normaliseOrigin, parseHostPort } from "../transports/http/host_policy.ts";
 import type { Command, Config, ScriptSettings } from "./config.ts";
-import { isUnsetValue, splitRootList } from "./env_value.ts";
+import { hasPlaceholder, isUnsetValue, splitRootList } from "./env_value.ts";
 import { DEFAULT_OPTION_VALUES, OPTIONS, type OptionSpec, type OptionValues } from "./options.ts";
 
 /** A command line or environment value that cannot be used. Exit code 2. */
@@ -63,8 +63,17 @@ const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions"
  */
 export function parseCommandLine(input: CommandLineInput): Config {
   const values: OptionValues = structuredClone(DEFAULT_OPTION_VALUES) as OptionValues;
+  const notices: string[] = [];
   for (const option of OPTIONS) {
     const fromEnv = input.getEnv(option.env);
+    if (hasPlaceholder(fromEnv) && isUnsetValue(fromEnv)) {
+      notices.push(
+        `${option.env} holds the unsubstituted placeholder "${
+          (fromEnv ?? "").trim().slice(0, 80)
+        }", ` +
+          "so its default applies; set it to a value or remove it",
+      );
+    }
     if (!isUnsetValue(fromEnv)) applyOption(values, option, fromEnv, option.env);
   }
   let command: Command = "serve";
@@ -104,7 +113,11 @@ export function parseCommandLine(input: CommandLineInput): Config {
     positional.push(arg);
   }
   const home = input.getEnv("HOME");
-  const hostedBy = HOSTED_MARKERS.find((name) => !isUnsetValue(input.getEnv(name))) ?? null;
+  // A marker left as a placeholder still says a host started us: hosted moves defaults closed.
+  const hostedBy = HOSTED_MARKERS.find((name) => {
+    const value = input.getEnv(name);
+    return !isUnsetValue(value) || hasPlaceholder(value);
+  }) ?? null;
   const resolvePath = (value: string) => resolveUserPath(value, input.cwd, home);
   const roots: Root[] = [];
   const addRoots = (entries: readonly string[], from: RootOrigin) => {
@@ -114,7 +127,6 @@ export function parseCommandLine(input: CommandLineInput): Config {
     }
   };
   const targets = command === "validate" ? positional.map(resolvePath) : [];
-  const notices: string[] = [];
   const hostedPath = input.getEnv("MCP_SKILLS_PATH");
   const skillsDir = input.getEnv("SKILLS_DIR");
   if (command !== "validate") {
@@ -139,6 +151,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
   }
   if (values.httpTokenFile !== null) values.httpTokenFile = resolvePath(values.httpTokenFile);
   const httpToken = input.getEnv("SKILLGATE_HTTP_TOKEN");
+  refuseTokenPlaceholders(values, input.getEnv);
   return deepFreeze({
     command,
     roots,
@@ -151,6 +164,29 @@ export function parseCommandLine(input: CommandLineInput): Config {
     httpToken: isUnsetValue(httpToken) ? null : httpToken.trim(),
     notices,
   });
+}
+
+/** The variables that authenticate HTTP clients: a placeholder there must not mean "no token". */
+const HTTP_TOKEN_VARIABLES = ["SKILLGATE_HTTP_TOKEN", "SKILLGATE_HTTP_TOKEN_FILE"] as const;
+
+/**
+ * Over HTTP, a token variable holding an unsubstituted placeholder stops
+ * start-up: read as unset it would serve without a token (or with the
+ * placeholder text as a guessable token). On stdio no token is used.
+ */
+function refuseTokenPlaceholders(
+  values: OptionValues,
+  getEnv: (name: string) => string | undefined,
+): void {
+  if (values.http === null) return;
+  for (const name of HTTP_TOKEN_VARIABLES) {
+    if (hasPlaceholder(getEnv(name))) {
+      throw new UsageError(
+        `${name} holds an unsubstituted \${...} placeholder, so no bearer token is in force; ` +
+          "the host meant to set it: substitute the value (or remove the variable) and restart",
+      );
+    }
+  }
 }
 
 function simpleConfig(command: Command, values: OptionValues): Config {
@@ -179,14 +215,27 @@ function capsOf(values: OptionValues): Caps {
   };
 }
 
+/** The variables that decide what scripts may run and how runs are confirmed. */
+export const SCRIPT_VARIABLES: readonly string[] = Object.freeze([
+  "MCP_SKILL_RUN",
+  "MCP_CONFIRM_MODE",
+  "MCP_CONFIRM_SECRET",
+  "MCP_CONFIRM_TTL_SECONDS",
+  "MCP_SKILL_ALLOW_UNSCRUBBED",
+]);
+
 function scriptSettings(
   getEnv: (name: string) => string | undefined,
   resolvePath: (path: string) => string,
 ): ScriptSettings {
-  const grant = getEnv("MCP_SKILL_RUN");
-  const mode = getEnv("MCP_CONFIRM_MODE");
-  const secret = getEnv("MCP_CONFIRM_SECRET");
-  const ttl = getEnv("MCP_CONFIRM_TTL_SECONDS");
+  // A placeholder in a script variable refuses every script (see `unsubstituted`); the
+  // variable itself then reads as unset, so a placeholder never fails parsing either.
+  const unsubstituted = SCRIPT_VARIABLES.filter((name) => hasPlaceholder(getEnv(name)));
+  const read = (name: string) => unsubstituted.includes(name) ? undefined : getEnv(name);
+  const grant = read("MCP_SKILL_RUN");
+  const mode = read("MCP_CONFIRM_MODE");
+  const secret = read("MCP_CONFIRM_SECRET");
+  const ttl = read("MCP_CONFIRM_TTL_SECONDS");
   const dataDir = getEnv("MCP_DATA_DIR");
   let confirmMode: ScriptSettings["confirmMode"] = "ask-user";
   if (!isUnsetValue(mode)) {
@@ -212,8 +261,9 @@ function scriptSettings(
     confirmTtlSeconds: isUnsetValue(ttl)
       ? 600
       : parseInteger(ttl, "MCP_CONFIRM_TTL_SECONDS", 1, 86_400),
-    allowUnscrubbed: getEnv("MCP_SKILL_ALLOW_UNSCRUBBED")?.trim() === "1",
-    dataDir: isUnsetValue(dataDir) ? null : resolvePath(dataDir.trim()),
+    allowUnscrubbed: read("MCP_SKILL_ALLOW_UNSCRUBBED")?.trim() === "1",
+    dataDir: isUnsetValue(dataDir) || hasPlaceholder(dataDir) ? null : resolvePath(dataDir.trim()),
+    unsubstituted,
   };
 }
 

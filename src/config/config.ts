@@ -27,6 +27,14 @@ export interface ScriptSettings {
   readonly allowUnscrubbed: boolean;
   /** `MCP_DATA_DIR`: a data folder handed to scripts, or null. */
   readonly dataDir: string | null;
+  /**
+   * The script variables (`MCP_SKILL_RUN`, `MCP_CONFIRM_MODE`,
+   * `MCP_CONFIRM_SECRET`, `MCP_CONFIRM_TTL_SECONDS`,
+   * `MCP_SKILL_ALLOW_UNSCRUBBED`) whose value holds an unsubstituted `${VAR}`
+   * placeholder, in that order. Any entry means a host meant to set it and
+   * did not: no script runs (the grant says why). Empty normally.
+   */
+  readonly unsubstituted: readonly string[];
 }
 
 /** Everything the program needs to know, decided at start-up. Frozen. */

@@ -7,8 +7,15 @@
  * @module
  */
 
+import { readRunConfirmation, RUN_CONFIRMATION_SCHEMA } from "./elicitation/run_confirmation.ts";
 import type { Server } from "./sdk.ts";
 import type { ToolCallExtra, UserAnswer } from "./tools/tool.ts";
+
+/** The requested schema of a form elicitation, as the SDK types it. */
+type ElicitSchema = Extract<
+  Parameters<Server["elicitInput"]>[0],
+  { requestedSchema: unknown }
+>["requestedSchema"];
 
 /** What the SDK hands a request handler (the parts used here). */
 export interface HandlerExtra {
@@ -51,21 +58,9 @@ export function toolCallExtra(
         const result = await server.elicitInput({
           mode: "form",
           message,
-          requestedSchema: {
-            type: "object",
-            properties: {
-              run: {
-                type: "boolean",
-                title: "Run this script",
-                description: "Leave checked to run exactly what is shown",
-                default: true,
-              },
-            },
-            required: ["run"],
-          },
+          requestedSchema: structuredClone(RUN_CONFIRMATION_SCHEMA) as ElicitSchema,
         }, { signal: extra.signal });
-        if (result.action !== "accept") return result.action;
-        return result.content?.run === true ? "accept" : "decline";
+        return readRunConfirmation(result);
       },
     }),
   };

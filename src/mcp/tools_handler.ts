@@ -24,6 +24,7 @@ import { skillListTool } from "./tools/skill_list.ts";
 import { skillLoadTool } from "./tools/skill_load.ts";
 import { skillRunTool } from "./tools/skill_run.ts";
 import type { SkillTool, ToolContext } from "./tools/tool.ts";
+import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** The tools served, in `tools/list` order. */
 export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
@@ -99,7 +100,7 @@ export function serveTools(
         toolCallExtra(server, { progressToken: request.params._meta?.progressToken }, io),
       );
     } catch (error) {
-      console.error(`skillgate: ${tool.name} failed:`, error);
+      logErrorLine(`skillgate: ${tool.name} failed: ${describeError(error)}`);
       return toolError(
         "INTERNAL",
         `${tool.name} failed unexpectedly`,

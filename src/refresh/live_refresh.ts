@@ -19,6 +19,7 @@ import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
+import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
 export interface LiveRefreshOptions {
@@ -138,7 +139,11 @@ export async function startLiveRefresh(
         durationMs: performance.now() - startedMs,
       };
     } catch (error) {
-      console.error("skillgate: live refresh failed; the previous catalog stays served:", error);
+      logErrorLine(
+        `skillgate: live refresh failed; the previous catalog stays served: ${
+          describeError(error)
+        }`,
+      );
       return;
     }
     options.onRefresh?.(report);
@@ -167,7 +172,7 @@ export async function startLiveRefresh(
         debouncer.add(event.paths);
       }
     })().catch((error: unknown) => {
-      if (!isClosed) console.error("skillgate: file watching stopped:", error);
+      if (!isClosed) logErrorLine(`skillgate: file watching stopped: ${describeError(error)}`);
     });
   }
 
@@ -201,7 +206,7 @@ function tryWatch(paths: readonly string[]): Deno.FsWatcher | null {
         Deno.watchFs(path, { recursive: true }).close();
         return true;
       } catch (error) {
-        console.error(`skillgate: cannot watch "${path}" for changes (${errorName(error)})`);
+        logErrorLine(`skillgate: cannot watch "${path}" for changes (${errorName(error)})`);
         return false;
       }
     });

@@ -24,7 +24,8 @@ export function createGroupKillClient(port: RequestPort<GroupRequestMessage>): G
     onTimeout: false,
   });
   return {
-    register: (pid) => ask({ type: "group", op: "register", pid }),
+    register: (pid, options = {}) =>
+      ask({ type: "group", op: "register", pid, awaitsStop: options.awaitsStop === true }),
     kill: (pid, signal) => ask({ type: "group", op: "kill", pid, signal }),
     release: (pid) => {
       void ask({ type: "group", op: "release", pid });

@@ -20,6 +20,8 @@ import type { GroupKiller, GroupSignal } from "../scripts/runner/group_killer.ts
 
 /** The fields of `/proc/<pid>/stat` the killer checks. */
 export interface LeaderStat {
+  /** Process state (field 3): `T` when stopped by a signal. */
+  readonly state: string;
   readonly ppid: number;
   readonly pgid: number;
   /** Start time in clock ticks after boot (field 22). */
@@ -33,8 +35,15 @@ export interface GroupKillerIo {
   /** Text of `/proc/<pid>/stat`, or null when there is no such process. */
   readonly readStat: (pid: number) => string | null;
   /** Sends a signal to a whole process group; throws when none is left. */
-  readonly killGroup: (pgid: number, signal: GroupSignal) => void;
+  readonly killGroup: (pgid: number, signal: GroupSignal | "SIGCONT") => void;
+  /** Waits this long, in ms, between looks at a leader that should stop itself. */
+  readonly pollDelay: (ms: number) => Promise<void>;
 }
+
+/** How long a launched leader may take to stop itself before it is given up on, in ms. */
+export const STOP_WAIT_MS = 3_000;
+/** Time between looks at a leader that should stop itself, in ms. */
+const STOP_POLL_MS = 2;
 
 /** Groups registered at once at most (each is one running script). */
 export const MAX_REGISTERED_GROUPS = 1024;
@@ -45,26 +54,29 @@ export const MAX_REGISTERED_GROUPS = 1024;
  * fields are counted after the last `)`.
  *
  * @param text The file's text.
- * @returns ppid (field 4), pgid (field 5) and start time (field 22), or null.
+ * @returns state (field 3), ppid (field 4), pgid (field 5) and start time
+ *   (field 22), or null.
  */
 export function parseLeaderStat(text: string): LeaderStat | null {
   const close = text.lastIndexOf(")");
   if (close < 0) return null;
   const fields = text.slice(close + 2).trim().split(" ");
+  const state = fields[0] ?? "";
   const ppid = Number(fields[1]);
   const pgid = Number(fields[2]);
   const startTime = fields[19];
   if (!Number.isSafeInteger(ppid) || !Number.isSafeInteger(pgid) || startTime === undefined) {
     return null;
   }
-  return { ppid, pgid, startTime };
+  return { state, ppid, pgid, startTime };
 }
 
 /**
  * Creates the trusted part's group killer.
  *
- * @param io This process's pid, a `/proc` reader and the group signal call
- *   (defaults: `Deno.pid`, `/proc/<pid>/stat`, `Deno.kill(-pgid, signal)`).
+ * @param io This process's pid, a `/proc` reader, the group signal call and
+ *   the poll delay (defaults: `Deno.pid`, `/proc/<pid>/stat`,
+ *   `Deno.kill(-pgid, signal)`, a timer).
  * @returns A {@linkcode GroupKiller} that signals only verified groups.
  *
  * Requires `--allow-all` for the defaults (Deno demands it for any `/proc`
@@ -76,6 +88,20 @@ export function createGroupKiller(io: Partial<GroupKillerIo> = {}): GroupKiller 
   const ownPid = io.ownPid ?? Deno.pid;
   const readStat = io.readStat ?? readProcStat;
   const killGroup = io.killGroup ?? ((pgid, signal) => Deno.kill(-pgid, signal));
+  const pollDelay = io.pollDelay ??
+    ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  /** The leader's stat once it has stopped itself, or null when it did not in time. */
+  const stoppedStat = async (pid: number): Promise<LeaderStat | null> => {
+    for (let waitedMs = 0; waitedMs <= STOP_WAIT_MS; waitedMs += STOP_POLL_MS) {
+      const text = readStat(pid);
+      const stat = text === null ? null : parseLeaderStat(text);
+      if (stat === null) return null;
+      // Not ours (refused by the caller's check), or stopped and ready to be registered.
+      if (stat.ppid !== ownPid || stat.pgid !== pid || stat.state === "T") return stat;
+      await pollDelay(STOP_POLL_MS);
+    }
+    return null;
+  };
   const registered = new Map<number, string>();
   const matches = (pid: number, startTime: string | null): boolean | null => {
     const text = readStat(pid);
@@ -85,15 +111,29 @@ export function createGroupKiller(io: Partial<GroupKillerIo> = {}): GroupKiller 
       (startTime === null || stat.startTime === startTime);
   };
   return {
-    register: (pid) => {
+    register: async (pid, options = {}) => {
       if (!Number.isSafeInteger(pid) || pid <= 1 || registered.size >= MAX_REGISTERED_GROUPS) {
-        return Promise.resolve(false);
+        return false;
       }
-      const text = readStat(pid);
-      const stat = text === null ? null : parseLeaderStat(text);
-      if (stat === null || stat.ppid !== ownPid || stat.pgid !== pid) return Promise.resolve(false);
+      const awaitsStop = options.awaitsStop === true;
+      let stat: LeaderStat | null;
+      if (awaitsStop) stat = await stoppedStat(pid);
+      else {
+        const text = readStat(pid);
+        stat = text === null ? null : parseLeaderStat(text);
+      }
+      if (stat === null || stat.ppid !== ownPid || stat.pgid !== pid) return false;
       registered.set(pid, stat.startTime);
-      return Promise.resolve(true);
+      if (awaitsStop) {
+        // The group is known before the script's first instruction: now let it run.
+        try {
+          killGroup(pid, "SIGCONT");
+        } catch {
+          registered.delete(pid);
+          return false;
+        }
+      }
+      return true;
     },
     kill: (pid, signal) => {
       const startTime = registered.get(pid);

@@ -71,6 +71,8 @@ export interface GroupRequestMessage {
   readonly pid: number;
   /** For `kill`. */
   readonly signal?: "SIGTERM" | "SIGKILL";
+  /** For `register`: the leader stops itself before exec and waits to be continued. */
+  readonly awaitsStop?: boolean;
 }
 
 /** Trusted part to worker: the outcome of a {@linkcode GroupRequestMessage}. */

@@ -19,6 +19,7 @@ import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { scrubEnviron } from "./environ_scrub.ts";
+import { makeNonDumpable } from "./non_dumpable.ts";
 import { createGroupKiller } from "./group_killer.ts";
 import type { PermittedProgram } from "./worker_permissions.ts";
 
@@ -32,7 +33,10 @@ export interface ScriptBoot {
    */
   readonly run: readonly PermittedProgram[];
   readonly groupKiller: GroupKiller;
-  /** One line for stderr when scripts are refused for want of a scrub, else null. */
+  /**
+   * One line for stderr when every script is refused at start-up (a script
+   * variable left as a placeholder; hosted without a scrub), else null.
+   */
   readonly warning: string | null;
   /**
    * Hands on the catalog built here to judge the declarations, once: the
@@ -67,13 +71,19 @@ export async function bootScripts(
   options: { getEnv: (name: string) => string | undefined },
 ): Promise<ScriptBoot> {
   const scrub = scrubEnviron();
+  // After the scrub (it writes /proc/self/mem), before any script can start.
+  const dumpable = makeNonDumpable();
   const interpreters = lookUpInterpreters(options.getEnv("PATH"));
   const groupKiller = createGroupKiller();
-  const isolation = await probeIsolation({
+  const probed = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
     killer: groupKiller,
     requested: config.options.isolation === "group" ? "group" : "auto",
   });
+  // In a PID namespace skillgate's /proc is out of sight anyway; in a group it is the wall.
+  const isolation = probed.mode === "process-group"
+    ? { ...probed, note: `${probed.note} ${dumpable.note}.` }
+    : probed;
   const environ: EnvironStatus = !scrub.scrubbed && isolation.mode === "pid-namespace"
     ? {
       scrubbed: true,
@@ -85,6 +95,7 @@ export async function bootScripts(
   const grant = parseGrant(config.scripts.grantJson, {
     hosted: config.hosted,
     hostedBy: config.hostedBy,
+    unsubstituted: config.scripts.unsubstituted,
   });
   let built: Catalog | null = grantsAnything(grant)
     ? await buildCatalog(config.roots, config.caps)
@@ -107,7 +118,9 @@ export async function bootScripts(
     facts,
     run: programs,
     groupKiller,
-    warning: refused
+    warning: grant.from === "unsubstituted"
+      ? `no script will run: ${grant.error}`
+      : refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
       : null,
     takeCatalog: () => {

@@ -114,8 +114,9 @@ async function answerGroupRequest(
 ): Promise<GroupReplyMessage> {
   let ok = false;
   if (killer !== undefined) {
-    if (request.op === "register") ok = await killer.register(request.pid);
-    else if (request.op === "kill" && request.signal !== undefined) {
+    if (request.op === "register") {
+      ok = await killer.register(request.pid, { awaitsStop: request.awaitsStop === true });
+    } else if (request.op === "kill" && request.signal !== undefined) {
       ok = await killer.kill(request.pid, request.signal);
     } else if (request.op === "release") {
       killer.release(request.pid);

@@ -55,7 +55,8 @@ export async function computeWorkerSet(
 
 /**
  * What the runner will actually spawn for each program: the program itself,
- * or `unshare` when scripts run in a PID namespace (`isolate()` decides, as
+ * `unshare` when scripts run in a PID namespace, or the group launcher (`sh`,
+ * after `setpriv` as root) in process-group mode (`isolate()` decides, as
  * for every run), so the run permission names exactly what is spawned.
  */
 function spawnedPrograms(
@@ -64,9 +65,14 @@ function spawnedPrograms(
 ): PermittedProgram[] {
   return programs.map((program) => {
     const spawned = isolate(program.path, [], isolation).program;
-    return spawned === program.path ? program : {
-      path: spawned,
-      reason: "every granted script runs through unshare, in its own PID namespace",
-    };
+    if (spawned === program.path) return program;
+    const reason = isolation.mode === "pid-namespace"
+      ? "every granted script runs through unshare, in its own PID namespace"
+      : spawned === isolation.launcher?.setprivPath
+      ? "every granted script starts through setpriv (no capability as root), then the group " +
+        "launcher sh, which waits stopped until its process group is registered"
+      : "every granted script starts through the group launcher sh, which waits stopped until " +
+        "its process group is registered";
+    return { path: spawned, reason };
   });
 }

@@ -3,13 +3,16 @@
  * `{skill, script, env?}` rows. A grant can only narrow what skills declare:
  * no spelling of it makes something runnable that a skill did not declare.
  * When it is absent, hosted means nothing runs and standalone means the
- * declarations stand (the person at the terminal is the owner).
+ * declarations stand (the person at the terminal is the owner). When it, or
+ * any other script variable, holds an unsubstituted `${VAR}` placeholder, a
+ * host meant to grant or configure something and did not: nothing runs, and
+ * the grant says why (a placeholder never counts as "absent").
  *
  * @module
  */
 
 /** Where the grant in force came from. */
-export type GrantSource = "MCP_SKILL_RUN" | "hosted-default" | "declaration";
+export type GrantSource = "MCP_SKILL_RUN" | "hosted-default" | "declaration" | "unsubstituted";
 
 /** One usable row of `MCP_SKILL_RUN`. */
 export interface GrantRow {
@@ -56,15 +59,23 @@ export const MAX_GRANT_ROWS = 10_000;
  * against the catalog (`plan.ts`).
  *
  * @param json The raw value, or null when unset (blank counts as unset).
- * @param options `hosted` and the variable that made the server hosted.
+ * @param options `hosted`, the variable that made the server hosted, and the
+ *   script variables that held an unsubstituted placeholder (any one grants
+ *   nothing, whatever `json` says). @default unsubstituted `[]`
  * @returns The grant, frozen.
  *
  * Source: the security-first anchor's grant (anchors.md); issue 4, "Grant".
  */
 export function parseGrant(
   json: string | null,
-  options: { hosted: boolean; hostedBy?: string | null },
+  options: {
+    hosted: boolean;
+    hostedBy?: string | null;
+    unsubstituted?: readonly string[];
+  },
 ): Grant {
+  const unsubstituted = options.unsubstituted ?? [];
+  if (unsubstituted.length > 0) return unsubstitutedGrant(unsubstituted);
   if (json === null || json.trim() === "") {
     if (options.hosted) {
       return Object.freeze({
@@ -123,6 +134,23 @@ export function parseGrant(
  */
 export function grantsAnything(grant: Grant): boolean {
   return grant.rows === null || grant.rows.length > 0;
+}
+
+/**
+ * The grant when script variables were left as placeholders. The error names
+ * only the variables (never a value), so clients may see it as it is.
+ */
+function unsubstitutedGrant(names: readonly string[]): Grant {
+  const list = names.join(", ");
+  return Object.freeze({
+    from: "unsubstituted",
+    rows: Object.freeze([]),
+    error: `${list} ${names.length === 1 ? "holds" : "hold"} an unsubstituted \${...} ` +
+      "placeholder: the host meant to set it and did not, so no script may run. The owner " +
+      "substitutes the value (or removes the variable) and restarts skillgate",
+    note: "A script variable was left as a placeholder, so no script may run",
+    refusedRows: Object.freeze([]),
+  });
 }
 
 function refusedWhole(error: string): Grant {

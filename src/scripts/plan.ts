@@ -167,6 +167,8 @@ export function planScripts(
           state: "ungranted",
           reason: grant.rows === null
             ? "Not granted"
+            : grant.from === "unsubstituted" && grant.error !== undefined
+            ? grant.error
             : `MCP_SKILL_RUN has no usable row for skill "${skill.name}" and script ` +
               `"${declared.script}"`,
         }));

@@ -178,6 +178,7 @@ export async function prepareRun(
       cwd: skill.realDir,
       env: env.env,
       timeoutMs: planned.timeoutMs,
+      stopsBeforeExec: wrapped.stopsBeforeExec,
     },
     envNames: env.names,
   };

@@ -59,6 +59,7 @@ export function createScriptService(
   const grant = parseGrant(config.scripts.grantJson, {
     hosted: config.hosted,
     hostedBy: config.hostedBy,
+    unsubstituted: config.scripts.unsubstituted,
   });
   const plans = new WeakMap<Catalog, ScriptPlan>();
   const stopper = new AbortController();
@@ -69,6 +70,8 @@ export function createScriptService(
     grant,
     confirmer: createConfirmer({
       secret: config.scripts.confirmSecret,
+      // Only stateless replicas need a token to verify in another process.
+      isSharedAcrossReplicas: config.options.http !== null && config.options.stateless,
       ttlSeconds: config.scripts.confirmTtlSeconds,
       ...(options.now === undefined ? {} : { now: options.now }),
     }),

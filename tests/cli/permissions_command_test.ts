@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { findGroupLauncher } from "../../src/scripts/isolation.ts";
 import { type PermissionsReport, permissionsReport } from "../../src/cli/permissions_command.ts";
 import { checkRoots } from "../../src/config/root_check.ts";
 import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
@@ -114,7 +115,7 @@ Deno.test("permissionsReport() refuses to hide an ffi entry it has no place for"
   assert.throws(() => permissionsReport(withFfi), /ffi entries \("\/lib\/x\.so"\)/);
 });
 
-Deno.test("permissions with --isolation=group and a Python grant lists exactly the python3 found on PATH", async () => {
+Deno.test("permissions with --isolation=group and a Python grant lists exactly the group launcher", async () => {
   await using copy = await copyToTemp(`${REPO_ROOT}examples/skills`);
   const root = `${copy.dir}/skills`;
   const grant = JSON.stringify([{ skill: "release-notes", script: "scripts/collect_changes.py" }]);
@@ -131,6 +132,11 @@ Deno.test("permissions with --isolation=group and a Python grant lists exactly t
     MCP_SKILLS_PATH: root,
     MCP_SKILL_RUN: grant,
   });
-  assert.deepEqual(report.worker.run, [python3]);
-  assert.match(report.reasons[`run:${python3}`] ?? "", /python3|interpreter/);
+  // The granted python3 starts through the launcher that holds it stopped until its group is
+  // registered (setpriv first as root, to drop every capability): that is what is spawned.
+  const launcher = findGroupLauncher({ isRoot: Deno.uid() === 0 });
+  assert.ok(launcher !== null, "sh (and setpriv as root) are in the system folders");
+  const spawned = launcher.setprivPath ?? launcher.shPath;
+  assert.deepEqual(report.worker.run, [spawned]);
+  assert.match(report.reasons[`run:${spawned}`] ?? "", /group launcher sh/);
 });

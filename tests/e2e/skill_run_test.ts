@@ -332,6 +332,28 @@ Deno.test("skill_run refuses before asking, and confirms with a token", async (t
   });
 });
 
+Deno.test("attack: a spent confirmation token replayed after a restart (same MCP_CONFIRM_SECRET) does not run", async () => {
+  await using tree = await makeSkillRoot();
+  const env = baseEnv(tree.dataDir, { MCP_CONFIRM_SECRET: "a-shared-secret-of-32-characters" });
+  const args = { name: SKILL, script: "scripts/echo_args.sh", args: ["once"] };
+  let spent = "";
+  let unspent = "";
+  {
+    await using first = await connectStdio(["serve", tree.root], { env });
+    spent = String(json(await first.call("skill_run", args)).confirmToken);
+    unspent = String(json(await first.call("skill_run", args)).confirmToken);
+    const ran = json(await first.call("skill_run", { ...args, confirmToken: spent }));
+    assert.equal(ran.stdout, "once\n");
+  }
+  await using restarted = await connectStdio(["serve", tree.root], { env });
+  for (const token of [spent, unspent]) {
+    const replay = await restarted.call("skill_run", { ...args, confirmToken: token });
+    assert.equal(replay.isError, true);
+    assert.equal(json(replay).error, "TOKEN_EXPIRED");
+    assert.match(String(json(replay).message), /restarts/);
+  }
+});
+
 Deno.test("skill_run asks the user through elicitation when the client supports it", async (t) => {
   await using tree = await makeSkillRoot();
   const answers: ElicitResult[] = [];
@@ -371,5 +393,21 @@ Deno.test("skill_run asks the user through elicitation when the client supports 
     assert.equal(result.isError, true);
     assert.equal(json(result).error, "CONFIRMATION_DECLINED");
     assert.equal(asked.length, 2);
+  });
+
+  await t.step(
+    "accept with empty content runs it: the form's default run: true stands",
+    async () => {
+      answers.push({ action: "accept", content: {} });
+      assert.equal(json(await call("scripts/echo_args.sh", ["empty"])).stdout, "empty\n");
+      answers.push({ action: "accept" });
+      assert.equal(json(await call("scripts/echo_args.sh", ["none"])).stdout, "none\n");
+    },
+  );
+
+  await t.step("accept with run: false does not run it", async () => {
+    answers.push({ action: "accept", content: { run: false } });
+    const result = await call("scripts/echo_args.sh", ["unchecked"]);
+    assert.equal(json(result).error, "CONFIRMATION_DECLINED");
   });
 });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createGroupKiller, parseLeaderStat } from "../../src/sandbox/group_killer.ts";
 
-const statLine = (pid: number, ppid: number, pgid: number, start = "777") =>
-  `${pid} (we ird) name) S ${ppid} ${pgid} ${pgid} 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 ${start} 1 2`;
+const statLine = (pid: number, ppid: number, pgid: number, start = "777", state = "S") =>
+  `${pid} (we ird) name) ${state} ${ppid} ${pgid} ${pgid} 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 ${start} 1 2`;
 
 function fakeIo(stats: Map<number, string>) {
   const sent: [number, string][] = [];
@@ -14,12 +14,18 @@ function fakeIo(stats: Map<number, string>) {
       killGroup: (pgid: number, signal: string) => {
         sent.push([pgid, signal]);
       },
+      pollDelay: () => Promise.resolve(),
     },
   };
 }
 
 Deno.test("parseLeaderStat() counts fields after the last parenthesis", () => {
-  assert.deepEqual(parseLeaderStat(statLine(5, 100, 5)), { ppid: 100, pgid: 5, startTime: "777" });
+  assert.deepEqual(parseLeaderStat(statLine(5, 100, 5)), {
+    state: "S",
+    ppid: 100,
+    pgid: 5,
+    startTime: "777",
+  });
   assert.equal(parseLeaderStat("garbage"), null);
 });
 
@@ -61,5 +67,35 @@ Deno.test("the group killer forgets a group whose pid now names another process"
   assert.equal(await killer.kill(200, "SIGKILL"), false);
   stats.set(200, statLine(200, 100, 200, "777"));
   assert.equal(await killer.kill(200, "SIGKILL"), false, "forgotten for good");
+  assert.deepEqual(sent, []);
+});
+
+Deno.test("a launched leader is registered only once stopped, then continued", async () => {
+  const stats = new Map([[200, statLine(200, 100, 200, "777", "R")]]);
+  const { io, sent } = fakeIo(stats);
+  let looks = 0;
+  const killer = createGroupKiller({
+    ...io,
+    readStat: (pid) => {
+      if (++looks === 3) stats.set(200, statLine(200, 100, 200, "777", "T"));
+      return stats.get(pid) ?? null;
+    },
+  });
+  assert.equal(await killer.register(200, { awaitsStop: true }), true);
+  assert.ok(looks >= 3, "it waited for the stop");
+  assert.deepEqual(sent, [[200, "SIGCONT"]], "continued only after registering");
+  assert.equal(await killer.kill(200, "SIGKILL"), true);
+});
+
+Deno.test("a launched leader that never stops, or is not ours, is not registered or continued", async () => {
+  const stats = new Map([
+    [200, statLine(200, 100, 200, "777", "S")],
+    [300, statLine(300, 999, 300, "777", "T")],
+  ]);
+  const { io, sent } = fakeIo(stats);
+  const killer = createGroupKiller(io);
+  assert.equal(await killer.register(200, { awaitsStop: true }), false, "never stopped");
+  assert.equal(await killer.register(300, { awaitsStop: true }), false, "another parent");
+  assert.equal(await killer.register(400, { awaitsStop: true }), false, "gone");
   assert.deepEqual(sent, []);
 });

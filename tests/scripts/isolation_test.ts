@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { isolate, namespaceArgs, probeIsolation } from "../../src/scripts/isolation.ts";
+import {
+  CAPABILITY_DROP_ARGS,
+  findGroupLauncher,
+  isolate,
+  LAUNCHER_SCRIPT,
+  namespaceArgs,
+  probeIsolation,
+} from "../../src/scripts/isolation.ts";
 import { runScript } from "../../src/scripts/runner/run_script.ts";
 import { createGroupKiller } from "../../src/sandbox/group_killer.ts";
 import { liveProcessesWith } from "../support/processes.ts";
@@ -13,6 +20,7 @@ Deno.test("isolate() wraps a program in unshare only in pid-namespace mode", () 
   assert.deepEqual(isolate("/usr/bin/python3", ["a.py"], groupOnly), {
     program: "/usr/bin/python3",
     args: ["a.py"],
+    stopsBeforeExec: false,
   });
   const wrapped = isolate("/usr/bin/python3", ["a.py"], {
     mode: "pid-namespace",
@@ -25,6 +33,81 @@ Deno.test("isolate() wraps a program in unshare only in pid-namespace mode", () 
     "/usr/bin/python3",
     "a.py",
   ]);
+  assert.equal(wrapped.stopsBeforeExec, false);
+});
+
+Deno.test("isolate() starts a group-mode script through the stopping launcher, setpriv first as root", () => {
+  const base = { mode: "process-group", unsharePath: null, note: "" } as const;
+  const user = isolate("/usr/bin/python3", ["a.py"], {
+    ...base,
+    launcher: { shPath: "/bin/sh", setprivPath: null },
+  });
+  assert.deepEqual(user, {
+    program: "/bin/sh",
+    args: ["-c", LAUNCHER_SCRIPT, "skillgate-launch", "/usr/bin/python3", "a.py"],
+    stopsBeforeExec: true,
+  });
+  const root = isolate("/usr/bin/python3", ["a.py"], {
+    ...base,
+    launcher: { shPath: "/bin/sh", setprivPath: "/usr/bin/setpriv" },
+  });
+  assert.equal(root.program, "/usr/bin/setpriv");
+  assert.deepEqual(root.args, [
+    ...CAPABILITY_DROP_ARGS,
+    "/bin/sh",
+    "-c",
+    LAUNCHER_SCRIPT,
+    "skillgate-launch",
+    "/usr/bin/python3",
+    "a.py",
+  ]);
+  assert.equal(root.stopsBeforeExec, true);
+});
+
+Deno.test("findGroupLauncher() needs setpriv only as root", () => {
+  const user = findGroupLauncher({ isRoot: false });
+  assert.ok(user !== null && user.setprivPath === null && user.shPath.endsWith("/sh"));
+  const root = findGroupLauncher({ isRoot: true });
+  assert.ok(root === null || root.setprivPath?.endsWith("/setpriv"));
+  assert.equal(findGroupLauncher({ isRoot: false, folders: ["/nonexistent"] }), null);
+});
+
+Deno.test("attack: a group-mode leader that backgrounds children and exits at once leaves no survivor (60 runs)", async () => {
+  const group = await probeIsolation({
+    shPath: SH,
+    killer: createGroupKiller(),
+    requested: "group",
+  });
+  assert.ok(group.launcher !== null && group.launcher !== undefined, group.note);
+  const mark = `${Date.now() % 100000}.7`;
+  const killer = createGroupKiller();
+  for (let run = 0; run < 60; run++) {
+    const wrapped = isolate(SH, [
+      "-c",
+      `sleep ${mark} >/dev/null 2>&1 & sleep ${mark} >/dev/null 2>&1 & exit 0`,
+    ], group);
+    const outcome = await runScript(
+      { ...wrapped, cwd: "/tmp", env: { PATH: "/usr/bin:/bin" }, timeoutMs: 10_000 },
+      { killer, drainMs: 200, pipeDeadlineMs: 200 },
+    );
+    assert.equal(outcome.exitCode, 0, `run ${run}: ${outcome.stderr}`);
+    assert.equal(outcome.groupVerified, true, `run ${run}`);
+  }
+  assert.deepEqual(liveProcessesWith(`sleep ${mark}`), []);
+});
+
+Deno.test("the group launcher hands the script exactly its environment", async () => {
+  const group = await probeIsolation({
+    shPath: SH,
+    killer: createGroupKiller(),
+    requested: "group",
+  });
+  const wrapped = isolate("/usr/bin/env", [], group);
+  const outcome = await runScript(
+    { ...wrapped, cwd: "/tmp", env: { PATH: "/usr/bin:/bin", ONLY: "this" }, timeoutMs: 10_000 },
+    { killer: createGroupKiller() },
+  );
+  assert.deepEqual(outcome.stdout.trim().split("\n").sort(), ["ONLY=this", "PATH=/usr/bin:/bin"]);
 });
 
 Deno.test({

@@ -24,6 +24,7 @@ export const SCANNED_APIS = [
   "node:fs",
   "node:child_process",
   "node:module",
+  "Deno.dlopen",
   "import()",
   "Deno (indirect)",
 ] as const;

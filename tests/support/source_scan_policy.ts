@@ -47,6 +47,12 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "overwrites it through /proc/self/mem and reads /proc/self/environ back; fixed paths",
   },
   {
+    path: "src/sandbox/non_dumpable.ts",
+    apis: ["Deno.dlopen"],
+    reason: "trusted part at boot: calls prctl(PR_SET_DUMPABLE, 0) in libc (fixed library " +
+      "names, one fixed symbol) so scripts cannot open skillgate's /proc/<pid>/fd",
+  },
+  {
     path: "src/sandbox/group_killer.ts",
     apis: ["Deno.readTextFile"],
     reason: "trusted part: reads /proc/<pid>/stat to verify that a process group the worker " +

@@ -10,6 +10,7 @@ import { extensionExclusion } from "../../skills/extension_eligibility.ts";
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { skillFileUri } from "../resources/skill_uri.ts";
 import type { DigestCache } from "./digest_cache.ts";
+import { logErrorLine } from "../../cli/terminal_text.ts";
 
 /** One file of an entry's manifest. */
 export interface SkillResourceEntry {
@@ -121,7 +122,7 @@ export async function skillEntries(
         };
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        console.error(
+        logErrorLine(
           `skillgate: skills extension leaves out a file of "${job.skill.name}": ${why}`,
         );
       }

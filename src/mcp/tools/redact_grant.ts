@@ -39,6 +39,8 @@ export function redactGrantProblems(
   problems: readonly Problem[],
   grant: ScriptPlan["grant"] | undefined,
 ): Problem[] {
+  // A placeholder's error names only variables, never a row or a value: it is shown as is.
+  if (grant?.from === "unsubstituted") return [...problems];
   const detail = grant?.error === undefined
     ? REDACTED_GRANT_ROW_DETAIL
     : REDACTED_GRANT_VALUE_DETAIL;
@@ -55,9 +57,10 @@ export function redactGrantProblems(
  * Source: house style, "client-facing errors never echo allow-lists or secrets".
  */
 export function redactGrantStatus(grant: ScriptPlan["grant"]): ScriptPlan["grant"] {
+  const error = grant.from === "unsubstituted" ? grant.error : REDACTED_GRANT_VALUE_DETAIL;
   return {
     from: grant.from,
     ...(grant.note === undefined ? {} : { note: grant.note }),
-    ...(grant.error === undefined ? {} : { error: REDACTED_GRANT_VALUE_DETAIL }),
+    ...(grant.error === undefined ? {} : { error }),
   };
 }

@@ -172,7 +172,8 @@ async function confirm(
       "Call skill_run without a confirmToken for a new preview, and confirm it with the user",
     ],
     TOKEN_EXPIRED: [
-      "The confirmToken has expired",
+      "The confirmToken has expired (tokens last MCP_CONFIRM_TTL_SECONDS and end when the " +
+      "server restarts)",
       "Call skill_run without a confirmToken for a new preview, and confirm it with the user",
     ],
   };

@@ -5,6 +5,20 @@
  * preview, its issue time and a nonce, so it confirms that preview and no
  * other. It is checked in constant time, used once, and expires.
  *
+ * Single use across restarts, without state on disk: a token is valid only
+ * in a process that was already running when it was issued. Within one
+ * process (stdio, HTTP with sessions) the key is random per start, so a
+ * restart invalidates every outstanding token, spent or not. Stateless
+ * replicas sharing `MCP_CONFIRM_SECRET` must accept each other's tokens, so
+ * there the key is the secret and a replica refuses any token issued before
+ * it started: every token it accepts was issued during its own lifetime, so
+ * its in-memory spent list has seen every earlier use of it there. Single
+ * use then holds per replica, across restarts (a token can be used at most
+ * once on each replica within its TTL). Persisting spent ids instead would
+ * need a writer (the worker that checks tokens has no write permission) and
+ * would still be per replica. The same rule binds any later tamper-proof
+ * state handed to clients (ARCHITECTURE.md, "State handed to clients").
+ *
  * @module
  */
 
@@ -35,8 +49,17 @@ export interface Confirmer {
 
 /** Options of {@linkcode createConfirmer}. */
 export interface ConfirmerOptions {
-  /** Shared HMAC key (e.g. for replicas), or null for a random key per start. */
+  /**
+   * Shared HMAC key for stateless replicas (`MCP_CONFIRM_SECRET`), or null.
+   * Used only when `isSharedAcrossReplicas`; otherwise the key is random per
+   * start whatever this says.
+   */
   readonly secret: string | null;
+  /**
+   * Whether tokens must verify in other processes (stateless HTTP replicas
+   * with a shared secret). @default false
+   */
+  readonly isSharedAcrossReplicas?: boolean;
   /** Token lifetime in seconds (1-86400). */
   readonly ttlSeconds: number;
   /** The clock, ms since the epoch. @default Date.now */
@@ -53,8 +76,10 @@ const TOKEN_SHAPE = /^v1\.(\d{1,15})\.([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/;
 const MAX_FUTURE_SKEW_MS = 60_000;
 
 /**
- * Creates a confirmer. The key is the UTF-8 bytes of `secret`, or 32 random
- * bytes; it never leaves this object.
+ * Creates a confirmer. The key is the UTF-8 bytes of `secret` when tokens
+ * are shared across replicas, else 32 random bytes; it never leaves this
+ * object. Tokens issued before this call (by the clock `now`) are refused as
+ * `TOKEN_EXPIRED`.
  *
  * @param options Secret, TTL, clock and the spent-token bound.
  * @returns The confirmer.
@@ -66,9 +91,11 @@ export function createConfirmer(options: ConfirmerOptions): Confirmer {
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlSeconds * 1000;
   const maxSpent = options.maxSpent ?? 100_000;
-  const keyBytes = options.secret === null
-    ? crypto.getRandomValues(new Uint8Array(32))
-    : new TextEncoder().encode(options.secret);
+  const keyBytes = options.secret !== null && options.isSharedAcrossReplicas === true
+    ? new TextEncoder().encode(options.secret)
+    : crypto.getRandomValues(new Uint8Array(32));
+  /** No token issued before this process started is valid here (see the module doc). */
+  const startedAtMs = Math.floor(now());
   const key = crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
   ]);
@@ -92,6 +119,9 @@ export function createConfirmer(options: ConfirmerOptions): Confirmer {
       const match = TOKEN_SHAPE.exec(token);
       if (match === null) return "TOKEN_INVALID";
       const issuedAtMs = Number(match[1]);
+      // Issued before this process started: by a previous run of the server (whose spent list
+      // is gone) or before this replica existed. Refused before any MAC work.
+      if (issuedAtMs < startedAtMs) return "TOKEN_EXPIRED";
       const nonce = match[2] as string;
       const given = fromBase64Url(match[3] as string);
       if (given === null) return "TOKEN_INVALID";

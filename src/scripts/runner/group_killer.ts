@@ -10,6 +10,17 @@
 /** Signals the runner sends to a group. */
 export type GroupSignal = "SIGTERM" | "SIGKILL";
 
+/** Options of {@linkcode GroupKiller.register}. */
+export interface RegisterOptions {
+  /**
+   * Whether the leader stops itself before it execs the script (the group
+   * launcher, see `isolate()`): the killer then waits until it is stopped,
+   * verifies and registers the group, and only then lets it continue, so no
+   * process of the script exists before its group is known. @default false
+   */
+  readonly awaitsStop?: boolean;
+}
+
 /** Ends process groups of scripts the runner started. */
 export interface GroupKiller {
   /**
@@ -18,9 +29,12 @@ export interface GroupKiller {
    * this process before it will ever signal the group.
    *
    * @param pid The leader's pid.
-   * @returns Whether the group was verified and registered.
+   * @param options Whether the leader waits, stopped, to be registered.
+   * @returns Whether the group was verified and registered (and, when it
+   *   awaited the stop, continued). False leaves a stopped leader stopped:
+   *   the runner then kills it before anything of the script ran.
    */
-  register(pid: number): Promise<boolean>;
+  register(pid: number, options?: RegisterOptions): Promise<boolean>;
   /**
    * Sends a signal to every process of a registered group.
    *

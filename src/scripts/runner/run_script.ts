@@ -36,6 +36,12 @@ export interface RunSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Wall-clock budget in ms. */
   readonly timeoutMs: number;
+  /**
+   * Whether the program is the group launcher, which stops itself before it
+   * execs the script until its group is registered (see `isolate()`).
+   * @default false
+   */
+  readonly stopsBeforeExec?: boolean;
 }
 
 /** Options of {@linkcode runScript}. */
@@ -125,7 +131,14 @@ export async function runScript(spec: RunSpec, options: RunOptions): Promise<Run
     };
   }
   const pid = child.pid;
-  const registered = options.killer.register(pid);
+  const stopsBeforeExec = spec.stopsBeforeExec === true;
+  const registered = options.killer.register(pid, { awaitsStop: stopsBeforeExec });
+  if (stopsBeforeExec) {
+    // Unregistered, the launcher stays stopped before the script's first instruction: end it.
+    void registered.then((isVerified) => {
+      if (!isVerified) signalLeader("SIGKILL");
+    });
+  }
   let stdoutBytes = 0;
   let stderrBytes = 0;
   const report = () => options.onOutputBytes?.(stdoutBytes + stderrBytes);
@@ -157,14 +170,14 @@ export async function runScript(spec: RunSpec, options: RunOptions): Promise<Run
   let leaderExited = false;
   // The leader is also signalled directly (no group rights needed), so it
   // ends even when the group could not be verified.
-  const signalLeader = (signal: "SIGTERM" | "SIGKILL") => {
+  function signalLeader(signal: "SIGTERM" | "SIGKILL"): void {
     if (leaderExited) return;
     try {
       child.kill(signal);
     } catch {
       // Already gone.
     }
-  };
+  }
   const endGroup = () => {
     if (ending) return;
     ending = true;

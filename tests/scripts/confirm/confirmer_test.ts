@@ -49,8 +49,9 @@ Deno.test("a token expires after the TTL (injected clock)", async () => {
 });
 
 Deno.test("tokens from another key or of another shape are refused", async () => {
-  const mine = createConfirmer({ secret: "shared-secret", ttlSeconds: 600 });
-  const replica = createConfirmer({ secret: "shared-secret", ttlSeconds: 600 });
+  const shared = { secret: "shared-secret", ttlSeconds: 600, isSharedAcrossReplicas: true };
+  const mine = createConfirmer(shared);
+  const replica = createConfirmer(shared);
   const stranger = createConfirmer({ secret: null, ttlSeconds: 600 });
   const token = await mine.issue(PREVIEW);
   assert.equal(await replica.check(token, PREVIEW), "ok", "a shared secret verifies on a replica");
@@ -87,4 +88,47 @@ Deno.test("constantTimeEqual() and canonicalJson() behave", () => {
     '{"a":true,"b":[1,{"c":"x","d":null}]}',
   );
   assert.throws(() => canonicalJson({ a: Number.NaN }), TypeError);
+});
+
+Deno.test("attack: a spent token presented to the restarted server (same secret) is refused", async () => {
+  const time = clock();
+  const options = { secret: "a-shared-secret-of-32-characters", ttlSeconds: 600, now: time.now };
+  const before = createConfirmer(options);
+  const spent = await before.issue(PREVIEW);
+  const unspent = await before.issue(PREVIEW);
+  assert.equal(await before.check(spent, PREVIEW), "ok");
+  time.advance(1_000);
+  const after = createConfirmer(options);
+  assert.equal(await after.check(spent, PREVIEW), "TOKEN_EXPIRED");
+  assert.equal(await after.check(unspent, PREVIEW), "TOKEN_EXPIRED");
+  assert.equal(await after.check(await after.issue(PREVIEW), PREVIEW), "ok", "new tokens work");
+});
+
+Deno.test("attack: replaying a spent token on a restarted stateless replica is refused", async () => {
+  const time = clock();
+  const options = {
+    secret: "a-shared-secret-of-32-characters",
+    ttlSeconds: 600,
+    now: time.now,
+    isSharedAcrossReplicas: true,
+  };
+  const replicaA = createConfirmer(options);
+  const replicaB = createConfirmer(options);
+  time.advance(10);
+  const token = await replicaA.issue(PREVIEW);
+  assert.equal(await replicaA.check(token, PREVIEW), "ok");
+  assert.equal(await replicaA.check(token, PREVIEW), "TOKEN_REUSED");
+  // Documented: single use is per replica; B, already running, accepts it once.
+  assert.equal(await replicaB.check(token, PREVIEW), "ok");
+  assert.equal(await replicaB.check(token, PREVIEW), "TOKEN_REUSED");
+  time.advance(1_000);
+  const restartedA = createConfirmer(options);
+  assert.equal(await restartedA.check(token, PREVIEW), "TOKEN_EXPIRED");
+});
+
+Deno.test("without replicas a configured secret keys nothing another process can verify", async () => {
+  const options = { secret: "a-shared-secret-of-32-characters", ttlSeconds: 600 };
+  const one = createConfirmer(options);
+  const other = createConfirmer(options);
+  assert.equal(await other.check(await one.issue(PREVIEW), PREVIEW), "DRAFT_CHANGED");
 });
