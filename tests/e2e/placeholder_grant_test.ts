@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import type { SkillListAnswer } from "../../src/mcp/tools/skill_list.ts";
 import { connectStdio } from "../support/program.ts";
 import { makeTree } from "../skills/_tree.ts";
+import { toolErrorJson } from "../support/tool_answer.ts";
 
 const KEY = "user-api-key-5d1e";
 
@@ -41,7 +42,7 @@ Deno.test("attack: an unsubstituted ${MCP_SKILL_RUN} standalone runs nothing and
       });
       const ran = await session.call("skill_run", { name: "greedy", script: "scripts/take.sh" });
       assert.equal(ran.isError, true);
-      const refusal = ran.structuredContent as { error: string; hint: string };
+      const refusal = toolErrorJson(ran);
       assert.equal(refusal.error, "SCRIPT_NOT_GRANTED");
       assert.match(refusal.hint, /MCP_SKILL_RUN holds an unsubstituted/);
       assert.ok(!JSON.stringify(ran).includes(KEY));
