@@ -12,7 +12,7 @@
 
 import { z } from "zod";
 import type { Caps } from "../../caps.ts";
-import { MAX_FILE_ENTRIES_PER_CALL, MAX_PATH_CHARS } from "../../caps.ts";
+import { MAX_CLIENT_NAME_CHARS, MAX_FILE_ENTRIES_PER_CALL, MAX_PATH_CHARS } from "../../caps.ts";
 import { readBounded } from "../../files/bounded_read.ts";
 import { mediaTypeFor } from "../../files/media_type.ts";
 import {
@@ -41,7 +41,7 @@ const entrySchema = z.union([
 ]);
 
 const inputSchema = z.object({
-  name: z.string().min(1).max(255).describe("The skill's name"),
+  name: z.string().min(1).max(MAX_CLIENT_NAME_CHARS).describe("The skill's name"),
   paths: z.array(entrySchema).min(1).max(MAX_FILE_ENTRIES_PER_CALL).describe(
     "Relative paths inside the skill, as skill_load lists them, or {path, offset, length} " +
       "to page through a large file",
