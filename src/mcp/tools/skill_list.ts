@@ -146,12 +146,17 @@ export function listSkills(
   const needle = options.query.toLowerCase();
   // One pass over the snapshot's precomputed lowercase names and descriptions.
   const index = catalogIndex(catalog);
-  const matching = needle === ""
-    ? catalog.skills
-    : catalog.skills.filter((_, position) =>
-      (index.all.lowerNames[position] as string).includes(needle) ||
-      (index.lowerDescriptions[position] as string).includes(needle)
-    );
+  let matching: readonly Skill[] = catalog.skills;
+  if (needle !== "") {
+    const found: Skill[] = [];
+    for (let position = 0; position < index.all.lowerNames.length; position++) {
+      if (
+        (index.all.lowerNames[position] as string).includes(needle) ||
+        (index.lowerDescriptions[position] as string).includes(needle)
+      ) found.push(catalog.skills[position] as Skill);
+    }
+    matching = found;
+  }
   const after = options.after;
   const start = after === null ? 0 : upperBound(matching, after, (skill) => skill.name);
   const page = matching.slice(start, start + options.limit);
