@@ -26,6 +26,7 @@ import type { Skill } from "../../skills/skill.ts";
 import { findListedFile } from "../resources/served_file.ts";
 import { cutAtUtf8Boundary, decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
+import { AnswerBudgetBusyError, answerBytesFor } from "../answer_budget.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -89,7 +90,7 @@ export const skillFileTool = defineTool({
   inputSchema,
   outputSchema,
   annotations: READ_ONLY_ANNOTATIONS,
-  call: async (input, context) => {
+  call: async (input, context, extra) => {
     const found = lookUpSkill(context.store.current(), input.name);
     if (!isSkill(found)) return found;
     const entries: Entry[] = input.paths.map((entry) =>
@@ -109,12 +110,27 @@ export const skillFileTool = defineTool({
         "Ask for fewer files per call, or page large files with {path, offset, length}",
       );
     }
-    const files = await Promise.all(
-      planned.map((plan) =>
-        "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
-      ),
-    );
-    return toolSuccess({ skill: found.name, files });
+    let release = () => {};
+    try {
+      release = await extra?.holdAnswerBytes?.(answerBytesFor(budget)) ?? release;
+    } catch (error) {
+      if (!(error instanceof AnswerBudgetBusyError)) throw error;
+      return toolError(
+        "SERVER_BUSY",
+        error.message,
+        "Call skill_file again in a few seconds, or ask for fewer bytes with {path, offset, length}",
+      );
+    }
+    try {
+      const files = await Promise.all(
+        planned.map((plan) =>
+          "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
+        ),
+      );
+      return toolSuccess({ skill: found.name, files });
+    } finally {
+      release();
+    }
   },
 });
 

@@ -14,6 +14,7 @@ import {
   HTTP_BODY_TIMEOUT_MS,
   HTTP_DRAIN_TIMEOUT_MS,
   HTTP_SESSION_IDLE_MS,
+  MAX_ANSWER_BYTES_IN_FLIGHT,
   MAX_HTTP_BODY_BYTES,
   MAX_HTTP_BODY_READS,
   MAX_HTTP_REQUESTS_IN_FLIGHT,
@@ -24,6 +25,7 @@ import {
   MAX_STORED_EVENT_BYTES_TOTAL,
 } from "../../caps.ts";
 import type { Config } from "../../config/config.ts";
+import { createAnswerBudget, createAnswerTicket, ticketAuthInfo } from "../../mcp/answer_budget.ts";
 import { registerLiveServer } from "../../mcp/live_servers.ts";
 import {
   isInitializeRequest,
@@ -72,6 +74,8 @@ export interface HttpLimits {
   readonly maxStoredEventBytes: number;
   /** UTF-8 bytes one stored SSE event may take. @default MAX_STORED_EVENT_BYTES_EACH (1 MiB) */
   readonly maxStoredEventBytesEach: number;
+  /** Bytes of large answers in flight. @default MAX_ANSWER_BYTES_IN_FLIGHT (96 MiB) */
+  readonly maxAnswerBytes: number;
   /** @default HTTP_SESSION_IDLE_MS (30 min) */
   readonly sessionIdleMs: number;
   /** @default HTTP_DRAIN_TIMEOUT_MS (30 s) */
@@ -131,6 +135,7 @@ export interface HttpHandler {
     bodyReads: number;
     openStreams: number;
     storedEventBytes: number;
+    answerBytes: number;
     isDraining: boolean;
   };
 }
@@ -168,6 +173,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxBodyReads: MAX_HTTP_BODY_READS,
     maxStoredEventBytes: MAX_STORED_EVENT_BYTES_TOTAL,
     maxStoredEventBytesEach: MAX_STORED_EVENT_BYTES_EACH,
+    maxAnswerBytes: MAX_ANSWER_BYTES_IN_FLIGHT,
     sessionIdleMs: HTTP_SESSION_IDLE_MS,
     drainTimeoutMs: HTTP_DRAIN_TIMEOUT_MS,
     ...options.limits,
@@ -187,6 +193,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxBytes: limits.maxStoredEventBytes,
     maxEventBytes: limits.maxStoredEventBytesEach,
   });
+  const answerBudget = createAnswerBudget({ maxBytes: limits.maxAnswerBytes });
   const sessions = createSessionTable();
   const isLoopbackOnly = clientUnitOf(config.options.host, undefined) === LOCAL_UNIT;
   let store: CatalogStore | null = null;
@@ -306,8 +313,10 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     const release = inFlight.tryEnter();
     if (release === null) return poolFull();
     let server: Server | null = null;
+    const ticket = createAnswerTicket(answerBudget);
     const finish = () => {
       release();
+      ticket.releaseAll();
       server?.close().catch(() => {});
     };
     try {
@@ -315,7 +324,10 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       // No sessionIdGenerator: the SDK's stateless mode (no Mcp-Session-Id).
       const transport = new WebStandardStreamableHTTPServerTransport({});
       await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody: body.value });
+      const response = await transport.handleRequest(request, {
+        parsedBody: body.value,
+        authInfo: ticketAuthInfo(ticket),
+      });
       return whenBodyEnds(response, finish);
     } catch (error) {
       finish();
@@ -366,15 +378,21 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         inFlight.retryAfterSeconds(),
       );
     }
+    // Large answers of this request hold their bytes until its response body ends.
+    const ticket = createAnswerTicket(answerBudget);
     const finish = () => {
       releaseSession();
       release();
+      ticket.releaseAll();
       session.lastActiveMs = nowMs();
     };
     try {
       let response: Response;
       if (request.method === "POST") {
-        response = await session.transport.handleRequest(request, { parsedBody });
+        response = await session.transport.handleRequest(request, {
+          parsedBody,
+          authInfo: ticketAuthInfo(ticket),
+        });
       } else {
         response = await session.transport.handleRequest(request);
       }
@@ -502,6 +520,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       bodyReads: bodyPool.count(),
       openStreams,
       storedEventBytes: eventBudget.usedBytes(),
+      answerBytes: answerBudget.usedBytes(),
       isDraining,
     }),
   };
