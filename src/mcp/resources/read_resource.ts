@@ -69,7 +69,7 @@ export async function readSkillResource(
   options: { maxBytes: number; hold?: (bytes: number) => Promise<() => void> },
 ): Promise<ReadResourceResult> {
   const served = resolveResourceUri(catalog, uri);
-  const { skill, file } = served;
+  const { file } = served;
   const hold = options.hold ?? (() => Promise.resolve(() => {}));
   const releases: (() => void)[] = [];
   try {
