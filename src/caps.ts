@@ -143,12 +143,23 @@ export const MAX_STORED_EVENT_BYTES_EACH = 1024 * 1024;
 /** Bytes counted per stored event on top of its message (ids, links). */
 export const STORED_EVENT_OVERHEAD_BYTES = 256;
 /**
- * Bytes of large answers (`resources/read`, `skill_file`) being built or
- * sent at once, across all clients, estimated from stat before reading
- * (base64 size); a request beyond it waits its turn (fair between client
- * units). A 16 MiB file needs about 21.4 MiB. 96 MiB.
+ * Bytes of large answers (`resources/read`, `skill_file` over
+ * SMALL_ANSWER_BYTES) being built or sent at once, across all clients,
+ * estimated before reading (base64 size, or a text's JSON-escaped size); a
+ * request beyond it waits its turn, first come first served. A 16 MiB file
+ * needs about 21.4 MiB, and building one answer briefly takes about four
+ * times its size of heap (bytes, base64, JSON, SSE frame), so this holds the
+ * heap used for answers near 256 MiB. 64 MiB.
  */
-export const MAX_ANSWER_BYTES_IN_FLIGHT = 96 * 1024 * 1024;
+export const MAX_ANSWER_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+/**
+ * Answers up to this size use their own lane of
+ * MAX_SMALL_ANSWER_BYTES_IN_FLIGHT, so ordinary reads never wait behind a
+ * flood of 16 MiB ones. 1 MiB (plus the envelope).
+ */
+export const SMALL_ANSWER_BYTES = 1024 * 1024 + 1024;
+/** Bytes of small answers being built or sent at once (their own lane). 32 MiB. */
+export const MAX_SMALL_ANSWER_BYTES_IN_FLIGHT = 32 * 1024 * 1024;
 /**
  * How long a large answer waits for room in MAX_ANSWER_BYTES_IN_FLIGHT
  * before it is refused with a "server busy, retry" error. 20 s.

@@ -3,7 +3,9 @@
  * `skill_file` up to 4 MiB a call): a method reserves the answer's size,
  * estimated from the listing before it reads a byte, and waits its turn when
  * the budget is spent, so 190 clients reading a 16 MiB file at once hold at
- * most MAX_ANSWER_BYTES_IN_FLIGHT (96 MiB) of answers, not 190 x 21 MiB.
+ * most MAX_ANSWER_BYTES_IN_FLIGHT (64 MiB) of answers, not 190 x 21 MiB.
+ * Answers up to 1 MiB have their own lane (32 MiB), so ordinary reads never
+ * queue behind large ones.
  *
  * Over HTTP a reservation lasts until the answer's response body has been
  * sent (the bytes sit in the response stream until the client reads them):
@@ -15,7 +17,12 @@
  * @module
  */
 
-import { ANSWER_WAIT_TIMEOUT_MS, MAX_ANSWER_BYTES_IN_FLIGHT } from "../caps.ts";
+import {
+  ANSWER_WAIT_TIMEOUT_MS,
+  MAX_ANSWER_BYTES_IN_FLIGHT,
+  MAX_SMALL_ANSWER_BYTES_IN_FLIGHT,
+  SMALL_ANSWER_BYTES,
+} from "../caps.ts";
 
 /** Bytes added to every estimate for the JSON-RPC envelope and the contents' fields. */
 export const ANSWER_OVERHEAD_BYTES = 1024;
@@ -61,17 +68,34 @@ export interface AnswerBudget {
 }
 
 /**
- * Creates a budget.
+ * Creates a budget of two lanes: answers up to SMALL_ANSWER_BYTES draw on
+ * the small lane, larger ones on the large lane, each first come first
+ * served, so an ordinary read never queues behind a flood of large ones.
  *
- * @param options `maxBytes` @default MAX_ANSWER_BYTES_IN_FLIGHT (96 MiB);
- *   `timeoutMs`: the default wait @default ANSWER_WAIT_TIMEOUT_MS (20 s).
+ * @param options `maxBytes`: the large lane @default MAX_ANSWER_BYTES_IN_FLIGHT
+ *   (64 MiB); `maxSmallBytes`: the small lane @default
+ *   MAX_SMALL_ANSWER_BYTES_IN_FLIGHT (32 MiB); `timeoutMs`: the default wait
+ *   @default ANSWER_WAIT_TIMEOUT_MS (20 s).
  * @returns The budget.
  */
 export function createAnswerBudget(
-  options: { maxBytes?: number; timeoutMs?: number } = {},
+  options: { maxBytes?: number; maxSmallBytes?: number; timeoutMs?: number } = {},
 ): AnswerBudget {
   const maxBytes = options.maxBytes ?? MAX_ANSWER_BYTES_IN_FLIGHT;
+  const large = createLane(maxBytes);
+  const small = createLane(options.maxSmallBytes ?? MAX_SMALL_ANSWER_BYTES_IN_FLIGHT);
   const defaultTimeoutMs = options.timeoutMs ?? ANSWER_WAIT_TIMEOUT_MS;
+  return {
+    maxBytes,
+    usedBytes: () => large.used() + small.used(),
+    waiting: () => large.waiting() + small.waiting(),
+    reserve: (bytes, { signal, timeoutMs = defaultTimeoutMs } = {}) =>
+      (bytes <= SMALL_ANSWER_BYTES ? small : large).reserve(bytes, signal, timeoutMs),
+  };
+}
+
+/** One first-come-first-served lane of a budget. */
+function createLane(maxBytes: number) {
   let used = 0;
   const queue: { bytes: number; grant: () => void }[] = [];
   const fits = (bytes: number) => used === 0 || used + bytes <= maxBytes;
@@ -91,10 +115,13 @@ export function createAnswerBudget(
     }
   };
   return {
-    maxBytes,
-    usedBytes: () => used,
+    used: () => used,
     waiting: () => queue.length,
-    reserve: (bytes, { signal, timeoutMs = defaultTimeoutMs } = {}) => {
+    reserve: (
+      bytes: number,
+      signal: AbortSignal | undefined,
+      timeoutMs: number,
+    ): Promise<() => void> => {
       if (signal?.aborted === true) return Promise.reject(signal.reason);
       if (queue.length === 0 && fits(bytes)) return Promise.resolve(take(bytes));
       const startedMs = performance.now();

@@ -115,7 +115,7 @@ Deno.test("attack: concurrent reads of a large file hold at most the answer budg
 });
 
 Deno.test("createAnswerBudget() serves first come first served and refuses after the wait with a retry error", async () => {
-  const budget = createAnswerBudget({ maxBytes: 100, timeoutMs: 10_000 });
+  const budget = createAnswerBudget({ maxSmallBytes: 100, timeoutMs: 10_000 });
   const first = await budget.reserve(60);
   const order: string[] = [];
   const second = budget.reserve(60).then((release) => {
@@ -133,7 +133,7 @@ Deno.test("createAnswerBudget() serves first come first served and refuses after
   assert.deepEqual(order, ["second", "third"]);
   assert.equal(budget.usedBytes(), 0);
   const whole = await budget.reserve(500);
-  assert.equal(budget.usedBytes(), 500, "one answer larger than the budget goes alone");
+  assert.equal(budget.usedBytes(), 500, "one answer larger than its lane goes alone");
   const cancelled = new AbortController();
   const waiting = budget.reserve(1, { signal: cancelled.signal });
   cancelled.abort(new Error("cancelled by the client"));
@@ -161,4 +161,18 @@ Deno.test("attack: a text of control characters is counted at its escaped size, 
   }
   const controls = new Uint8Array(1000).fill(0x01);
   assert.ok(answerBytesForText(controls) >= 6 * 1000, "six bytes per control character");
+});
+
+Deno.test("attack: a flood of 16 MiB reads does not make an ordinary read wait", async () => {
+  const budget = createAnswerBudget({ maxBytes: 32 * 1024 * 1024, timeoutMs: 10_000 });
+  const large = 22 * 1024 * 1024;
+  const first = await budget.reserve(large);
+  const queued = budget.reserve(large);
+  assert.equal(budget.waiting(), 1, "the second large answer waits");
+  const ordinary = await budget.reserve(8 * 1024);
+  assert.equal(budget.waiting(), 1, "the ordinary one did not queue");
+  ordinary();
+  first();
+  (await queued)();
+  assert.equal(budget.usedBytes(), 0);
 });

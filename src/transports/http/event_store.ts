@@ -210,8 +210,10 @@ export function createSessionEventStore(
 /**
  * The UTF-8 bytes of `message` when they fit in `maxBytes` (the overhead
  * included); otherwise, for an answer, the bytes of a small error answer with
- * its id; otherwise null. A serialisation longer than `maxBytes` code units
- * is refused before encoding (UTF-8 takes at least one byte per code unit).
+ * its id; otherwise null. A message whose strings alone exceed the room is
+ * refused before it is serialised (no second copy of a 21 MiB answer), and a
+ * serialisation longer than the room in code units before it is encoded
+ * (UTF-8 takes at least one byte per code unit).
  */
 function serialiseWithin(
   message: JSONRPCMessage,
@@ -219,10 +221,12 @@ function serialiseWithin(
   encoder: TextEncoder,
 ): Uint8Array | null {
   const room = maxBytes - STORED_EVENT_OVERHEAD_BYTES;
-  const text = JSON.stringify(message);
-  if (text.length <= room) {
-    const data = encoder.encode(text);
-    if (data.byteLength <= room) return data;
+  if (jsonCharsAtLeast(message, room) <= room) {
+    const text = JSON.stringify(message);
+    if (text.length <= room) {
+      const data = encoder.encode(text);
+      if (data.byteLength <= room) return data;
+    }
   }
   if (!("id" in message) || ("method" in message)) return null;
   const substitute = {
@@ -230,11 +234,36 @@ function serialiseWithin(
     id: message.id,
     error: {
       code: JSONRPC_ANSWER_NOT_KEPT,
-      message: `The answer was ${text.length} characters or more, larger than the ` +
-        `${room} bytes kept for resuming a stream; send the request again`,
+      message: `The answer was larger than the ${room} bytes kept for resuming a stream; ` +
+        "send the request again",
     },
   };
   return encoder.encode(JSON.stringify(substitute));
+}
+
+/**
+ * A lower bound of `JSON.stringify(value).length`, counted until it passes
+ * `limit`: each string at least its length and quotes, each key its length,
+ * quotes and colon, anything else at least one character.
+ */
+function jsonCharsAtLeast(value: unknown, limit: number): number {
+  let total = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && total <= limit) {
+    const item = pending.pop();
+    if (typeof item === "string") total += item.length + 2;
+    else if (Array.isArray(item)) {
+      total += 2;
+      for (const child of item) pending.push(child);
+    } else if (item !== null && typeof item === "object") {
+      total += 2;
+      for (const [key, child] of Object.entries(item)) {
+        total += key.length + 3;
+        pending.push(child);
+      }
+    } else total += 1;
+  }
+  return total;
 }
 
 function link(shared: BudgetState, own: StoreState, event: StoredEvent): void {
