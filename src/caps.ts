@@ -79,6 +79,12 @@ export const MAX_CURSOR_CHARS = 8 * 1024;
 export const MAX_URI_CHARS = 8 * 1024;
 /** Characters of a `completion/complete` argument value (a name or a path). */
 export const MAX_COMPLETION_VALUE_CHARS = MAX_PATH_CHARS;
+/**
+ * Resource subscriptions one session (one server) holds at most; each is a
+ * served file's URI, so without it one session could hold every URI of a
+ * 10,000-skill catalog. 1,024.
+ */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 1_024;
 /** Characters of a tool name in `tools/call`. */
 export const MAX_TOOL_NAME_CHARS = 128;
 
