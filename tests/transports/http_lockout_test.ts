@@ -194,3 +194,13 @@ Deno.test("attack: beyond loopback one address's flood of sessions evicts its ow
   assert.equal(await ping(h.http, third, { token }), 200);
   for (const id of victim) assert.equal(await ping(h.http, id, { token }), 200, "still untouched");
 });
+
+Deno.test("attack: sessions opened and never used give way before a working client's, however old", async () => {
+  await using h = await testHandler(httpConfig(), { limits: { maxSessions: 4 } });
+  const working = await openSession(h.http);
+  assert.equal(await ping(h.http, working), 200);
+  // Opened after the working client's last request, so all are more recent.
+  for (let index = 0; index < 12; index++) await openSession(h.http);
+  assert.equal(h.http.stats().sessions, 4);
+  assert.equal(await ping(h.http, working), 200, "the working client kept its session");
+});

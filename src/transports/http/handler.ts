@@ -362,6 +362,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       const body = await readBody(request, session);
       if (body.kind !== "json") return bodyRefusal(body);
       parsedBody = body.value;
+      if (!isInitializedNotice(parsedBody)) session.requests++;
     }
     // A session with nothing in flight may always start one request: the
     // pool's ceiling binds only sessions that already have work in flight,
@@ -467,6 +468,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
               transport,
               inFlight: perSession,
               bodyReads: 0,
+              requests: 0,
               openStreams: 0,
               lastActiveMs: nowMs(),
             });
@@ -551,6 +553,12 @@ function bodyRefusal(body: Exclude<JsonBody, { kind: "json" }>): Response {
     );
   }
   return jsonRpcErrorResponse(400, JSONRPC_PARSE_ERROR, body.reason);
+}
+
+/** Whether a body is only the `notifications/initialized` every client sends after `initialize`. */
+function isInitializedNotice(body: unknown): boolean {
+  return typeof body === "object" && body !== null && !Array.isArray(body) &&
+    (body as { method?: unknown }).method === "notifications/initialized";
 }
 
 function internalError(error: unknown): Response {

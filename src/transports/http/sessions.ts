@@ -2,8 +2,9 @@
  * The live HTTP sessions of a stateful handler, keyed by `Mcp-Session-Id`:
  * one MCP server and one SDK transport each, kept in least-recently-used
  * order. Bounded without locking anyone out: a new session is admitted by
- * closing the least-recently-used session that has nothing in flight, taken
- * from the client unit that holds the most sessions (see `client_unit.ts`).
+ * closing the least-recently-used session that has nothing in flight (one
+ * that never asked anything after `initialize` first), taken from the client
+ * unit that holds the most sessions (see `client_unit.ts`).
  *
  * @module
  */
@@ -22,6 +23,8 @@ export interface HttpSession {
   readonly inFlight: InFlight;
   /** Request bodies of this session being read now. */
   bodyReads: number;
+  /** Requests after `initialize` this session has made. */
+  requests: number;
   /** Open response streams that are not request answers (the GET stream). */
   openStreams: number;
   /** When a request last started or ended, in ms since the epoch. */
@@ -92,16 +95,24 @@ export function createSessionTable(
   };
   const isIdle = (session: HttpSession) =>
     session.inFlight.count() === 0 && session.bodyReads === 0;
-  /** The least-recently-used idle session of `unit` (any unit when null). */
+  /**
+   * The idle session of `unit` (any unit when null) to close first: the
+   * least recently used that never asked anything after `initialize` (a
+   * flood of opened sessions goes before a working client), then the least
+   * recently used without an open stream, then with one.
+   */
   const leastRecentIdle = (unit: string | null): HttpSession | undefined => {
+    let withoutStream: HttpSession | undefined;
     let withStream: HttpSession | undefined;
     for (const session of sessions.values()) {
       if (unit !== null && session.unit !== unit) continue;
       if (!isIdle(session)) continue;
-      if (session.openStreams === 0) return session;
-      withStream ??= session;
+      if (session.openStreams === 0) {
+        if (session.requests === 0) return session;
+        withoutStream ??= session;
+      } else withStream ??= session;
     }
-    return withStream;
+    return withoutStream ?? withStream;
   };
   const largestUnit = (): string | null => {
     let largest: string | null = null;
