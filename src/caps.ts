@@ -119,6 +119,12 @@ export const MAX_HTTP_SESSIONS = 1_024;
  */
 export const MAX_HTTP_SESSIONS_PER_CLIENT = 64;
 /**
+ * MCP requests in flight of one client unit beyond loopback (an address);
+ * beyond, 429 with Retry-After. On loopback there is one unit and this share
+ * does not apply. 64.
+ */
+export const MAX_HTTP_REQUESTS_PER_CLIENT = 64;
+/**
  * Request bodies being read at once, apart from the requests in flight: a
  * slow body holds one of these and nothing else. When all are taken, the
  * read that has waited longest for its next bytes is ended (408) for the

@@ -204,3 +204,29 @@ Deno.test("attack: sessions opened and never used give way before a working clie
   assert.equal(h.http.stats().sessions, 4);
   assert.equal(await ping(h.http, working), 200, "the working client kept its session");
 });
+
+Deno.test("attack: beyond loopback one address's flood of requests takes its own share, not another address's", async () => {
+  const gate = Promise.withResolvers<void>();
+  const config = httpConfig(["--host=0.0.0.0"], { SKILLGATE_HTTP_TOKEN: TEST_TOKEN });
+  await using h = await testHandler(config, {
+    createServer: gatedServerFactory(gate.promise),
+    limits: { maxInFlight: 8, maxInFlightPerClient: 3 },
+  });
+  const token = TEST_TOKEN;
+  const asAddress = (address: string, request: Request) => {
+    request.headers.set("authorization", `Bearer ${token}`);
+    return h.http.handler(request, { remoteAddress: address });
+  };
+  const flooder = await openSession(h.http, { address: "198.51.100.7", token });
+  const held = await Promise.all(
+    [1, 2, 3].map((id) => asAddress("198.51.100.7", call(flooder, id))),
+  );
+  const refused = await asAddress("198.51.100.7", call(flooder, 4));
+  assert.equal(refused.status, 429);
+  assert.match(await refused.text(), /this client has 3 requests in flight/);
+  const other = await openSession(h.http, { address: "192.0.2.1", token });
+  const served = asAddress("192.0.2.1", call(other, 1));
+  gate.resolve();
+  assert.equal((await served).status, 200);
+  for (const response of [...held, await served]) assert.match(await response.text(), /"done"/);
+});

@@ -18,6 +18,7 @@ import {
   MAX_HTTP_BODY_BYTES,
   MAX_HTTP_BODY_READS,
   MAX_HTTP_REQUESTS_IN_FLIGHT,
+  MAX_HTTP_REQUESTS_PER_CLIENT,
   MAX_HTTP_REQUESTS_PER_SESSION,
   MAX_HTTP_SESSIONS,
   MAX_HTTP_SESSIONS_PER_CLIENT,
@@ -66,6 +67,8 @@ export interface HttpLimits {
   readonly maxInFlightPerSession: number;
   /** @default MAX_HTTP_SESSIONS (1024) */
   readonly maxSessions: number;
+  /** Requests in flight per client unit beyond loopback. @default MAX_HTTP_REQUESTS_PER_CLIENT (64) */
+  readonly maxInFlightPerClient: number;
   /** Sessions per client unit beyond loopback. @default MAX_HTTP_SESSIONS_PER_CLIENT (64) */
   readonly maxSessionsPerClient: number;
   /** Bodies read at once (a stalled one gives way). @default MAX_HTTP_BODY_READS (32) */
@@ -170,6 +173,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxInFlightPerSession: MAX_HTTP_REQUESTS_PER_SESSION,
     maxSessions: MAX_HTTP_SESSIONS,
     maxSessionsPerClient: MAX_HTTP_SESSIONS_PER_CLIENT,
+    maxInFlightPerClient: MAX_HTTP_REQUESTS_PER_CLIENT,
     maxBodyReads: MAX_HTTP_BODY_READS,
     maxStoredEventBytes: MAX_STORED_EVENT_BYTES_TOTAL,
     maxStoredEventBytesEach: MAX_STORED_EVENT_BYTES_EACH,
@@ -196,6 +200,30 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   const answerBudget = createAnswerBudget({ maxBytes: limits.maxAnswerBytes });
   const sessions = createSessionTable();
   const isLoopbackOnly = clientUnitOf(config.options.host, undefined) === LOCAL_UNIT;
+  /** Requests in flight per client unit beyond loopback (entries dropped when idle). */
+  const perClient = new Map<string, ReturnType<typeof createInFlight>>();
+  /** A slot of `unit`'s share: a release, or null when its share is taken. */
+  const enterClient = (unit: string): (() => void) | null => {
+    if (isLoopbackOnly) return () => {};
+    let share = perClient.get(unit);
+    if (share === undefined) {
+      share = createInFlight(limits.maxInFlightPerClient);
+      perClient.set(unit, share);
+    }
+    const release = share.tryEnter();
+    if (release === null) return null;
+    const counter = share;
+    return () => {
+      release();
+      if (counter.count() === 0 && perClient.get(unit) === counter) perClient.delete(unit);
+    };
+  };
+  const clientBusy = () =>
+    retryLaterResponse(
+      429,
+      `Too many requests: this client has ${limits.maxInFlightPerClient} requests in flight`,
+      inFlight.retryAfterSeconds(),
+    );
   let store: CatalogStore | null = null;
   Promise.resolve(options.store).then((loaded) => (store = loaded), () => {});
   let isDraining = false;
@@ -279,7 +307,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     if (loaded === null) {
       return retryLaterResponse(503, "Service unavailable: the skill catalog is still loading");
     }
-    if (isStateless) return await handleStateless(request, loaded);
+    if (isStateless) return await handleStateless(request, loaded, info);
     return await handleStateful(request, loaded, info);
   }
 
@@ -299,7 +327,11 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     return healthResponse(200, "ready");
   }
 
-  async function handleStateless(request: Request, loaded: CatalogStore): Promise<Response> {
+  async function handleStateless(
+    request: Request,
+    loaded: CatalogStore,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
     if (request.method !== "POST") {
       return jsonRpcErrorResponse(
         405,
@@ -310,12 +342,18 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
     const body = await readBody(request);
     if (body.kind !== "json") return bodyRefusal(body);
+    const releaseClient = enterClient(clientUnitOf(config.options.host, info));
+    if (releaseClient === null) return clientBusy();
     const release = inFlight.tryEnter();
-    if (release === null) return poolFull();
+    if (release === null) {
+      releaseClient();
+      return poolFull();
+    }
     let server: Server | null = null;
     const ticket = createAnswerTicket(answerBudget);
     const finish = () => {
       release();
+      releaseClient();
       ticket.releaseAll();
       server?.close().catch(() => {});
     };
@@ -368,11 +406,17 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     // pool's ceiling binds only sessions that already have work in flight,
     // so a flood of busy sessions cannot starve a client that asks one thing
     // at a time (sessions are bounded, so this overdraw is too).
+    const releaseClient = enterClient(session.unit);
+    if (releaseClient === null) return clientBusy();
     const release = session.inFlight.count() === 0 ? inFlight.enter() : inFlight.tryEnter();
-    if (release === null) return poolFull();
+    if (release === null) {
+      releaseClient();
+      return poolFull();
+    }
     const releaseSession = session.inFlight.tryEnter();
     if (releaseSession === null) {
       release();
+      releaseClient();
       return retryLaterResponse(
         429,
         "Too many requests: this session has too many in flight",
@@ -384,6 +428,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     const finish = () => {
       releaseSession();
       release();
+      releaseClient();
       ticket.releaseAll();
       session.lastActiveMs = nowMs();
     };
