@@ -275,3 +275,30 @@ export function answerBytesForText(bytes: Uint8Array): number {
   }
   return total;
 }
+
+/**
+ * The UTF-8 bytes `JSON.stringify(text)` takes, quotes excluded: like
+ * {@linkcode answerBytesForText} but for a string (code units; a surrogate
+ * pair is 4 bytes), without the overhead.
+ *
+ * @param text Any string.
+ * @returns Bytes.
+ *
+ * Source: ECMA-262, JSON.stringify (QuoteJSONString).
+ */
+export function jsonEscapedBytes(text: string): number {
+  let total = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x20) {
+      total += unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d
+        ? 2
+        : 6;
+    } else if (unit === 0x22 || unit === 0x5c) total += 2;
+    else if (unit < 0x80) total += 1;
+    else if (unit < 0x800) total += 2;
+    else if (unit >= 0xd800 && unit <= 0xdfff) total += 2; // half of a 4-byte pair
+    else total += 3;
+  }
+  return total;
+}

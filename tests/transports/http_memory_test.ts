@@ -10,6 +10,7 @@ import {
   AnswerBudgetBusyError,
   answerBytesForText,
   createAnswerBudget,
+  jsonEscapedBytes,
 } from "../../src/mcp/answer_budget.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
@@ -159,6 +160,10 @@ Deno.test("attack: a text of control characters is counted at its escaped size, 
     const escaped = new TextEncoder().encode(JSON.stringify(text)).byteLength - 2;
     assert.equal(answerBytesForText(bytes), escaped + ANSWER_OVERHEAD_BYTES, JSON.stringify(text));
   }
+  for (const text of [...samples, "a\ud83d\ude00b", "\u0800\uffff"]) {
+    const escaped = new TextEncoder().encode(JSON.stringify(text)).byteLength - 2;
+    assert.equal(jsonEscapedBytes(text), escaped, JSON.stringify(text));
+  }
   const controls = new Uint8Array(1000).fill(0x01);
   assert.ok(answerBytesForText(controls) >= 6 * 1000, "six bytes per control character");
 });
@@ -175,4 +180,41 @@ Deno.test("attack: a flood of 16 MiB reads does not make an ordinary read wait",
   first();
   (await queued)();
   assert.equal(budget.usedBytes(), 0);
+});
+
+function toolCallRequest(sessionId: string, args: Record<string, unknown>): Request {
+  const request = readRequest(sessionId, "unused");
+  return new Request(request.url, {
+    method: "POST",
+    headers: request.headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "skill_file", arguments: args },
+    }),
+  });
+}
+
+Deno.test("attack: while large answers fill the budget, skill_file waits, then says SERVER_BUSY instead of growing", async () => {
+  const { tree, store } = await bigFileStore(1024 * 1024);
+  await using _tree = tree;
+  await using h = await testHandler(httpConfig(), {
+    store,
+    // The wait only ends the refused call; nothing here is timed.
+    limits: { maxAnswerBytes: 3 * 1024 * 1024, answerWaitMs: 50 },
+  });
+  const reader = await openSession(h.http);
+  const unread = await h.http.handler(readRequest(reader, "skill://big/data.bin"));
+  await eventually(() => h.http.stats().answerBytes > 1024 * 1024, "the unread answer's bytes");
+  const asker = await openSession(h.http);
+  const busy = await h.http.handler(
+    toolCallRequest(asker, { name: "big", paths: [{ path: "data.bin", length: 1024 * 1024 }] }),
+  );
+  const text = await busy.text();
+  assert.match(text, /SERVER_BUSY/);
+  assert.match(text, /send the request again in a few seconds/);
+  assert.ok(h.http.stats().answerBytes <= 3 * 1024 * 1024);
+  assert.match(await unread.text(), /"blob"/, "the unread answer is still whole");
+  await eventually(() => h.http.stats().answerBytes === 0, "every reservation released");
 });

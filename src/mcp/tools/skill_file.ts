@@ -26,7 +26,12 @@ import type { Skill } from "../../skills/skill.ts";
 import { findListedFile } from "../resources/served_file.ts";
 import { cutAtUtf8Boundary, decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
-import { AnswerBudgetBusyError, answerBytesFor } from "../answer_budget.ts";
+import {
+  ANSWER_OVERHEAD_BYTES,
+  AnswerBudgetBusyError,
+  answerBytesFor,
+  jsonEscapedBytes,
+} from "../answer_budget.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -110,9 +115,21 @@ export const skillFileTool = defineTool({
         "Ask for fewer files per call, or page large files with {path, offset, length}",
       );
     }
-    let release = () => {};
+    // The answer carries the files twice (structured, and as JSON text for
+    // older clients): reserve that before reading, top up to the real size.
+    const estimated = 2 * answerBytesFor(budget);
+    const releases: (() => void)[] = [];
+    const hold = extra?.holdAnswerBytes ?? (() => Promise.resolve(() => {}));
     try {
-      release = await extra?.holdAnswerBytes?.(answerBytesFor(budget)) ?? release;
+      releases.push(await hold(estimated));
+      const files = await Promise.all(
+        planned.map((plan) =>
+          "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
+        ),
+      );
+      const actual = answerBytesOfFiles(files);
+      if (actual > estimated) releases.push(await hold(actual - estimated));
+      return toolSuccess({ skill: found.name, files });
     } catch (error) {
       if (!(error instanceof AnswerBudgetBusyError)) throw error;
       return toolError(
@@ -120,19 +137,27 @@ export const skillFileTool = defineTool({
         error.message,
         "Call skill_file again in a few seconds, or ask for fewer bytes with {path, offset, length}",
       );
-    }
-    try {
-      const files = await Promise.all(
-        planned.map((plan) =>
-          "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
-        ),
-      );
-      return toolSuccess({ skill: found.name, files });
     } finally {
-      release();
+      for (const release of releases) release();
     }
   },
 });
+
+/**
+ * An upper bound of the answer's bytes: text escapes once in the structured
+ * copy and at most twice over in the JSON text copy (3x its escaped size);
+ * base64 needs no escapes (2x).
+ */
+function answerBytesOfFiles(files: readonly (FileAnswer | FileErrorAnswer)[]): number {
+  let total = ANSWER_OVERHEAD_BYTES;
+  for (const file of files) {
+    if (!("content" in file)) continue;
+    total += file.encoding === "utf-8"
+      ? 3 * jsonEscapedBytes(file.content)
+      : 2 * file.content.length;
+  }
+  return total;
+}
 
 /**
  * One entry before any byte is read: its own error, or the file the gate

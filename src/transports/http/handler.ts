@@ -11,6 +11,7 @@
 
 import { createEventBudget, createSessionEventStore } from "./event_store.ts";
 import {
+  ANSWER_WAIT_TIMEOUT_MS,
   HTTP_BODY_TIMEOUT_MS,
   HTTP_DRAIN_TIMEOUT_MS,
   HTTP_SESSION_IDLE_MS,
@@ -77,8 +78,10 @@ export interface HttpLimits {
   readonly maxStoredEventBytes: number;
   /** UTF-8 bytes one stored SSE event may take. @default MAX_STORED_EVENT_BYTES_EACH (1 MiB) */
   readonly maxStoredEventBytesEach: number;
-  /** Bytes of large answers in flight. @default MAX_ANSWER_BYTES_IN_FLIGHT (96 MiB) */
+  /** Bytes of large answers in flight. @default MAX_ANSWER_BYTES_IN_FLIGHT (64 MiB) */
   readonly maxAnswerBytes: number;
+  /** How long an answer waits for room. @default ANSWER_WAIT_TIMEOUT_MS (20 s) */
+  readonly answerWaitMs: number;
   /** @default HTTP_SESSION_IDLE_MS (30 min) */
   readonly sessionIdleMs: number;
   /** @default HTTP_DRAIN_TIMEOUT_MS (30 s) */
@@ -178,6 +181,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxStoredEventBytes: MAX_STORED_EVENT_BYTES_TOTAL,
     maxStoredEventBytesEach: MAX_STORED_EVENT_BYTES_EACH,
     maxAnswerBytes: MAX_ANSWER_BYTES_IN_FLIGHT,
+    answerWaitMs: ANSWER_WAIT_TIMEOUT_MS,
     sessionIdleMs: HTTP_SESSION_IDLE_MS,
     drainTimeoutMs: HTTP_DRAIN_TIMEOUT_MS,
     ...options.limits,
@@ -197,7 +201,10 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxBytes: limits.maxStoredEventBytes,
     maxEventBytes: limits.maxStoredEventBytesEach,
   });
-  const answerBudget = createAnswerBudget({ maxBytes: limits.maxAnswerBytes });
+  const answerBudget = createAnswerBudget({
+    maxBytes: limits.maxAnswerBytes,
+    timeoutMs: limits.answerWaitMs,
+  });
   const sessions = createSessionTable();
   const isLoopbackOnly = clientUnitOf(config.options.host, undefined) === LOCAL_UNIT;
   /** Requests in flight per client unit beyond loopback (entries dropped when idle). */
