@@ -56,6 +56,38 @@ export const PROMPT_PAGE_SIZE = 1_000;
 /** Values in one `completion/complete` answer (the MCP limit). */
 export const MAX_COMPLETION_VALUES = 100;
 
+// Client strings that reach a lookup (src/mcp/client_strings.ts). Each is
+// refused at once beyond its cap, with an error that names the cap; lookups
+// are indexes (a Map by name, binary search by path), never a scan.
+
+/**
+ * Characters of a skill or prompt name a client sends. A served name is a
+ * directory name of at most 255 UTF-8 bytes, hence at most 255 UTF-16 code
+ * units; the Agent Skills spec allows 64 characters, and longer directory
+ * names are still served (with a warning), so the cap is 255.
+ */
+export const MAX_CLIENT_NAME_CHARS = 255;
+/**
+ * Characters of a name that error suggestions are computed for. Beyond it a
+ * miss suggests nothing (no substring scan for a long string). The Agent
+ * Skills spec's name limit: 64.
+ */
+export const MAX_SUGGESTION_NEEDLE_CHARS = 64;
+/** Characters of a pagination cursor (our cursors stay far below: name + path, base64). */
+export const MAX_CURSOR_CHARS = 8 * 1024;
+/** Characters of a resource URI. */
+export const MAX_URI_CHARS = 8 * 1024;
+/** Characters of a `completion/complete` argument value (a name or a path). */
+export const MAX_COMPLETION_VALUE_CHARS = MAX_PATH_CHARS;
+/**
+ * Resource subscriptions one session (one server) holds at most; each is a
+ * served file's URI, so without it one session could hold every URI of a
+ * 10,000-skill catalog. 1,024.
+ */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 1_024;
+/** Characters of a tool name in `tools/call`. */
+export const MAX_TOOL_NAME_CHARS = 128;
+
 // HTTP transport (src/transports/http/). Fixed: they bound what one peer can
 // make the server hold, and the safety argument in ARCHITECTURE.md uses them.
 
@@ -70,14 +102,93 @@ export const HTTP_BODY_TIMEOUT_MS = 30_000;
 export const MAX_HTTP_REQUESTS_IN_FLIGHT = 256;
 /** MCP requests in flight in one session; beyond, 429 with Retry-After. */
 export const MAX_HTTP_REQUESTS_PER_SESSION = 32;
-/** Live HTTP sessions; beyond (after idle ones are closed), 503 with Retry-After. */
+/**
+ * Live HTTP sessions. A new session is always admitted: when the table is
+ * full, the least-recently-used session with nothing in flight is closed for
+ * it (of the client unit holding the most sessions, see
+ * `src/transports/http/client_unit.ts`). Must stay above
+ * MAX_HTTP_REQUESTS_IN_FLIGHT + MAX_HTTP_BODY_READS so one such session
+ * always exists.
+ */
 export const MAX_HTTP_SESSIONS = 1_024;
+/**
+ * Live sessions one client unit may hold beyond loopback (an address; on
+ * loopback without a token there is one unit and this share does not apply).
+ * At its share, a unit's new session replaces its own least-recently-used
+ * idle one. 64.
+ */
+export const MAX_HTTP_SESSIONS_PER_CLIENT = 64;
+/**
+ * MCP requests in flight of one client unit beyond loopback (an address);
+ * beyond, 429 with Retry-After. On loopback there is one unit and this share
+ * does not apply. 64.
+ */
+export const MAX_HTTP_REQUESTS_PER_CLIENT = 64;
+/**
+ * Request bodies being read at once, apart from the requests in flight: a
+ * slow body holds one of these and nothing else. When all are taken, the
+ * read that has waited longest for its next bytes is ended (408) for the
+ * new one. At most MAX_HTTP_BODY_READS x MAX_HTTP_BODY_BYTES (128 MiB) of
+ * bodies are held. 32.
+ */
+export const MAX_HTTP_BODY_READS = 32;
+
+// Memory budget of the HTTP worker. V8's heap limit in the worker is about
+// 4 GiB on a 64-bit host with 16 GiB or more (4,192 MiB measured under Deno
+// 2.9.6); the budgets below add up to well under 1 GiB.
+
+/** Events kept per session for resumable SSE at most. */
+export const MAX_STORED_EVENTS = 1_000;
+/** UTF-8 bytes of stored SSE events one session keeps at most. 4 MiB. */
+export const MAX_STORED_EVENT_BYTES_PER_SESSION = 4 * 1024 * 1024;
+/**
+ * UTF-8 bytes of stored SSE events across ALL sessions; beyond, the oldest
+ * event of any session is dropped first. 256 MiB.
+ */
+export const MAX_STORED_EVENT_BYTES_TOTAL = 256 * 1024 * 1024;
+/**
+ * UTF-8 bytes one SSE event may take and still be kept for resumption; a
+ * larger answer is kept as a short error asking to send the request again.
+ * 1 MiB.
+ */
+export const MAX_STORED_EVENT_BYTES_EACH = 1024 * 1024;
+/** Bytes counted per stored event on top of its message (ids, links). */
+export const STORED_EVENT_OVERHEAD_BYTES = 256;
+/**
+ * Bytes of large answers (`resources/read`, `skill_file` over
+ * SMALL_ANSWER_BYTES) being built or sent at once, across all clients,
+ * estimated before reading (base64 size, or a text's JSON-escaped size); a
+ * request beyond it waits its turn, first come first served. A 16 MiB file
+ * needs about 21.4 MiB, and building one answer briefly takes about four
+ * times its size of heap (bytes, base64, JSON, SSE frame), so this holds the
+ * heap used for answers near 256 MiB. 64 MiB.
+ */
+export const MAX_ANSWER_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+/**
+ * Answers up to this size use their own lane of
+ * MAX_SMALL_ANSWER_BYTES_IN_FLIGHT, so ordinary reads never wait behind a
+ * flood of 16 MiB ones. 1 MiB (plus the envelope).
+ */
+export const SMALL_ANSWER_BYTES = 1024 * 1024 + 1024;
+/** Bytes of small answers being built or sent at once (their own lane). 32 MiB. */
+export const MAX_SMALL_ANSWER_BYTES_IN_FLIGHT = 32 * 1024 * 1024;
+/**
+ * How long a large answer waits for room in MAX_ANSWER_BYTES_IN_FLIGHT
+ * before it is refused with a "server busy, retry" error. 20 s.
+ */
+export const ANSWER_WAIT_TIMEOUT_MS = 20_000;
 /** An HTTP session with nothing in flight and no open stream is closed after this long. 30 min. */
 export const HTTP_SESSION_IDLE_MS = 30 * 60 * 1000;
 /** How long a graceful shutdown waits for in-flight HTTP requests. 30 s. */
 export const HTTP_DRAIN_TIMEOUT_MS = 30_000;
-/** Seconds a refused client is told to wait (`Retry-After`). */
+/**
+ * Seconds a refused client is told to wait (`Retry-After`) at least; the
+ * handler sends a longer, truthful estimate when it has one (see
+ * `src/transports/http/retry_after.ts`).
+ */
 export const HTTP_RETRY_AFTER_SECONDS = 1;
+/** Seconds any `Retry-After` says at most. */
+export const MAX_HTTP_RETRY_AFTER_SECONDS = 60;
 /** Characters an HTTP bearer token needs at least. */
 export const MIN_HTTP_TOKEN_CHARS = 16;
 /** Characters `MCP_CONFIRM_SECRET` (the shared confirmation HMAC key) needs at least. */

@@ -8,6 +8,7 @@
  */
 
 import { readRunConfirmation, RUN_CONFIRMATION_SCHEMA } from "./elicitation/run_confirmation.ts";
+import { holdAnswerBytes } from "./answer_budget.ts";
 import type { Server } from "./sdk.ts";
 import type { ToolCallExtra, UserAnswer } from "./tools/tool.ts";
 
@@ -20,6 +21,8 @@ type ElicitSchema = Extract<
 /** What the SDK hands a request handler (the parts used here). */
 export interface HandlerExtra {
   readonly signal: AbortSignal;
+  /** Carries the HTTP request's answer ticket (see `answer_budget.ts`). */
+  readonly authInfo?: { extra?: Record<string, unknown> } | undefined;
   readonly sendNotification: (notification: {
     method: "notifications/progress";
     params: { progressToken: string | number; progress: number; total?: number; message?: string };
@@ -46,6 +49,7 @@ export function toolCallExtra(
   const canElicit = server.getClientCapabilities()?.elicitation !== undefined;
   return {
     signal: extra.signal,
+    holdAnswerBytes: (bytes: number) => holdAnswerBytes(extra, bytes),
     ...(progressToken === undefined ? {} : {
       sendProgress: (progress: number, message: string) =>
         extra.sendNotification({

@@ -34,6 +34,8 @@ export type ToolErrorCode =
   | "SKILL_NOT_FOUND"
   | "BUDGET_EXCEEDED"
   | "INTERNAL"
+  // the answer budget stayed spent (src/mcp/answer_budget.ts): retry later
+  | "SERVER_BUSY"
   // skill_run (src/mcp/tools/skill_run.ts)
   | "SCRIPT_NOT_DECLARED"
   | "SCRIPT_NOT_GRANTED"

@@ -18,6 +18,7 @@ import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 import type { MethodFamily } from "./family.ts";
 import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog/tool_offer.ts";
 import { toolCallExtra } from "./tool_call_extra.ts";
+import { assertClientString } from "./client_strings.ts";
 import { toolError, type ToolResult } from "./tool_result.ts";
 import { skillFileTool } from "./tools/skill_file.ts";
 import { skillListTool } from "./tools/skill_list.ts";
@@ -76,6 +77,7 @@ export function serveTools(
       .map((tool) => ({ ...tool, description: offer.describe(tool.name, tool.description ?? "") })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, io): Promise<ToolResult> => {
+    assertClientString("tool", "The tool name", request.params.name);
     const tool = tools.find((candidate) =>
       candidate.name === request.params.name && (offer?.isOffered(candidate.name) ?? true)
     );

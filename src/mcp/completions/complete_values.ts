@@ -24,7 +24,11 @@ export interface Completion {
  * @param candidates The values to choose from, in the order to offer them.
  * @param typed What the user typed so far (may be empty: everything matches).
  * @param options `maxValues`: values returned at most (default and ceiling
- *   {@linkcode MAX_COMPLETION_VALUES}, the MCP limit).
+ *   {@linkcode MAX_COMPLETION_VALUES}, the MCP limit). `lowerCandidates`:
+ *   the candidates already lowercased, parallel to `candidates` (a
+ *   snapshot's precomputed index; computed here when absent). The caller
+ *   caps `typed` (MAX_COMPLETION_VALUE_CHARS): the work is one substring
+ *   test per candidate.
  * @returns `{values, total, hasMore}`.
  *
  * Source: MCP 2025-11-25, "Completion" (at most 100 values; `total`,
@@ -33,18 +37,28 @@ export interface Completion {
 export function completeBySubstring(
   candidates: readonly string[],
   typed: string,
-  options: { maxValues?: number } = {},
+  options: { maxValues?: number; lowerCandidates?: readonly string[] } = {},
 ): Completion {
-  const maxValues = Math.min(options.maxValues ?? MAX_COMPLETION_VALUES, MAX_COMPLETION_VALUES);
+  const maxValues = Math.max(
+    0,
+    Math.min(options.maxValues ?? MAX_COMPLETION_VALUES, MAX_COMPLETION_VALUES),
+  );
   const needle = typed.toLowerCase();
+  // Only the first maxValues of each kind are kept; the rest are counted.
   const prefixed: string[] = [];
   const inner: string[] = [];
-  for (const candidate of candidates) {
-    const lower = candidate.toLowerCase();
-    if (lower.startsWith(needle)) prefixed.push(candidate);
-    else if (lower.includes(needle)) inner.push(candidate);
+  let total = 0;
+  for (let index = 0; index < candidates.length; index++) {
+    const candidate = candidates[index] as string;
+    const lower = options.lowerCandidates?.[index] ?? candidate.toLowerCase();
+    if (lower.startsWith(needle)) {
+      total++;
+      if (prefixed.length < maxValues) prefixed.push(candidate);
+    } else if (lower.includes(needle)) {
+      total++;
+      if (inner.length < maxValues) inner.push(candidate);
+    }
   }
-  const total = prefixed.length + inner.length;
-  const values = [...prefixed, ...inner].slice(0, Math.max(0, maxValues));
+  const values = [...prefixed, ...inner].slice(0, maxValues);
   return { values, total, hasMore: total > values.length };
 }

@@ -11,11 +11,9 @@
 import type { Catalog } from "../../skills/skill.ts";
 import type { MethodFamily } from "../family.ts";
 import { type CompleteRequest, CompleteRequestSchema, type CompleteResult } from "../sdk.ts";
-import {
-  GENERIC_PROMPT_ARGUMENT,
-  GENERIC_PROMPT_NAME,
-  invocableSkillNames,
-} from "../prompts/prompt_skills.ts";
+import { catalogIndex } from "../catalog_index.ts";
+import { assertClientString } from "../client_strings.ts";
+import { GENERIC_PROMPT_ARGUMENT, GENERIC_PROMPT_NAME } from "../prompts/prompt_skills.ts";
 import { SKILL_FILE_URI_TEMPLATE } from "../resources/skill_uri.ts";
 import { completeBySubstring } from "./complete_values.ts";
 
@@ -38,6 +36,10 @@ export const completionsFamily: MethodFamily = {
  * @param params The request's `ref`, `argument` and optional `context`.
  * @returns `{completion: {values, total, hasMore}}`; empty values for a
  *   reference or argument that has no completion.
+ * @throws {McpError} -32602 before any lookup when the argument's value is
+ *   over MAX_COMPLETION_VALUE_CHARS (1,024), the prompt or context name over
+ *   MAX_CLIENT_NAME_CHARS (255), the argument name over 255, or the
+ *   reference URI over MAX_URI_CHARS (8,192).
  *
  * Source: MCP 2025-11-25, "Completion".
  */
@@ -47,19 +49,29 @@ export function complete(catalog: Catalog, params: CompleteRequest["params"]): C
 
 function completeValues(catalog: Catalog, params: CompleteRequest["params"]) {
   const { ref, argument } = params;
+  assertClientString("completion", "The argument value", argument.value);
+  assertClientString("name", "The argument name", argument.name);
   if (ref.type === "ref/prompt") {
+    assertClientString("name", "The prompt name", ref.name);
     if (ref.name === GENERIC_PROMPT_NAME && argument.name === GENERIC_PROMPT_ARGUMENT) {
-      return completeBySubstring(invocableSkillNames(catalog), argument.value);
+      const invocable = catalogIndex(catalog).invocable;
+      return completeBySubstring(invocable.names, argument.value, {
+        lowerCandidates: invocable.lowerNames,
+      });
     }
   } else if (ref.uri === SKILL_FILE_URI_TEMPLATE) {
     if (argument.name === "name") {
-      return completeBySubstring(catalog.skills.map((skill) => skill.name), argument.value);
+      const all = catalogIndex(catalog).all;
+      return completeBySubstring(all.names, argument.value, { lowerCandidates: all.lowerNames });
     }
     const skillName = params.context?.arguments?.["name"];
+    assertClientString("name", "The context argument name", skillName);
     const skill = skillName === undefined ? undefined : catalog.byName.get(skillName);
     if (argument.name === "path" && skill !== undefined) {
       return completeBySubstring(skill.files.map((file) => file.path), argument.value);
     }
+  } else {
+    assertClientString("uri", "The reference URI", ref.uri);
   }
   return { values: [], total: 0, hasMore: false };
 }

@@ -7,7 +7,9 @@
  */
 
 import { quotePath } from "../../files/path_gate.ts";
-import type { Catalog, Skill } from "../../skills/skill.ts";
+import type { Catalog } from "../../skills/skill.ts";
+import { catalogIndex, closeNames, type NameList } from "../catalog_index.ts";
+import { assertClientString, MAX_SUGGESTION_NEEDLE_CHARS } from "../client_strings.ts";
 import { ErrorCode, type GetPromptResult, McpError } from "../sdk.ts";
 import {
   GENERIC_PROMPT_ARGUMENT,
@@ -29,7 +31,9 @@ const MAX_QUOTED_CHARS = 80;
  * @param name The prompt name the client sent.
  * @param args The prompt arguments the client sent, if any.
  * @returns The skill's prompt result (see `buildSkillPromptResult`).
- * @throws {McpError} (as a rejection) -32602 for a prompt that is not served, for the generic
+ * @throws {McpError} (as a rejection) -32602 for a name (or `name` argument)
+ *   over MAX_CLIENT_NAME_CHARS (255), refused before any lookup; for a
+ *   prompt that is not served, for the generic
  *   prompt without a `name` argument, or with a name that is not a
  *   user-invocable skill; each message names prompts or skills that are
  *   served. -32603 when SKILL.md cannot be read now.
@@ -44,8 +48,10 @@ export async function getPrompt(
   name: string,
   args: Readonly<Record<string, string>> | undefined,
 ): Promise<GetPromptResult> {
+  assertClientString("name", "The prompt name", name);
   if (name === GENERIC_PROMPT_NAME) {
     const wanted = args?.[GENERIC_PROMPT_ARGUMENT];
+    assertClientString("name", `The argument "${GENERIC_PROMPT_ARGUMENT}"`, wanted);
     if (wanted === undefined || wanted === "") {
       throw invalid(
         `Prompt "${GENERIC_PROMPT_NAME}" needs the argument "${GENERIC_PROMPT_ARGUMENT}" ` +
@@ -60,10 +66,16 @@ export async function getPrompt(
   }
   const skill = catalog.byName.get(name);
   if (skill === undefined || !hasOwnPrompt(skill)) {
-    const { shown, total } = closest(catalog, name, hasOwnPrompt);
-    const list = [GENERIC_PROMPT_NAME, ...shown].join(", ");
+    const { shown, total } = closest(catalogIndex(catalog).invocable, name);
+    const list = [
+      GENERIC_PROMPT_NAME,
+      ...shown.filter((candidate) => candidate !== GENERIC_PROMPT_NAME),
+    ].join(", ");
+    // Own prompts are the invocable skills but one named like the generic prompt; plus that one.
+    const named = catalog.byName.get(GENERIC_PROMPT_NAME);
+    const prompts = total + 1 - (named !== undefined && isUserInvocable(named) ? 1 : 0);
     throw invalid(
-      `Unknown prompt ${quote(name)}; prompts served include: ${list} (${total + 1} in all). ` +
+      `Unknown prompt ${quote(name)}; prompts served include: ${list} (${prompts} in all). ` +
         "Call prompts/list for all of them",
     );
   }
@@ -82,22 +94,25 @@ function quote(value: string): string {
 
 /** Which skill names the generic prompt offers, close matches to `typed` first. */
 function offered(catalog: Catalog, typed: string): string {
-  const { shown, total } = closest(catalog, typed, isUserInvocable);
+  const { shown, total } = closest(catalogIndex(catalog).invocable, typed);
   if (total === 0) return "no skill is offered as a prompt";
   return `skills offered include: ${shown.join(", ")} (${total} in all)`;
 }
 
-/** Up to {@linkcode MAX_SUGGESTED} kept names, those close to `typed` (substring) first. */
-function closest(
-  catalog: Catalog,
-  typed: string,
-  keep: (skill: Skill) => boolean,
-): { shown: string[]; total: number } {
-  const names = catalog.skills.filter(keep).map((skill) => skill.name);
-  const needle = typed.toLowerCase();
-  const isClose = (candidate: string) =>
-    needle !== "" &&
-    (candidate.toLowerCase().includes(needle) || needle.includes(candidate.toLowerCase()));
-  const ordered = [...names.filter(isClose), ...names.filter((candidate) => !isClose(candidate))];
-  return { shown: ordered.slice(0, MAX_SUGGESTED), total: names.length };
+/**
+ * Up to {@linkcode MAX_SUGGESTED} names, those close to `typed` (substring,
+ * searched only for a `typed` of at most 64 characters, and stopping at the
+ * eighth) first, then the first names of the list.
+ */
+function closest(list: NameList, typed: string): { shown: string[]; total: number } {
+  const close = closeNames(list, typed, {
+    max: MAX_SUGGESTED,
+    maxNeedleChars: MAX_SUGGESTION_NEEDLE_CHARS,
+  });
+  const shown = [...close];
+  for (let index = 0; index < list.names.length && shown.length < MAX_SUGGESTED; index++) {
+    const name = list.names[index] as string;
+    if (!close.includes(name)) shown.push(name);
+  }
+  return { shown, total: list.names.length };
 }

@@ -8,6 +8,7 @@
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { ErrorCode, type ListPromptsResult, McpError, type Prompt } from "../sdk.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
+import { assertClientString } from "../client_strings.ts";
 import { upperBound } from "../resources/served_file.ts";
 import { genericPrompt, hasOwnPrompt } from "./prompt_skills.ts";
 
@@ -27,7 +28,8 @@ export interface PromptPageOptions {
  * @returns `{prompts, nextCursor?}`. The first page starts with the generic
  *   prompt; a cursor encodes the last skill name served, so a refresh between
  *   pages neither skips nor repeats a skill that stayed.
- * @throws {McpError} -32602 when the cursor is not one this server issued.
+ * @throws {McpError} -32602 when the cursor is over MAX_CURSOR_CHARS (8,192)
+ *   or not one this server issued.
  * @throws {RangeError} When `pageSize` is not an integer of at least 2.
  *
  * Source: MCP 2025-11-25, "Prompts" and "Pagination".
@@ -41,6 +43,7 @@ export function listPromptPage(catalog: Catalog, options: PromptPageOptions): Li
   let start = 0;
   if (options.cursor === undefined) prompts.push(genericPrompt(catalog));
   else {
+    assertClientString("cursor", "The cursor", options.cursor);
     const after = decodeNameCursor(options.cursor);
     if (after === null) {
       throw new McpError(

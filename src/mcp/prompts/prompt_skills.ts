@@ -42,16 +42,6 @@ export function hasOwnPrompt(skill: Skill): boolean {
 }
 
 /**
- * The names the generic prompt accepts, in catalog (name) order.
- *
- * @param catalog The snapshot the request works on.
- * @returns The names of user-invocable skills.
- */
-export function invocableSkillNames(catalog: Catalog): string[] {
-  return catalog.skills.filter(isUserInvocable).map((skill) => skill.name);
-}
-
-/**
  * The generic prompt's `prompts/list` entry.
  *
  * @param catalog The snapshot the request works on; when it serves a

@@ -14,6 +14,7 @@ import {
   encodeResourceCursor,
   type ResourcePosition,
 } from "./resource_cursor.ts";
+import { assertClientString } from "../client_strings.ts";
 import { lowerBound, upperBound } from "./served_file.ts";
 
 /** Options of {@linkcode listResourcePage}. */
@@ -33,7 +34,8 @@ export interface ResourcePageOptions {
  *   after the cursor's (skill name, file path); `nextCursor` is present
  *   exactly when more entries follow. A cursor whose skill or file is gone
  *   continues at the next entry in order.
- * @throws {McpError} -32602 when the cursor is not one this server issued.
+ * @throws {McpError} -32602 when the cursor is over MAX_CURSOR_CHARS (8,192)
+ *   or not one this server issued.
  * @throws {RangeError} When `pageSize` is not a positive integer.
  *
  * Source: MCP 2025-11-25, "Pagination" and "Resources".
@@ -49,6 +51,7 @@ export function listResourcePage(
   let skillIndex = 0;
   let fileIndex = 0;
   if (options.cursor !== undefined) {
+    assertClientString("cursor", "The cursor", options.cursor);
     const after = decodeResourceCursor(options.cursor);
     if (after === null) {
       throw new McpError(

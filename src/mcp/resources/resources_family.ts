@@ -9,6 +9,7 @@
  */
 
 import { MAX_RESOURCE_READ_BYTES, RESOURCE_PAGE_SIZE } from "../../caps.ts";
+import { holdAnswerBytes } from "../answer_budget.ts";
 import type { MethodFamily } from "../family.ts";
 import {
   ListResourcesRequestSchema,
@@ -61,9 +62,10 @@ export const resourcesFamily: MethodFamily = {
     );
     server.setRequestHandler(
       ReadResourceRequestSchema,
-      (request) =>
+      (request, extra) =>
         readSkillResource(context.store.current(), request.params.uri, {
           maxBytes: MAX_RESOURCE_READ_BYTES,
+          hold: (bytes) => holdAnswerBytes(extra, bytes),
         }),
     );
     server.setRequestHandler(SubscribeRequestSchema, (request) => {

@@ -9,6 +9,7 @@
 
 import { checkPathString, quotePath } from "../../files/path_gate.ts";
 import { isUsableDirectoryName } from "../../skills/names.ts";
+import { MAX_URI_CHARS } from "../../caps.ts";
 
 /** The scheme of skill file URIs. */
 export const SKILL_URI_SCHEME = "skill";
@@ -20,8 +21,8 @@ export const SKILL_URI_SCHEME = "skill";
  */
 export const SKILL_FILE_URI_TEMPLATE = "skill://{name}/{+path}";
 
-/** Characters of a URI considered at most (far above any served URI). */
-export const MAX_URI_CHARS = 8 * 1024;
+/** Characters of a URI considered at most (far above any served URI); stated in `src/caps.ts`. */
+export { MAX_URI_CHARS };
 
 /** A URI that names a skill file. */
 export interface ParsedSkillUri {

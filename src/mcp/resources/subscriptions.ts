@@ -14,7 +14,8 @@
  * @module
  */
 
-import type { Server } from "../sdk.ts";
+import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../caps.ts";
+import { ErrorCode, McpError, type Server } from "../sdk.ts";
 
 const byServer = new WeakMap<Server, Set<string>>();
 
@@ -23,14 +24,29 @@ const byServer = new WeakMap<Server, Set<string>>();
  *
  * @param server The server of the session.
  * @param uri The canonical URI.
+ * @param maxSubscriptions Subscriptions the session may hold. @default
+ *   MAX_SUBSCRIPTIONS_PER_SESSION (1,024)
+ * @throws {McpError} -32602 when the session already holds
+ *   `maxSubscriptions` others.
  *
  * Source: MCP 2025-11-25, "Resources", subscriptions.
  */
-export function addSubscription(server: Server, uri: string): void {
+export function addSubscription(
+  server: Server,
+  uri: string,
+  maxSubscriptions: number = MAX_SUBSCRIPTIONS_PER_SESSION,
+): void {
   let uris = byServer.get(server);
   if (uris === undefined) {
     uris = new Set();
     byServer.set(server, uris);
+  }
+  if (!uris.has(uri) && uris.size >= maxSubscriptions) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `A session may hold at most ${maxSubscriptions} resource subscriptions; unsubscribe from ` +
+        "some first",
+    );
   }
   uris.add(uri);
 }

@@ -18,6 +18,7 @@ import { createDigestCache, type DigestCache } from "./digest_cache.ts";
 import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
 import { extensionView, skillEntries, type SkillEntry } from "./entries.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
+import { MAX_CURSOR_CHARS, MAX_URI_CHARS } from "../../caps.ts";
 
 /** The extension's identifier in `capabilities.extensions`. */
 export const SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
@@ -25,8 +26,6 @@ export const SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
 export const SKILLS_PAGE_SIZE = 50;
 /** Children per `resources/directory/read` page. */
 export const DIRECTORY_PAGE_SIZE = 200;
-/** Characters of a cursor or URI accepted at most. */
-const MAX_PARAM_CHARS = 8 * 1024;
 
 const looseParams = z.looseObject({}).optional();
 
@@ -46,11 +45,12 @@ export const ReadDirectoryRequestSchema = z.object({
   params: looseParams,
 });
 
-const listParams = z.object({ cursor: z.string().max(MAX_PARAM_CHARS).optional() });
-const getParams = z.object({ uri: z.string().max(MAX_PARAM_CHARS) });
+// Caps on client strings: src/caps.ts (checked before any lookup; lookups are Maps).
+const listParams = z.object({ cursor: z.string().max(MAX_CURSOR_CHARS).optional() });
+const getParams = z.object({ uri: z.string().max(MAX_URI_CHARS) });
 const directoryParams = z.object({
-  uri: z.string().max(MAX_PARAM_CHARS),
-  cursor: z.string().max(MAX_PARAM_CHARS).optional(),
+  uri: z.string().max(MAX_URI_CHARS),
+  cursor: z.string().max(MAX_CURSOR_CHARS).optional(),
 });
 
 /** One digest cache for every server of the process: it is keyed by skill, path and file version. */

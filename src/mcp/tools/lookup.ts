@@ -6,6 +6,8 @@
  */
 
 import type { Catalog, Skill } from "../../skills/skill.ts";
+import { catalogIndex, closeNames } from "../catalog_index.ts";
+import { clientStringIssue, MAX_SUGGESTION_NEEDLE_CHARS } from "../client_strings.ts";
 import { toolError, type ToolResult } from "../tool_result.ts";
 
 /** How many served names a "not found" hint suggests at most. */
@@ -16,18 +18,25 @@ const MAX_SUGGESTED_NAMES = 10;
  *
  * @param catalog The snapshot the request works on.
  * @param name The name the client sent.
- * @returns The skill, or a `SKILL_NOT_FOUND` tool error whose hint names
- *   close matches (substring, case-insensitive) or else the first served names.
+ * @returns The skill (one `Map` lookup); an `INVALID_ARGUMENTS` tool error for
+ *   a name over MAX_CLIENT_NAME_CHARS (255), before any lookup; or a
+ *   `SKILL_NOT_FOUND` tool error whose hint names close matches
+ *   (case-insensitive substring, searched only for names of at most 64
+ *   characters, stopping at the tenth) or else the first served names.
  */
 export function lookUpSkill(catalog: Catalog, name: string): Skill | ToolResult {
+  const tooLong = clientStringIssue("name", "The skill name", name);
+  if (tooLong !== null) {
+    return toolError("INVALID_ARGUMENTS", tooLong, "Call skill_list for the names served");
+  }
   const skill = catalog.byName.get(name);
   if (skill !== undefined) return skill;
-  const needle = name.toLowerCase();
-  const close = catalog.skills.filter((candidate) =>
-    candidate.name.toLowerCase().includes(needle) || needle.includes(candidate.name.toLowerCase())
-  );
-  const suggested = (close.length > 0 ? close : catalog.skills).slice(0, MAX_SUGGESTED_NAMES)
-    .map((candidate) => candidate.name);
+  const all = catalogIndex(catalog).all;
+  const close = closeNames(all, name, {
+    max: MAX_SUGGESTED_NAMES,
+    maxNeedleChars: MAX_SUGGESTION_NEEDLE_CHARS,
+  });
+  const suggested = close.length > 0 ? close : all.names.slice(0, MAX_SUGGESTED_NAMES);
   const hint = suggested.length === 0
     ? "No skills are served; call skill_list to see the roots and their problems"
     : `Served names include: ${suggested.join(", ")}. Call skill_list to search`;

@@ -12,7 +12,7 @@
 
 import { z } from "zod";
 import type { Caps } from "../../caps.ts";
-import { MAX_FILE_ENTRIES_PER_CALL, MAX_PATH_CHARS } from "../../caps.ts";
+import { MAX_CLIENT_NAME_CHARS, MAX_FILE_ENTRIES_PER_CALL, MAX_PATH_CHARS } from "../../caps.ts";
 import { readBounded } from "../../files/bounded_read.ts";
 import { mediaTypeFor } from "../../files/media_type.ts";
 import {
@@ -26,6 +26,12 @@ import type { Skill } from "../../skills/skill.ts";
 import { findListedFile } from "../resources/served_file.ts";
 import { cutAtUtf8Boundary, decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
+import {
+  ANSWER_OVERHEAD_BYTES,
+  AnswerBudgetBusyError,
+  answerBytesFor,
+  jsonEscapedBytes,
+} from "../answer_budget.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -41,7 +47,7 @@ const entrySchema = z.union([
 ]);
 
 const inputSchema = z.object({
-  name: z.string().min(1).max(255).describe("The skill's name"),
+  name: z.string().min(1).max(MAX_CLIENT_NAME_CHARS).describe("The skill's name"),
   paths: z.array(entrySchema).min(1).max(MAX_FILE_ENTRIES_PER_CALL).describe(
     "Relative paths inside the skill, as skill_load lists them, or {path, offset, length} " +
       "to page through a large file",
@@ -89,7 +95,7 @@ export const skillFileTool = defineTool({
   inputSchema,
   outputSchema,
   annotations: READ_ONLY_ANNOTATIONS,
-  call: async (input, context) => {
+  call: async (input, context, extra) => {
     const found = lookUpSkill(context.store.current(), input.name);
     if (!isSkill(found)) return found;
     const entries: Entry[] = input.paths.map((entry) =>
@@ -109,14 +115,49 @@ export const skillFileTool = defineTool({
         "Ask for fewer files per call, or page large files with {path, offset, length}",
       );
     }
-    const files = await Promise.all(
-      planned.map((plan) =>
-        "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
-      ),
-    );
-    return toolSuccess({ skill: found.name, files });
+    // The answer carries the files twice (structured, and as JSON text for
+    // older clients): reserve that before reading, top up to the real size.
+    const estimated = 2 * answerBytesFor(budget);
+    const releases: (() => void)[] = [];
+    const hold = extra?.holdAnswerBytes ?? (() => Promise.resolve(() => {}));
+    try {
+      releases.push(await hold(estimated));
+      const files = await Promise.all(
+        planned.map((plan) =>
+          "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
+        ),
+      );
+      const actual = answerBytesOfFiles(files);
+      if (actual > estimated) releases.push(await hold(actual - estimated));
+      return toolSuccess({ skill: found.name, files });
+    } catch (error) {
+      if (!(error instanceof AnswerBudgetBusyError)) throw error;
+      return toolError(
+        "SERVER_BUSY",
+        error.message,
+        "Call skill_file again in a few seconds, or ask for fewer bytes with {path, offset, length}",
+      );
+    } finally {
+      for (const release of releases) release();
+    }
   },
 });
+
+/**
+ * An upper bound of the answer's bytes: text escapes once in the structured
+ * copy and at most twice over in the JSON text copy (3x its escaped size);
+ * base64 needs no escapes (2x).
+ */
+function answerBytesOfFiles(files: readonly (FileAnswer | FileErrorAnswer)[]): number {
+  let total = ANSWER_OVERHEAD_BYTES;
+  for (const file of files) {
+    if (!("content" in file)) continue;
+    total += file.encoding === "utf-8"
+      ? 3 * jsonEscapedBytes(file.content)
+      : 2 * file.content.length;
+  }
+  return total;
+}
 
 /**
  * One entry before any byte is read: its own error, or the file the gate

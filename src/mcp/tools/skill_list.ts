@@ -5,10 +5,16 @@
  */
 
 import { z } from "zod";
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_QUERY_CHARS } from "../../caps.ts";
+import {
+  DEFAULT_LIST_LIMIT,
+  MAX_CURSOR_CHARS,
+  MAX_LIST_LIMIT,
+  MAX_QUERY_CHARS,
+} from "../../caps.ts";
 import type { Problem } from "../../skills/problem.ts";
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
+import { catalogIndex } from "../catalog_index.ts";
 import { decodeNameCursor, encodeNameCursor } from "./cursor.ts";
 import {
   scriptsOverview,
@@ -30,7 +36,7 @@ const inputSchema = z.object({
   query: z.string().max(MAX_QUERY_CHARS).optional().describe(
     "Case-insensitive text matched against skill names and descriptions",
   ),
-  cursor: z.string().max(4096).optional().describe("nextCursor from the previous page"),
+  cursor: z.string().max(MAX_CURSOR_CHARS).optional().describe("nextCursor from the previous page"),
   limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional().describe(
     `Skills per page (default ${DEFAULT_LIST_LIMIT}, at most ${MAX_LIST_LIMIT})`,
   ),
@@ -138,12 +144,19 @@ export function listSkills(
   const all = plan === undefined ? catalog.problems : [...catalog.problems, ...plan.problems];
   const problems = isOwnerView ? all : redactGrantProblems(all, plan?.grant);
   const needle = options.query.toLowerCase();
-  const matching = needle === ""
-    ? catalog.skills
-    : catalog.skills.filter((skill) =>
-      skill.name.toLowerCase().includes(needle) ||
-      skill.description.toLowerCase().includes(needle)
-    );
+  // One pass over the snapshot's precomputed lowercase names and descriptions.
+  const index = catalogIndex(catalog);
+  let matching: readonly Skill[] = catalog.skills;
+  if (needle !== "") {
+    const found: Skill[] = [];
+    for (let position = 0; position < index.all.lowerNames.length; position++) {
+      if (
+        (index.all.lowerNames[position] as string).includes(needle) ||
+        (index.lowerDescriptions[position] as string).includes(needle)
+      ) found.push(catalog.skills[position] as Skill);
+    }
+    matching = found;
+  }
   const after = options.after;
   const start = after === null ? 0 : upperBound(matching, after, (skill) => skill.name);
   const page = matching.slice(start, start + options.limit);

@@ -10,12 +10,15 @@
 import { z } from "zod";
 import type { Skill } from "../../skills/skill.ts";
 import { toolSuccess } from "../tool_result.ts";
+import { MAX_CLIENT_NAME_CHARS } from "../../caps.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { loadedScripts, loadedScriptShape } from "./script_summary.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
 const inputSchema = z.object({
-  name: z.string().min(1).max(255).describe("The skill's name, as skill_list shows it"),
+  name: z.string().min(1).max(MAX_CLIENT_NAME_CHARS).describe(
+    "The skill's name, as skill_list shows it",
+  ),
 }).strict();
 
 const outputSchema = z.object({

@@ -15,6 +15,7 @@ import { RunQueueFullError } from "../../scripts/queue.ts";
 import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
+import { MAX_CLIENT_NAME_CHARS, MAX_PATH_CHARS } from "../../caps.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { defineTool, type ToolCallExtra } from "./tool.ts";
 
@@ -22,8 +23,10 @@ import { defineTool, type ToolCallExtra } from "./tool.ts";
 export const PROGRESS_INTERVAL_MS = 500;
 
 const inputSchema = z.object({
-  name: z.string().min(1).max(255).describe("The skill's name, as skill_list shows it"),
-  script: z.string().min(1).max(1024).describe(
+  name: z.string().min(1).max(MAX_CLIENT_NAME_CHARS).describe(
+    "The skill's name, as skill_list shows it",
+  ),
+  script: z.string().min(1).max(MAX_PATH_CHARS).describe(
     "The script's path exactly as the skill declares it (skill_load lists them)",
   ),
   args: z.array(z.string().max(8192)).max(MAX_ARGS).optional().describe(

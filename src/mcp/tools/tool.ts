@@ -40,6 +40,12 @@ export interface ToolCallExtra {
   readonly sendProgress?: (progress: number, message: string) => Promise<void>;
   /** Present when the client declared elicitation: asks the user to confirm. */
   readonly askUser?: (message: string) => Promise<UserAnswer>;
+  /**
+   * Reserves the bytes of a large answer (see `src/mcp/answer_budget.ts`),
+   * waiting its turn; returns the release for the call's `finally`. Throws
+   * `AnswerBudgetBusyError` when the wait timed out.
+   */
+  readonly holdAnswerBytes?: (bytes: number) => Promise<() => void>;
 }
 
 /** One tool. `Input` is what `inputSchema` parses to. */

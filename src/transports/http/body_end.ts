@@ -7,13 +7,17 @@
  * @module
  */
 
+/** Bytes handed to the listener per pull at most (a larger chunk is sliced, not copied). 64 KiB. */
+export const MAX_CHUNK_BYTES = 64 * 1024;
+
 /**
  * Wraps `response` so that `onEnd` runs exactly once when its body ends (at
  * once when there is no body).
  *
  * @param response The response to pass on.
  * @param onEnd Called once: body finished, errored or cancelled.
- * @returns A response with the same status, headers and bytes.
+ * @returns A response with the same status, headers and bytes, in slices of
+ *   at most {@linkcode MAX_CHUNK_BYTES}.
  */
 export function whenBodyEnds(response: Response, onEnd: () => void): Response {
   let hasEnded = false;
@@ -27,16 +31,25 @@ export function whenBodyEnds(response: Response, onEnd: () => void): Response {
     return response;
   }
   const reader = response.body.getReader();
+  let pending: Uint8Array | null = null;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { value, done } = await reader.read();
-        if (done) {
-          controller.close();
-          end();
-        } else {
-          controller.enqueue(value);
+        if (pending === null) {
+          const { value, done } = await reader.read();
+          if (done) {
+            controller.close();
+            end();
+            return;
+          }
+          pending = value;
         }
+        // Hand over at most one slice per pull: the listener asks for the next
+        // only after writing this one, so the body counts as sent (and its
+        // answer bytes stay reserved) until it nearly is, not when a 21 MiB
+        // chunk was handed to a socket buffer.
+        controller.enqueue(pending.subarray(0, MAX_CHUNK_BYTES));
+        pending = pending.byteLength > MAX_CHUNK_BYTES ? pending.subarray(MAX_CHUNK_BYTES) : null;
       } catch (error) {
         controller.error(error);
         end();

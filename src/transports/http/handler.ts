@@ -9,17 +9,25 @@
  * @module
  */
 
-import { createSessionEventStore } from "./event_store.ts";
+import { createEventBudget, createSessionEventStore } from "./event_store.ts";
 import {
+  ANSWER_WAIT_TIMEOUT_MS,
   HTTP_BODY_TIMEOUT_MS,
   HTTP_DRAIN_TIMEOUT_MS,
   HTTP_SESSION_IDLE_MS,
+  MAX_ANSWER_BYTES_IN_FLIGHT,
   MAX_HTTP_BODY_BYTES,
+  MAX_HTTP_BODY_READS,
   MAX_HTTP_REQUESTS_IN_FLIGHT,
+  MAX_HTTP_REQUESTS_PER_CLIENT,
   MAX_HTTP_REQUESTS_PER_SESSION,
   MAX_HTTP_SESSIONS,
+  MAX_HTTP_SESSIONS_PER_CLIENT,
+  MAX_STORED_EVENT_BYTES_EACH,
+  MAX_STORED_EVENT_BYTES_TOTAL,
 } from "../../caps.ts";
 import type { Config } from "../../config/config.ts";
+import { createAnswerBudget, createAnswerTicket, ticketAuthInfo } from "../../mcp/answer_budget.ts";
 import { registerLiveServer } from "../../mcp/live_servers.ts";
 import {
   isInitializeRequest,
@@ -29,6 +37,8 @@ import {
 import type { CatalogStore } from "../../skills/catalog_store.ts";
 import { createBearerCheck } from "./bearer_token.ts";
 import { whenBodyEnds } from "./body_end.ts";
+import { createBodyPool } from "./body_pool.ts";
+import { clientUnitOf, type ConnectionInfo, LOCAL_UNIT } from "./client_unit.ts";
 import { createHostPolicy } from "./host_policy.ts";
 import { createInFlight } from "./in_flight.ts";
 import { type JsonBody, readJsonBody } from "./read_body.ts";
@@ -41,7 +51,7 @@ import {
   jsonRpcErrorResponse,
   retryLaterResponse,
 } from "./responses.ts";
-import { createSessionTable } from "./sessions.ts";
+import { createSessionTable, type HttpSession } from "./sessions.ts";
 
 /** The path MCP is served at. */
 export const MCP_PATH = "/mcp";
@@ -58,6 +68,20 @@ export interface HttpLimits {
   readonly maxInFlightPerSession: number;
   /** @default MAX_HTTP_SESSIONS (1024) */
   readonly maxSessions: number;
+  /** Requests in flight per client unit beyond loopback. @default MAX_HTTP_REQUESTS_PER_CLIENT (64) */
+  readonly maxInFlightPerClient: number;
+  /** Sessions per client unit beyond loopback. @default MAX_HTTP_SESSIONS_PER_CLIENT (64) */
+  readonly maxSessionsPerClient: number;
+  /** Bodies read at once (a stalled one gives way). @default MAX_HTTP_BODY_READS (32) */
+  readonly maxBodyReads: number;
+  /** UTF-8 bytes of stored SSE events across sessions. @default MAX_STORED_EVENT_BYTES_TOTAL (256 MiB) */
+  readonly maxStoredEventBytes: number;
+  /** UTF-8 bytes one stored SSE event may take. @default MAX_STORED_EVENT_BYTES_EACH (1 MiB) */
+  readonly maxStoredEventBytesEach: number;
+  /** Bytes of large answers in flight. @default MAX_ANSWER_BYTES_IN_FLIGHT (64 MiB) */
+  readonly maxAnswerBytes: number;
+  /** How long an answer waits for room. @default ANSWER_WAIT_TIMEOUT_MS (20 s) */
+  readonly answerWaitMs: number;
   /** @default HTTP_SESSION_IDLE_MS (30 min) */
   readonly sessionIdleMs: number;
   /** @default HTTP_DRAIN_TIMEOUT_MS (30 s) */
@@ -84,8 +108,14 @@ export const SSE_RETRY_INTERVAL_MS = 1_000;
 
 /** A handler and its lifecycle. */
 export interface HttpHandler {
-  /** Answers one HTTP request. Never throws. */
-  handler(request: Request): Promise<Response>;
+  /**
+   * Answers one HTTP request. Never throws.
+   *
+   * @param request The request.
+   * @param info The connection (the peer's address), which beyond loopback
+   *   names the client unit; the listener passes it.
+   */
+  handler(request: Request, info?: ConnectionInfo): Promise<Response>;
   /**
    * Graceful shutdown: refuses new MCP requests (503), waits for those in
    * flight up to the drain timeout, runs `stopWork` (the script runner kills
@@ -101,8 +131,19 @@ export interface HttpHandler {
    * @returns How many sessions were closed.
    */
   closeIdleSessions(): Promise<number>;
-  /** Live sessions, requests in flight, open session streams (GET), and whether draining. */
-  stats(): { sessions: number; inFlight: number; openStreams: number; isDraining: boolean };
+  /**
+   * Live sessions, requests in flight, bodies being read, open session
+   * streams (GET), bytes of stored SSE events, and whether draining.
+   */
+  stats(): {
+    sessions: number;
+    inFlight: number;
+    bodyReads: number;
+    openStreams: number;
+    storedEventBytes: number;
+    answerBytes: number;
+    isDraining: boolean;
+  };
 }
 
 /**
@@ -134,6 +175,13 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxInFlight: MAX_HTTP_REQUESTS_IN_FLIGHT,
     maxInFlightPerSession: MAX_HTTP_REQUESTS_PER_SESSION,
     maxSessions: MAX_HTTP_SESSIONS,
+    maxSessionsPerClient: MAX_HTTP_SESSIONS_PER_CLIENT,
+    maxInFlightPerClient: MAX_HTTP_REQUESTS_PER_CLIENT,
+    maxBodyReads: MAX_HTTP_BODY_READS,
+    maxStoredEventBytes: MAX_STORED_EVENT_BYTES_TOTAL,
+    maxStoredEventBytesEach: MAX_STORED_EVENT_BYTES_EACH,
+    maxAnswerBytes: MAX_ANSWER_BYTES_IN_FLIGHT,
+    answerWaitMs: ANSWER_WAIT_TIMEOUT_MS,
     sessionIdleMs: HTTP_SESSION_IDLE_MS,
     drainTimeoutMs: HTTP_DRAIN_TIMEOUT_MS,
     ...options.limits,
@@ -148,15 +196,69 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   const checkToken = config.httpToken === null ? null : createBearerCheck(config.httpToken);
   const isStateless = config.options.stateless;
   const inFlight = createInFlight(limits.maxInFlight);
+  const bodyPool = createBodyPool(limits.maxBodyReads);
+  const eventBudget = createEventBudget({
+    maxBytes: limits.maxStoredEventBytes,
+    maxEventBytes: limits.maxStoredEventBytesEach,
+  });
+  const answerBudget = createAnswerBudget({
+    maxBytes: limits.maxAnswerBytes,
+    timeoutMs: limits.answerWaitMs,
+  });
   const sessions = createSessionTable();
+  const isLoopbackOnly = clientUnitOf(config.options.host, undefined) === LOCAL_UNIT;
+  /** Requests in flight per client unit beyond loopback (entries dropped when idle). */
+  const perClient = new Map<string, ReturnType<typeof createInFlight>>();
+  /** A slot of `unit`'s share: a release, or null when its share is taken. */
+  const enterClient = (unit: string): (() => void) | null => {
+    if (isLoopbackOnly) return () => {};
+    let share = perClient.get(unit);
+    if (share === undefined) {
+      share = createInFlight(limits.maxInFlightPerClient);
+      perClient.set(unit, share);
+    }
+    const release = share.tryEnter();
+    if (release === null) return null;
+    const counter = share;
+    return () => {
+      release();
+      if (counter.count() === 0 && perClient.get(unit) === counter) perClient.delete(unit);
+    };
+  };
+  const clientBusy = () =>
+    retryLaterResponse(
+      429,
+      `Too many requests: this client has ${limits.maxInFlightPerClient} requests in flight`,
+      inFlight.retryAfterSeconds(),
+    );
   let store: CatalogStore | null = null;
   Promise.resolve(options.store).then((loaded) => (store = loaded), () => {});
   let isDraining = false;
   let openStreams = 0;
-  const readBody = (request: Request) =>
-    readJsonBody(request, limits.maxBodyBytes, { timeoutMs: limits.bodyTimeoutMs });
+  /** Reads a body in the body pool (never in a request slot); counts it on its session. */
+  const readBody = async (request: Request, session?: HttpSession) => {
+    const slot = bodyPool.enter();
+    if (session !== undefined) session.bodyReads++;
+    try {
+      return await readJsonBody(request, limits.maxBodyBytes, {
+        timeoutMs: limits.bodyTimeoutMs,
+        signal: slot.signal,
+        onProgress: slot.progress,
+      });
+    } finally {
+      slot.release();
+      if (session !== undefined) session.bodyReads--;
+    }
+  };
+  /** A 503 for a full request pool, with the pool's own estimate of when a slot frees. */
+  const poolFull = () =>
+    retryLaterResponse(
+      503,
+      "Service unavailable: too many requests in flight",
+      inFlight.retryAfterSeconds(),
+    );
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, info: ConnectionInfo | undefined): Promise<Response> {
     const url = new URL(request.url);
     const host = request.headers.get("host");
     const origin = request.headers.get("origin");
@@ -212,8 +314,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     if (loaded === null) {
       return retryLaterResponse(503, "Service unavailable: the skill catalog is still loading");
     }
-    if (isStateless) return await handleStateless(request, loaded);
-    return await handleStateful(request, loaded);
+    if (isStateless) return await handleStateless(request, loaded, info);
+    return await handleStateful(request, loaded, info);
   }
 
   function health(request: Request, url: URL): Response {
@@ -224,10 +326,19 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
     if (url.pathname === "/healthz") return healthResponse(200, "ok");
     if (isDraining) return healthResponse(503, "draining");
-    return store === null ? healthResponse(503, "loading") : healthResponse(200, "ready");
+    if (store === null) return healthResponse(503, "loading");
+    // Busy only when a request without a session's first-request right would be refused.
+    if (!inFlight.hasRoom()) {
+      return healthResponse(503, "busy", { retryAfterSeconds: inFlight.retryAfterSeconds() });
+    }
+    return healthResponse(200, "ready");
   }
 
-  async function handleStateless(request: Request, loaded: CatalogStore): Promise<Response> {
+  async function handleStateless(
+    request: Request,
+    loaded: CatalogStore,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
     if (request.method !== "POST") {
       return jsonRpcErrorResponse(
         405,
@@ -236,26 +347,32 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         { headers: { allow: "POST" } },
       );
     }
+    const body = await readBody(request);
+    if (body.kind !== "json") return bodyRefusal(body);
+    const releaseClient = enterClient(clientUnitOf(config.options.host, info));
+    if (releaseClient === null) return clientBusy();
     const release = inFlight.tryEnter();
     if (release === null) {
-      return retryLaterResponse(503, "Service unavailable: too many requests in flight");
+      releaseClient();
+      return poolFull();
     }
     let server: Server | null = null;
+    const ticket = createAnswerTicket(answerBudget);
     const finish = () => {
       release();
+      releaseClient();
+      ticket.releaseAll();
       server?.close().catch(() => {});
     };
     try {
-      const body = await readBody(request);
-      if (body.kind !== "json") {
-        finish();
-        return bodyRefusal(body);
-      }
       server = options.createServer(loaded, { isStateless: true });
       // No sessionIdGenerator: the SDK's stateless mode (no Mcp-Session-Id).
       const transport = new WebStandardStreamableHTTPServerTransport({});
       await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody: body.value });
+      const response = await transport.handleRequest(request, {
+        parsedBody: body.value,
+        authInfo: ticketAuthInfo(ticket),
+      });
       return whenBodyEnds(response, finish);
     } catch (error) {
       finish();
@@ -263,7 +380,11 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
   }
 
-  async function handleStateful(request: Request, loaded: CatalogStore): Promise<Response> {
+  async function handleStateful(
+    request: Request,
+    loaded: CatalogStore,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
       if (request.method !== "POST") {
@@ -273,36 +394,58 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
           "Bad Request: Mcp-Session-Id header is required",
         );
       }
-      return await openSession(request, loaded);
+      return await openSession(request, loaded, clientUnitOf(config.options.host, info));
     }
     const session = sessions.get(sessionId);
     if (session === undefined) {
       return jsonRpcErrorResponse(404, JSONRPC_SESSION_NOT_FOUND, "Session not found");
     }
-    const release = inFlight.tryEnter();
+    sessions.touch(session);
+    session.lastActiveMs = nowMs();
+    let parsedBody: unknown = undefined;
+    if (request.method === "POST") {
+      const body = await readBody(request, session);
+      if (body.kind !== "json") return bodyRefusal(body);
+      parsedBody = body.value;
+      if (!isInitializedNotice(parsedBody)) session.requests++;
+    }
+    // A session with nothing in flight may always start one request: the
+    // pool's ceiling binds only sessions that already have work in flight,
+    // so a flood of busy sessions cannot starve a client that asks one thing
+    // at a time (sessions are bounded, so this overdraw is too).
+    const releaseClient = enterClient(session.unit);
+    if (releaseClient === null) return clientBusy();
+    const release = session.inFlight.count() === 0 ? inFlight.enter() : inFlight.tryEnter();
     if (release === null) {
-      return retryLaterResponse(503, "Service unavailable: too many requests in flight");
+      releaseClient();
+      return poolFull();
     }
     const releaseSession = session.inFlight.tryEnter();
     if (releaseSession === null) {
       release();
-      return retryLaterResponse(429, "Too many requests: this session has too many in flight");
+      releaseClient();
+      return retryLaterResponse(
+        429,
+        "Too many requests: this session has too many in flight",
+        inFlight.retryAfterSeconds(),
+      );
     }
-    session.lastActiveMs = nowMs();
+    // Large answers of this request hold their bytes until its response body ends.
+    const ticket = createAnswerTicket(answerBudget);
     const finish = () => {
       releaseSession();
       release();
+      releaseClient();
+      ticket.releaseAll();
       session.lastActiveMs = nowMs();
     };
     try {
       let response: Response;
       if (request.method === "POST") {
-        const body = await readBody(request);
-        if (body.kind !== "json") {
-          finish();
-          return bodyRefusal(body);
-        }
-        response = await session.transport.handleRequest(request, { parsedBody: body.value });
+        response = await session.transport.handleRequest(request, {
+          parsedBody,
+          authInfo: ticketAuthInfo(ticket),
+        });
       } else {
         response = await session.transport.handleRequest(request);
       }
@@ -325,51 +468,59 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
   }
 
-  async function openSession(request: Request, loaded: CatalogStore): Promise<Response> {
-    const release = inFlight.tryEnter();
-    if (release === null) {
-      return retryLaterResponse(503, "Service unavailable: too many requests in flight");
+  async function openSession(
+    request: Request,
+    loaded: CatalogStore,
+    unit: string,
+  ): Promise<Response> {
+    const body = await readBody(request);
+    if (body.kind !== "json") return bodyRefusal(body);
+    const isInitialize = Array.isArray(body.value)
+      ? body.value.some((message) => isInitializeRequest(message))
+      : isInitializeRequest(body.value);
+    if (!isInitialize) {
+      return jsonRpcErrorResponse(
+        400,
+        JSONRPC_SERVER_ERROR,
+        "Bad Request: Mcp-Session-Id header is required",
+      );
     }
+    const refusal = await sessions.makeRoom(unit, {
+      maxSessions: limits.maxSessions,
+      maxPerUnit: isLoopbackOnly ? Number.POSITIVE_INFINITY : limits.maxSessionsPerClient,
+    });
+    if (refusal !== null) {
+      return retryLaterResponse(
+        refusal === "unit-busy" ? 429 : 503,
+        refusal === "unit-busy"
+          ? `Too many requests: this client's ${limits.maxSessionsPerClient} sessions are all busy`
+          : "Service unavailable: every session is busy",
+        inFlight.retryAfterSeconds(),
+      );
+    }
+    // Initialize is cheap and always admitted (a new client is never locked out).
+    const release = inFlight.enter();
     let server: Server | null = null;
     try {
-      const body = await readBody(request);
-      if (body.kind !== "json") {
-        release();
-        return bodyRefusal(body);
-      }
-      const isInitialize = Array.isArray(body.value)
-        ? body.value.some((message) => isInitializeRequest(message))
-        : isInitializeRequest(body.value);
-      if (!isInitialize) {
-        release();
-        return jsonRpcErrorResponse(
-          400,
-          JSONRPC_SERVER_ERROR,
-          "Bad Request: Mcp-Session-Id header is required",
-        );
-      }
-      if (sessions.size() >= limits.maxSessions) {
-        await sessions.closeIdle(nowMs(), limits.sessionIdleMs);
-      }
-      if (sessions.size() >= limits.maxSessions) {
-        release();
-        return retryLaterResponse(503, "Service unavailable: too many open sessions");
-      }
       const created = options.createServer(loaded, { isStateless: false });
       server = created;
       const perSession = createInFlight(limits.maxInFlightPerSession);
-      let forget = () => {};
+      const eventStore = createSessionEventStore(eventBudget);
+      let forget = () => eventStore.dispose();
       const transport: WebStandardStreamableHTTPServerTransport =
         new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: () => crypto.randomUUID(),
-          eventStore: createSessionEventStore(),
+          eventStore,
           retryInterval: SSE_RETRY_INTERVAL_MS,
           onsessioninitialized: (id) => {
             sessions.add({
               id,
+              unit,
               server: created,
               transport,
               inFlight: perSession,
+              bodyReads: 0,
+              requests: 0,
               openStreams: 0,
               lastActiveMs: nowMs(),
             });
@@ -380,6 +531,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
             forget = () => {
               sessions.remove(id);
               unregister();
+              eventStore.dispose();
             };
           },
         });
@@ -401,9 +553,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   }
 
   return {
-    handler: async (request) => {
+    handler: async (request, info) => {
       try {
-        return await handle(request);
+        return await handle(request, info);
       } catch (error) {
         return internalError(error);
       }
@@ -419,13 +571,24 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     stats: () => ({
       sessions: sessions.size(),
       inFlight: inFlight.count(),
+      bodyReads: bodyPool.count(),
       openStreams,
+      storedEventBytes: eventBudget.usedBytes(),
+      answerBytes: answerBudget.usedBytes(),
       isDraining,
     }),
   };
 }
 
 function bodyRefusal(body: Exclude<JsonBody, { kind: "json" }>): Response {
+  if (body.kind === "evicted") {
+    return jsonRpcErrorResponse(
+      408,
+      JSONRPC_SERVER_ERROR,
+      "Request timeout: the request body stalled while other bodies waited to be read; send it again",
+      { headers: { connection: "close" } },
+    );
+  }
   if (body.kind === "timed-out") {
     return jsonRpcErrorResponse(
       408,
@@ -442,6 +605,12 @@ function bodyRefusal(body: Exclude<JsonBody, { kind: "json" }>): Response {
     );
   }
   return jsonRpcErrorResponse(400, JSONRPC_PARSE_ERROR, body.reason);
+}
+
+/** Whether a body is only the `notifications/initialized` every client sends after `initialize`. */
+function isInitializedNotice(body: unknown): boolean {
+  return typeof body === "object" && body !== null && !Array.isArray(body) &&
+    (body as { method?: unknown }).method === "notifications/initialized";
 }
 
 function internalError(error: unknown): Response {

@@ -16,6 +16,7 @@ export type JsonBody =
   | { readonly kind: "json"; readonly value: unknown }
   | { readonly kind: "too-large"; readonly maxBytes: number }
   | { readonly kind: "timed-out"; readonly timeoutMs: number }
+  | { readonly kind: "evicted" }
   | { readonly kind: "malformed"; readonly reason: string };
 
 /**
@@ -24,10 +25,13 @@ export type JsonBody =
  * @param request The HTTP request (its body is consumed or cancelled).
  * @param maxBytes Bytes read at most; one more is a refusal. Positive.
  * @param options `timeoutMs`: how long the whole body may take to arrive, in
- *   ms; @default HTTP_BODY_TIMEOUT_MS (30 s).
+ *   ms; @default HTTP_BODY_TIMEOUT_MS (30 s). `signal`: aborting it ends the
+ *   read at once (`evicted`; the body pool does so for a stalled read when
+ *   all slots are taken). `onProgress`: called with each chunk that arrives.
  * @returns `json` with the parsed value; `too-large` when the declared or
  *   actual size exceeds `maxBytes`; `timed-out` when the body did not end in
- *   time (the body is cancelled; the caller answers 408); `malformed` when
+ *   time (the body is cancelled; the caller answers 408); `evicted` when
+ *   `signal` was aborted (cancelled too; 408); `malformed` when
  *   the bytes are not strict UTF-8 or not JSON (the caller answers JSON-RPC
  *   -32700).
  *
@@ -36,7 +40,7 @@ export type JsonBody =
 export async function readJsonBody(
   request: Request,
   maxBytes: number,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; signal?: AbortSignal; onProgress?: () => void } = {},
 ): Promise<JsonBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
@@ -44,9 +48,10 @@ export async function readJsonBody(
     return { kind: "too-large", maxBytes };
   }
   const timeoutMs = options.timeoutMs ?? HTTP_BODY_TIMEOUT_MS;
-  const bytes = await readCapped(request.body, maxBytes, timeoutMs);
+  const bytes = await readCapped(request.body, maxBytes, timeoutMs, options);
   if (bytes === "too-large") return { kind: "too-large", maxBytes };
   if (bytes === "timed-out") return { kind: "timed-out", timeoutMs };
+  if (bytes === "evicted") return { kind: "evicted" };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -62,32 +67,42 @@ export async function readJsonBody(
 
 /**
  * All bytes of `body`; `too-large` as soon as more than `maxBytes` arrived;
- * `timed-out` when the body has not ended `timeoutMs` after the start. Either
- * refusal cancels the body without waiting for its source.
+ * `timed-out` when the body has not ended `timeoutMs` after the start;
+ * `evicted` when `signal` aborts. Each refusal cancels the body without
+ * waiting for its source.
  */
 async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   timeoutMs: number,
-): Promise<Uint8Array | "too-large" | "timed-out"> {
+  options: { signal?: AbortSignal; onProgress?: () => void },
+): Promise<Uint8Array | "too-large" | "timed-out" | "evicted"> {
   if (body === null) return new Uint8Array(0);
+  if (options.signal?.aborted === true) {
+    body.cancel().catch(() => {});
+    return "evicted";
+  }
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timed-out">((resolve) => {
+  let onAbort = () => {};
+  const deadline = new Promise<"timed-out" | "evicted">((resolve) => {
     timer = setTimeout(() => resolve("timed-out"), timeoutMs);
+    onAbort = () => resolve("evicted");
+    options.signal?.addEventListener("abort", onAbort, { once: true });
   });
   try {
     while (true) {
       const next = await Promise.race([reader.read(), deadline]);
-      if (next === "timed-out") {
+      if (next === "timed-out" || next === "evicted") {
         // Not awaited: a stalled source need not acknowledge the cancel.
         reader.cancel().catch(() => {});
-        return "timed-out";
+        return next;
       }
       const { value, done } = next;
       if (done) break;
+      options.onProgress?.();
       total += value.byteLength;
       if (total > maxBytes) {
         reader.cancel().catch(() => {});
@@ -97,6 +112,7 @@ async function readCapped(
     }
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
   const bytes = new Uint8Array(total);

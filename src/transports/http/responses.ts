@@ -44,11 +44,17 @@ export function jsonRpcErrorResponse(
  *
  * @param status 429 or 503.
  * @param message Why, in sentence case.
+ * @param retryAfterSeconds When to come back, in whole seconds (the
+ *   handler's estimate of when a slot frees). @default HTTP_RETRY_AFTER_SECONDS (1)
  * @returns The response.
  */
-export function retryLaterResponse(status: 429 | 503, message: string): Response {
+export function retryLaterResponse(
+  status: 429 | 503,
+  message: string,
+  retryAfterSeconds: number = HTTP_RETRY_AFTER_SECONDS,
+): Response {
   return jsonRpcErrorResponse(status, JSONRPC_SERVER_ERROR, message, {
-    headers: { "retry-after": String(HTTP_RETRY_AFTER_SECONDS) },
+    headers: { "retry-after": String(retryAfterSeconds) },
   });
 }
 
@@ -56,12 +62,20 @@ export function retryLaterResponse(status: 429 | 503, message: string): Response
  * A health document: `{"status": ...}` with `cache-control: no-store`.
  *
  * @param status 200 or 503.
- * @param value `ok`, `ready`, `loading` or `draining`.
+ * @param value `ok`, `ready`, `loading`, `busy` or `draining`.
+ * @param options `retryAfterSeconds`: sent as `Retry-After` (with `busy`).
  * @returns The response.
  */
-export function healthResponse(status: 200 | 503, value: string): Response {
+export function healthResponse(
+  status: 200 | 503,
+  value: string,
+  options: { retryAfterSeconds?: number } = {},
+): Response {
+  const retry = options.retryAfterSeconds === undefined
+    ? {}
+    : { "retry-after": String(options.retryAfterSeconds) };
   return new Response(JSON.stringify({ status: value }), {
     status,
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
+    headers: { "content-type": "application/json", "cache-control": "no-store", ...retry },
   });
 }

@@ -63,7 +63,7 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
         console.error(`skillgate: HTTP error: ${message}`);
         return new Response("Internal error", { status: 500 });
       },
-    }, handler.handler);
+    }, (request, info) => handler.handler(request, { remoteAddress: info.remoteAddr.hostname }));
   } catch (error) {
     const why = error instanceof Deno.errors.AddrInUse
       ? "the address is in use"

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Server } from "../../../src/mcp/sdk.ts";
+import { McpError, Server } from "../../../src/mcp/sdk.ts";
 import {
   addSubscription,
   removeSubscription,
@@ -35,4 +35,17 @@ Deno.test("subscriptionsOf() returns a snapshot the caller cannot change", () =>
   (snapshot as Set<string>).add("skill://evil/SKILL.md");
   addSubscription(server, "skill://b/SKILL.md");
   assert.deepEqual([...subscriptionsOf(server)], ["skill://a/SKILL.md", "skill://b/SKILL.md"]);
+});
+
+Deno.test("attack: subscribing to every served file stops at the per-session cap", () => {
+  const server = newServer();
+  for (let index = 0; index < 3; index++) addSubscription(server, `skill://a/${index}.md`, 3);
+  addSubscription(server, "skill://a/0.md", 3);
+  assert.throws(() => addSubscription(server, "skill://a/3.md", 3), (error) => {
+    assert.ok(error instanceof McpError);
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /at most 3 resource subscriptions/);
+    return true;
+  });
+  assert.equal(subscriptionsOf(server).size, 3);
 });
