@@ -17,7 +17,7 @@ import { type CalledTool, type ToolErrorJson, toolErrorJson } from "../support/t
 import { makeTree, type Tree } from "../skills/_tree.ts";
 
 /** The served tools, in `tools/list` order. */
-const TOOL_NAMES = ["skill_list", "skill_load", "skill_file", "skill_run"];
+const TOOL_NAMES = ["skill_list", "skill_search", "skill_load", "skill_file", "skill_run"];
 const EXAMPLES = join(REPO_ROOT, "examples/skills");
 const FIXTURE = "run-fixture";
 
