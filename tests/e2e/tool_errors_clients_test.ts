@@ -124,6 +124,50 @@ async function exerciseEveryTool(t: Deno.TestContext, client: AnyClient): Promis
     },
   );
 
+  await t.step(
+    "skill_search: ranks, marks, points at SKILL.md; empty, long or bad-limit calls are errors",
+    async () => {
+      const found = await call.ok("skill_search", { query: "recolouring Charts" });
+      const results = found.results as {
+        name: string;
+        uri: string;
+        score: number;
+        snippet: string;
+      }[];
+      assert.equal(results[0]?.name, "color-palette");
+      assert.equal(results[0]?.uri, "skill://color-palette/SKILL.md");
+      assert.match(results[0]?.snippet ?? "", /«charts»/);
+      assert.match(results[0]?.snippet ?? "", /«recolour»/);
+      assert.equal(found.total, results.length);
+      const one = await call.ok("skill_search", { query: "release notes changelog", limit: 1 });
+      assert.deepEqual((one.results as { name: string }[]).map((r) => r.name), ["release-notes"]);
+      const none = await call.ok("skill_search", { query: "zeppelin" });
+      assert.deepEqual([none.results, none.total], [[], 0]);
+      await call.error("skill_search", { query: "" }, {
+        error: "INVALID_ARGUMENTS",
+        message: /^Invalid arguments for skill_search: query: /,
+        hint: /input schema of skill_search/,
+      });
+      await call.error("skill_search", { query: "  ?! " }, {
+        error: "INVALID_ARGUMENTS",
+        message: /query: must hold at least one letter or digit/,
+        hint: /input schema of skill_search/,
+      });
+      await call.error("skill_search", { query: "x".repeat(513) }, {
+        error: "INVALID_ARGUMENTS",
+        message: /query: .*512/,
+        hint: /input schema of skill_search/,
+      });
+      for (const limit of [0, 101, 1.5]) {
+        await call.error("skill_search", { query: "notes", limit }, {
+          error: "INVALID_ARGUMENTS",
+          message: /limit: /,
+          hint: /input schema of skill_search/,
+        });
+      }
+    },
+  );
+
   await t.step("skill_load: every skill loads; an unknown or empty name is an error", async () => {
     for (const name of ["color-palette", "release-notes", FIXTURE]) {
       const loaded = await call.ok("skill_load", { name });
