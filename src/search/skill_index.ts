@@ -26,6 +26,7 @@
  */
 
 import { isInModelCatalog } from "../mcp/model_catalog/model_catalog.ts";
+import type { TimeSlice } from "../skills/_time_slice.ts";
 import type { Catalog, Skill } from "../skills/skill.ts";
 import { fold, indexTerms, queryTerms, words } from "./terms.ts";
 
@@ -186,6 +187,34 @@ export class SkillSearchIndex {
    *   changed skills only.
    */
   sync(catalog: Catalog): SyncReport {
+    const steps = this.#syncSteps(catalog);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return step.value;
+  }
+
+  /**
+   * {@linkcode sync}, yielding to the event loop through `slice` between
+   * skills, so building the index of a large catalog does not hold up other
+   * requests. The index is half-synced while it runs: callers must not search
+   * it until the promise settles (see `search_skills.ts`, which queues).
+   *
+   * @param catalog The snapshot to reflect.
+   * @param slice When to yield.
+   * @returns What changed.
+   */
+  async syncSliced(catalog: Catalog, slice: TimeSlice): Promise<SyncReport> {
+    const steps = this.#syncSteps(catalog);
+    let step = steps.next();
+    while (!step.done) {
+      await slice.pause();
+      step = steps.next();
+    }
+    return step.value;
+  }
+
+  /** The work of a sync, one skill (re-)indexed or removed per step. */
+  *#syncSteps(catalog: Catalog): Generator<void, SyncReport> {
     if (catalog === this.#catalog) return { indexed: 0, removed: 0, kept: 0 };
     let indexed = 0;
     let removed = 0;
@@ -207,16 +236,18 @@ export class SkillSearchIndex {
         removed++;
       }
       this.#add(skill);
+      this.#indexedTotal++;
       indexed++;
+      yield;
     }
     if (this.#slotByName.size > wanted.size) {
       for (const [name, slot] of [...this.#slotByName]) {
         if (wanted.has(name)) continue;
         this.#remove(slot);
         removed++;
+        yield;
       }
     }
-    this.#indexedTotal += indexed;
     this.#catalog = catalog;
     return { indexed, removed, kept };
   }

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../caps.ts";
-import { searchIndexFor, searchSkills } from "../../search/search_skills.ts";
+import { searchCatalog } from "../../search/search_skills.ts";
 import { skillFileUri } from "../resources/skill_uri.ts";
 import { toolSuccess } from "../tool_result.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
@@ -17,8 +17,7 @@ const inputSchema = z.object({
     (query) => /[\p{L}\p{N}]/u.test(query),
     "must hold at least one letter or digit",
   ).describe(
-    "What the task is about, in plain words (e.g. 'fill a PDF form'); any language casing or " +
-      "accents; English word forms match (validating finds validate)",
+    "What the task is about, in plain words (e.g. 'fill a PDF form'); any casing or accents; English word forms match (validating finds validate)",
   ),
   limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe(
     `Results at most (default ${DEFAULT_SEARCH_LIMIT}, at most ${MAX_SEARCH_LIMIT})`,
@@ -53,10 +52,14 @@ export const skillSearchTool = defineTool({
   inputSchema,
   outputSchema,
   annotations: READ_ONLY_ANNOTATIONS,
-  call: (input, context) => {
+  call: async (input, context) => {
     const catalog = context.store.current();
-    const index = searchIndexFor(context.store, catalog);
-    const { found, total } = searchSkills(index, input.query, input.limit ?? DEFAULT_SEARCH_LIMIT);
+    const { found, total } = await searchCatalog(
+      context.store,
+      catalog,
+      input.query,
+      input.limit ?? DEFAULT_SEARCH_LIMIT,
+    );
     const answer: SkillSearchAnswer = {
       results: found.map(({ skill, score, snippet }) => ({
         name: skill.name,
@@ -67,6 +70,6 @@ export const skillSearchTool = defineTool({
       })),
       total,
     };
-    return Promise.resolve(toolSuccess(answer));
+    return toolSuccess(answer);
   },
 });
