@@ -47,6 +47,12 @@ export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1_000;
 /** Characters of a `skill_list` query. */
 export const MAX_QUERY_CHARS = 256;
+/** Characters of a `skill_search` query. */
+export const MAX_SEARCH_QUERY_CHARS = 512;
+/** Default number of `skill_search` results. */
+export const DEFAULT_SEARCH_LIMIT = 10;
+/** Most `skill_search` results in one answer. */
+export const MAX_SEARCH_LIMIT = 100;
 /** Bytes `resources/read` returns whole at most; a larger file is refused, never cut (16 MiB). */
 export const MAX_RESOURCE_READ_BYTES = 16 * 1024 * 1024;
 /** Entries in one `resources/list` page. */

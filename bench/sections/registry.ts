@@ -9,6 +9,7 @@
 
 import { httpSection } from "./http.ts";
 import { liveRefreshSection } from "./live_refresh.ts";
+import { searchSection } from "./search.ts";
 import type { BenchSection } from "./section.ts";
 import { skillRunSection } from "./skill_run.ts";
 import { skillRunSoakSection } from "./skill_run_soak.ts";
@@ -20,6 +21,7 @@ export const SECTIONS: readonly BenchSection[] = Object.freeze([
   startupAndListingSection,
   skillsExtensionSection,
   liveRefreshSection,
+  searchSection,
   skillRunSection,
   skillRunSoakSection,
   httpSection,

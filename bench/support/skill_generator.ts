@@ -91,7 +91,7 @@ export async function generateSkills(
   try {
     // Synchronous calls: several times faster than async ones for many small files.
     for (let index = 0; index < count; index++) {
-      const skill = skillFiles(index, random);
+      const skill = generatedSkill(index, random);
       const dir = `${root}/${skill.name}`;
       Deno.mkdirSync(`${dir}/references`, { recursive: true });
       Deno.mkdirSync(`${dir}/scripts`);
@@ -125,10 +125,26 @@ export function generatedSkillName(index: number): string {
   return `${TOPICS[index % TOPICS.length]}-${String(index).padStart(5, "0")}`;
 }
 
-function skillFiles(index: number, random: () => number): {
-  name: string;
-  files: [string, string][];
-} {
+/** One generated skill: its files, and the parts of its SKILL.md. */
+export interface GeneratedSkill {
+  readonly name: string;
+  readonly description: string;
+  /** The SKILL.md body (after the frontmatter's closing line). */
+  readonly body: string;
+  /** Relative path and text of each file, SKILL.md first. */
+  readonly files: [string, string][];
+}
+
+/**
+ * The content of the generated skill at `index`, without writing anything
+ * (the search tests and benchmark build catalogs in memory from it).
+ *
+ * @param index Zero-based index (names the skill, see {@linkcode generatedSkillName}).
+ * @param random The pseudo-random source; successive calls with one source
+ *   give the same skills {@linkcode generateSkills} writes for that seed.
+ * @returns The skill's name, description, body and files.
+ */
+export function generatedSkill(index: number, random: () => number): GeneratedSkill {
   const name = generatedSkillName(index);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
   const sentence = (min: number, max: number) => {
@@ -140,10 +156,13 @@ function skillFiles(index: number, random: () => number): {
   const paragraph = (sentences: number) =>
     Array.from({ length: sentences }, () => sentence(8, 18)).join(" ");
   const tools = TOOLS.filter(() => random() < 0.5);
+  const description = `${sentence(14, 30)} Use when the user asks to ${
+    sentence(6, 12).toLowerCase()
+  }`;
   const frontmatter = [
     "---",
     `name: ${name}`,
-    `description: ${sentence(14, 30)} Use when the user asks to ${sentence(6, 12).toLowerCase()}`,
+    `description: ${description}`,
     "license: Apache-2.0",
     "metadata:",
     "  author: skillgate-bench",
@@ -214,10 +233,13 @@ function skillFiles(index: number, random: () => number): {
     "    main()",
     "",
   ].join("\n");
+  const bodyText = `\n${body.join("\n")}`;
   return {
     name,
+    description,
+    body: bodyText,
     files: [
-      ["SKILL.md", `${frontmatter}\n\n${body.join("\n")}`],
+      ["SKILL.md", `${frontmatter}\n${bodyText}`],
       ["references/guide.md", guide],
       ["scripts/helper.py", script],
     ],

@@ -24,12 +24,14 @@ import { skillFileTool } from "./tools/skill_file.ts";
 import { skillListTool } from "./tools/skill_list.ts";
 import { skillLoadTool } from "./tools/skill_load.ts";
 import { skillRunTool } from "./tools/skill_run.ts";
+import { skillSearchTool } from "./tools/skill_search.ts";
 import type { SkillTool, ToolContext } from "./tools/tool.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** The tools served, in `tools/list` order. */
 export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
   skillListTool as SkillTool<unknown>,
+  skillSearchTool as SkillTool<unknown>,
   skillLoadTool as SkillTool<unknown>,
   skillFileTool as SkillTool<unknown>,
   skillRunTool as SkillTool<unknown>,

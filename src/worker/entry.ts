@@ -27,6 +27,7 @@ import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { createCatalogStore } from "../skills/catalog_store.ts";
+import { warmSearchIndex } from "../search/search_skills.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
 import { serveOverHttp } from "../transports/http/serve.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
@@ -100,6 +101,10 @@ async function serve(start: StartMessage): Promise<void> {
   const refresh = await startConfiguredRefresh(await store, config);
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
+  // skill_search's index, built in the background (time-sliced) so the first search is fast.
+  warmSearchIndex(await store).catch((error: unknown) => {
+    console.error("skillgate: could not build the search index:", error);
+  });
   const code = await ended;
   await refresh?.close();
   await scripts?.stopAll();

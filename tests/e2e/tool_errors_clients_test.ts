@@ -17,7 +17,7 @@ import { type CalledTool, type ToolErrorJson, toolErrorJson } from "../support/t
 import { makeTree, type Tree } from "../skills/_tree.ts";
 
 /** The served tools, in `tools/list` order. */
-const TOOL_NAMES = ["skill_list", "skill_load", "skill_file", "skill_run"];
+const TOOL_NAMES = ["skill_list", "skill_search", "skill_load", "skill_file", "skill_run"];
 const EXAMPLES = join(REPO_ROOT, "examples/skills");
 const FIXTURE = "run-fixture";
 
@@ -121,6 +121,50 @@ async function exerciseEveryTool(t: Deno.TestContext, client: AnyClient): Promis
         message: /bogus/,
         hint: /input schema of skill_list/,
       });
+    },
+  );
+
+  await t.step(
+    "skill_search: ranks, marks, points at SKILL.md; empty, long or bad-limit calls are errors",
+    async () => {
+      const found = await call.ok("skill_search", { query: "recolouring Charts" });
+      const results = found.results as {
+        name: string;
+        uri: string;
+        score: number;
+        snippet: string;
+      }[];
+      assert.equal(results[0]?.name, "color-palette");
+      assert.equal(results[0]?.uri, "skill://color-palette/SKILL.md");
+      assert.match(results[0]?.snippet ?? "", /«charts»/);
+      assert.match(results[0]?.snippet ?? "", /«recolour»/);
+      assert.equal(found.total, results.length);
+      const one = await call.ok("skill_search", { query: "release notes changelog", limit: 1 });
+      assert.deepEqual((one.results as { name: string }[]).map((r) => r.name), ["release-notes"]);
+      const none = await call.ok("skill_search", { query: "zeppelin" });
+      assert.deepEqual([none.results, none.total], [[], 0]);
+      await call.error("skill_search", { query: "" }, {
+        error: "INVALID_ARGUMENTS",
+        message: /^Invalid arguments for skill_search: query: /,
+        hint: /input schema of skill_search/,
+      });
+      await call.error("skill_search", { query: "  ?! " }, {
+        error: "INVALID_ARGUMENTS",
+        message: /query: must hold at least one letter or digit/,
+        hint: /input schema of skill_search/,
+      });
+      await call.error("skill_search", { query: "x".repeat(513) }, {
+        error: "INVALID_ARGUMENTS",
+        message: /query: .*512/,
+        hint: /input schema of skill_search/,
+      });
+      for (const limit of [0, 101, 1.5]) {
+        await call.error("skill_search", { query: "notes", limit }, {
+          error: "INVALID_ARGUMENTS",
+          message: /limit: /,
+          hint: /input schema of skill_search/,
+        });
+      }
     },
   );
 

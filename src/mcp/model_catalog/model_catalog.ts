@@ -21,8 +21,9 @@ export type CatalogChannel = "instructions" | "tool-description";
 const PREAMBLE = "skillgate serves Agent Skills: folders whose SKILL.md holds instructions for a " +
   "task, plus supporting files. When a task matches a skill's description, load that skill " +
   "before acting (skill_load with its name, or read its SKILL.md URI as a resource) and follow " +
-  "it; read the files it refers to with skill_file. skill_list always shows the current catalog " +
-  "(skills added or edited during this session included) and searches it with `query`.";
+  "it; read the files it refers to with skill_file. skill_search finds the skills that fit a " +
+  "task among all served (ranked; use it when the catalog below is cut); skill_list always " +
+  "shows the current catalog (skills added or edited during this session included).";
 
 /**
  * The channel configured: `tool-description` under `--catalog=tool-description`
@@ -119,8 +120,9 @@ export function clipDescription(
  * {@linkcode MAX_CATALOG_DESCRIPTION_CHARS} characters. A skill whose entry
  * does not fit what is left of the budget is skipped and later ones that do
  * fit are still added, so one oversized skill never hides the others; the
- * block then ends with `<more_skills count="N">` saying how many are left
- * out and pointing to `skill_list` with a query.
+ * block then ends with `<more_skills count="N" total="T">` saying how many
+ * are left out and how many the model may use in all, and telling the model
+ * to find them with `skill_search` (issue 14).
  *
  * @param catalog The snapshot.
  * @param options `budgetBytes`: UTF-8 bytes of the whole block at most
@@ -148,8 +150,10 @@ export function renderSkillCatalog(
   if (skills.length === 0) return `${open}<!-- No skills are served right now. -->\n${close}`;
   const encoder = new TextEncoder();
   const more = (count: number) =>
-    `<more_skills count="${count}">${count} more skill${count === 1 ? " is" : "s are"} served ` +
-    "but not shown here; call skill_list with a query to find them.</more_skills>\n";
+    `<more_skills count="${count}" total="${skills.length}">${count} more skill` +
+    `${count === 1 ? " is" : "s are"} served but not shown here (${skills.length} in all). ` +
+    "Before acting on a task, call skill_search with words that describe it to find the best " +
+    "skills among all of them.</more_skills>\n";
   const elements = skills.map((skill) =>
     `<skill><name>${escapeXml(skill.name)}</name><description>` +
     `${escapeXml(clipDescription(skill.description))}</description><uri>` +

@@ -8,8 +8,8 @@
  * - `--tools=auto` (default) withdraws `skill_load` and `skill_file` once the
  *   client's `initialize` declares the skills extension (such a client loads
  *   skills itself through `skills/list`, `skills/get` and `resources/read`)
- *   and sends `tools/list_changed`. It never withdraws `skill_list` or
- *   `skill_run`, has no effect in tool-description mode (the catalog lives
+ *   and sends `tools/list_changed`. It never withdraws `skill_list`,
+ *   `skill_search` (the extension has no search) or `skill_run`, has no effect in tool-description mode (the catalog lives
  *   in `skill_load`'s description), and acts as `always` on stateless HTTP.
  *
  * @module

@@ -75,8 +75,9 @@ export const skillListTool = defineTool({
   description:
     "List the Agent Skills this server serves: name, description, source and size of each, " +
     "plus any problems found in the skill folders. Always reflects the current catalog " +
-    "(skills added or edited since the session started included). Use `query` to search " +
-    "names and descriptions; page with `cursor`. Then call skill_load with a name.",
+    "(skills added or edited since the session started included). Use `query` to filter " +
+    "names and descriptions by substring (skill_search ranks skills by relevance instead); " +
+    "page with `cursor`. Then call skill_load with a name.",
   inputSchema,
   outputSchema,
   annotations: READ_ONLY_ANNOTATIONS,

@@ -52,10 +52,10 @@ Deno.test("renderSkillCatalog() stays within its byte budget and says how many m
   assert.ok(utf8(text) <= CATALOG_BUDGET_BYTES, `${utf8(text)} bytes`);
   const shown = text.match(/<skill>/g)?.length ?? 0;
   assert.ok(shown > 10 && shown < 400);
-  const more = /<more_skills count="(\d+)">[^<]*skill_list with a query[^<]*<\/more_skills>/.exec(
-    text,
-  );
-  assert.ok(more, text.slice(-300));
+  const more =
+    /<more_skills count="(\d+)" total="400">[^<]*\(400 in all\)[^<]*skill_search[^<]*<\/more_skills>/
+      .exec(text);
+  assert.ok(more, text.slice(-400));
   assert.equal(Number(more[1]), 400 - shown);
   for (const budgetBytes of [512, 1000, 4096]) {
     const small = renderSkillCatalog(testCatalog(skills), { budgetBytes });
@@ -72,7 +72,7 @@ Deno.test("renderSkillCatalog() fits the last skill exactly without a needless o
   assert.ok(utf8(full) > 512);
   assert.equal(renderSkillCatalog(catalog, { budgetBytes: utf8(full) }), full);
   const cut = renderSkillCatalog(catalog, { budgetBytes: utf8(full) - 1 });
-  assert.match(cut, /<more_skills count="\d+">/);
+  assert.match(cut, /<more_skills count="\d+" total="10">/);
   assert.ok(utf8(cut) <= utf8(full) - 1);
 });
 
@@ -135,7 +135,7 @@ Deno.test("renderSkillCatalog() skips an entry that does not fit and keeps addin
   const text = renderSkillCatalog(catalog, { budgetBytes: 700 });
   assert.ok(utf8(text) <= 700, `${utf8(text)} bytes`);
   assert.deepEqual(shownNames(text), ["a-first", "c-third", "d-fourth"]);
-  assert.match(text, /<more_skills count="1">1 more skill is served[^<]*skill_list/);
+  assert.match(text, /<more_skills count="1" total="4">1 more skill is served[^<]*skill_search/);
   assert.ok(text.trimEnd().endsWith("</more_skills>\n</available_skills>"));
 });
 

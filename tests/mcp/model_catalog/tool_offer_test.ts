@@ -41,6 +41,7 @@ Deno.test("--tools=auto withdraws skill_load and skill_file from a client that d
   const seen = await toolsSeen({ clientCapabilities: EXTENSION_CLIENT });
   try {
     assert.ok(seen.names.includes("skill_list"), "skill_list is never withdrawn");
+    assert.ok(seen.names.includes("skill_search"), "skill_search is never withdrawn");
     assert.ok(!seen.names.includes("skill_load"));
     assert.ok(!seen.names.includes("skill_file"));
     assert.equal(seen.listChanged, 1, "tools/list_changed follows initialize");

@@ -82,6 +82,12 @@ const SAMPLES: Record<string, readonly Sample[]> = {
     { limit: 1 },
     (previous) => ({ limit: 1, cursor: previous.nextCursor }),
   ],
+  skill_search: [
+    { query: "plain" },
+    { query: "long body LINE", limit: 1 },
+    { query: "no such thing" },
+    { query: "scripts" },
+  ],
   skill_load: [{ name: "plain" }, { name: "scripted" }, { name: "long-description" }],
   skill_file: [
     { name: "plain", paths: ["SKILL.md", "image.bin", "notes.md", "missing.md", "../up.md"] },
