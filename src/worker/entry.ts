@@ -101,7 +101,8 @@ async function serve(start: StartMessage): Promise<void> {
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
   const code = await ended;
-  await refresh?.close();
+  // Not close(): closing a watcher stuck on a FIFO would block this thread for good.
+  refresh?.abandon();
   await scripts?.stopAll();
   post({ type: "exit", code });
 }
