@@ -20,6 +20,7 @@ import {
   checkServedFile,
   checkServedPath,
   isQuietlySkippedName,
+  quotePath,
   type RuleBreach,
 } from "../files/served_name.ts";
 import { compareCodeUnits, readSortedEntries } from "./_fs.ts";
@@ -216,8 +217,8 @@ export function listSkillFiles(
         lexical,
         "file-not-served",
         "warning",
-        `"${rel}" is not served (rule ${breach.rule}: ${breach.message}); it is not listed and ` +
-          "no reader serves it. Rename it, or point the link at a file that is served",
+        `${quotePath(rel)} is not served (rule ${breach.rule}: ${breach.message}); it is not ` +
+          "listed and no reader serves it. Rename it, or point the link at a file that is served",
       ),
     };
   }
