@@ -121,16 +121,18 @@ export function checkServedPath(path: string): RuleBreach | null {
  * @param relPath The path relative to the skill's folder.
  * @param realRelPath The real path relative to the skill's real folder.
  * @returns `null` when served, else the rule broken; a breach of the real
- *   path says so and names the rule, quoting only paths inside the skill.
+ *   path says so and names the rule, quoting only `relPath`.
  */
 export function checkServedFile(relPath: string, realRelPath: string): RuleBreach | null {
   const own = checkServedPath(relPath);
   if (own !== null || realRelPath === relPath) return own;
   const real = checkServedPath(realRelPath);
   if (real === null) return null;
+  // The message names the rule, not the real path: a client learns nothing about
+  // files it may not read.
   return breach(
     real.rule,
-    `Path ${quotePath(relPath)} leads to a file that is not served (${real.rule}: ${real.message})`,
+    `Path ${quotePath(relPath)} leads to a file that is not served (rule ${real.rule})`,
   );
 }
 

@@ -20,7 +20,6 @@ import {
   checkServedFile,
   checkServedPath,
   isQuietlySkippedName,
-  quotePath,
   type RuleBreach,
 } from "../files/served_name.ts";
 import { compareCodeUnits, readSortedEntries } from "./_fs.ts";
@@ -95,7 +94,7 @@ export function listSkillFiles(
     const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
     const lexical = joinPath(lexDir, entry.name);
     const own = checkServedPath(rel);
-    if (own !== null) return notServed(lexical, rel, own);
+    if (own !== null) return notServed(lexical, own);
     let real = joinPath(realDir, entry.name);
     let info: Deno.FileInfo | null = null;
     try {
@@ -121,7 +120,7 @@ export function listSkillFiles(
           };
         }
         const breach = checkServedFile(rel, relative(candidate.realDir, real).split(sep).join("/"));
-        if (breach !== null) return notServed(lexical, rel, breach);
+        if (breach !== null) return notServed(lexical, breach);
       } else if (entry.isFile) {
         info = Deno.statSync(lexical);
       }
@@ -210,15 +209,17 @@ export function listSkillFiles(
     }
   }
 
-  function notServed(lexical: string, rel: string, breach: RuleBreach): Resolved {
+  function notServed(lexical: string, breach: RuleBreach): Resolved {
     return {
       kind: "problem",
       problem: problem(
         lexical,
         "file-not-served",
         "warning",
-        `${quotePath(rel)} is not served (rule ${breach.rule}: ${breach.message}); it is not ` +
-          "listed and no reader serves it. Rename it, or point the link at a file that is served",
+        `${breach.message}${
+          breach.message.includes("(rule ") ? "" : ` (rule ${breach.rule})`
+        }; it is not listed and no reader serves it. Rename it, or point the link at a file ` +
+          "that is served",
       ),
     };
   }

@@ -136,7 +136,10 @@ Deno.test("checkServedFile() checks the real path too and names the rule it brea
   assert.equal(checkServedFile("notes.md", "notes.md"), null);
   assert.equal(checkServedFile("link.md", "docs/real.md"), null);
   assert.equal(checkServedFile("link.md", ".env")?.rule, "hidden");
-  assert.match(checkServedFile("link.md", ".env")?.message ?? "", /"link\.md" leads to a file/);
+  assert.equal(
+    checkServedFile("link.md", ".env")?.message,
+    'Path "link.md" leads to a file that is not served (rule hidden)',
+  );
   assert.equal(checkServedFile("x", "node_modules/a")?.rule, "node_modules");
   assert.equal(checkServedPath("C:x")?.rule, "drive-prefix");
   assert.equal(checkServedPath("a\u2028b")?.rule, "control-character");
