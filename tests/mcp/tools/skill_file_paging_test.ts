@@ -101,3 +101,28 @@ Deno.test("skill_file: a page shorter than one UTF-8 character comes as base64 a
   assert.equal(paged, text);
   assert.deepEqual(offsets, [0, 1, 2, 3, 4, 5]);
 });
+
+Deno.test("skill_file: a grown file paged beside others takes only the call's unreserved budget and still advances", async () => {
+  await using tree = await makeTree({
+    "demo/SKILL.md": skillMd("demo"),
+    "demo/big.txt": "b".repeat(1_000),
+    "demo/grown.txt": "g".repeat(10),
+  });
+  await using session = await connectStdio(
+    ["serve", tree.path, "--static", "--max-call-bytes=1024"],
+  );
+  await Deno.writeTextFile(tree.at("demo/grown.txt"), "g".repeat(500));
+  const result = await session.call("skill_file", {
+    name: "demo",
+    paths: ["big.txt", { path: "grown.txt", offset: 10 }],
+  });
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+  const [big, grown] = (result.structuredContent as { files: Entry[] }).files;
+  assert.ok(big !== undefined && "content" in big && grown !== undefined && "content" in grown);
+  assert.equal(big.content.length, 1_000);
+  // 1,024 - (1,000 reserved for big.txt + 1 for grown.txt) = 23 unreserved bytes.
+  assert.equal(grown.content.length, 24);
+  assert.equal(grown.nextOffset, 34);
+  assert.equal(grown.size, 500);
+  assert.ok(big.content.length + grown.content.length <= 1_024, "the call budget holds");
+});
