@@ -426,6 +426,15 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
 }
 
 function bodyRefusal(body: Exclude<JsonBody, { kind: "json" }>): Response {
+  if (body.kind === "aborted") {
+    // The connection is gone (client left, or shutdown cut it): this answer reaches no one.
+    return jsonRpcErrorResponse(
+      400,
+      JSONRPC_SERVER_ERROR,
+      "Bad Request: the request body ended before it was complete",
+      { headers: { connection: "close" } },
+    );
+  }
   if (body.kind === "timed-out") {
     return jsonRpcErrorResponse(
       408,

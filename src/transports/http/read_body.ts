@@ -16,6 +16,7 @@ export type JsonBody =
   | { readonly kind: "json"; readonly value: unknown }
   | { readonly kind: "too-large"; readonly maxBytes: number }
   | { readonly kind: "timed-out"; readonly timeoutMs: number }
+  | { readonly kind: "aborted" }
   | { readonly kind: "malformed"; readonly reason: string };
 
 /**
@@ -29,7 +30,9 @@ export type JsonBody =
  *   actual size exceeds `maxBytes`; `timed-out` when the body did not end in
  *   time (the body is cancelled; the caller answers 408); `malformed` when
  *   the bytes are not strict UTF-8 or not JSON (the caller answers JSON-RPC
- *   -32700).
+ *   -32700); `aborted` when the body stream failed before its end (the client
+ *   disconnected, or the server is shutting down and cut the connection): no
+ *   one is left to answer, so the caller only frees what the request held.
  *
  * Source: RFC 9110 section 15.5.9 (408 Request Timeout).
  */
@@ -47,6 +50,7 @@ export async function readJsonBody(
   const bytes = await readCapped(request.body, maxBytes, timeoutMs);
   if (bytes === "too-large") return { kind: "too-large", maxBytes };
   if (bytes === "timed-out") return { kind: "timed-out", timeoutMs };
+  if (bytes === "aborted") return { kind: "aborted" };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -62,14 +66,15 @@ export async function readJsonBody(
 
 /**
  * All bytes of `body`; `too-large` as soon as more than `maxBytes` arrived;
- * `timed-out` when the body has not ended `timeoutMs` after the start. Either
+ * `timed-out` when the body has not ended `timeoutMs` after the start;
+ * `aborted` when the stream failed (connection closed mid-body). Either
  * refusal cancels the body without waiting for its source.
  */
 async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   timeoutMs: number,
-): Promise<Uint8Array | "too-large" | "timed-out"> {
+): Promise<Uint8Array | "too-large" | "timed-out" | "aborted"> {
   if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -80,7 +85,11 @@ async function readCapped(
   });
   try {
     while (true) {
-      const next = await Promise.race([reader.read(), deadline]);
+      const next = await Promise.race([
+        reader.read().catch(() => "aborted" as const),
+        deadline,
+      ]);
+      if (next === "aborted") return "aborted";
       if (next === "timed-out") {
         // Not awaited: a stalled source need not acknowledge the cancel.
         reader.cancel().catch(() => {});
