@@ -141,7 +141,8 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
   const origin = `http://${urlHost(address.host)}:${port}`;
   const serverOptions: ServerOptions & { connectionsCheckingInterval: number } = {
     headersTimeout: settings.headersTimeoutMs,
-    requestTimeout: settings.requestTimeoutMs,
+    // node:http requires requestTimeout >= headersTimeout (the headers are part of the request).
+    requestTimeout: Math.max(settings.requestTimeoutMs, settings.headersTimeoutMs),
     keepAliveTimeout: settings.keepAliveIdleMs,
     connectionsCheckingInterval: settings.checkIntervalMs,
     maxHeaderSize: settings.maxHeaderBytes,
