@@ -14,6 +14,7 @@ import { skillRunSection } from "./skill_run.ts";
 import { skillRunSoakSection } from "./skill_run_soak.ts";
 import { skillsExtensionSection } from "./skills_extension.ts";
 import { startupAndListingSection } from "./startup_and_listing.ts";
+import { underAttackSection } from "./under_attack.ts";
 
 /** The sections `make bench` runs, in order. Add a section here, once. */
 export const SECTIONS: readonly BenchSection[] = Object.freeze([
@@ -23,4 +24,5 @@ export const SECTIONS: readonly BenchSection[] = Object.freeze([
   skillRunSection,
   skillRunSoakSection,
   httpSection,
+  underAttackSection,
 ]);

@@ -148,7 +148,7 @@ Deno.test("attack: a body that stops arriving gets 408 with connection: close, a
     const port = server.service.port;
     await conn.write(encoder.encode(
       `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
-        "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"",
+        'Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc"',
     ));
     const { text, sawEof } = await readUntilClosed(conn);
     assert.match(text, /^HTTP\/1\.1 408 /);
@@ -169,7 +169,7 @@ Deno.test("attack: unfinished chunked bodies are cut by the deadline and a norma
       conn.write(encoder.encode(
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
           "Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
-          "5\r\n{\"jso\r\n",
+          '5\r\n{"jso\r\n',
       ))
     ));
     const initialize = await fetch(server.service.url, {
@@ -250,7 +250,7 @@ Deno.test("shutdown: a body still arriving is cut at once, idle connections clos
     await midBody.write(encoder.encode(
       `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
         "Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
-        "5\r\n{\"jso\r\n",
+        '5\r\n{"jso\r\n',
     ));
     while (server.service.handler.stats().inFlight < 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
