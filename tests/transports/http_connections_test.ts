@@ -267,3 +267,29 @@ Deno.test("shutdown: a body still arriving is cut at once, idle connections clos
     idle.close();
   }
 });
+
+Deno.test("attack: a flood of half-sent headers at the cap does not push out a kept-alive client", async () => {
+  await using server = await lowLimitService({ maxConnections: 10, headersTimeoutMs: 60_000 });
+  const client = await connect(server.service);
+  const flood: Deno.TcpConn[] = [];
+  try {
+    const ask = encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await client.write(ask);
+    assert.match(await readOneResponse(client), /^HTTP\/1\.1 200 /);
+    for (let index = 0; index < 50; index++) {
+      const conn = await connect(server.service);
+      await conn.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+      flood.push(conn);
+    }
+    // Make sure the server has accepted the whole flood before the client asks again.
+    while (server.service.connectionStats().accepted < 51) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await client.write(ask);
+    assert.match(await readOneResponse(client), /^HTTP\/1\.1 200 /);
+    assert.ok(server.service.connectionStats().open <= 10);
+  } finally {
+    client.close();
+    for (const conn of flood) conn.close();
+  }
+});

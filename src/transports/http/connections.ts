@@ -6,10 +6,11 @@
  * silently, after one `EMFILE` (measured; see README "HTTP connections").
  *
  * Bounded: at most `maxConnections` open at once. At the cap, a new
- * connection takes the place of the connection that has been idle longest
- * (one with no request in progress: it never finished its headers, or it is
- * a keep-alive connection between requests); when every connection has a
- * request in progress, the new one is closed at once. A failed accept
+ * connection takes the place of an idle one (no request in progress): first
+ * the oldest connection that never completed a request, then the one kept
+ * alive longest between requests, so a flood of half-sent headers cannot
+ * push out a client that is already being served. When every connection has
+ * a request in progress, the new one is closed at once. A failed accept
  * (`EMFILE`, `ENFILE`, ...) is logged, closes the longest-idle connections to
  * free descriptors, and is retried after a backoff that doubles from
  * `acceptBackoffMinMs` to `acceptBackoffMaxMs`.
@@ -88,8 +89,10 @@ export function acceptConnections(
 ): Connections {
   /** Requests in progress per open socket. */
   const open = new Map<ConnSocket, number>();
-  /** Sockets with no request in progress, longest idle first (Map keeps insertion order). */
-  const idle = new Map<ConnSocket, true>();
+  /** Sockets that never completed a request, oldest first (a Map keeps insertion order). */
+  const fresh = new Map<ConnSocket, true>();
+  /** Sockets between requests (kept alive), longest idle first. */
+  const kept = new Map<ConnSocket, true>();
   let isStopping = false;
   let accepted = 0;
   let refused = 0;
@@ -99,11 +102,13 @@ export function acceptConnections(
 
   const evictOldestIdle = (count: number) => {
     let closed = 0;
-    for (const socket of idle.keys()) {
-      if (closed >= count) break;
-      idle.delete(socket);
-      socket.destroy();
-      closed++;
+    for (const table of [fresh, kept]) {
+      for (const socket of table.keys()) {
+        if (closed >= count) break;
+        table.delete(socket);
+        socket.destroy();
+        closed++;
+      }
     }
     evicted += closed;
     return closed;
@@ -111,10 +116,11 @@ export function acceptConnections(
 
   const track = (socket: ConnSocket) => {
     open.set(socket, 0);
-    idle.set(socket, true);
+    fresh.set(socket, true);
     socket.once("close", () => {
       open.delete(socket);
-      idle.delete(socket);
+      fresh.delete(socket);
+      kept.delete(socket);
     });
   };
 
@@ -168,7 +174,8 @@ export function acceptConnections(
       const count = open.get(socket);
       if (count === undefined) return;
       open.set(socket, count + 1);
-      idle.delete(socket);
+      fresh.delete(socket);
+      kept.delete(socket);
     },
     requestEnded: (socket) => {
       const count = open.get(socket);
@@ -176,8 +183,8 @@ export function acceptConnections(
       const left = Math.max(0, count - 1);
       open.set(socket, left);
       if (left === 0) {
-        idle.delete(socket);
-        idle.set(socket, true);
+        kept.delete(socket);
+        kept.set(socket, true);
       }
     },
     stopAccepting: () => {
@@ -188,7 +195,7 @@ export function acceptConnections(
       } catch { /* already closed */ }
     },
     closeIdle: () => {
-      const sockets = [...idle.keys()];
+      const sockets = [...fresh.keys(), ...kept.keys()];
       for (const socket of sockets) socket.destroy();
       return sockets.length;
     },
