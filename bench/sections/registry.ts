@@ -16,6 +16,7 @@ import { skillRunSoakSection } from "./skill_run_soak.ts";
 import { skillsExtensionSection } from "./skills_extension.ts";
 import { startupAndListingSection } from "./startup_and_listing.ts";
 import { startupRaceSection } from "./startup_race.ts";
+import { underAttackSection } from "./under_attack.ts";
 
 /** The sections `make bench` runs, in order. Add a section here, once. */
 export const SECTIONS: readonly BenchSection[] = Object.freeze([
@@ -27,4 +28,5 @@ export const SECTIONS: readonly BenchSection[] = Object.freeze([
   skillRunSoakSection,
   httpSection,
   startupRaceSection,
+  underAttackSection,
 ]);
