@@ -8,6 +8,7 @@
 import type { Config } from "../config/config.ts";
 import type { ReadyMessage } from "../sandbox/messages.ts";
 import { VERSION } from "../version.ts";
+import { shellCommand } from "./shell_quote.ts";
 
 /**
  * Renders the banner.
@@ -15,24 +16,29 @@ import { VERSION } from "../version.ts";
  * @param config The configuration being served.
  * @param ready The worker's start-up summary.
  * @param launch How to start this same program from a client's configuration,
- *   without the roots (e.g. `skillgate serve` for the binary, or the `make`
- *   command for a checkout).
+ *   as words without the roots (see `launchWords()`), e.g.
+ *   `["/opt/skillgate/skillgate", "serve"]`; the suggested `claude mcp add`
+ *   line quotes every word for a POSIX shell.
  * @returns Multi-line text for stderr.
  */
-export function bannerText(config: Config, ready: ReadyMessage, launch: string): string {
+export function bannerText(
+  config: Config,
+  ready: ReadyMessage,
+  launch: readonly string[],
+): string {
   const roots = config.roots.map((root) => `  ${root.path} (${root.from})`).join("\n");
   const problems = ready.problemLines.length === 0
     ? ""
     : `\nProblems (${ready.errorCount} errors, ${ready.warningCount} warnings):\n` +
       ready.problemLines.map((line) => `  ${line}`).join("\n") + "\n";
-  const rootList = config.roots.map((root) => root.path).join(" ");
+  const command = shellCommand([...launch, ...config.roots.map((root) => root.path)]);
   return `skillgate ${VERSION}: serving ${ready.skillCount} skills over stdio
 Roots:
 ${roots}
 ${problems}
 skillgate speaks MCP on stdin/stdout; a person at a terminal sees nothing more.
 Add it to an MCP client, for example Claude Code:
-  claude mcp add skills -- ${launch.replace("ROOTS", rootList)}
+  claude mcp add skills -- ${command}
 Press Ctrl-D or Ctrl-C to stop.
 `;
 }
