@@ -32,6 +32,8 @@ Deno.test("startLine() stays one line when a root's name holds a line break or a
     warningCount: 0,
     problemLines: [],
   });
-  assert.doesNotMatch(line, /[\n\u001b\u0007]/);
+  for (const raw of ["\n", "\u001b", "\u0007"]) {
+    assert.ok(!line.includes(raw), JSON.stringify(line));
+  }
   assert.match(line, /serving 1 skill over stdio .*; problems: 0 errors, 0 warnings$/);
 });
