@@ -9,6 +9,7 @@ import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 import { LAUNCHER, launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
+import { trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
 
 /** A caller's folder (with a space in its name) holding a broken skill and a good one. */
 async function callerFolder(): Promise<{ dir: string } & AsyncDisposable> {
@@ -107,4 +108,48 @@ Deno.test("launcher: make run goes through the launcher and keeps stdout protoco
   }).output();
   assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
   assert.equal(new TextDecoder().decode(output.stdout), `skillgate ${VERSION}\n`);
+});
+
+/** A fake `deno` on PATH that reports `version` and prints the argv it got, NUL-separated. */
+async function fakeDenoDir(parent: string, version: string): Promise<string> {
+  const dir = `${parent}/fake deno ${version}`;
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(
+    `${dir}/deno`,
+    `#!/bin/sh\nif [ "$1" = --version ]; then echo "deno ${version} (fake)"; exit 0; fi\n` +
+      `for a in "$@"; do printf '%s\\0' "$a"; done\n`,
+    { mode: 0o755 },
+  );
+  return dir;
+}
+
+Deno.test("launcher: runs a deno 2.9.x from PATH with exactly the trusted flags and every argument unchanged", async () => {
+  await using caller = await callerFolder();
+  const fake = await fakeDenoDir(caller.dir, "2.9.99");
+  const args = ["serve", "./skills", "it's", "", "$HOME", "*", "--http=3000", "a\nb"];
+  const run = await runLauncher(LAUNCHER, args, {
+    cwd: caller.dir,
+    env: { PATH: `${fake}:${launcherEnv().PATH}` },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const argv = run.stdout.split("\0").slice(0, -1);
+  assert.deepEqual(argv, [
+    "run",
+    "--config",
+    `${REPO_ROOT}deno.json`,
+    ...trustedRunFlags(),
+    `${REPO_ROOT}main.ts`,
+    ...args,
+  ]);
+});
+
+Deno.test("launcher: a deno of another version on PATH is not used (the pinned one is)", async () => {
+  await using caller = await callerFolder();
+  const fake = await fakeDenoDir(caller.dir, "2.8.0");
+  const run = await runLauncher(LAUNCHER, ["--version"], {
+    cwd: caller.dir,
+    env: { PATH: `${fake}:${launcherEnv().PATH}` },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, `skillgate ${VERSION}\n`);
 });
