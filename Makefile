@@ -1,46 +1,44 @@
 # skillgate: every command a person or CI needs. All set-up output goes to
 # stderr, so `make run` keeps stdout for the MCP protocol alone.
 
-DENO_VERSION := 2.9.6
-TOOLS_DENO := .tools/node_modules/deno/deno
-# Use deno from PATH when it is 2.9.x; otherwise install the pinned version.
-SYSTEM_DENO := $(shell command -v deno 2>/dev/null)
-ifneq ($(findstring deno 2.9.,$(shell deno --version 2>/dev/null)),)
-DENO := $(SYSTEM_DENO)
-else
-DENO := $(TOOLS_DENO)
-endif
+# Deno and the locked dependencies are installed by the launcher ./skillgate (the one
+# copy of that logic: deno from PATH when it is 2.9.x, else the pinned version from npm
+# into .tools/, under a lock). SKILLGATE_SETUP_ONLY=1 makes it install what is missing
+# and print the Deno path instead of running skillgate.
+SETUP := SKILLGATE_SETUP_ONLY=1 ./skillgate
+# Evaluated where used (after `deps` ran), so `make print-flags` or `make clean` install nothing.
+DENO = $(shell $(SETUP))
 
 # The trusted part's static flags: one source of truth, src/sandbox/trusted_flags.json.
 FLAGS_FILE := src/sandbox/trusted_flags.json
 TRUSTED_FLAGS = $(shell sed -n 's/^ *"\(--[^"]*\)",\{0,1\}$$/\1/p' $(FLAGS_FILE))
 ARGS ?= serve examples/skills
-DEPS_STAMP := node_modules/.skillgate-deps
 
 .PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
 .PHONY: compile-plan
 .DEFAULT_GOAL := run
 
-## run: serve examples/skills over stdio (or ARGS='serve ~/skills')
-run: deps
-	@$(DENO) run $(TRUSTED_FLAGS) main.ts $(ARGS)
+## run: serve examples/skills over stdio (or ARGS='serve ~/skills'); the same as
+## ./skillgate $(ARGS), which a client should start directly
+run:
+	@./skillgate $(ARGS)
 
 ## test: format check, lint, type check, all tests
 test: deps
-	@$(DENO) fmt --check >&2
-	@$(DENO) lint >&2
-	@$(DENO) check --frozen main.ts src tests bench >&2
-	@$(DENO) test --frozen --cached-only --allow-all --unstable-worker-options tests/
+	@"$(DENO)" fmt --check >&2
+	@"$(DENO)" lint >&2
+	@"$(DENO)" check --frozen main.ts src tests bench >&2
+	@"$(DENO)" test --frozen --cached-only --allow-all --unstable-worker-options tests/
 
 unit: deps
-	@$(DENO) test --frozen --cached-only --allow-all --unstable-worker-options $(TESTS)
+	@"$(DENO)" test --frozen --cached-only --allow-all --unstable-worker-options $(TESTS)
 
 fmt: deps
-	@$(DENO) fmt >&2
+	@"$(DENO)" fmt >&2
 
 ## bench: performance table (see bench/README.md)
 bench: deps
-	@$(DENO) run --frozen --cached-only --allow-all bench/main.ts
+	@"$(DENO)" run --frozen --cached-only --allow-all bench/main.ts
 
 ## bench-attack: only the "HTTP under attack" section (issue 11; about 2 minutes)
 bench-attack: deps
@@ -58,18 +56,11 @@ compile: deps
 compile-plan:
 	@sh .ci/compile.sh --plan "$(DENO)" dist/skillgate $(TRUSTED_FLAGS)
 
-deno: $(DENO)
+## deno, deps: install Deno and the locked dependencies (./skillgate does it on first run)
+deno: deps
 
-$(TOOLS_DENO):
-	@echo "skillgate: installing deno $(DENO_VERSION) into .tools/ from npm" >&2
-	@npm install --no-save --no-audit --no-fund --loglevel=error --prefix .tools deno@$(DENO_VERSION) >&2
-	@test -x $(TOOLS_DENO) || { echo "skillgate: deno did not install into .tools/" >&2; exit 1; }
-
-deps: $(DEPS_STAMP)
-
-$(DEPS_STAMP): deno.json deno.lock | $(DENO)
-	@$(DENO) install --frozen >&2
-	@touch $(DEPS_STAMP)
+deps:
+	@$(SETUP) >/dev/null
 
 clean:
 	rm -rf node_modules dist

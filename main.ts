@@ -12,8 +12,10 @@
 import { bannerText } from "./src/cli/banner.ts";
 import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
+import { launchWords } from "./src/cli/launch_command.ts";
 import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
+import { startLine } from "./src/cli/start_line.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { parseCommandLine, UsageError } from "./src/config/cli.ts";
 import { checkRoots } from "./src/config/root_check.ts";
@@ -27,6 +29,7 @@ import {
 } from "./src/transports/http/http_startup.ts";
 import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
+import { fileURLToPath as fromFileUrl } from "node:url";
 
 async function main(): Promise<number> {
   let config;
@@ -45,7 +48,7 @@ async function main(): Promise<number> {
   }
   for (const notice of config.notices) logErrorLine(`skillgate: ${notice}`);
   if (config.command === "help") {
-    await writeStdout(helpText());
+    await writeStdout(helpText(launchCommand()));
     return 0;
   }
   if (config.command === "version") {
@@ -100,6 +103,9 @@ async function main(): Promise<number> {
     });
   } else if (Deno.stdin.isTerminal()) {
     session.ready.then((ready) => logErrorLine(bannerText(config, ready, launchCommand())));
+  } else {
+    // Started by a client: one line for its log (what was served), never on stdout.
+    session.ready.then((ready) => logErrorLine(startLine(config, ready)));
   }
   const exit = await session.exited;
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
@@ -135,12 +141,10 @@ async function writeAll(stream: { write(p: Uint8Array): Promise<number> }, text:
   while (written < bytes.length) written += await stream.write(bytes.subarray(written));
 }
 
-/** How a client would start this same program: the binary, or make in this checkout. */
-function launchCommand(): string {
-  const isCompiled = !/(^|\/)deno$/.test(Deno.execPath());
-  if (isCompiled) return `${Deno.execPath()} serve ROOTS`;
-  const checkout = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
-  return `make -s -C ${checkout} run ARGS='serve ROOTS'`;
+/** How a client would start this same program: the binary, or this checkout's launcher. */
+function launchCommand(): string[] {
+  const checkout = fromFileUrl(new URL(".", import.meta.url)).replace(/\/$/, "");
+  return launchWords({ execPath: Deno.execPath(), checkout });
 }
 
 function writeStdout(text: string): Promise<void> {

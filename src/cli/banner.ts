@@ -9,6 +9,7 @@ import type { Config } from "../config/config.ts";
 import type { ReadyMessage } from "../sandbox/messages.ts";
 import { VERSION } from "../version.ts";
 import { oneLine, safeTerminalText } from "./terminal_text.ts";
+import { shellCommand } from "./shell_quote.ts";
 
 /**
  * Renders the banner.
@@ -16,26 +17,31 @@ import { oneLine, safeTerminalText } from "./terminal_text.ts";
  * @param config The configuration being served.
  * @param ready The worker's start-up summary.
  * @param launch How to start this same program from a client's configuration,
- *   without the roots (e.g. `skillgate serve` for the binary, or the `make`
- *   command for a checkout).
+ *   as words without the roots (see `launchWords()`), e.g.
+ *   `["/opt/skillgate/skillgate", "serve"]`; the suggested `claude mcp add`
+ *   line quotes every word for a POSIX shell.
  * @returns Multi-line text for stderr. Every part that can come from a skill
  *   folder or the environment (root paths, problem lines, the launch command)
  *   is escaped by `safeTerminalText`, each problem on one line.
  */
-export function bannerText(config: Config, ready: ReadyMessage, launch: string): string {
+export function bannerText(
+  config: Config,
+  ready: ReadyMessage,
+  launch: readonly string[],
+): string {
   const roots = config.roots.map((root) => `  ${oneLine(root.path)} (${root.from})`).join("\n");
   const problems = ready.problemLines.length === 0
     ? ""
     : `\nProblems (${ready.errorCount} errors, ${ready.warningCount} warnings):\n` +
       ready.problemLines.map((line) => `  ${oneLine(line)}`).join("\n") + "\n";
-  const rootList = config.roots.map((root) => root.path).join(" ");
+  const command = shellCommand([...launch, ...config.roots.map((root) => root.path)]);
   return `skillgate ${VERSION}: serving ${ready.skillCount} skills over stdio
 Roots:
 ${roots}
 ${problems}
 skillgate speaks MCP on stdin/stdout; a person at a terminal sees nothing more.
 Add it to an MCP client, for example Claude Code:
-  claude mcp add skills -- ${safeTerminalText(launch.replace("ROOTS", rootList))}
+  claude mcp add skills -- ${safeTerminalText(command)}
 Press Ctrl-D or Ctrl-C to stop.
 `;
 }

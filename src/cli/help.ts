@@ -7,13 +7,17 @@
 
 import { OPTIONS, type OptionSpec } from "../config/options.ts";
 import { VERSION } from "../version.ts";
+import { shellCommand } from "./shell_quote.ts";
 
 /**
  * Renders the usage text.
  *
+ * @param launch How a client starts this program, as words without roots
+ *   (see `launchWords()`), e.g. `["/opt/skillgate/skillgate", "serve"]`;
+ *   shown quoted for a POSIX shell in the "Connect a client" example.
  * @returns Multi-line help, ending in a newline.
  */
-export function helpText(): string {
+export function helpText(launch: readonly string[]): string {
   const options = OPTIONS.map((option) =>
     `  ${flagSyntax(option)}   (env ${option.env})\n      ${option.help}`
   ).join("\n");
@@ -25,6 +29,9 @@ Usage:
   skillgate validate PATH...              check skill folders against the Agent Skills spec
   skillgate permissions [ROOT...] [--json]  show the Deno permissions each part holds
   skillgate --help | --version
+
+Connect a client (stdio; see README, "Connect an MCP client"), e.g. Claude Code:
+  claude mcp add skills -- ${shellCommand(launch)} ~/skills
 
 Roots (folders holding skills, or a skill folder itself):
   ROOT...                       as arguments

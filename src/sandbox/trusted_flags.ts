@@ -1,6 +1,7 @@
 /**
  * The one source of truth for the trusted part's static Deno flags: the same
- * list is used by `make run` (through `make print-flags`), by the end-to-end
+ * list is used by the launcher `./skillgate` (which `make run` calls; it reads
+ * this JSON file with the same `sed` rule as `make print-flags`), by the end-to-end
  * tests and by `make compile`, which embeds them in the binary.
  *
  * @module

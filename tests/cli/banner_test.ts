@@ -18,7 +18,7 @@ Deno.test("bannerText() shows version, roots, skill count, problems and how to a
     errorCount: 1,
     warningCount: 2,
     problemLines: ["error duplicate-name: /s/one/a: also in /s/two/a"],
-  }, "skillgate serve ROOTS");
+  }, ["skillgate", "serve"]);
   assert.match(text, new RegExp(`skillgate ${VERSION.replaceAll(".", "\\.")}: serving 7 skills`));
   assert.match(text, /\/s\/one \(argument\)/);
   assert.match(text, /1 errors, 2 warnings/);
@@ -26,9 +26,34 @@ Deno.test("bannerText() shows version, roots, skill count, problems and how to a
   assert.match(text, /claude mcp add skills -- skillgate serve \/s\/one \/s\/two/);
 });
 
-Deno.test("no banner is printed when stdin is a pipe (a client is talking)", async () => {
+Deno.test("bannerText() quotes a launcher path and a root holding a space for the shell", () => {
+  const config = parseCommandLine({
+    args: ["serve", "/s/my skills"],
+    getEnv: () => undefined,
+    cwd: "/",
+  });
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 1,
+    errorCount: 0,
+    warningCount: 0,
+    problemLines: [],
+  }, ["/opt/it's here/skillgate", "serve"]);
+  assert.match(
+    text,
+    /claude mcp add skills -- '\/opt\/it'\\''s here\/skillgate' serve '\/s\/my skills'\n/,
+  );
+});
+
+Deno.test("a client start (stdin a pipe) prints one summary line to stderr and no banner", async () => {
   const { code, stdout, stderr } = await runProgram(["serve", "examples/skills"], { stdin: "" });
   assert.equal(code, 0);
   assert.equal(stdout, "");
-  assert.doesNotMatch(stderr, /serving \d+ skills/);
+  const lines = stderr.split("\n").filter((line) => line !== "");
+  assert.equal(lines.length, 1, stderr);
+  assert.match(
+    lines[0]!,
+    /^skillgate \S+: serving 2 skills over stdio from \/\S+\/examples\/skills \(argument\); problems: 0 errors, 0 warnings$/,
+  );
+  assert.doesNotMatch(stderr, /claude mcp add/);
 });

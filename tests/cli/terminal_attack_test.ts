@@ -129,7 +129,7 @@ Deno.test("attack: the start-up banner escapes problem details, roots and the la
       detail: `The frontmatter name "${hostile}" differs`,
     }],
   });
-  const text = bannerText(config, { type: "ready", ...summary }, `skillgate${hostile} serve ROOTS`);
+  const text = bannerText(config, { type: "ready", ...summary }, [`skillgate${hostile}`, "serve"]);
   assertNoRawControl(text, "the banner");
   assert.match(text, /name-mismatch/);
   assert.match(text, /\\u\{1b\}\]0;pwned\\u\{7\}/);
