@@ -75,6 +75,10 @@ async function main(): Promise<number> {
   const { scripts, explained } = await computeWorkerSet(config, paths, {
     getEnv: (name) => Deno.env.get(name),
   });
+  if (scripts.refusal !== null) {
+    logErrorLine(`skillgate: ${scripts.refusal}`);
+    return EXIT_USAGE;
+  }
   if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
@@ -99,7 +103,12 @@ async function main(): Promise<number> {
       onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
     });
   } else if (Deno.stdin.isTerminal()) {
-    session.ready.then((ready) => logErrorLine(bannerText(config, ready, launchCommand())));
+    const isolation = scripts.facts.isolation;
+    session.ready.then((ready) =>
+      logErrorLine(
+        bannerText(config, ready, launchCommand(), scripts.run.length > 0 ? isolation.mode : null),
+      )
+    );
   }
   const exit = await session.exited;
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
