@@ -57,6 +57,9 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
     return EXIT_USAGE;
   }
   if (scripts.warning !== null) await io.writeErr(`skillgate: ${scripts.warning}\n`);
+  for (const line of scripts.grantProblems) {
+    await io.writeErr(`skillgate: MCP_SKILL_RUN ${oneLine(line)}\n`);
+  }
   const isolation = scripts.facts.isolation;
   const report = permissionsReport(explained, {
     isolation: { mode: isolation.mode, note: isolation.note },

@@ -14,10 +14,10 @@ import { grantsAnything, parseGrant } from "../scripts/grant.ts";
 import { prepareScriptHost, type ScriptHostFacts } from "../scripts/host_facts.ts";
 import { lookUpInterpreters } from "../scripts/interpreters.ts";
 import {
+  isolate,
   type Isolation,
   type IsolationMode,
   type IsolationRequest,
-  isolate,
   probeIsolation,
 } from "../scripts/isolation.ts";
 import type { ScriptPlan } from "../scripts/plan.ts";
@@ -66,6 +66,8 @@ export interface ScriptBoot {
    * mode, namespaces, network and (sandbox) mounts, for `skillgate permissions`.
    */
   readonly containment: readonly ScriptContainment[];
+  /** The start-up plan's `grant` problems, one line each, for the owner's terminal. */
+  readonly grantProblems: readonly string[];
   /**
    * Why skillgate must not start (the owner demanded `--isolation=sandbox`
    * and this host has none: the reason and what to install), else null.
@@ -137,7 +139,8 @@ export async function bootScripts(
     ? {
       scrubbed: true,
       method: "private-proc",
-      note: `${scrub.note}; but every script runs in its own PID namespace (or sandbox), whose /proc does ` +
+      note:
+        `${scrub.note}; but every script runs in its own PID namespace (or sandbox), whose /proc does ` +
         "not show skillgate",
     }
     : scrub;
@@ -171,6 +174,8 @@ export async function bootScripts(
     groupKiller,
     refusal: probed.refusal ?? null,
     containment: containmentOf(plan, catalog, isolation),
+    grantProblems: plan.problems.filter((problem) => problem.reason === "grant")
+      .map((problem) => `${problem.severity}: ${problem.detail}`),
     warning: grant.from === "unsubstituted"
       ? `no script will run: ${grant.error}`
       : refused

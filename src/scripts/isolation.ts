@@ -169,7 +169,9 @@ export function isolate(
   isolation: Isolation,
   place: SandboxPlace = NO_PLACE,
 ): Isolated {
-  if (isolation.mode === "sandbox" && isolation.sandbox !== undefined && isolation.sandbox !== null) {
+  if (
+    isolation.mode === "sandbox" && isolation.sandbox !== undefined && isolation.sandbox !== null
+  ) {
     const layout = sandboxLayout(isolation.sandbox, { ...place, program });
     return {
       program: isolation.sandbox.bwrapPath,
@@ -222,7 +224,8 @@ export function findGroupLauncher(options: {
 }
 
 /** What to install when bubblewrap is missing, for the refusal and the README. */
-export const BWRAP_INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; " +
+export const BWRAP_INSTALL_HINT =
+  "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; " +
   "Fedora: dnf install bubblewrap; Alpine: apk add bubblewrap) and restart skillgate";
 
 /** What to do when the kernel or AppArmor refuses bubblewrap's user namespace. */
@@ -358,7 +361,7 @@ async function probeSandbox(options: {
       "interpreter, its own skill folder (read-only), a private /tmp (also HOME, removed " +
       "after the run) and only the folders its grant row names; no other skill, root or home " +
       "folder; its own PID, IPC, UTS and user namespaces; no network unless the skill " +
-      "declares egress AND its grant row says \"network\": true (then the host's whole " +
+      'declares egress AND its grant row says "network": true (then the host\'s whole ' +
       "network: bubblewrap cannot filter by host)",
   };
 }

@@ -67,6 +67,13 @@ Deno.test("parseGrant() reads the sandbox keys read, write and network", () => {
     { hosted: true },
   );
   assert.deepEqual(grant.rows, [
-    { skill: "a", script: "s.py", env: [], read: ["/srv/data"], write: ["/srv/out"], network: true },
+    {
+      skill: "a",
+      script: "s.py",
+      env: [],
+      read: ["/srv/data"],
+      write: ["/srv/out"],
+      network: true,
+    },
   ]);
 });

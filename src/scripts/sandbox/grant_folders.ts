@@ -55,8 +55,8 @@ export function isForbiddenFolder(
   if (path === "/") return "it is /, the whole file system";
   if (folders.homes.includes(path)) return "it is a home folder itself";
   for (const root of folders.roots) {
-    if (isWithin(root, path)) return "it is or holds a skill root";
-    if (!options.prefix && isWithin(path, root)) return "it is inside a skill root";
+    if (isWithin(path, root)) return "it is or holds a skill root";
+    if (!options.prefix && isWithin(root, path)) return "it is inside a skill root";
   }
   if (options.prefix) return null;
   for (const own of folders.skillgate) {
@@ -83,14 +83,19 @@ export function checkGrantFolders(grant: Grant, folders: ProtectedFolders): Fold
     if (row.read.length === 0 && row.write.length === 0) return;
     const read: string[] = [];
     const write: string[] = [];
-    for (const [kind, list, into] of [["read", row.read, read], ["write", row.write, write]] as const) {
+    for (
+      const [kind, list, into] of [["read", row.read, read], ["write", row.write, write]] as const
+    ) {
       for (const [at, folder] of list.entries()) {
         let real: string;
         try {
           real = Deno.realPathSync(folder);
           if (!Deno.statSync(real).isDirectory) throw new Error("not a folder");
         } catch {
-          verdicts.push({ index, refused: `its ${kind} folder #${at} does not exist or is not a folder` });
+          verdicts.push({
+            index,
+            refused: `its ${kind} folder #${at} does not exist or is not a folder`,
+          });
           return;
         }
         const why = isForbiddenFolder(real, folders);
@@ -134,7 +139,9 @@ export function protectedFoldersOf(options: {
   const denoDir = options.getEnv("DENO_DIR") ??
     (cacheBase === undefined ? undefined : join(cacheBase, "deno"));
   const skillgate = [options.installDir, ...(denoDir === undefined ? [] : [denoDir])];
-  const real = (paths: Iterable<string>) => [...new Set([...paths].flatMap((path) => [resolve(path), realOrSelf(path)]))];
+  const real = (
+    paths: Iterable<string>,
+  ) => [...new Set([...paths].flatMap((path) => [resolve(path), realOrSelf(path)]))];
   return Object.freeze({
     roots: Object.freeze(real(options.roots)),
     homes: Object.freeze(real(homes)),

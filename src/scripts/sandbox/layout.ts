@@ -187,15 +187,19 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
 }
 
 /**
- * Whether a path is visible inside a layout (inside a bind, a link or a
- * fresh folder), lexically.
+ * Whether a path is a host path the layout shows (inside a bind or a link,
+ * or `/proc` and `/dev`), lexically. A path under the private `/tmp` that no
+ * bind covers counts as outside: it names a host file the sandbox hides (a
+ * temporary file of the script's own that went missing is the rarer case).
  *
  * @param layout A sandbox layout.
  * @param path An absolute path.
- * @returns True when some mount covers it.
+ * @returns True when a mount other than the private temporary folder covers it.
  */
 export function isInsideLayout(layout: SandboxLayout, path: string): boolean {
   return layout.mounts.some((mount) =>
-    path === mount.path || path.startsWith(mount.path.endsWith("/") ? mount.path : `${mount.path}/`)
+    mount.kind !== "tmpfs" &&
+    (path === mount.path ||
+      path.startsWith(mount.path.endsWith("/") ? mount.path : `${mount.path}/`))
   );
 }

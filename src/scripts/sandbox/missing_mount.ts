@@ -13,7 +13,8 @@ import { isInsideLayout, type SandboxLayout } from "./layout.ts";
 /** Characters of stderr searched at most (the start of it). */
 export const MAX_SCANNED_CHARS = 64 * 1024;
 
-const FAILURE = /no such file or directory|permission denied|enoent|eacces|not found|cannot access|can't open|could not open|read-only file system|erofs/i;
+const FAILURE =
+  /no such file or directory|permission denied|enoent|eacces|not found|cannot access|can't open|could not open|read-only file system|erofs/i;
 const ABSOLUTE_PATH = /(?:^|[\s'"`(:=\[])(\/[^\s'"`):,\]]+)/g;
 
 /**
