@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { connectStdio, REPO_ROOT, runProgram } from "../support/program.ts";
 import { toolJson } from "../support/tool_answer.ts";
-import { sandboxOrSkip } from "../support/isolation_modes.ts";
+import { isolationFor, sandboxOrSkip } from "../support/isolation_modes.ts";
 import { makeTree } from "../skills/_tree.ts";
 
 const sandbox = await sandboxOrSkip("tests/e2e/sandbox_test.ts");
@@ -222,3 +222,36 @@ Deno.test({
     assert.equal(answer.stdout, "Add the sandbox\n");
   },
 });
+
+for (const [flag, mode] of [["pid-namespace", "pid-namespace"], ["group", "process-group"]]) {
+  Deno.test(`--isolation=${flag} still runs granted scripts, says so, and mounts nothing`, async () => {
+    if (flag === "pid-namespace" && (await isolationFor("pid-namespace")) === null) {
+      console.error("sandbox_test.ts: no PID namespace here; pid-namespace e2e skipped");
+      return;
+    }
+    await using tree = await world();
+    const grant = [{ skill: SKILL, script: "scripts/read.sh", read: [tree.at("shared")] }];
+    await using session = await connectStdio(["serve", tree.at("skills"), `--isolation=${flag}`], {
+      env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(grant) },
+    });
+    const list = toolJson(await session.call("skill_list", {}));
+    assert.equal((list.isolation as { mode: string }).mode, mode);
+    const [script] = ((list.skills as Record<string, unknown>[])[0]?.scripts ?? []) as {
+      isolation: string;
+      sandbox?: unknown;
+    }[];
+    assert.equal(script?.isolation, mode);
+    assert.equal(script?.sandbox, undefined);
+    // Outside a sandbox the script reads what skillgate's user can: here, an ungranted file.
+    const answer = toolJson(
+      await session.call("skill_run", {
+        name: SKILL,
+        script: "scripts/read.sh",
+        args: [tree.at("ungranted/notes.txt")],
+      }),
+    );
+    assert.equal(answer.stdout, "not granted\n");
+    assert.equal(answer.isolation, mode);
+    assert.equal(answer.sandboxNote, undefined);
+  });
+}
