@@ -79,8 +79,11 @@ export const MAX_GRANT_ROWS = 10_000;
 /**
  * Reads the grant from the raw `MCP_SKILL_RUN` value. Never throws: a value
  * that is not JSON, or not a list, grants nothing and carries `error`; a row
- * that is not `{skill: string, script: string, env?: string[]}` (no other
- * keys) grants nothing and is listed in `refusedRows`. Whether a row names a
+ * that is not `{skill: string, script: string, env?: string[], read?:
+ * string[], write?: string[], network?: boolean}` (no other keys; folders
+ * absolute, at most 32 per list) grants nothing and is listed in
+ * `refusedRows`. Whether the folders exist and may be granted is checked at
+ * start-up in the trusted part (`sandbox/grant_folders.ts`). Whether a row names a
  * served skill, a declared script and declared env names is decided later
  * against the catalog (`plan.ts`).
  *

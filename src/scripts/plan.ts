@@ -108,8 +108,11 @@ export const GRANT_PROBLEM_PATH = "MCP_SKILL_RUN";
  *
  * Rules: a grant row grants nothing (a `grant` problem) when it names no
  * served skill, a script the skill does not declare (or whose declaration
- * was refused), an env name that script does not declare, or repeats an
- * earlier row. Standalone without a grant, every declared script is granted
+ * was refused), an env name that script does not declare, repeats an
+ * earlier row, or names a `read`/`write` folder the start-up check refused
+ * (`host.folderVerdicts`). A row granting the network to a skill that
+ * declares no egress is a `grant` warning: a script has the network only
+ * when its skill declares egress AND its row says `"network": true`. Standalone without a grant, every declared script is granted
  * its declared names (with an `envWarning` when it has any). A granted script
  * is `unavailable` when scripts are refused here (confirmation mode `refuse`;
  * hosted with the environ unscrubbed and not allowed), its interpreter was not
@@ -120,7 +123,8 @@ export const GRANT_PROBLEM_PATH = "MCP_SKILL_RUN";
  * @param host The start-up facts.
  * @returns The plan, frozen.
  *
- * Source: issue 4, "Grant" and "Interpreters"; anchors.md (narrow-only grant).
+ * Source: issue 4, "Grant" and "Interpreters"; issue 16 (read, write,
+ * network); anchors.md (narrow-only grant).
  */
 export function planScripts(
   skills: Iterable<PlanSkill>,
