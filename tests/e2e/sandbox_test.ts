@@ -255,3 +255,51 @@ for (const [flag, mode] of [["pid-namespace", "pid-namespace"], ["group", "proce
     assert.equal(answer.sandboxNote, undefined);
   });
 }
+
+Deno.test({
+  name:
+    "in sandbox mode the worker may spawn exactly bwrap, and permissions --json shows each script's mounts",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    await Deno.writeTextFile(
+      tree.at(`skills/${SKILL}/SKILL.md`),
+      skillMd(true).replace(
+        "  egress:",
+        "    - script: scripts/hello.py\n      interpreter: python3\n  egress:",
+      ),
+    );
+    await Deno.writeTextFile(tree.at(`skills/${SKILL}/scripts/hello.py`), "print('hi')\n");
+    const grant = [
+      { skill: SKILL, script: "scripts/read.sh", read: [tree.at("shared")] },
+      { skill: SKILL, script: "scripts/hello.py", write: [tree.at("out")], network: true },
+    ];
+    const shown = await runProgram(["permissions", tree.at("skills"), "--json"], {
+      env: { MCP_SKILL_RUN: JSON.stringify(grant) },
+    });
+    assert.equal(shown.code, 0, shown.stderr);
+    const report = JSON.parse(shown.stdout) as {
+      worker: { run: string[] };
+      isolation: { mode: string };
+      scripts: {
+        script: string;
+        namespaces: string[];
+        network: boolean;
+        mounts: { kind: string; path: string }[];
+      }[];
+    };
+    assert.equal(report.isolation.mode, "sandbox");
+    assert.deepEqual(report.worker.run, [sandbox?.sandbox?.bwrapPath]);
+    const [read, hello] = report.scripts;
+    const real = await Deno.realPath(tree.path);
+    assert.equal(read?.script, "scripts/read.sh");
+    assert.ok(read?.namespaces.includes("net") && !read.network);
+    assert.ok(read?.mounts.some((m) => m.kind === "ro" && m.path === `${real}/shared`));
+    assert.ok(read?.mounts.some((m) => m.kind === "ro" && m.path === `${real}/skills/${SKILL}`));
+    assert.ok(!read?.mounts.some((m) => m.path === `${real}/out`));
+    assert.equal(hello?.script, "scripts/hello.py");
+    assert.ok(hello?.network && !hello.namespaces.includes("net"));
+    assert.ok(hello?.mounts.some((m) => m.kind === "rw" && m.path === `${real}/out`));
+    assert.ok(hello?.mounts.some((m) => m.path === "/etc/resolv.conf"));
+  },
+});
