@@ -29,6 +29,12 @@ def main() -> int:
         return 127
     if result.returncode != 0:
         print(result.stderr.strip() or "git log failed", file=sys.stderr)
+        if not where:
+            print(
+                "pass the repository's folder as the second argument (in skillgate's sandbox "
+                "the server's owner grants it as \"read\" in MCP_SKILL_RUN)",
+                file=sys.stderr,
+            )
         return result.returncode
     for line in result.stdout.splitlines():
         if line.strip():
