@@ -78,6 +78,10 @@ async function main(): Promise<number> {
   const { scripts, explained } = await computeWorkerSet(config, paths, {
     getEnv: (name) => Deno.env.get(name),
   });
+  if (scripts.refusal !== null) {
+    logErrorLine(`skillgate: ${scripts.refusal}`);
+    return EXIT_USAGE;
+  }
   if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
@@ -102,7 +106,12 @@ async function main(): Promise<number> {
       onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
     });
   } else if (Deno.stdin.isTerminal()) {
-    session.ready.then((ready) => logErrorLine(bannerText(config, ready, launchCommand())));
+    const isolation = scripts.facts.isolation;
+    session.ready.then((ready) =>
+      logErrorLine(
+        bannerText(config, ready, launchCommand(), scripts.run.length > 0 ? isolation.mode : null),
+      )
+    );
   } else {
     // Started by a client: one line for its log (what was served), never on stdout.
     session.ready.then((ready) => logErrorLine(startLine(config, ready)));

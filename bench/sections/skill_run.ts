@@ -1,7 +1,8 @@
 /**
- * Issue 4's figure: what `skill_run` costs over spawning the same script
- * directly, sequentially and with many runs at once, for a shell and a
- * Python script that print one line. skillgate runs with
+ * Issues 4 and 16: what `skill_run` costs over spawning the same script
+ * directly, in each isolation mode (sandbox, PID namespace, process group),
+ * sequentially and with many runs at once, for a shell and a Python script
+ * that print one line. skillgate runs with
  * `MCP_CONFIRM_MODE=auto` (no confirmation round trip) and no grant
  * (standalone: the declaration stands).
  *
@@ -34,13 +35,20 @@ const SCRIPTS = [
   },
 ] as const;
 
+/** The isolation modes measured, strongest first, as `--isolation` spells them. */
+export const MODES = [
+  { flag: "sandbox", mode: "sandbox" },
+  { flag: "pid-namespace", mode: "pid-namespace" },
+  { flag: "group", mode: "process-group" },
+] as const;
+
 /** The section. */
 export const skillRunSection: BenchSection = {
   id: "skill-run",
-  title: "`skill_run` overhead over a direct spawn",
-  issue: 4,
-  summary:
-    "skill_run of a sh and a python3 script vs spawning them directly; sequential, 16 at once",
+  title: "`skill_run` overhead over a direct spawn, per isolation mode",
+  issue: 16,
+  summary: "skill_run of a sh and a python3 script in each isolation mode (sandbox, PID " +
+    "namespace, process group) vs spawning them directly; sequential, 16 at once",
   run,
 };
 
@@ -48,45 +56,79 @@ async function run(context: BenchContext): Promise<SectionReport> {
   const root = await context.makeTempDir("skillgate-bench-run-");
   const skillDir = `${root}/${SKILL}`;
   await writeFixture(skillDir);
-  const session = await openSession(
-    skillgateCommand([root], { env: { MCP_CONFIRM_MODE: "auto" } }),
-  );
-  await using child = session.child;
   const sequentialRuns = context.isQuick ? 5 : 30;
   const batches = context.isQuick ? 2 : 5;
-  const rows: string[][] = [];
   const skipped: string[] = [];
+  // The direct spawns, once per script: every mode is compared with the same figures.
+  const direct = new Map<string, { one: Summary; batch: Summary }>();
   for (const entry of SCRIPTS) {
-    const probe = await callRun(child, entry.script);
-    if (probe.error !== null) {
-      skipped.push(`${entry.interpreter}: ${probe.error}`);
+    const spawn = () => spawnDirect(entry.interpreter, entry.script, skillDir);
+    try {
+      await spawn();
+    } catch (error) {
+      skipped.push(`${entry.interpreter}: ${(error as Error).message}`);
       continue;
     }
-    const direct = () => spawnDirect(entry.interpreter, entry.script, skillDir);
-    await direct();
-    context.log(`skill-run ${entry.interpreter}: ${sequentialRuns} sequential runs each way...`);
-    const viaTool = await repeat(sequentialRuns, () => timed(() => callRun(child, entry.script)));
-    const viaSpawn = await repeat(sequentialRuns, () => timed(direct));
-    rows.push(row(`${entry.interpreter}, one at a time (per run)`, viaTool, viaSpawn));
-    context.log(`skill-run ${entry.interpreter}: ${batches} batches of ${CONCURRENT_RUNS}...`);
-    const toolBatches = await repeat(
-      batches,
-      () =>
-        timed(() =>
-          Promise.all(Array.from({ length: CONCURRENT_RUNS }, () => callRun(child, entry.script)))
-        ),
-    );
-    const spawnBatches = await repeat(
-      batches,
-      () => timed(() => pool(CONCURRENT_RUNS, DIRECT_PARALLELISM, direct)),
-    );
-    rows.push(
-      row(
-        `${entry.interpreter}, ${CONCURRENT_RUNS} at once (whole batch)`,
-        toolBatches,
-        spawnBatches,
+    context.log(`skill-run ${entry.interpreter}: direct spawns...`);
+    direct.set(entry.script, {
+      one: await repeat(sequentialRuns, () => timed(spawn)),
+      batch: await repeat(
+        batches,
+        () => timed(() => pool(CONCURRENT_RUNS, DIRECT_PARALLELISM, spawn)),
       ),
-    );
+    });
+  }
+  const rows: string[][] = [];
+  for (const { flag, mode } of MODES) {
+    let session;
+    try {
+      session = await openSession(
+        skillgateCommand([root], {
+          extraArgs: [`--isolation=${flag}`],
+          env: { MCP_CONFIRM_MODE: "auto" },
+        }),
+      );
+    } catch (error) {
+      skipped.push(`${mode}: skillgate did not start (${(error as Error).message.slice(0, 160)})`);
+      continue;
+    }
+    await using child = session.child;
+    const inForce = await isolationInForce(child);
+    if (inForce !== mode) {
+      skipped.push(`${mode}: not available here (skillgate chose ${inForce})`);
+      continue;
+    }
+    for (const entry of SCRIPTS) {
+      const baseline = direct.get(entry.script);
+      if (baseline === undefined) continue;
+      const probe = await callRun(child, entry.script);
+      if (probe.error !== null) {
+        skipped.push(`${mode} ${entry.interpreter}: ${probe.error}`);
+        continue;
+      }
+      context.log(`skill-run ${mode} ${entry.interpreter}: ${sequentialRuns} sequential runs...`);
+      const viaTool = await repeat(sequentialRuns, () => timed(() => callRun(child, entry.script)));
+      rows.push(
+        row(`${entry.interpreter}, ${mode}, one at a time (per run)`, viaTool, baseline.one),
+      );
+      context.log(
+        `skill-run ${mode} ${entry.interpreter}: ${batches} batches of ${CONCURRENT_RUNS}...`,
+      );
+      const toolBatches = await repeat(
+        batches,
+        () =>
+          timed(() =>
+            Promise.all(Array.from({ length: CONCURRENT_RUNS }, () => callRun(child, entry.script)))
+          ),
+      );
+      rows.push(
+        row(
+          `${entry.interpreter}, ${mode}, ${CONCURRENT_RUNS} at once (whole batch)`,
+          toolBatches,
+          baseline.batch,
+        ),
+      );
+    }
   }
   if (rows.length === 0) {
     return {
@@ -97,7 +139,7 @@ async function run(context: BenchContext): Promise<SectionReport> {
   return {
     tables: [{
       columns: [
-        "Script, mode",
+        "Script, isolation, mode",
         "`skill_run` ms (med / p95)",
         "Direct spawn ms (med / p95)",
         "× direct",
@@ -112,7 +154,11 @@ async function run(context: BenchContext): Promise<SectionReport> {
       `(completed, exit 0, expected output). Direct = \`Deno.Command\` of the same interpreter ` +
       `(found on the same PATH) and script from the bench process, with piped output and ` +
       `the environment skill_run builds for it (\`buildScriptEnv\` over the server's PATH and ` +
-      `HOME, plus Python's UTF-8 variables).`,
+      `HOME, plus Python's UTF-8 variables), measured once and compared with every mode.`,
+      `Modes: one skillgate per mode, started with \`--isolation=sandbox\` (bubblewrap: mount, ` +
+      `PID, network, IPC, UTS, user namespaces), \`--isolation=pid-namespace\` (\`unshare\`) ` +
+      `and \`--isolation=group\` (the stopping \`sh\` launcher, \`setpriv\` first as root), ` +
+      `one after another in the same run; a mode this machine cannot give is skipped with why.`,
       `One at a time: ${sequentialRuns} runs each way after one warm-up. ${CONCURRENT_RUNS} at ` +
       `once: ${batches} batches; all ${CONCURRENT_RUNS} \`tools/call\` requests are written at ` +
       `once and skillgate's queue runs them; the direct batch keeps ${DIRECT_PARALLELISM} in ` +
@@ -120,6 +166,14 @@ async function run(context: BenchContext): Promise<SectionReport> {
       ...(skipped.length > 0 ? [`Skipped: ${skipped.join("; ")}.`] : []),
     ],
   };
+}
+
+/** The isolation mode a running skillgate reports in `skill_list`. */
+async function isolationInForce(child: RpcChild): Promise<string> {
+  const answer = await child.request("tools/call", { name: "skill_list", arguments: {} });
+  const body = (answer.result as { structuredContent?: { isolation?: { mode?: string } } })
+    .structuredContent;
+  return body?.isolation?.mode ?? "unknown";
 }
 
 function row(label: string, viaTool: Summary, viaSpawn: Summary): string[] {

@@ -20,6 +20,8 @@ import { shellCommand } from "./shell_quote.ts";
  *   as words without the roots (see `launchWords()`), e.g.
  *   `["/opt/skillgate/skillgate", "serve"]`; the suggested `claude mcp add`
  *   line quotes every word for a POSIX shell.
+ * @param isolation How granted scripts are contained (`sandbox`,
+ *   `pid-namespace` or `process-group`), or null when none may run. @default null
  * @returns Multi-line text for stderr. Every part that can come from a skill
  *   folder or the environment (root paths, problem lines, the launch command)
  *   is escaped by `safeTerminalText`, each problem on one line.
@@ -28,6 +30,7 @@ export function bannerText(
   config: Config,
   ready: ReadyMessage,
   launch: readonly string[],
+  isolation: string | null = null,
 ): string {
   const roots = config.roots.map((root) => `  ${oneLine(root.path)} (${root.from})`).join("\n");
   const problems = ready.problemLines.length === 0
@@ -35,10 +38,12 @@ export function bannerText(
     : `\nProblems (${ready.errorCount} errors, ${ready.warningCount} warnings):\n` +
       ready.problemLines.map((line) => `  ${oneLine(line)}`).join("\n") + "\n";
   const command = shellCommand([...launch, ...config.roots.map((root) => root.path)]);
+  const scripts = isolation === null ? "" : `Scripts: granted scripts run in isolation mode ` +
+    `${isolation}${isolation === "sandbox" ? " (bubblewrap)" : ""}\n`;
   return `skillgate ${VERSION}: serving ${ready.skillCount} skills over stdio
 Roots:
 ${roots}
-${problems}
+${scripts}${problems}
 skillgate speaks MCP on stdin/stdout; a person at a terminal sees nothing more.
 Add it to an MCP client, for example Claude Code:
   claude mcp add skills -- ${safeTerminalText(command)}

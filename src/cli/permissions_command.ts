@@ -11,6 +11,7 @@
 import type { Config } from "../config/config.ts";
 import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../sandbox/trusted_flags.ts";
 import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
+import type { ScriptContainment } from "../sandbox/script_boot.ts";
 import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { jsonForTerminal, oneLine, padEnd } from "./terminal_text.ts";
@@ -31,6 +32,10 @@ export interface PermissionsReport {
   readonly trusted: { readonly flags: string[] };
   readonly worker: Record<WorkerPermissionKind, string[]>;
   readonly reasons: Record<string, string>;
+  /** How scripts are contained here (`sandbox`, `pid-namespace` or `process-group`), and why. */
+  readonly isolation?: { readonly mode: string; readonly note: string };
+  /** Each script granted at start-up: its namespaces, network and (sandbox) mounts. */
+  readonly scripts?: readonly ScriptContainment[];
 }
 
 /**
@@ -47,8 +52,19 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
   const paths = await usableRoots(config.roots, io);
   if (paths === null) return EXIT_USAGE;
   const { scripts, explained } = await computeWorkerSet(config, paths, { getEnv: io.getEnv });
+  if (scripts.refusal !== null) {
+    await io.writeErr(`skillgate: ${scripts.refusal}\n`);
+    return EXIT_USAGE;
+  }
   if (scripts.warning !== null) await io.writeErr(`skillgate: ${scripts.warning}\n`);
-  const report = permissionsReport(explained);
+  for (const line of scripts.grantProblems) {
+    await io.writeErr(`skillgate: MCP_SKILL_RUN ${oneLine(line)}\n`);
+  }
+  const isolation = scripts.facts.isolation;
+  const report = permissionsReport(explained, {
+    isolation: { mode: isolation.mode, note: isolation.note },
+    scripts: scripts.containment,
+  });
   await io.writeOut(
     config.options.json ? `${jsonForTerminal(report)}\n` : renderPermissions(report),
   );
@@ -59,11 +75,16 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
  * Builds the report from the static flags and a computed worker set. Pure.
  *
  * @param worker The worker's permissions and reasons (from `computeWorkerSet`).
+ * @param scripts The isolation in force and each granted script's
+ *   containment (from the script boot). @default absent
  * @returns The `--json` shape; a worker kind that is empty is `[]`.
  * @throws {Error} When the worker set holds an `ffi` entry: the report has
  *   no place for it, and showing a set without it would be a lie.
  */
-export function permissionsReport(worker: ExplainedPermissions): PermissionsReport {
+export function permissionsReport(
+  worker: ExplainedPermissions,
+  scripts: Pick<PermissionsReport, "isolation" | "scripts"> = {},
+): PermissionsReport {
   if (worker.permissions.ffi.length > 0) {
     throw new Error(
       `The worker's permission set holds ffi entries ("${worker.permissions.ffi.join('", "')}") ` +
@@ -90,6 +111,7 @@ export function permissionsReport(worker: ExplainedPermissions): PermissionsRepo
       sys: [...set.sys],
     },
     reasons,
+    ...scripts,
   };
 }
 
@@ -125,5 +147,19 @@ export function renderPermissions(report: PermissionsReport): string {
     }
   }
   lines.push(`  ${padEnd("ffi", 5)}  none`);
+  if (report.isolation !== undefined) {
+    lines.push("", `Scripts run in isolation mode: ${report.isolation.mode}`);
+    lines.push(`  ${oneLine(report.isolation.note)}`);
+  }
+  for (const script of report.scripts ?? []) {
+    lines.push(
+      `  ${oneLine(script.skill)} ${oneLine(script.script)}: namespaces ` +
+        `${script.namespaces.join(", ") || "none"}; network ${script.network ? "yes" : "no"}`,
+    );
+    for (const mount of script.mounts) {
+      const target = mount.kind === "symlink" ? ` -> ${oneLine(mount.source ?? "")}` : "";
+      lines.push(`    ${padEnd(mount.kind, 7)} ${oneLine(mount.path)}${target}`);
+    }
+  }
   return lines.map((line) => `${line}\n`).join("");
 }

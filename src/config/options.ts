@@ -181,8 +181,10 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     flag: "isolation",
     env: "SKILLGATE_ISOLATION",
     key: "isolation",
-    kind: { type: "enum", values: ["auto", "group"] },
-    help: "scripts in a PID namespace where possible (auto), or a process group only (group)",
+    kind: { type: "enum", values: ["auto", "sandbox", "pid-namespace", "group"] },
+    help: "how scripts are contained: the strongest available (auto: bubblewrap sandbox, else " +
+      "PID namespace, else process group), sandbox (refuse to start without bwrap), " +
+      "pid-namespace, or group",
   },
   {
     flag: "max-skills",

@@ -13,15 +13,38 @@ import type { Config } from "../config/config.ts";
 import { grantsAnything, parseGrant } from "../scripts/grant.ts";
 import { prepareScriptHost, type ScriptHostFacts } from "../scripts/host_facts.ts";
 import { lookUpInterpreters } from "../scripts/interpreters.ts";
-import { probeIsolation } from "../scripts/isolation.ts";
+import {
+  isolate,
+  type Isolation,
+  type IsolationMode,
+  type IsolationRequest,
+  probeIsolation,
+} from "../scripts/isolation.ts";
+import type { ScriptPlan } from "../scripts/plan.ts";
+import type { Mount } from "../scripts/sandbox/layout.ts";
+import { checkGrantFolders, protectedFoldersOf } from "../scripts/sandbox/grant_folders.ts";
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { scrubEnviron } from "./environ_scrub.ts";
+import { closeInheritedOnExec } from "./inherited_fds.ts";
 import { makeNonDumpable } from "./non_dumpable.ts";
 import { createGroupKiller } from "./group_killer.ts";
 import type { PermittedProgram } from "./worker_permissions.ts";
+
+/** How one granted script is contained, as `skillgate permissions --json` shows it. */
+export interface ScriptContainment {
+  readonly skill: string;
+  readonly script: string;
+  readonly isolation: IsolationMode;
+  /** Namespaces the script gets of its own. */
+  readonly namespaces: readonly string[];
+  /** Whether it reaches the network (every mode but a sandbox without granted network). */
+  readonly network: boolean;
+  /** `sandbox` mode: every mount, in order; empty otherwise (it sees what skillgate's user sees). */
+  readonly mounts: readonly Mount[];
+}
 
 /** What the trusted part hands on after the script start-up work. */
 export interface ScriptBoot {
@@ -38,6 +61,18 @@ export interface ScriptBoot {
    * variable left as a placeholder; hosted without a scrub), else null.
    */
   readonly warning: string | null;
+  /**
+   * Each script runnable at start-up with what contains it: its isolation
+   * mode, namespaces, network and (sandbox) mounts, for `skillgate permissions`.
+   */
+  readonly containment: readonly ScriptContainment[];
+  /** The start-up plan's `grant` problems, one line each, for the owner's terminal. */
+  readonly grantProblems: readonly string[];
+  /**
+   * Why skillgate must not start (the owner demanded `--isolation=sandbox`
+   * and this host has none: the reason and what to install), else null.
+   */
+  readonly refusal: string | null;
   /**
    * Hands on the catalog built here to judge the declarations, once: the
    * first call returns it and drops this boot's reference (the trusted part
@@ -57,7 +92,8 @@ export interface ScriptBoot {
  * from it.
  *
  * @param config The configuration.
- * @param options An environment lookup (after the scrub values are still readable).
+ * @param options An environment lookup (after the scrub values are still
+ *   readable) and the roots' real paths (grants may not name them).
  * @returns The facts for the worker, its run permission, the killer, a
  *   warning, and the one-time hand-over of the catalog built.
  *
@@ -68,27 +104,43 @@ export interface ScriptBoot {
  */
 export async function bootScripts(
   config: Config,
-  options: { getEnv: (name: string) => string | undefined },
+  options: {
+    getEnv: (name: string) => string | undefined;
+    rootRealPaths?: readonly string[];
+  },
 ): Promise<ScriptBoot> {
   const scrub = scrubEnviron();
   // After the scrub (it writes /proc/self/mem), before any script can start.
   const dumpable = makeNonDumpable();
+  // Descriptors skillgate inherited (beyond 0-2) must never reach a script.
+  closeInheritedOnExec();
   const interpreters = lookUpInterpreters(options.getEnv("PATH"));
   const groupKiller = createGroupKiller();
+  const protectedFolders = protectedFoldersOf({
+    roots: [...(options.rootRealPaths ?? []), ...config.roots.map((root) => root.path)],
+    installDir: new URL("../..", import.meta.url).pathname,
+    getEnv: options.getEnv,
+  });
   const probed = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
     killer: groupKiller,
-    requested: config.options.isolation === "group" ? "group" : "auto",
+    requested: config.options.isolation as IsolationRequest,
+    interpreterPrograms: Object.values(interpreters).flatMap((entry) =>
+      entry.available && entry.path !== null ? [entry.path] : []
+    ),
+    protectedFolders,
+    dataDir: config.scripts.dataDir,
   });
   // In a PID namespace skillgate's /proc is out of sight anyway; in a group it is the wall.
-  const isolation = probed.mode === "process-group"
+  const isolation = probed.mode === "process-group" && probed.refusal === undefined
     ? { ...probed, note: `${probed.note} ${dumpable.note}.` }
     : probed;
-  const environ: EnvironStatus = !scrub.scrubbed && isolation.mode === "pid-namespace"
+  const environ: EnvironStatus = !scrub.scrubbed && isolation.mode !== "process-group"
     ? {
       scrubbed: true,
       method: "private-proc",
-      note: `${scrub.note}; but every script runs in its own PID namespace, whose /proc does ` +
+      note:
+        `${scrub.note}; but every script runs in its own PID namespace (or sandbox), whose /proc does ` +
         "not show skillgate",
     }
     : scrub;
@@ -97,16 +149,18 @@ export async function bootScripts(
     hostedBy: config.hostedBy,
     unsubstituted: config.scripts.unsubstituted,
   });
-  let built: Catalog | null = grantsAnything(grant)
+  const folderVerdicts = checkGrantFolders(grant, protectedFolders);
+  let built: Catalog | null = grantsAnything(grant) && probed.refusal === undefined
     ? await buildCatalog(config.roots, config.caps)
     : null;
   const catalog: Catalog = built ??
     { roots: config.roots, skills: [], byName: new Map(), problems: [] };
-  const { facts, programs } = prepareScriptHost(config, catalog, {
+  const { facts, programs, plan } = prepareScriptHost(config, catalog, {
     grant,
     interpreters,
     environ,
     isolation,
+    folderVerdicts,
     getEnv: options.getEnv,
   });
   const refused = isEnvironRefused({
@@ -118,6 +172,10 @@ export async function bootScripts(
     facts,
     run: programs,
     groupKiller,
+    refusal: probed.refusal ?? null,
+    containment: containmentOf(plan, catalog, isolation),
+    grantProblems: plan.problems.filter((problem) => problem.reason === "grant")
+      .map((problem) => `${problem.severity}: ${problem.detail}`),
     warning: grant.from === "unsubstituted"
       ? `no script will run: ${grant.error}`
       : refused
@@ -129,4 +187,35 @@ export async function bootScripts(
       return taken;
     },
   };
+}
+
+/** Each runnable script's containment, from the start-up plan. */
+function containmentOf(
+  plan: ScriptPlan,
+  catalog: Catalog,
+  isolation: Isolation,
+): ScriptContainment[] {
+  const found: ScriptContainment[] = [];
+  for (const [name, scripts] of plan.bySkill) {
+    const skill = catalog.byName.get(name);
+    for (const planned of scripts) {
+      if (planned.state !== "runnable" || planned.program === null || skill === undefined) continue;
+      const wrapped = isolate(planned.program, [], isolation, {
+        skillDir: skill.realDir,
+        read: planned.read,
+        write: planned.write,
+        network: planned.network,
+      });
+      found.push({
+        skill: name,
+        script: planned.script,
+        isolation: isolation.mode,
+        namespaces: wrapped.layout?.namespaces ??
+          (isolation.mode === "pid-namespace" ? ["user", "pid", "mount"] : []),
+        network: wrapped.layout?.network ?? true,
+        mounts: wrapped.layout?.mounts ?? [],
+      });
+    }
+  }
+  return found;
 }

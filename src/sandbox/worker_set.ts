@@ -46,7 +46,10 @@ export async function computeWorkerSet(
   roots: readonly RootPaths[],
   options: { getEnv: (name: string) => string | undefined },
 ): Promise<WorkerSet> {
-  const scripts = await bootScripts(config, options);
+  const scripts = await bootScripts(config, {
+    ...options,
+    rootRealPaths: roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
+  });
   const run = spawnedPrograms(scripts.run, scripts.facts.isolation);
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
@@ -66,7 +69,9 @@ function spawnedPrograms(
   return programs.map((program) => {
     const spawned = isolate(program.path, [], isolation).program;
     if (spawned === program.path) return program;
-    const reason = isolation.mode === "pid-namespace"
+    const reason = isolation.mode === "sandbox"
+      ? "every granted script runs in a bubblewrap sandbox: bwrap is the one program spawned"
+      : isolation.mode === "pid-namespace"
       ? "every granted script runs through unshare, in its own PID namespace"
       : spawned === isolation.launcher?.setprivPath
       ? "every granted script starts through setpriv (no capability as root), then the group " +

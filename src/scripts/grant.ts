@@ -1,7 +1,14 @@
 /**
  * The owner's grant: `MCP_SKILL_RUN`, a JSON list of
- * `{skill, script, env?}` rows. A grant can only narrow what skills declare:
- * no spelling of it makes something runnable that a skill did not declare.
+ * `{skill, script, env?, read?, write?, network?}` rows. A grant narrows what
+ * skills declare: no spelling of it makes something runnable that a skill did
+ * not declare, or hands a script a name it did not declare. The one place a
+ * grant ADDS to a declaration is the sandbox (issue 16): `read` and `write`
+ * folders and `"network": true` widen what a sandboxed script may reach.
+ * They belong to the owner, not the skill, because a skill cannot know
+ * where a user keeps their files, and a skill that could name host folders or
+ * switch the network on for itself would make the sandbox its own choice
+ * (network still needs the skill to declare `egress` too).
  * When it is absent, hosted means nothing runs and standalone means the
  * declarations stand (the person at the terminal is the owner). When it, or
  * any other script variable, holds an unsubstituted `${VAR}` placeholder, a
@@ -22,7 +29,26 @@ export interface GrantRow {
   readonly script: string;
   /** Environment names granted to the script; empty when the row names none. */
   readonly env: readonly string[];
+  /** Folders (absolute, as written) the sandbox mounts read-only; checked at start-up. */
+  readonly read: readonly string[];
+  /** Folders (absolute, as written) the sandbox mounts read-write; checked at start-up. */
+  readonly write: readonly string[];
+  /** Whether the sandbox keeps the host's network (only with declared egress). */
+  readonly network: boolean;
 }
+
+/** Keys a grant row may carry. */
+export const GRANT_ROW_KEYS: readonly string[] = Object.freeze([
+  "skill",
+  "script",
+  "env",
+  "read",
+  "write",
+  "network",
+]);
+
+/** Folders per `read` or `write` list at most. */
+export const MAX_GRANT_FOLDERS = 32;
 
 /** A row that grants nothing, and why. */
 export interface RefusedGrantRow {
@@ -53,8 +79,11 @@ export const MAX_GRANT_ROWS = 10_000;
 /**
  * Reads the grant from the raw `MCP_SKILL_RUN` value. Never throws: a value
  * that is not JSON, or not a list, grants nothing and carries `error`; a row
- * that is not `{skill: string, script: string, env?: string[]}` (no other
- * keys) grants nothing and is listed in `refusedRows`. Whether a row names a
+ * that is not `{skill: string, script: string, env?: string[], read?:
+ * string[], write?: string[], network?: boolean}` (no other keys; folders
+ * absolute, at most 32 per list) grants nothing and is listed in
+ * `refusedRows`. Whether the folders exist and may be granted is checked at
+ * start-up in the trusted part (`sandbox/grant_folders.ts`). Whether a row names a
  * served skill, a declared script and declared env names is decided later
  * against the catalog (`plan.ts`).
  *
@@ -165,10 +194,10 @@ function refusedWhole(error: string): Grant {
 
 function readRow(row: unknown): GrantRow | string {
   if (typeof row !== "object" || row === null || Array.isArray(row)) {
-    return "The row is not an object of the form {skill, script, env}";
+    return "The row is not an object of the form {skill, script, env, read, write, network}";
   }
   const record = row as Record<string, unknown>;
-  const extra = Object.keys(record).filter((key) => !["skill", "script", "env"].includes(key));
+  const extra = Object.keys(record).filter((key) => !GRANT_ROW_KEYS.includes(key));
   if (extra.length > 0) {
     return `The row has unknown key ${JSON.stringify(extra[0]).slice(0, 80)}`;
   }
@@ -185,5 +214,36 @@ function readRow(row: unknown): GrantRow | string {
     }
     env = [...new Set(record.env as string[])];
   }
-  return Object.freeze({ skill: record.skill, script: record.script, env: Object.freeze(env) });
+  const read = readFolders(record.read, "read");
+  if (typeof read === "string") return read;
+  const write = readFolders(record.write, "write");
+  if (typeof write === "string") return write;
+  if (record.network !== undefined && typeof record.network !== "boolean") {
+    return 'The row\'s "network" is not true or false';
+  }
+  return Object.freeze({
+    skill: record.skill,
+    script: record.script,
+    env: Object.freeze(env),
+    read: Object.freeze(read),
+    write: Object.freeze(write),
+    network: record.network === true,
+  });
+}
+
+/** A row's `read` or `write` list: absolute paths without NUL, or why not. */
+function readFolders(value: unknown, key: "read" | "write"): string[] | string {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((entry) => typeof entry === "string")) {
+    return `The row's "${key}" is not a list of folders`;
+  }
+  if (value.length > MAX_GRANT_FOLDERS) {
+    return `The row's "${key}" names more than ${MAX_GRANT_FOLDERS} folders`;
+  }
+  for (const [at, folder] of (value as string[]).entries()) {
+    if (!folder.startsWith("/") || folder.includes("\0")) {
+      return `The row's "${key}" folder #${at} is not an absolute path`;
+    }
+  }
+  return [...new Set(value as string[])];
 }

@@ -15,12 +15,14 @@ import type { Catalog } from "../skills/skill.ts";
 import type { Grant } from "./grant.ts";
 import type { InterpreterTable } from "./interpreters.ts";
 import type { Isolation } from "./isolation.ts";
+import type { FolderVerdict } from "./sandbox/grant_folders.ts";
 import {
   type EnvironStatus,
   envToCapture,
   planScripts,
   programsToPermit,
   type ScriptHost,
+  type ScriptPlan,
 } from "./plan.ts";
 import { BASE_ENV_NAMES } from "./script_env.ts";
 
@@ -35,6 +37,8 @@ export interface ScriptHostFacts {
   readonly capturedEnvNames: readonly string[];
   readonly environ: EnvironStatus;
   readonly isolation: Isolation;
+  /** The grant rows' folders as checked at start-up (real paths, or why refused). */
+  readonly folderVerdicts: readonly FolderVerdict[];
 }
 
 /**
@@ -49,7 +53,7 @@ export interface ScriptHostFacts {
  */
 export function scriptHostOf(
   config: Config,
-  facts: Pick<ScriptHostFacts, "interpreters" | "environ"> & {
+  facts: Pick<ScriptHostFacts, "interpreters" | "environ" | "folderVerdicts"> & {
     readonly permittedPrograms: readonly string[] | null;
     readonly capturedEnvNames: readonly string[] | null;
   },
@@ -62,6 +66,7 @@ export function scriptHostOf(
     hosted: config.hosted,
     allowUnscrubbed: config.scripts.allowUnscrubbed,
     confirmMode: config.scripts.confirmMode,
+    folderVerdicts: facts.folderVerdicts,
   };
 }
 
@@ -88,12 +93,15 @@ export function prepareScriptHost(
     interpreters: InterpreterTable;
     environ: EnvironStatus;
     isolation: Isolation;
+    folderVerdicts?: readonly FolderVerdict[];
     getEnv: (name: string) => string | undefined;
   },
-): { facts: ScriptHostFacts; programs: PermittedProgram[] } {
+): { facts: ScriptHostFacts; programs: PermittedProgram[]; plan: ScriptPlan } {
+  const folderVerdicts = Object.freeze([...(options.folderVerdicts ?? [])]);
   const host = scriptHostOf(config, {
     interpreters: options.interpreters,
     environ: options.environ,
+    folderVerdicts,
     permittedPrograms: null,
     capturedEnvNames: null,
   });
@@ -113,7 +121,9 @@ export function prepareScriptHost(
       capturedEnvNames: Object.freeze(capturedEnvNames),
       environ: options.environ,
       isolation: options.isolation,
+      folderVerdicts,
     }),
     programs,
+    plan,
   };
 }

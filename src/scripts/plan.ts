@@ -18,6 +18,7 @@ import type { Problem } from "../skills/problem.ts";
 import type { InterpreterName } from "./declaration.ts";
 import type { Grant, GrantRow } from "./grant.ts";
 import type { InterpreterTable } from "./interpreters.ts";
+import type { FolderVerdict } from "./sandbox/grant_folders.ts";
 import type { SkillScripts } from "./skill_scripts.ts";
 
 /** The environ scrub's outcome, as `skill_list` shows it. */
@@ -43,6 +44,12 @@ export interface ScriptHost {
   readonly hosted: boolean;
   readonly allowUnscrubbed: boolean;
   readonly confirmMode: "ask-user" | "auto" | "refuse";
+  /**
+   * The grant rows' `read`/`write` folders as the trusted part checked them
+   * at start-up (`sandbox/grant_folders.ts`); a refused one costs its row.
+   * @default []
+   */
+  readonly folderVerdicts?: readonly FolderVerdict[];
 }
 
 /** A skill as the plan needs it. */
@@ -75,6 +82,12 @@ export interface PlannedScript {
   readonly program: string | null;
   /** Standalone without a grant: which of the user's variables the skill gave itself. */
   readonly envWarning?: string;
+  /** Real paths the sandbox mounts read-only for it (granted `read`). */
+  readonly read: readonly string[];
+  /** Real paths the sandbox mounts read-write for it (granted `write`). */
+  readonly write: readonly string[];
+  /** Whether its sandbox keeps the network: egress declared AND `"network": true` granted. */
+  readonly network: boolean;
 }
 
 /** The judgement of every declared script in a snapshot. */
@@ -95,8 +108,11 @@ export const GRANT_PROBLEM_PATH = "MCP_SKILL_RUN";
  *
  * Rules: a grant row grants nothing (a `grant` problem) when it names no
  * served skill, a script the skill does not declare (or whose declaration
- * was refused), an env name that script does not declare, or repeats an
- * earlier row. Standalone without a grant, every declared script is granted
+ * was refused), an env name that script does not declare, repeats an
+ * earlier row, or names a `read`/`write` folder the start-up check refused
+ * (`host.folderVerdicts`). A row granting the network to a skill that
+ * declares no egress is a `grant` warning: a script has the network only
+ * when its skill declares egress AND its row says `"network": true`. Standalone without a grant, every declared script is granted
  * its declared names (with an `envWarning` when it has any). A granted script
  * is `unavailable` when scripts are refused here (confirmation mode `refuse`;
  * hosted with the environ unscrubbed and not allowed), its interpreter was not
@@ -107,7 +123,8 @@ export const GRANT_PROBLEM_PATH = "MCP_SKILL_RUN";
  * @param host The start-up facts.
  * @returns The plan, frozen.
  *
- * Source: issue 4, "Grant" and "Interpreters"; anchors.md (narrow-only grant).
+ * Source: issue 4, "Grant" and "Interpreters"; issue 16 (read, write,
+ * network); anchors.md (narrow-only grant).
  */
 export function planScripts(
   skills: Iterable<PlanSkill>,
@@ -117,7 +134,7 @@ export function planScripts(
   const problems: Problem[] = [];
   const byName = new Map<string, PlanSkill>();
   for (const skill of skills) byName.set(skill.name, skill);
-  const granted = grantedEnvByScript(byName, grant, problems);
+  const granted = grantedEnvByScript(byName, grant, problems, host.folderVerdicts ?? []);
   const blocked = blockedReason(host);
   if (isEnvironRefused(host)) {
     problems.push({
@@ -150,6 +167,9 @@ export function planScripts(
         timeoutMs: declared.timeoutMs,
         declaredEnv: declared.env,
         program,
+        read: [] as readonly string[],
+        write: [] as readonly string[],
+        network: false,
       };
       if (!usable) {
         planned.push(freeze({
@@ -174,7 +194,8 @@ export function planScripts(
         }));
         continue;
       }
-      const grantedEnv = declared.env.filter((name) => entry.includes(name));
+      const grantedEnv = declared.env.filter((name) => entry.env.includes(name));
+      const egress = scripts.declaration.declaredEgress;
       const envWarning = grant.rows === null && grantedEnv.length > 0
         ? `MCP_SKILL_RUN is not set, so this skill's own declaration decides what it receives: ` +
           `${grantedEnv.join(", ")} from your environment`
@@ -184,6 +205,9 @@ export function planScripts(
         restartReason(program, grantedEnv, host);
       planned.push(freeze({
         ...base,
+        read: entry.read,
+        write: entry.write,
+        network: entry.network && egress.length > 0,
         grantedEnv,
         state: unavailable === null ? "runnable" : "unavailable",
         ...(unavailable === null ? {} : { reason: unavailable }),
@@ -293,13 +317,22 @@ function restartReason(
   return null;
 }
 
-/** Granted env names by `skill\0script`, after checking every row against the declarations. */
+/** What one row grants a script. */
+interface Granted {
+  readonly env: readonly string[];
+  readonly read: readonly string[];
+  readonly write: readonly string[];
+  readonly network: boolean;
+}
+
+/** What is granted by `skill\0script`, after checking every row against the declarations. */
 function grantedEnvByScript(
   skills: ReadonlyMap<string, PlanSkill>,
   grant: Grant,
   problems: Problem[],
-): Map<string, readonly string[]> {
-  const granted = new Map<string, readonly string[]>();
+  folderVerdicts: readonly FolderVerdict[],
+): Map<string, Granted> {
+  const granted = new Map<string, Granted>();
   const report = (detail: string) =>
     problems.push({ path: GRANT_PROBLEM_PATH, reason: "grant", severity: "error", detail });
   if (grant.error !== undefined) report(`${grant.error}; no script may run`);
@@ -309,7 +342,12 @@ function grantedEnvByScript(
   if (grant.rows === null) {
     for (const skill of skills.values()) {
       for (const script of skill.scripts?.scripts ?? []) {
-        granted.set(key(skill.name, script.script), script.env);
+        granted.set(key(skill.name, script.script), {
+          env: script.env,
+          read: [],
+          write: [],
+          network: false,
+        });
       }
     }
     return granted;
@@ -334,7 +372,25 @@ function grantedEnvByScript(
     }
     const id = key(row.skill, row.script);
     if (granted.has(id)) return report(`${where} grants nothing: an earlier row grants it`);
-    granted.set(id, row.env);
+    const verdict = folderVerdicts.find((candidate) => candidate.index === index);
+    if (verdict !== undefined && "refused" in verdict) {
+      return report(`${where} grants nothing: ${verdict.refused}`);
+    }
+    if (row.network && (skill.scripts?.declaration.declaredEgress.length ?? 0) === 0) {
+      problems.push({
+        path: GRANT_PROBLEM_PATH,
+        reason: "grant",
+        severity: "warning",
+        detail: `${where} grants the network, but the skill declares no egress hosts, so the ` +
+          "script runs without network",
+      });
+    }
+    granted.set(id, {
+      env: row.env,
+      read: verdict === undefined ? [] : verdict.read,
+      write: verdict === undefined ? [] : verdict.write,
+      network: row.network,
+    });
   });
   return granted;
 }
@@ -348,6 +404,8 @@ function freeze(planned: PlannedScript): PlannedScript {
     ...planned,
     declaredEnv: Object.freeze([...planned.declaredEnv]),
     grantedEnv: Object.freeze([...planned.grantedEnv]),
+    read: Object.freeze([...planned.read]),
+    write: Object.freeze([...planned.write]),
   });
 }
 

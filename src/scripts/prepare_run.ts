@@ -14,6 +14,7 @@ import { isolate } from "./isolation.ts";
 import type { PlannedScript, ScriptPlan } from "./plan.ts";
 import type { RunSpec } from "./runner/run_script.ts";
 import { isExecutableFile } from "./runner/executable.ts";
+import { SANDBOX_TMP, type SandboxLayout } from "./sandbox/layout.ts";
 import { buildScriptEnv } from "./script_env.ts";
 
 /** Arguments per run at most. */
@@ -65,6 +66,8 @@ export interface PreparedRun {
   readonly spec: RunSpec;
   /** Names of the environment the script receives, sorted. */
   readonly envNames: readonly string[];
+  /** `sandbox` mode: what the script sees (for the missing-mount note). */
+  readonly layout?: SandboxLayout;
 }
 
 /**
@@ -149,8 +152,14 @@ export async function prepareRun(
     granted: planned.grantedEnv,
     dataDir: context.dataDir,
     interpreter: planned.interpreter,
+    sandboxTmp: context.facts.isolation.mode === "sandbox" ? SANDBOX_TMP : null,
   });
-  const wrapped = isolate(argv[0] as string, argv.slice(1), context.facts.isolation);
+  const wrapped = isolate(argv[0] as string, argv.slice(1), context.facts.isolation, {
+    skillDir: skill.realDir,
+    read: planned.read,
+    write: planned.write,
+    network: planned.network,
+  });
   const preview: RunPreview = {
     willRun: {
       skill: skill.name,
@@ -163,7 +172,11 @@ export async function prepareRun(
     },
     note: "Runs with no shell, stdin closed, in the skill's folder, with only the environment " +
       "names listed; ends after the timeout. " +
-      (context.facts.isolation.mode === "pid-namespace"
+      (context.facts.isolation.mode === "sandbox"
+        ? `It runs in a sandbox: its skill folder read-only, a private /tmp, ` +
+          `${planned.read.length} granted read and ${planned.write.length} granted write ` +
+          `folder(s), ${planned.network ? "the host's whole network" : "no network"}.`
+        : context.facts.isolation.mode === "pid-namespace"
         ? "It runs in its own PID namespace."
         : "It runs in its own process group."),
     ...(planned.envWarning === undefined ? {} : { envWarning: planned.envWarning }),
@@ -181,6 +194,7 @@ export async function prepareRun(
       stopsBeforeExec: wrapped.stopsBeforeExec,
     },
     envNames: env.names,
+    ...(wrapped.layout === undefined ? {} : { layout: wrapped.layout }),
   };
 }
 

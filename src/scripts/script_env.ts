@@ -43,14 +43,21 @@ export interface ScriptEnv {
  *   name); a name without a value is left out.
  * @param options `granted`: names granted to this script; `dataDir`: the
  *   host's data folder or null; `interpreter`: adds `PYTHONUTF8=1` and
- *   `PYTHONIOENCODING=utf-8` for `python3`.
+ *   `PYTHONIOENCODING=utf-8` for `python3`; `sandboxTmp`: in a sandbox, its
+ *   private temporary folder, which becomes `HOME` and `TMPDIR` (the host's
+ *   home is not there). @default null
  * @returns The environment and its sorted names.
  *
  * Source: issue 4, "Runner" (environment only from an allowlist).
  */
 export function buildScriptEnv(
   values: Readonly<Record<string, string>>,
-  options: { granted: readonly string[]; dataDir: string | null; interpreter: InterpreterName },
+  options: {
+    granted: readonly string[];
+    dataDir: string | null;
+    interpreter: InterpreterName;
+    sandboxTmp?: string | null;
+  },
 ): ScriptEnv {
   const env: Record<string, string> = {};
   for (const name of [...BASE_ENV_NAMES, ...options.granted]) {
@@ -58,6 +65,10 @@ export function buildScriptEnv(
     if (value !== undefined && Object.hasOwn(values, name)) env[name] = value;
   }
   if (options.dataDir !== null) env.MCP_DATA_DIR = options.dataDir;
+  if (options.sandboxTmp !== undefined && options.sandboxTmp !== null) {
+    env.HOME = options.sandboxTmp;
+    env.TMPDIR = options.sandboxTmp;
+  }
   if (options.interpreter === "python3") {
     env.PYTHONUTF8 = "1";
     env.PYTHONIOENCODING = "utf-8";

@@ -19,7 +19,7 @@ async function permissionsJson(
 Deno.test("permissions --json has exactly the documented shape, with a reason for every entry", async () => {
   await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
   const report = await permissionsJson([tree.path]);
-  assert.deepEqual(Object.keys(report), ["trusted", "worker", "reasons"]);
+  assert.deepEqual(Object.keys(report), ["trusted", "worker", "reasons", "isolation", "scripts"]);
   assert.deepEqual(Object.keys(report.trusted), ["flags"]);
   assert.deepEqual(report.trusted.flags, trustedRunFlags());
   assert.deepEqual(Object.keys(report.worker), ["read", "run", "env", "net", "write", "sys"]);
@@ -76,8 +76,18 @@ Deno.test("permissions with a grant for a Python script puts exactly one program
   const report = await permissionsJson([], { MCP_SKILLS_PATH: root, MCP_SKILL_RUN: grant });
   assert.equal(report.worker.run.length, 1, JSON.stringify(report.worker.run));
   const program = report.worker.run[0] ?? "";
-  // The python3 found on PATH, or `unshare` when every script runs in its own PID namespace.
-  assert.match(program, /^\/.*\/(python3|unshare)$/);
+  // The python3 found on PATH, `unshare` when every script runs in its own PID namespace,
+  // or bwrap (its real path) when every script runs in a sandbox.
+  assert.match(program, /^\/.*\/(python3|unshare|bwrap)$/);
+  if (report.isolation?.mode === "sandbox") {
+    assert.equal(program, await Deno.realPath(program));
+    const [script] = report.scripts ?? [];
+    assert.equal(script?.script, "scripts/collect_changes.py");
+    assert.ok(script?.namespaces.includes("net") && script.namespaces.includes("pid"));
+    const skillDir = await Deno.realPath(`${root}/release-notes`);
+    assert.ok(script?.mounts.some((mount) => mount.kind === "ro" && mount.path === skillDir));
+    assert.ok(!script?.mounts.some((mount) => mount.path === root));
+  }
   assert.ok((report.reasons[`run:${program}`] ?? "").length > 0);
   const ungranted = await permissionsJson([], { MCP_SKILLS_PATH: root });
   assert.deepEqual(ungranted.worker.run, []);

@@ -100,7 +100,13 @@ Deno.test("attack: permissions --json over a hostile root prints no raw control 
   const shown = await runProgram(["permissions", "--json", tree.path]);
   assert.equal(shown.code, 0, shown.stderr);
   assertNoRawControl(shown.stdout, "permissions --json");
-  assert.deepEqual(Object.keys(JSON.parse(shown.stdout)), ["trusted", "worker", "reasons"]);
+  assert.deepEqual(Object.keys(JSON.parse(shown.stdout)), [
+    "trusted",
+    "worker",
+    "reasons",
+    "isolation",
+    "scripts",
+  ]);
 });
 
 Deno.test("attack: an error line naming a hostile root prints no raw control character", async () => {

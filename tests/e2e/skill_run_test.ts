@@ -131,7 +131,9 @@ Deno.test("skill_run executes granted scripts exactly and safely (auto confirmat
     assert.equal((list.grant as { from: string }).from, "MCP_SKILL_RUN");
     assert.equal((list.environ as { scrubbed: boolean }).scrubbed, true);
     assert.ok(
-      ["pid-namespace", "process-group"].includes((list.isolation as { mode: string }).mode),
+      ["sandbox", "pid-namespace", "process-group"].includes(
+        (list.isolation as { mode: string }).mode,
+      ),
     );
     const skill = (list.skills as Record<string, unknown>[])[0] ?? {};
     assert.equal(skill.executable, true);
@@ -171,10 +173,24 @@ Deno.test("skill_run executes granted scripts exactly and safely (auto confirmat
 
   await t.step("the environment holds exactly the allowed names", async () => {
     const sh = await run("scripts/env_names.sh");
-    assert.deepEqual(String(sh.stdout).trim().split("\n"), ["HOME", "MCP_DATA_DIR", "PATH"]);
-    assert.deepEqual(sh.env, ["HOME", "MCP_DATA_DIR", "PATH"]);
+    // A sandbox adds TMPDIR (its private /tmp, also HOME); bwrap sets PWD as it enters.
+    const tmp = sh.isolation === "sandbox" ? ["TMPDIR"] : [];
+    const shSeen = String(sh.stdout).trim().split("\n");
+    assert.deepEqual(
+      sh.isolation === "sandbox" ? shSeen.filter((name) => name !== "PWD") : shSeen,
+      ["HOME", "MCP_DATA_DIR", "PATH", ...tmp],
+    );
+    assert.deepEqual(sh.env, ["HOME", "MCP_DATA_DIR", "PATH", ...tmp]);
     const python = await run("scripts/env_names.py");
-    const handed = ["DEMO_TOKEN", "HOME", "MCP_DATA_DIR", "PATH", "PYTHONIOENCODING", "PYTHONUTF8"];
+    const handed = [
+      "DEMO_TOKEN",
+      "HOME",
+      "MCP_DATA_DIR",
+      "PATH",
+      "PYTHONIOENCODING",
+      "PYTHONUTF8",
+      ...tmp,
+    ];
     assert.deepEqual(python.env, handed);
     // A launcher such as a pyenv shim (a shell script) adds its own names before Python starts.
     const launcherAdded = /^(_?PYENV_\w*|PWD|SHLVL|_)$/;
@@ -206,7 +222,7 @@ Deno.test("skill_run executes granted scripts exactly and safely (auto confirmat
         assert.equal(result.exitCode, 0);
         assert.equal(result.stdout, "detached\n");
         assert.ok(Number(result.durationMs) < 30_000);
-        if (result.isolation === "pid-namespace") {
+        if (result.isolation !== "process-group") {
           assert.ok(await eventually(() => liveProcessesWith(`sleep ${MARK}1`).length === 0));
         } else {
           assert.match(String(result.note), /left behind/);
@@ -284,7 +300,9 @@ Deno.test("skill_run refuses before asking, and confirms with a token", async (t
     const preview = first.preview as { willRun: Record<string, unknown> };
     assert.equal(preview.willRun.script, "scripts/echo_args.sh");
     assert.equal((preview.willRun.argv as string[]).at(-1), "one");
-    assert.deepEqual(preview.willRun.envNames, ["HOME", "MCP_DATA_DIR", "PATH"]);
+    const names = preview.willRun.envNames as string[];
+    // TMPDIR only in a sandbox (its private /tmp).
+    assert.deepEqual(names.filter((name) => name !== "TMPDIR"), ["HOME", "MCP_DATA_DIR", "PATH"]);
     const token = String(first.confirmToken);
     const ran = json(
       await call({ script: "scripts/echo_args.sh", args: ["one"], confirmToken: token }),

@@ -18,8 +18,8 @@ Deno.test("parseGrant() reads rows of skill, script and env", () => {
   );
   assert.equal(grant.from, "MCP_SKILL_RUN");
   assert.deepEqual(grant.rows, [
-    { skill: "weather", script: "scripts/a.js", env: ["K"] },
-    { skill: "x", script: "s.sh", env: [] },
+    { skill: "weather", script: "scripts/a.js", env: ["K"], read: [], write: [], network: false },
+    { skill: "x", script: "s.sh", env: [], read: [], write: [], network: false },
   ]);
   assert.deepEqual(grant.refusedRows, []);
 });
@@ -43,9 +43,37 @@ Deno.test("parseGrant() refuses each malformed row on its own", () => {
       { skill: "a", script: "s.py", interpreter: "bash" },
       "a/s.py",
       null,
+      { skill: "a", script: "s.py", read: "/srv" },
+      { skill: "a", script: "s.py", write: ["relative/folder"] },
+      { skill: "a", script: "s.py", network: "yes" },
     ]),
     { hosted: false },
   );
-  assert.deepEqual(grant.rows, [{ skill: "a", script: "s.py", env: [] }]);
-  assert.deepEqual(grant.refusedRows.map((row) => row.index), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(grant.rows, [
+    { skill: "a", script: "s.py", env: [], read: [], write: [], network: false },
+  ]);
+  assert.deepEqual(grant.refusedRows.map((row) => row.index), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+});
+
+Deno.test("parseGrant() reads the sandbox keys read, write and network", () => {
+  const grant = parseGrant(
+    JSON.stringify([{
+      skill: "a",
+      script: "s.py",
+      read: ["/srv/data", "/srv/data"],
+      write: ["/srv/out"],
+      network: true,
+    }]),
+    { hosted: true },
+  );
+  assert.deepEqual(grant.rows, [
+    {
+      skill: "a",
+      script: "s.py",
+      env: [],
+      read: ["/srv/data"],
+      write: ["/srv/out"],
+      network: true,
+    },
+  ]);
 });

@@ -12,7 +12,11 @@ import { createGroupKiller } from "../../src/sandbox/group_killer.ts";
 import { liveProcessesWith } from "../support/processes.ts";
 
 const SH = "/bin/sh";
-const isolation = await probeIsolation({ shPath: SH, killer: createGroupKiller() });
+const isolation = await probeIsolation({
+  shPath: SH,
+  killer: createGroupKiller(),
+  requested: "pid-namespace",
+});
 const hasNamespace = isolation.mode === "pid-namespace";
 
 Deno.test("isolate() wraps a program in unshare only in pid-namespace mode", () => {
@@ -146,5 +150,47 @@ Deno.test({
     const [count, verdict] = outcome.stdout.trim().split("\n");
     assert.equal(verdict, "private");
     assert.ok(Number(count) <= 5, `saw ${count} processes`);
+  },
+});
+
+Deno.test("probeIsolation() with --isolation=sandbox and no bwrap refuses, saying what to install", async () => {
+  const refused = await probeIsolation({
+    shPath: SH,
+    killer: createGroupKiller(),
+    folders: ["/nonexistent"],
+    requested: "sandbox",
+  });
+  assert.match(refused.refusal ?? "", /--isolation=sandbox: no sandbox here: bwrap was not found/);
+  assert.match(refused.refusal ?? "", /apt-get install bubblewrap/);
+  const auto = await probeIsolation({
+    shPath: SH,
+    killer: createGroupKiller(),
+    folders: ["/nonexistent"],
+  });
+  assert.equal(auto.refusal, undefined);
+  assert.equal(auto.mode, "process-group");
+  assert.match(auto.note, /No sandbox \(bwrap was not found/);
+});
+
+Deno.test({
+  name: "probeIsolation() auto picks the sandbox when bwrap works, and isolate() spawns bwrap",
+  ignore: !(await Deno.stat("/usr/bin/bwrap").then(() => true, () => false)),
+  fn: async () => {
+    const picked = await probeIsolation({ shPath: SH, killer: createGroupKiller() });
+    if (picked.mode !== "sandbox") {
+      // bwrap is installed but refused here (e.g. AppArmor): the note must say so.
+      assert.match(picked.note, /No sandbox \(bwrap could not build a sandbox/);
+      return;
+    }
+    const wrapped = isolate("/usr/bin/python3", ["a.py"], picked, {
+      skillDir: "/srv/skills/a",
+      read: [],
+      write: [],
+      network: false,
+    });
+    assert.equal(wrapped.program, picked.sandbox?.bwrapPath);
+    assert.deepEqual(wrapped.args.slice(-3), ["--", "/usr/bin/python3", "a.py"]);
+    assert.equal(wrapped.stopsBeforeExec, false);
+    assert.ok(wrapped.layout?.namespaces.includes("pid"));
   },
 });

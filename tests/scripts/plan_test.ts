@@ -221,3 +221,73 @@ Deno.test("planScripts() never lets anything run that is not both declared and g
   }
   assert.ok(runnableSeen > 100, `the generator must produce runnable scripts (${runnableSeen})`);
 });
+
+Deno.test("planScripts() gives the network only when egress is declared AND the row grants it", () => {
+  const withEgress = (name: string): PlanSkill => {
+    const base = skill(name, [script("scripts/fetch.sh", [], "bash")]);
+    const scripts = base.scripts as NonNullable<PlanSkill["scripts"]>;
+    return {
+      name,
+      scripts: {
+        ...scripts,
+        declaration: { ...scripts.declaration, declaredEgress: ["a.example"] },
+      },
+    };
+  };
+  const skills = [
+    withEgress("declared"),
+    skill("silent", [script("scripts/fetch.sh", [], "bash")]),
+  ];
+  const grant = parseGrant(
+    JSON.stringify([
+      { skill: "declared", script: "scripts/fetch.sh", network: true },
+      { skill: "silent", script: "scripts/fetch.sh", network: true },
+    ]),
+    { hosted: true },
+  );
+  const plan = planScripts(skills, grant, host({ hosted: true }));
+  assert.equal(plan.bySkill.get("declared")?.[0]?.network, true);
+  assert.equal(plan.bySkill.get("silent")?.[0]?.network, false);
+  assert.equal(plan.bySkill.get("silent")?.[0]?.state, "runnable");
+  const warning = plan.problems.find((problem) => problem.severity === "warning");
+  assert.match(
+    warning?.detail ?? "",
+    /Row 1 .* grants the network, but the skill declares no egress/,
+  );
+  const ungranted = planScripts(
+    skills,
+    parseGrant('[{"skill":"declared","script":"scripts/fetch.sh"}]', { hosted: true }),
+    host({ hosted: true }),
+  );
+  assert.equal(ungranted.bySkill.get("declared")?.[0]?.network, false);
+});
+
+Deno.test("planScripts() refuses a row whose folders the start-up check refused, and mounts the rest", () => {
+  const grant = parseGrant(
+    JSON.stringify([
+      { skill: "weather", script: "scripts/forecast.py", read: ["/"] },
+      { skill: "weather", script: "scripts/geocode.sh", write: ["/data/out"] },
+    ]),
+    { hosted: true },
+  );
+  const plan = planScripts(
+    [WEATHER],
+    grant,
+    host({
+      hosted: true,
+      folderVerdicts: [
+        { index: 0, refused: "its read folder #0 is refused: it is /, the whole file system" },
+        { index: 1, read: [], write: ["/data/out"] },
+      ],
+    }),
+  );
+  const [forecast, geocode] = plan.bySkill.get("weather") ?? [];
+  assert.equal(forecast?.state, "ungranted");
+  assert.match(
+    plan.problems[0]?.detail ?? "",
+    /Row 0 .* grants nothing: its read folder #0 is refused/,
+  );
+  assert.equal(geocode?.state, "runnable");
+  assert.deepEqual(geocode?.write, ["/data/out"]);
+  assert.deepEqual(geocode?.read, []);
+});

@@ -18,6 +18,7 @@ function service() {
     capturedEnvNames: [],
     environ: { scrubbed: true, method: "proc-self-mem", note: "" },
     isolation: { mode: "process-group", unsharePath: null, note: "" },
+    folderVerdicts: [],
   }, { killer: createGroupKiller() });
 }
 

@@ -79,6 +79,33 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "names, one fixed symbol) so scripts cannot open skillgate's /proc/<pid>/fd",
   },
   {
+    path: "src/sandbox/inherited_fds.ts",
+    apis: ["Deno.dlopen", "Deno.readDir"],
+    reason: "trusted part at boot: lists /proc/self/fd and calls fcntl(F_SETFD, FD_CLOEXEC) in " +
+      "libc (fixed library, one fixed symbol) so no script inherits a descriptor skillgate was " +
+      "started with",
+  },
+  {
+    path: "src/scripts/sandbox/system_mounts.ts",
+    apis: ["Deno.lstat", "Deno.readLink", "Deno.realPath"],
+    reason: "trusted part at start-up: finds which system folders exist (and which are links) " +
+      "and each interpreter's real installation prefix for the sandbox; fixed paths and the " +
+      "interpreters found on PATH, never client input",
+  },
+  {
+    path: "src/scripts/sandbox/grant_folders.ts",
+    apis: ["Deno.realPath", "Deno.stat", "Deno.readDir"],
+    reason: "trusted part at start-up: resolves the owner's granted read/write folders to real " +
+      "paths (so none is a root, a home, skillgate's own folder or /) and lists /home; the " +
+      "owner's MCP_SKILL_RUN, never client input",
+  },
+  {
+    path: "src/scripts/isolation.ts",
+    apis: ["Deno.realPath"],
+    reason: "trusted part at start-up: resolves bwrap's real path, the one program the worker " +
+      "may spawn in sandbox mode",
+  },
+  {
     path: "src/sandbox/group_killer.ts",
     apis: ["Deno.readTextFile"],
     reason: "trusted part: reads /proc/<pid>/stat to verify that a process group the worker " +

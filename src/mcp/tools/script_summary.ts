@@ -21,6 +21,13 @@ export const runnableScriptShape = z.object({
   env: z.array(z.string()),
   timeoutMs: z.number().int(),
   envWarning: z.string().optional(),
+  isolation: z.enum(["sandbox", "pid-namespace", "process-group"]).optional(),
+  sandbox: z.object({
+    readFolders: z.number().int(),
+    writeFolders: z.number().int(),
+    network: z.boolean(),
+    networkNote: z.string().optional(),
+  }).optional(),
 });
 
 /** The per-skill script fields of `skill_list`. */
@@ -45,7 +52,7 @@ export const scriptsOverviewShape = {
     note: z.string(),
   }).optional(),
   isolation: z.object({
-    mode: z.enum(["pid-namespace", "process-group"]),
+    mode: z.enum(["sandbox", "pid-namespace", "process-group"]),
     note: z.string(),
   }).optional(),
 };
@@ -90,9 +97,16 @@ export function scriptsOverview(service: ScriptService, plan: ScriptPlan) {
  *
  * @param skill The skill.
  * @param plan The snapshot's plan.
+ * @param mode The isolation in force, shown on each runnable script (with,
+ *   in `sandbox` mode, how many folders are granted and whether it has the
+ *   network; never the folders themselves). @default not shown
  * @returns The fields (lists empty when the skill declares nothing).
  */
-export function skillScriptFields(skill: Skill, plan: ScriptPlan): SkillScriptsFields {
+export function skillScriptFields(
+  skill: Skill,
+  plan: ScriptPlan,
+  mode?: z.infer<typeof runnableScriptShape>["isolation"],
+): SkillScriptsFields {
   const planned = plan.bySkill.get(skill.name) ?? [];
   const runnable = planned.filter((entry) => entry.state === "runnable");
   const fields: SkillScriptsFields = {
@@ -103,6 +117,20 @@ export function skillScriptFields(skill: Skill, plan: ScriptPlan): SkillScriptsF
       env: [...entry.grantedEnv],
       timeoutMs: entry.timeoutMs,
       ...(entry.envWarning === undefined ? {} : { envWarning: entry.envWarning }),
+      ...(mode === undefined ? {} : { isolation: mode }),
+      ...(mode !== "sandbox" ? {} : {
+        sandbox: {
+          readFolders: entry.read.length,
+          writeFolders: entry.write.length,
+          network: entry.network,
+          ...(entry.network
+            ? {
+              networkNote: "Granted network is the host's whole network: the sandbox cannot " +
+                "limit it to the declared egress hosts",
+            }
+            : {}),
+        },
+      }),
     })),
     ungrantedScripts: planned.filter((entry) => entry.state === "ungranted")
       .map((entry) => ({ script: entry.script, reason: entry.reason ?? "Not granted" })),

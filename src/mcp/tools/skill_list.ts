@@ -166,7 +166,7 @@ export function listSkills(
     hosted: options.hosted,
     total: matching.length,
     skills: page.map((skill) => {
-      const summary = summarise(skill, plan);
+      const summary = summarise(skill, plan, options.scripts?.facts.isolation.mode);
       return options.runRefusal === undefined ? summary : { ...summary, executable: false };
     }),
     problems: pickProblems(problems, options.maxProblems ?? MAX_PROBLEMS_PER_ANSWER),
@@ -184,14 +184,18 @@ export function listSkills(
   return answer;
 }
 
-function summarise(skill: Skill, plan: ScriptPlan | undefined): SkillListAnswer["skills"][number] {
+function summarise(
+  skill: Skill,
+  plan: ScriptPlan | undefined,
+  mode: "sandbox" | "pid-namespace" | "process-group" | undefined,
+): SkillListAnswer["skills"][number] {
   const summary: SkillListAnswer["skills"][number] = {
     name: skill.name,
     description: skill.description,
     source: skill.root,
     files: skill.files.length,
     bytes: skill.bytes,
-    ...(plan === undefined ? {} : skillScriptFields(skill, plan)),
+    ...(plan === undefined ? {} : skillScriptFields(skill, plan, mode)),
   };
   if (skill.whenToUse !== undefined) summary.whenToUse = skill.whenToUse;
   return summary;

@@ -10,6 +10,7 @@
 
 import { z } from "zod";
 import { PROXY_ENV_NAMES } from "../../scripts/script_env.ts";
+import { missingMountNote } from "../../scripts/sandbox/missing_mount.ts";
 import { MAX_ARGS, prepareRun, type RunPreview } from "../../scripts/prepare_run.ts";
 import { RunQueueFullError } from "../../scripts/queue.ts";
 import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
@@ -68,8 +69,9 @@ const outputSchema = z.object({
   timeoutMs: z.number().int().optional(),
   durationMs: z.number().int().optional(),
   env: z.array(z.string()).optional(),
-  isolation: z.enum(["pid-namespace", "process-group"]).optional(),
+  isolation: z.enum(["sandbox", "pid-namespace", "process-group"]).optional(),
   networkNote: z.string().optional(),
+  sandboxNote: z.string().optional(),
   note: z.string().optional(),
 });
 
@@ -260,6 +262,10 @@ function describeOutcome(
   if ((outcome.exitCode !== 0 || outcome.timedOut) && proxies.length > 0) {
     answer.networkNote = `The script received ${proxies.join(", ")}; if it failed to reach ` +
       "the network, the proxy may be why";
+  }
+  if (prepared.layout !== undefined && (outcome.exitCode !== 0 || outcome.signal !== null)) {
+    const note = missingMountNote(outcome.stderr, prepared.layout, planned);
+    if (note !== null) answer.sandboxNote = note;
   }
   if (outcome.pipesAbandoned) {
     answer.note = "A process the script left behind kept its output open; output written " +

@@ -64,6 +64,7 @@ async function makeContext(root: string, withScripts: boolean): Promise<ToolCont
     capturedEnvNames: [],
     environ: { scrubbed: true, method: "proc-self-mem", note: "" },
     isolation: { mode: "process-group", unsharePath: null, note: "" },
+    folderVerdicts: [],
   }, { killer: createGroupKiller() });
   return { store, caps: DEFAULT_CAPS, hosted: false, scripts };
 }

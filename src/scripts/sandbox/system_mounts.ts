@@ -1,0 +1,163 @@
+/**
+ * The host facts a sandbox is built from, gathered once at start-up in the
+ * trusted part: which system folders exist (and which are links such as
+ * `/bin -> usr/bin`), which `/etc` files an interpreter needs, and where each
+ * interpreter is really installed when that is outside the system folders
+ * (a virtual environment, pyenv, a Node or Deno under a home folder).
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import type { Mount, SandboxBase } from "./layout.ts";
+import { isForbiddenFolder, type ProtectedFolders } from "./grant_folders.ts";
+
+/** Top-level system folders mounted read-only (or re-created as links) when present. */
+export const SYSTEM_TOP_FOLDERS: readonly string[] = Object.freeze([
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+]);
+
+/**
+ * `/etc` entries every sandbox gets: dynamic linking, locale, time zone, and
+ * Debian's alternatives links (`/usr/bin/awk -> /etc/alternatives/awk`).
+ */
+export const ETC_BASE: readonly string[] = Object.freeze([
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/localtime",
+  "/etc/timezone",
+  "/etc/locale.alias",
+  "/etc/locale.conf",
+  "/etc/alternatives",
+]);
+
+/** `/etc` entries for name resolution and CA certificates: only when the network is granted. */
+export const ETC_NETWORK: readonly string[] = Object.freeze([
+  "/etc/resolv.conf",
+  "/etc/hosts",
+  "/etc/nsswitch.conf",
+  "/etc/gai.conf",
+  "/etc/host.conf",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/pki",
+]);
+
+/**
+ * Gathers the sandbox's host facts.
+ *
+ * @param bwrapPath The real path of `bwrap`.
+ * @param programs The interpreter programs (literal paths, as spawned).
+ * @param protectedFolders Folders an interpreter prefix must not widen to
+ *   (home folders, skill roots, `/`): a prefix that would be one of them,
+ *   or hold a root, narrows to the program's own folder.
+ * @param dataDir The host's `MCP_DATA_DIR`, or null. @default null
+ * @returns The base, frozen.
+ *
+ * Requires `--allow-read` on `/` entries and the interpreters' folders.
+ */
+export function gatherSandboxBase(
+  bwrapPath: string,
+  programs: readonly string[],
+  protectedFolders: ProtectedFolders,
+  dataDir: string | null = null,
+): SandboxBase {
+  const system: Mount[] = [];
+  for (const folder of SYSTEM_TOP_FOLDERS) {
+    const info = lstatOrNull(folder);
+    if (info === null) continue;
+    if (info.isSymlink) {
+      system.push({
+        kind: "symlink",
+        path: folder,
+        source: Deno.readLinkSync(folder),
+        why: "the system's link, as on the host",
+      });
+    } else if (info.isDirectory) {
+      system.push({ kind: "ro", path: folder, why: "system programs and libraries" });
+    }
+  }
+  for (const entry of ETC_BASE) {
+    system.push({ kind: "ro", path: entry, optional: true, why: "linking, locale, time zone" });
+  }
+  const network: Mount[] = ETC_NETWORK.map((entry) => ({
+    kind: "ro",
+    path: entry,
+    optional: true,
+    why: "name resolution and CA certificates (network granted)",
+  }));
+  const interpreterFolders: Record<string, readonly string[]> = {};
+  for (const program of programs) {
+    interpreterFolders[program] = Object.freeze(interpreterFoldersOf(program, protectedFolders));
+  }
+  return Object.freeze({
+    bwrapPath,
+    system: Object.freeze(system),
+    network: Object.freeze(network),
+    interpreterFolders: Object.freeze(interpreterFolders),
+    dataDir: dataDir === null ? null : realOrNull(dataDir),
+  });
+}
+
+/**
+ * The folders an interpreter needs beyond the system folders: for its
+ * literal path and its real path, the installation prefix (the folder above
+ * its `bin`), narrowed to the program's own folder when the prefix would be
+ * `/`, a home folder or hold a skill root.
+ *
+ * @param program The interpreter's literal path.
+ * @param protectedFolders The folders a prefix must not be or hold.
+ * @returns Distinct folders, none under a system folder.
+ *
+ * Requires `--allow-read` on the program.
+ */
+export function interpreterFoldersOf(
+  program: string,
+  protectedFolders: ProtectedFolders,
+): string[] {
+  let real = program;
+  try {
+    real = Deno.realPathSync(program);
+  } catch {
+    // Missing: the run fails and says so.
+  }
+  const folders: string[] = [];
+  for (const path of [program, real]) {
+    if (isUnderSystem(path)) continue;
+    const bin = dirname(path);
+    const prefix = dirname(bin);
+    const chosen = isForbiddenFolder(prefix, protectedFolders) === null ? prefix : bin;
+    if (isForbiddenFolder(chosen, protectedFolders) !== null) continue;
+    if (!folders.some((folder) => chosen === folder || chosen.startsWith(`${folder}/`))) {
+      folders.push(chosen);
+    }
+  }
+  return folders;
+}
+
+function isUnderSystem(path: string): boolean {
+  return SYSTEM_TOP_FOLDERS.some((folder) => path.startsWith(`${folder}/`));
+}
+
+function lstatOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,305 @@
+/**
+ * End-to-end: granted scripts in the bubblewrap sandbox, on the real program
+ * driven by the SDK client. What the grant's `read`, `write` and `network`
+ * keys add, the folders they may not name, the missing-mount note, and the
+ * bundled `release-notes` example reading a granted repository.
+ * Skipped locally (one stderr line) when no sandbox can be built; in CI a
+ * missing sandbox fails.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { connectStdio, REPO_ROOT, runProgram } from "../support/program.ts";
+import { toolJson } from "../support/tool_answer.ts";
+import { isolationFor, sandboxOrSkip } from "../support/isolation_modes.ts";
+import { makeTree } from "../skills/_tree.ts";
+
+const sandbox = await sandboxOrSkip("tests/e2e/sandbox_test.ts");
+const SKILL = "boxed";
+
+function skillMd(egress: boolean): string {
+  const declare = (script: string) =>
+    `    - script: ${script}\n      interpreter: bash\n      timeout: 10\n`;
+  return `---\nname: ${SKILL}\ndescription: Scripts for sandbox tests.\nmcp-host:\n  version: 1\n` +
+    `  run:\n${declare("scripts/read.sh")}${declare("scripts/write.sh")}` +
+    `${declare("scripts/connect.sh")}` + (egress ? "  egress: [api.example.com]\n" : "") +
+    `---\n# Boxed\n`;
+}
+
+async function world(egress = true) {
+  return await makeTree({
+    [`skills/${SKILL}/SKILL.md`]: skillMd(egress),
+    [`skills/${SKILL}/scripts/read.sh`]: 'cat "$1"\n',
+    [`skills/${SKILL}/scripts/write.sh`]: 'echo written > "$1" && echo ok\n',
+    [`skills/${SKILL}/scripts/connect.sh`]:
+      'if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then echo connected; else echo refused; fi\n',
+    "shared/input.txt": "shared input\n",
+    "out": { dir: true },
+    "ungranted/notes.txt": "not granted\n",
+  });
+}
+
+Deno.test({
+  name: "a sandboxed script reads and writes exactly the folders its grant row names",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    const grant = [
+      { skill: SKILL, script: "scripts/read.sh", read: [tree.at("shared")] },
+      { skill: SKILL, script: "scripts/write.sh", write: [tree.at("out")] },
+    ];
+    await using session = await connectStdio(["serve", tree.at("skills")], {
+      env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(grant) },
+    });
+    const list = toolJson(await session.call("skill_list", {}));
+    assert.equal((list.isolation as { mode: string }).mode, "sandbox");
+    const scripts = ((list.skills as Record<string, unknown>[])[0]?.scripts ?? []) as {
+      script: string;
+      isolation: string;
+      sandbox: { readFolders: number; writeFolders: number; network: boolean };
+    }[];
+    assert.deepEqual(
+      scripts.map((entry) => [entry.script, entry.isolation, entry.sandbox]),
+      [
+        ["scripts/read.sh", "sandbox", { readFolders: 1, writeFolders: 0, network: false }],
+        ["scripts/write.sh", "sandbox", { readFolders: 0, writeFolders: 1, network: false }],
+      ],
+    );
+    const run = async (script: string, args: string[]) =>
+      toolJson(await session.call("skill_run", { name: SKILL, script, args }));
+    const read = await run("scripts/read.sh", [join(tree.path, "shared/input.txt")]);
+    assert.equal(read.stdout, "shared input\n");
+    assert.equal(read.isolation, "sandbox");
+    const wrote = await run("scripts/write.sh", [join(tree.path, "out/result.txt")]);
+    assert.equal(wrote.stdout, "ok\n");
+    assert.equal(await Deno.readTextFile(tree.at("out/result.txt")), "written\n");
+    // The read folder is read-only; writing into it fails.
+    const denied = await run("scripts/write.sh", [join(tree.path, "shared/x.txt")]);
+    assert.notEqual(denied.exitCode, 0);
+  },
+});
+
+Deno.test({
+  name: "a sandboxed script that needs an ungranted folder gets a note naming it and the grant",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    const grant = [{ skill: SKILL, script: "scripts/read.sh" }];
+    await using session = await connectStdio(["serve", tree.at("skills")], {
+      env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(grant) },
+    });
+    const path = join(tree.path, "ungranted/notes.txt");
+    const answer = toolJson(
+      await session.call("skill_run", { name: SKILL, script: "scripts/read.sh", args: [path] }),
+    );
+    assert.notEqual(answer.exitCode, 0);
+    assert.match(String(answer.stderr), /No such file or directory/);
+    const note = String(answer.sandboxNote);
+    assert.ok(note.includes(JSON.stringify(path)), note);
+    assert.match(
+      note,
+      /MCP_SKILL_RUN row: \{"skill":"boxed","script":"scripts\/read.sh","read":\[/,
+    );
+  },
+});
+
+Deno.test({
+  name: "grant rows naming forbidden folders are refused with grant problems",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    const home = Deno.env.get("HOME") ?? "/root";
+    const forbidden = [
+      ["/", /it is \/, the whole file system/],
+      [home, /it is a home folder itself/],
+      [tree.at("skills"), /it is or holds a skill root/],
+      [tree.path, /it is or holds a skill root/],
+      [tree.at(`skills/${SKILL}/scripts`), /it is inside a skill root/],
+      [REPO_ROOT, /skillgate's own folders/],
+      [tree.at("nowhere"), /does not exist or is not a folder/],
+    ] as const;
+    const rows = forbidden.map(([folder], index) => ({
+      skill: SKILL,
+      script: index % 2 === 0 ? "scripts/read.sh" : "scripts/write.sh",
+      [index % 2 === 0 ? "read" : "write"]: [folder],
+    }));
+    // The owner's view (`skillgate list`) shows why; a client sees only that a row grants nothing.
+    const listed = await runProgram(["list", tree.at("skills"), "--json"], {
+      env: { MCP_SKILL_RUN: JSON.stringify(rows) },
+    });
+    assert.equal(listed.code, 0, listed.stderr);
+    const list = JSON.parse(listed.stdout) as Record<string, unknown>;
+    const problems = (list.problems as { reason: string; detail: string }[])
+      .filter((problem) => problem.reason === "grant");
+    assert.equal(problems.length, forbidden.length, JSON.stringify(problems));
+    for (const [index, [folder, why]] of forbidden.entries()) {
+      const problem = problems.find((entry) => entry.detail.startsWith(`Row ${index} `));
+      assert.match(problem?.detail ?? "", why, `row ${index}`);
+      // The problem names the row, never the folder.
+      assert.ok(folder === "/" || !(problem?.detail ?? "").includes(folder));
+    }
+    const skill = (list.skills as Record<string, unknown>[])[0] ?? {};
+    assert.equal(skill.executable, false);
+    await using session = await connectStdio(["serve", tree.at("skills")], {
+      env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(rows) },
+    });
+    const ran = toolJson(
+      await session.call("skill_run", { name: SKILL, script: "scripts/read.sh", args: ["/"] }),
+    );
+    assert.equal(ran.error, "SCRIPT_NOT_GRANTED");
+  },
+});
+
+Deno.test({
+  name: "the network needs declared egress AND a grant of network: true",
+  ignore: sandbox === null,
+  fn: async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = String((listener.addr as Deno.NetAddr).port);
+    const accepting = (async () => {
+      for await (const conn of listener) conn.close();
+    })();
+    try {
+      for (
+        const [egress, network, expected] of [
+          [true, true, "connected"],
+          [true, false, "refused"],
+          [false, true, "refused"],
+        ] as const
+      ) {
+        await using tree = await world(egress);
+        const grant = [{ skill: SKILL, script: "scripts/connect.sh", network }];
+        await using session = await connectStdio(["serve", tree.at("skills")], {
+          env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(grant) },
+        });
+        const answer = toolJson(
+          await session.call("skill_run", {
+            name: SKILL,
+            script: "scripts/connect.sh",
+            args: [port],
+          }),
+        );
+        assert.equal(answer.stdout, `${expected}\n`, `egress ${egress}, network ${network}`);
+      }
+    } finally {
+      listener.close();
+      await accepting.catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name: "the bundled release-notes example reads a granted repository in the sandbox",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using repo = await makeTree({});
+    const git = async (...args: string[]) => {
+      const out = await new Deno.Command("git", {
+        args: ["-C", repo.path, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args],
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    };
+    await git("init", "-q");
+    await git("commit", "-q", "--allow-empty", "-m", "first");
+    await git("tag", "v1");
+    await git("commit", "-q", "--allow-empty", "-m", "Add the sandbox");
+    const examples = join(REPO_ROOT, "examples/skills");
+    const script = "scripts/collect_changes.py";
+    const grant = [{ skill: "release-notes", script, read: [repo.path] }];
+    await using session = await connectStdio(["serve", examples], {
+      env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(grant) },
+    });
+    const answer = toolJson(
+      await session.call("skill_run", {
+        name: "release-notes",
+        script,
+        args: ["v1", repo.path],
+      }),
+    );
+    assert.equal(answer.exitCode, 0, String(answer.stderr));
+    assert.equal(answer.stdout, "Add the sandbox\n");
+  },
+});
+
+for (const [flag, mode] of [["pid-namespace", "pid-namespace"], ["group", "process-group"]]) {
+  Deno.test(`--isolation=${flag} still runs granted scripts, says so, and mounts nothing`, async () => {
+    if (flag === "pid-namespace" && (await isolationFor("pid-namespace")) === null) {
+      console.error("sandbox_test.ts: no PID namespace here; pid-namespace e2e skipped");
+      return;
+    }
+    await using tree = await world();
+    const grant = [{ skill: SKILL, script: "scripts/read.sh", read: [tree.at("shared")] }];
+    await using session = await connectStdio(["serve", tree.at("skills"), `--isolation=${flag}`], {
+      env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(grant) },
+    });
+    const list = toolJson(await session.call("skill_list", {}));
+    assert.equal((list.isolation as { mode: string }).mode, mode);
+    const [script] = ((list.skills as Record<string, unknown>[])[0]?.scripts ?? []) as {
+      isolation: string;
+      sandbox?: unknown;
+    }[];
+    assert.equal(script?.isolation, mode);
+    assert.equal(script?.sandbox, undefined);
+    // Outside a sandbox the script reads what skillgate's user can: here, an ungranted file.
+    const answer = toolJson(
+      await session.call("skill_run", {
+        name: SKILL,
+        script: "scripts/read.sh",
+        args: [tree.at("ungranted/notes.txt")],
+      }),
+    );
+    assert.equal(answer.stdout, "not granted\n");
+    assert.equal(answer.isolation, mode);
+    assert.equal(answer.sandboxNote, undefined);
+  });
+}
+
+Deno.test({
+  name:
+    "in sandbox mode the worker may spawn exactly bwrap, and permissions --json shows each script's mounts",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    await Deno.writeTextFile(
+      tree.at(`skills/${SKILL}/SKILL.md`),
+      skillMd(true).replace(
+        "  egress:",
+        "    - script: scripts/hello.py\n      interpreter: python3\n  egress:",
+      ),
+    );
+    await Deno.writeTextFile(tree.at(`skills/${SKILL}/scripts/hello.py`), "print('hi')\n");
+    const grant = [
+      { skill: SKILL, script: "scripts/read.sh", read: [tree.at("shared")] },
+      { skill: SKILL, script: "scripts/hello.py", write: [tree.at("out")], network: true },
+    ];
+    const shown = await runProgram(["permissions", tree.at("skills"), "--json"], {
+      env: { MCP_SKILL_RUN: JSON.stringify(grant) },
+    });
+    assert.equal(shown.code, 0, shown.stderr);
+    const report = JSON.parse(shown.stdout) as {
+      worker: { run: string[] };
+      isolation: { mode: string };
+      scripts: {
+        script: string;
+        namespaces: string[];
+        network: boolean;
+        mounts: { kind: string; path: string }[];
+      }[];
+    };
+    assert.equal(report.isolation.mode, "sandbox");
+    assert.deepEqual(report.worker.run, [sandbox?.sandbox?.bwrapPath]);
+    const [read, hello] = report.scripts;
+    const real = await Deno.realPath(tree.path);
+    assert.equal(read?.script, "scripts/read.sh");
+    assert.ok(read?.namespaces.includes("net") && !read.network);
+    assert.ok(read?.mounts.some((m) => m.kind === "ro" && m.path === `${real}/shared`));
+    assert.ok(read?.mounts.some((m) => m.kind === "ro" && m.path === `${real}/skills/${SKILL}`));
+    assert.ok(!read?.mounts.some((m) => m.path === `${real}/out`));
+    assert.equal(hello?.script, "scripts/hello.py");
+    assert.ok(hello?.network && !hello.namespaces.includes("net"));
+    assert.ok(hello?.mounts.some((m) => m.kind === "rw" && m.path === `${real}/out`));
+    assert.ok(hello?.mounts.some((m) => m.path === "/etc/resolv.conf"));
+  },
+});
