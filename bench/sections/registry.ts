@@ -8,6 +8,7 @@
  */
 
 import { httpSection } from "./http.ts";
+import { largeCatalogSection } from "./large_catalog.ts";
 import { liveRefreshSection } from "./live_refresh.ts";
 import { searchSection } from "./search.ts";
 import type { BenchSection } from "./section.ts";
@@ -29,4 +30,5 @@ export const SECTIONS: readonly BenchSection[] = Object.freeze([
   httpSection,
   startupRaceSection,
   underAttackSection,
+  largeCatalogSection,
 ]);

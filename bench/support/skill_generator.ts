@@ -18,6 +18,12 @@ export interface GenerateOptions {
   readonly prefix?: string;
   /** Parent folder of the temporary folder. @default the system's (TMPDIR) */
   readonly parent?: string;
+  /**
+   * Real-shaped skills (issue 13): 0-2 extra files per skill by index
+   * (`references/api.md`, `assets/templates/report.txt`), so a skill holds 3-5
+   * files in subfolders. @default false
+   */
+  readonly realShaped?: boolean;
 }
 
 /** A generated root; dispose it to delete it. */
@@ -26,7 +32,7 @@ export interface GeneratedRoot extends AsyncDisposable {
   readonly root: string;
   /** Skills written. */
   readonly skills: number;
-  /** Files written (3 per skill). */
+  /** Files written (3 per skill; 3-5 when real-shaped). */
   readonly files: number;
   /** Bytes written in all. */
   readonly bytes: number;
@@ -88,6 +94,7 @@ export async function generateSkills(
   const random = seededRandom(options.seed ?? 1);
   const encoder = new TextEncoder();
   let bytes = 0;
+  let files = 0;
   try {
     // Synchronous calls: several times faster than async ones for many small files.
     for (let index = 0; index < count; index++) {
@@ -95,9 +102,12 @@ export async function generateSkills(
       const dir = `${root}/${skill.name}`;
       Deno.mkdirSync(`${dir}/references`, { recursive: true });
       Deno.mkdirSync(`${dir}/scripts`);
-      for (const [path, text] of skill.files) {
+      const extra = options.realShaped === true ? extraFiles(index, skill) : [];
+      if (extra.length > 1) Deno.mkdirSync(`${dir}/assets/templates`, { recursive: true });
+      for (const [path, text] of [...skill.files, ...extra]) {
         const data = encoder.encode(text);
         bytes += data.length;
+        files++;
         Deno.writeFileSync(`${dir}/${path}`, data);
       }
     }
@@ -108,11 +118,27 @@ export async function generateSkills(
   return {
     root,
     skills: count,
-    files: count * 3,
+    files,
     bytes,
     remove,
     [Symbol.asyncDispose]: remove,
   };
+}
+
+/** 0, 1 or 2 extra files by index (deterministic, no draw from the random source). */
+function extraFiles(index: number, skill: GeneratedSkill): [string, string][] {
+  const count = index % 3;
+  const found: [string, string][] = [];
+  if (count >= 1) {
+    found.push([
+      "references/api.md",
+      `# ${skill.name} API\n\n${skill.description}\n\n${skill.body.slice(0, 1200)}\n`,
+    ]);
+  }
+  if (count >= 2) {
+    found.push(["assets/templates/report.txt", `Report for ${skill.name}\n{{rows}} rows\n`]);
+  }
+  return found;
 }
 
 /**

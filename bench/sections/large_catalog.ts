@@ -1,0 +1,283 @@
+/**
+ * Issue 13's targets table: large catalogs. For real-shaped generated
+ * catalogs (3-5 KiB bodies, 3-5 files in subfolders) of 12, 1,000, 10,000
+ * and 50,000 skills: the first `initialize` answer after spawn with an empty
+ * index cache (cold) and with the cache of the unchanged catalog (warm), RSS
+ * after start and one `skill_list`, the first full `skills/list` enumeration
+ * after start (warm and cold cache) and a repeated one, and edit ->
+ * `notifications/resources/updated`. Ratios divide by the wall floor (the
+ * floor server started as a permission-narrowed worker by a minimal main
+ * module, `bench/wall_floor_main.ts`); the plain floor is reported too.
+ *
+ * The cache folder is chosen through `XDG_CACHE_HOME` (a fresh temporary
+ * folder per cold spawn; one primed folder for warm spawns), so the same
+ * section runs on a tree without an index cache (then cold = warm).
+ * `BENCH_LARGE_SIZES=12,10000` picks the sizes.
+ *
+ * @module
+ */
+
+import type { BenchContext } from "../context.ts";
+import {
+  formatCount,
+  formatMs,
+  formatRatio,
+  formatSummary,
+  type MarkdownTable,
+} from "../support/markdown_table.ts";
+import { measureStartup, pageThrough, waitForNotification } from "../support/measure.ts";
+import { readTreeRss } from "../support/process_rss.ts";
+import type { ChildCommand } from "../support/rpc_client.ts";
+import { openSession, skillgateCommand } from "../support/servers.ts";
+import { generatedSkillName, generateSkills } from "../support/skill_generator.ts";
+import { summarise, type Summary } from "../support/stats.ts";
+import { programCommand, programEnv, REPO_ROOT } from "../../tests/support/program.ts";
+import type { BenchSection, SectionReport } from "./section.ts";
+
+/** The catalog sizes measured unless `BENCH_LARGE_SIZES` names others. */
+const DEFAULT_SIZES = [12, 1_000, 10_000, 50_000] as const;
+/** How long one edit may take to be noticed, in ms. */
+const NOTICE_TIMEOUT_MS = 15_000;
+/** How long the watcher gets to start, in ms (probe edits until one is noticed). */
+const WATCH_READY_TIMEOUT_MS = 60_000;
+
+/** The section. */
+export const largeCatalogSection: BenchSection = {
+  id: "large-catalog",
+  title: "Large catalogs: targets table",
+  issue: 13,
+  summary: "start-up cold/warm, RSS, first and repeated skills/list, edit->notification; 12-50k",
+  run,
+};
+
+/** The wall floor: the floor server as a narrowed worker of a minimal main module. */
+function wallFloorCommand(): ChildCommand {
+  return {
+    executable: Deno.execPath(),
+    args: programCommand([], "bench/wall_floor_main.ts"),
+    cwd: REPO_ROOT,
+    env: programEnv(),
+  };
+}
+
+interface SizeRow {
+  readonly skills: number;
+  readonly files: number;
+  readonly coldStart: Summary;
+  readonly warmStart: Summary;
+  readonly rssMib: number | null;
+  readonly firstListWarmMs: number | null;
+  readonly firstListColdMs: number | null;
+  readonly repeatedListMs: Summary | null;
+  readonly pages: number;
+  readonly editMs: Summary | null;
+}
+
+async function run(context: BenchContext): Promise<SectionReport> {
+  const sizes = chosenSizes();
+  const plain = await context.floor();
+  const reps = context.isQuick ? 2 : 5;
+  context.log(`wall floor: ${reps} spawns...`);
+  const wall = await measureStartup(wallFloorCommand(), { spawns: reps });
+  const wallSession = await openSession(wallFloorCommand());
+  await wallSession.child.request("tools/call", { name: "ping", arguments: {} });
+  const wallTree = await readTreeRss(wallSession.child.pid);
+  await wallSession.child.close();
+  const wallRss = wallTree === null ? null : wallTree.rssKib / 1024;
+  const rows: SizeRow[] = [];
+  for (const size of sizes) rows.push(await measureSize(context, size));
+  const w = wall.startupMs.median;
+  const table: MarkdownTable = {
+    columns: [
+      "Measure",
+      ...rows.map((row) => `${formatCount(row.skills)} skills (${formatCount(row.files)} files)`),
+    ],
+    rows: [
+      [
+        "first answer after spawn, cold: ms (× wall)",
+        ...rows.map((r) => startCell(r.coldStart, w)),
+      ],
+      [
+        "first answer after spawn, warm: ms (× wall)",
+        ...rows.map((r) => startCell(r.warmStart, w)),
+      ],
+      [
+        "RSS after start + `skill_list`: MiB (× wall)",
+        ...rows.map((r) =>
+          r.rssMib === null
+            ? "–"
+            : `${r.rssMib.toFixed(0)} (${wallRss === null ? "–" : formatRatio(r.rssMib, wallRss)})`
+        ),
+      ],
+      [
+        "full `skills/list`, first after start: warm / cold ms",
+        ...rows.map((r) => `${cellMs(r.firstListWarmMs)} / ${cellMs(r.firstListColdMs)}`),
+      ],
+      [
+        "full `skills/list`, repeated: ms (med / p95)",
+        ...rows.map((r) => r.repeatedListMs === null ? "–" : formatSummary(r.repeatedListMs)),
+      ],
+      ["`skills/list` pages", ...rows.map((r) => formatCount(r.pages))],
+      [
+        "edit → `resources/updated`: ms (med / p95)",
+        ...rows.map((r) => r.editMs === null ? "–" : formatSummary(r.editMs)),
+      ],
+    ],
+  };
+  const floors: MarkdownTable = {
+    columns: ["Floor", "first answer ms (med / p95)", "RSS MiB"],
+    rows: [
+      [
+        "wall floor (narrowed worker of a minimal main)",
+        formatSummary(wall.startupMs),
+        wallRss === null ? "–" : wallRss.toFixed(0),
+      ],
+      [
+        "plain floor (same server, no worker)",
+        formatSummary(plain.startup.startupMs),
+        plain.rssAfterCallsMib === null ? "–" : plain.rssAfterCallsMib.toFixed(0),
+      ],
+    ],
+  };
+  return {
+    tables: [floors, table],
+    notes: [
+      "Targets (issue 13), 12 / 10,000 skills: cold first answer <= 1.15x / <= 2.5x wall floor; " +
+      "warm <= 1.15x / <= 1.5x; RSS <= 1.1x wall floor / <= 150 MiB; first full skills/list " +
+      "warm <= 1 s, cold <= 2.5 s, repeated <= 150 ms; edit -> notification <= 300 ms.",
+      "Cold = an empty index cache (a fresh XDG_CACHE_HOME per spawn); warm = the cache left by " +
+      "one earlier start and full skills/list on the unchanged catalog. A tree without an index " +
+      "cache shows cold = warm. The edit figure includes the 200 ms debounce.",
+      `Spawns per figure: ${reps} (1 at 50,000 skills), after one uncounted warm-up.`,
+    ],
+  };
+}
+
+function chosenSizes(): number[] {
+  const named = Deno.env.get("BENCH_LARGE_SIZES");
+  if (named === undefined || named.trim() === "") return [...DEFAULT_SIZES];
+  return named.split(",").map((part) => Number(part.trim())).filter((n) =>
+    Number.isInteger(n) && n >= 1
+  );
+}
+
+function startCell(summary: Summary, wallMs: number): string {
+  return `${formatMs(summary.median)} (${formatRatio(summary.median, wallMs)})`;
+}
+
+function cellMs(ms: number | null): string {
+  return ms === null ? "–" : formatMs(ms);
+}
+
+async function measureSize(context: BenchContext, size: number): Promise<SizeRow> {
+  context.log(`large-catalog: generating ${formatCount(size)} real-shaped skills...`);
+  await using generated = await generateSkills(size, {
+    realShaped: true,
+    prefix: "skillgate-bench-large-",
+    ...(context.tempParent === undefined ? {} : { parent: context.tempParent }),
+  });
+  const root = generated.root;
+  const spawns = size >= 50_000 ? 1 : context.isQuick ? 2 : size >= 10_000 ? 3 : 5;
+  const withCache = (dir: string) => skillgateCommand([root], { env: { XDG_CACHE_HOME: dir } });
+  // Cold: every spawn gets an empty cache folder.
+  context.log(`${formatCount(size)}: ${spawns} cold spawns...`);
+  const cold: number[] = [];
+  for (let i = 0; i < spawns; i++) {
+    const dir = await context.makeTempDir("skillgate-bench-cache-");
+    const session = await openSession(withCache(dir));
+    cold.push(session.startupMs);
+    await session.child.close(5_000);
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+  // One cold session: first full skills/list with an empty cache; it also primes `warmDir`.
+  const warmDir = await context.makeTempDir("skillgate-bench-cache-");
+  context.log(`${formatCount(size)}: cold skills/list enumeration...`);
+  let firstListColdMs: number | null = null;
+  let pages = 0;
+  {
+    const session = await openSession(withCache(warmDir));
+    await using child = session.child;
+    const paging = await pageThrough(child, "skills/list", "skills").catch(() => null);
+    firstListColdMs = paging?.elapsedMs ?? null;
+    pages = paging?.pages ?? 0;
+    // Let background work (hashing, cache writes) finish before the process ends.
+    await new Promise((resolve) => setTimeout(resolve, size >= 10_000 ? 3_000 : 500));
+  }
+  context.log(`${formatCount(size)}: ${spawns} warm spawns...`);
+  const warm = await measureStartup(withCache(warmDir), { spawns, warmups: 1 });
+  context.log(`${formatCount(size)}: warm session (RSS, skills/list, edits)...`);
+  const session = await openSession(withCache(warmDir));
+  await using child = session.child;
+  await child.request("tools/call", { name: "skill_list", arguments: {} });
+  const tree = await readTreeRss(child.pid);
+  const firstWarm = await pageThrough(child, "skills/list", "skills").catch(() => null);
+  const repeated: number[] = [];
+  if (firstWarm !== null) {
+    for (let i = 0; i < (size >= 10_000 ? 3 : 5); i++) {
+      repeated.push((await pageThrough(child, "skills/list", "skills")).elapsedMs);
+    }
+  }
+  const editMs = size >= 50_000 ? null : await measureEdits(context, child, root, size);
+  return {
+    skills: size,
+    files: generated.files,
+    coldStart: summarise(cold),
+    warmStart: warm.startupMs,
+    rssMib: tree === null ? null : tree.rssKib / 1024,
+    firstListWarmMs: firstWarm?.elapsedMs ?? null,
+    firstListColdMs,
+    repeatedListMs: repeated.length > 0 ? summarise(repeated) : null,
+    pages,
+    editMs,
+  };
+}
+
+async function measureEdits(
+  context: BenchContext,
+  child: Awaited<ReturnType<typeof openSession>>["child"],
+  root: string,
+  size: number,
+): Promise<Summary | null> {
+  const skill = generatedSkillName(Math.floor(size / 2));
+  const uri = `skill://${skill}/SKILL.md`;
+  const file = `${root}/${skill}/SKILL.md`;
+  const original = await Deno.readTextFile(file);
+  await child.request("resources/subscribe", { uri });
+  let edits = 0;
+  const edit = () => Deno.writeTextFile(file, `${original}\n<!-- bench edit ${++edits} -->\n`);
+  const noticed = (ms: number) =>
+    waitForNotification(
+      child,
+      (n) => n.method === "notifications/resources/updated" && n.params["uri"] === uri,
+      ms,
+    );
+  try {
+    const readyBy = performance.now() + WATCH_READY_TIMEOUT_MS;
+    let watching = false;
+    while (!watching && performance.now() < readyBy) {
+      const waiting = noticed(2_000);
+      await edit();
+      watching = (await waiting) !== null;
+    }
+    if (!watching) return null;
+    await sleep(300);
+    const times: number[] = [];
+    const reps = context.isQuick ? 3 : 5;
+    for (let i = 0; i < reps; i++) {
+      const waiting = noticed(NOTICE_TIMEOUT_MS);
+      const startedAt = performance.now();
+      await edit();
+      const arrived = await waiting;
+      if (arrived === null) return null;
+      times.push(arrived.arrivedAt - startedAt);
+      await sleep(300);
+    }
+    return summarise(times);
+  } finally {
+    await Deno.writeTextFile(file, original);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
