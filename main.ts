@@ -19,6 +19,7 @@ import { startLine } from "./src/cli/start_line.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { parseCommandLine, UsageError } from "./src/config/cli.ts";
 import { checkRoots } from "./src/config/root_check.ts";
+import { releaseEnv } from "./src/sandbox/env_release.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
 import { VERSION } from "./src/version.ts";
@@ -86,12 +87,17 @@ async function main(): Promise<number> {
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;
+  const getEnv = (name: string) => Deno.env.get(name);
   const session = startWorker(
     new URL("./src/worker/entry.ts", import.meta.url),
     config,
     permissions,
-    // The catalog built above becomes the worker's first snapshot: built once.
-    { scripts: scripts.facts, groupKiller: scripts.groupKiller, catalog: scripts.takeCatalog() },
+    // The worker builds the catalog (the only build); granted values are released per run.
+    {
+      scripts: scripts.facts,
+      groupKiller: scripts.groupKiller,
+      releaseEnv: (request) => releaseEnv(scripts.grant, request, getEnv),
+    },
   );
   if (config.options.http !== null) {
     const httpConfig = config;

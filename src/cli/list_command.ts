@@ -44,8 +44,7 @@ export async function runListCommand(config: Config, io: CommandIo): Promise<num
   const boot = await bootScripts(config, { getEnv: io.getEnv });
   if (boot.warning !== null) await io.writeErr(`skillgate: ${boot.warning}\n`);
   const scripts = createScriptService(config, boot.facts, { killer: boot.groupKiller });
-  // The start-up work built the catalog when anything may run: list that one, not a second.
-  const catalog = boot.takeCatalog() ?? await buildCatalog(config.roots, config.caps);
+  const catalog = await buildCatalog(config.roots, config.caps);
   const answer = fullListAnswer(catalog, { hosted: config.hosted, scripts });
   if (config.options.json) {
     await io.writeOut(`${jsonForTerminal(answer)}\n`);

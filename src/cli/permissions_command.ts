@@ -12,6 +12,7 @@ import type { Config } from "../config/config.ts";
 import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../sandbox/trusted_flags.ts";
 import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
 import type { ScriptContainment } from "../sandbox/script_boot.ts";
+import { buildCatalog } from "../skills/catalog.ts";
 import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { jsonForTerminal, oneLine, padEnd } from "./terminal_text.ts";
@@ -51,7 +52,13 @@ export interface PermissionsReport {
 export async function runPermissionsCommand(config: Config, io: CommandIo): Promise<number> {
   const paths = await usableRoots(config.roots, io);
   if (paths === null) return EXIT_USAGE;
-  const { scripts, explained } = await computeWorkerSet(config, paths, { getEnv: io.getEnv });
+  // The one-shot command reads the skills to describe each granted script's containment;
+  // the set itself is decided from the grant alone, exactly as for `serve`.
+  const describe = await buildCatalog(config.roots, config.caps);
+  const { scripts, explained } = await computeWorkerSet(config, paths, {
+    getEnv: io.getEnv,
+    describe,
+  });
   if (scripts.refusal !== null) {
     await io.writeErr(`skillgate: ${scripts.refusal}\n`);
     return EXIT_USAGE;

@@ -1,15 +1,14 @@
 /**
  * The messages between the trusted part and the worker. The worker never
  * receives anything from the trusted part but the frozen configuration, the
- * start-up facts about scripts, the start-up catalog, and replies to its
- * process-group requests.
+ * start-up facts about scripts (never a skill's content), and replies to its
+ * requests (process groups, descriptor locations, environment values).
  *
  * @module
  */
 
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
-import type { Catalog } from "../skills/skill.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
 export interface StartMessage {
@@ -17,12 +16,6 @@ export interface StartMessage {
   readonly config: Config;
   /** What the trusted part decided at start-up about running scripts (absent: none run). */
   readonly scripts?: ScriptHostFacts;
-  /**
-   * The catalog the trusted part built at start-up to judge the declarations
-   * (absent when it built none): the worker's first snapshot, so no skill is
-   * loaded twice. Built from the owner's roots, never from client input.
-   */
-  readonly catalog?: Catalog;
 }
 
 /**
@@ -42,10 +35,7 @@ export interface ReadyMessage {
   readonly warningCount: number;
   /** Up to 10 one-line problem summaries for the start-up banner. */
   readonly problemLines: readonly string[];
-  /**
-   * Skill folders the worker loaded from disk to get ready: 0 when it
-   * started from the trusted part's catalog, else every skill it built.
-   */
+  /** Skill folders the worker loaded from disk to get ready (the catalog is built only there). */
   readonly skillLoads?: number;
 }
 
@@ -102,12 +92,41 @@ export interface LocateFdReplyMessage {
   readonly path: string | null;
 }
 
+/**
+ * Worker to trusted part: the values of these environment names, for one run
+ * of this skill's script that is about to start. The trusted part releases
+ * only names the owner's grant gives that script (`src/sandbox/env_release.ts`);
+ * what the worker claims a skill declares widens nothing.
+ */
+export interface EnvRequestMessage {
+  readonly type: "env";
+  readonly id: number;
+  /** The skill's directory name. */
+  readonly skill: string;
+  /** The script path as declared. */
+  readonly script: string;
+  /** The names asked for (at most `MAX_ENV_REQUEST_NAMES`). */
+  readonly names: readonly string[];
+}
+
+/** Trusted part to worker: the answer to an {@linkcode EnvRequestMessage}. */
+export interface EnvReplyMessage {
+  readonly type: "env-reply";
+  readonly id: number;
+  /** Released names with their values; a name refused or unset is absent. */
+  readonly values: Readonly<Record<string, string>>;
+}
+
+/** Names one environment request may ask for at most; a longer request gets nothing. */
+export const MAX_ENV_REQUEST_NAMES = 256;
+
 /** Anything the worker may send. */
 export type WorkerMessage =
   | ReadyMessage
   | ExitMessage
   | GroupRequestMessage
-  | LocateFdRequestMessage;
+  | LocateFdRequestMessage
+  | EnvRequestMessage;
 
 /**
  * Narrows an untrusted `MessageEvent.data` to a {@linkcode WorkerMessage}.
@@ -127,7 +146,16 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
       ? data as LocateFdRequestMessage
       : null;
   }
+  if (message.type === "env") return isEnvRequest(data) ? data : null;
   return null;
+}
+
+function isEnvRequest(data: object): data is EnvRequestMessage {
+  const request = data as Record<string, unknown>;
+  return Number.isSafeInteger(request.id) && typeof request.skill === "string" &&
+    typeof request.script === "string" && Array.isArray(request.names) &&
+    request.names.length <= MAX_ENV_REQUEST_NAMES &&
+    request.names.every((name) => typeof name === "string");
 }
 
 function isGroupRequest(data: object): data is GroupRequestMessage {

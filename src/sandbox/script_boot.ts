@@ -1,17 +1,21 @@
 /**
  * The trusted part's start-up work for running scripts, in order: scrub the
  * original environment block (first, before anything else reads it), look
- * up the interpreters, probe whether a PID namespace works, judge the
- * declarations present now against the grant, and so decide the worker's run
- * permission and the environment values scripts may receive. Also creates
- * the killer that answers the worker's process-group requests.
+ * up the interpreters, probe the isolation, read the grant, and so decide the
+ * worker's run permission, without parsing any skill (issue 13): when the
+ * grant can let anything run, the run list is the one launcher every granted
+ * script is spawned through (bwrap, unshare, or the group launcher), which
+ * starts whatever the worker names anyway, so naming the interpreters behind
+ * it narrowed nothing. Environment values are not decided here: the trusted
+ * part releases them per run (`env_release.ts`). Also creates the killer that
+ * answers the worker's process-group requests.
  *
  * @module
  */
 
 import type { Config } from "../config/config.ts";
-import { grantsAnything, parseGrant } from "../scripts/grant.ts";
-import { prepareScriptHost, type ScriptHostFacts } from "../scripts/host_facts.ts";
+import { type Grant, grantsAnything, parseGrant } from "../scripts/grant.ts";
+import { grantedFacts, prepareScriptHost, type ScriptHostFacts } from "../scripts/host_facts.ts";
 import { lookUpInterpreters } from "../scripts/interpreters.ts";
 import {
   isolate,
@@ -25,7 +29,6 @@ import type { Mount } from "../scripts/sandbox/layout.ts";
 import { checkGrantFolders, protectedFoldersOf } from "../scripts/sandbox/grant_folders.ts";
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
-import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { scrubEnviron } from "./environ_scrub.ts";
 import { closeInheritedOnExec } from "./inherited_fds.ts";
@@ -50,9 +53,10 @@ export interface ScriptContainment {
 export interface ScriptBoot {
   readonly facts: ScriptHostFacts;
   /**
-   * Programs the scripts granted at start-up need, each with its reason
-   * (empty when nothing can run); `worker_set.ts` composes the worker's run
-   * permission from them.
+   * The programs the worker may spawn, each with its reason: the one launcher
+   * of the isolation mode whenever the grant can let anything run (the
+   * allowlisted interpreters only when a mode has no launcher), else empty.
+   * Decided from the grant alone, never from what skills declare.
    */
   readonly run: readonly PermittedProgram[];
   readonly groupKiller: GroupKiller;
@@ -62,40 +66,33 @@ export interface ScriptBoot {
    */
   readonly warning: string | null;
   /**
-   * Each script runnable at start-up with what contains it: its isolation
-   * mode, namespaces, network and (sandbox) mounts, for `skillgate permissions`.
+   * Each script runnable with what contains it: its isolation mode,
+   * namespaces, network and (sandbox) mounts, for `skillgate permissions`
+   * (empty unless a catalog was passed in).
    */
   readonly containment: readonly ScriptContainment[];
-  /** The start-up plan's `grant` problems, one line each, for the owner's terminal. */
+  /** The plan's `grant` problems, one line each (empty unless a catalog was passed in). */
   readonly grantProblems: readonly string[];
+  /** The grant the trusted part read: the bound of every environment release. */
+  readonly grant: Grant;
   /**
    * Why skillgate must not start (the owner demanded `--isolation=sandbox`
    * and this host has none: the reason and what to install), else null.
    */
   readonly refusal: string | null;
-  /**
-   * Hands on the catalog built here to judge the declarations, once: the
-   * first call returns it and drops this boot's reference (the trusted part
-   * keeps no copy of a large catalog once the worker has it); later calls,
-   * and every call when nothing can run (none was built), return null. The
-   * worker starts from it instead of building the same catalog again, so
-   * each skill is loaded once at start-up.
-   */
-  takeCatalog(): Catalog | null;
 }
 
 /**
- * Does the start-up work. The catalog is only built here when the grant can
- * let something run (not hosted without a grant, not an unreadable or empty
- * grant), so a server that runs nothing parses no skill in the trusted part.
- * When it is built, it is handed on (`takeCatalog`) so the worker can start
- * from it.
+ * Does the start-up work. No skill is read here: serving builds its catalog
+ * in the worker only. The one-shot `permissions` command passes the catalog
+ * it built to show each script's containment and grant problems.
  *
  * @param config The configuration.
  * @param options An environment lookup (after the scrub values are still
- *   readable) and the roots' real paths (grants may not name them).
- * @returns The facts for the worker, its run permission, the killer, a
- *   warning, and the one-time hand-over of the catalog built.
+ *   readable), the roots' real paths (grants may not name them), and
+ *   optionally a catalog to describe (never used for the run list).
+ * @returns The facts for the worker, its run list, the killer, a warning, and
+ *   the grant read.
  *
  * Requires `--allow-all` (`/proc` access for the scrub and the killer,
  * unrestricted `--allow-run` for the namespace probe and group signals).
@@ -107,6 +104,7 @@ export async function bootScripts(
   options: {
     getEnv: (name: string) => string | undefined;
     rootRealPaths?: readonly string[];
+    catalog?: Catalog;
   },
 ): Promise<ScriptBoot> {
   const scrub = scrubEnviron();
@@ -150,42 +148,44 @@ export async function bootScripts(
     unsubstituted: config.scripts.unsubstituted,
   });
   const folderVerdicts = checkGrantFolders(grant, protectedFolders);
-  let built: Catalog | null = grantsAnything(grant) && probed.refusal === undefined
-    ? await buildCatalog(config.roots, config.caps)
-    : null;
-  const catalog: Catalog = built ??
-    { roots: config.roots, skills: [], byName: new Map(), problems: [] };
-  const { facts, programs, plan } = prepareScriptHost(config, catalog, {
-    grant,
-    interpreters,
-    environ,
-    isolation,
-    folderVerdicts,
-    getEnv: options.getEnv,
-  });
   const refused = isEnvironRefused({
     hosted: config.hosted,
     environ,
     allowUnscrubbed: config.scripts.allowUnscrubbed,
   });
+  const mayRun = grantsAnything(grant) && probed.refusal === undefined && !refused &&
+    config.scripts.confirmMode !== "refuse";
+  const { facts, programs } = grantedFacts(config, {
+    mayRun,
+    interpreters,
+    environ,
+    isolation,
+    folderVerdicts,
+    grant,
+    getEnv: options.getEnv,
+  });
+  const described = options.catalog === undefined ? null : prepareScriptHost(
+    config,
+    options.catalog,
+    { grant, interpreters, environ, isolation, folderVerdicts, getEnv: options.getEnv },
+  );
   return {
     facts,
     run: programs,
     groupKiller,
     refusal: probed.refusal ?? null,
-    containment: containmentOf(plan, catalog, isolation),
-    grantProblems: plan.problems.filter((problem) => problem.reason === "grant")
+    containment: described === null || options.catalog === undefined
+      ? []
+      : containmentOf(described.plan, options.catalog, isolation),
+    grantProblems: described === null ? [] : described.plan.problems
+      .filter((problem) => problem.reason === "grant")
       .map((problem) => `${problem.severity}: ${problem.detail}`),
+    grant,
     warning: grant.from === "unsubstituted"
       ? `no script will run: ${grant.error}`
       : refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
       : null,
-    takeCatalog: () => {
-      const taken = built;
-      built = null;
-      return taken;
-    },
   };
 }
 

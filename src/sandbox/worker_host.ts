@@ -9,8 +9,9 @@ import { locateDirectly } from "../files/fd_location.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
-import type { Catalog } from "../skills/skill.ts";
 import {
+  type EnvReplyMessage,
+  type EnvRequestMessage,
   type GroupReplyMessage,
   type GroupRequestMessage,
   type LocateFdReplyMessage,
@@ -43,18 +44,23 @@ export interface WorkerSession {
  * @param options `scripts`: the start-up facts about running scripts, sent
  *   with the configuration; `groupKiller`: the trusted part's killer that
  *   answers the worker's process-group requests (without one, every request
- *   is refused); `catalog`: the catalog built at start-up, sent as the
- *   worker's first snapshot (without one, the worker builds it).
+ *   is refused); `releaseEnv`: the trusted rule that answers the worker's
+ *   environment requests (`env_release.ts`; without one, every request gets
+ *   no value). The worker builds the catalog itself: nothing of a skill is
+ *   sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
   entry: URL,
   config: Config,
   permissions: WorkerPermissions,
-  options: { scripts?: ScriptHostFacts; groupKiller?: GroupKiller; catalog?: Catalog | null } = {},
+  options: {
+    scripts?: ScriptHostFacts;
+    groupKiller?: GroupKiller;
+    releaseEnv?: (request: EnvRequestMessage) => Readonly<Record<string, string>>;
+  } = {},
 ): WorkerSession {
-  // The closures below keep only the killer: the catalog is not held here once sent.
-  const { groupKiller } = options;
+  const { groupKiller, releaseEnv } = options;
   const worker = new Worker(entry, {
     type: "module",
     name: "skillgate-worker",
@@ -74,6 +80,11 @@ export function startWorker(
           const reply: LocateFdReplyMessage = { type: "locate-fd-reply", id: message.id, path };
           worker.postMessage(reply);
         });
+      }
+      if (message?.type === "env") {
+        const values = releaseEnv?.(message) ?? {};
+        const reply: EnvReplyMessage = { type: "env-reply", id: message.id, values };
+        worker.postMessage(reply);
       }
       if (message?.type === "exit") {
         worker.terminate();
@@ -95,7 +106,6 @@ export function startWorker(
     type: "start",
     config,
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
-    ...(options.catalog == null ? {} : { catalog: options.catalog }),
   };
   worker.postMessage(start);
   let hasExited = false;

@@ -9,7 +9,9 @@
  */
 
 import type { Config } from "../config/config.ts";
+import { launcherOf } from "../scripts/host_facts.ts";
 import { isolate, type Isolation } from "../scripts/isolation.ts";
+import type { Catalog } from "../skills/skill.ts";
 import { bootScripts, type ScriptBoot } from "./script_boot.ts";
 import {
   computeWorkerPermissions,
@@ -33,7 +35,9 @@ export interface WorkerSet {
  *
  * @param config The frozen configuration.
  * @param roots The checked roots with their real paths (from `checkRoots`).
- * @param options An environment lookup (the trusted part passes `Deno.env.get`).
+ * @param options An environment lookup (the trusted part passes `Deno.env.get`)
+ *   and, for `skillgate permissions` only, a catalog to describe each granted
+ *   script's containment (it never changes the set).
  * @returns The script boot and the explained permission set.
  *
  * Requires `--allow-all` (see `bootScripts`); the trusted part holds it.
@@ -44,10 +48,11 @@ export interface WorkerSet {
 export async function computeWorkerSet(
   config: Config,
   roots: readonly RootPaths[],
-  options: { getEnv: (name: string) => string | undefined },
+  options: { getEnv: (name: string) => string | undefined; describe?: Catalog },
 ): Promise<WorkerSet> {
   const scripts = await bootScripts(config, {
-    ...options,
+    getEnv: options.getEnv,
+    ...(options.describe === undefined ? {} : { catalog: options.describe }),
     rootRealPaths: roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
   });
   const run = spawnedPrograms(scripts.run, scripts.facts.isolation);
@@ -66,9 +71,10 @@ function spawnedPrograms(
   programs: readonly PermittedProgram[],
   isolation: Isolation,
 ): PermittedProgram[] {
+  const launcher = launcherOf(isolation);
   return programs.map((program) => {
     const spawned = isolate(program.path, [], isolation).program;
-    if (spawned === program.path) return program;
+    if (spawned === program.path && spawned !== launcher) return program;
     const reason = isolation.mode === "sandbox"
       ? "every granted script runs in a bubblewrap sandbox: bwrap is the one program spawned"
       : isolation.mode === "pid-namespace"

@@ -154,6 +154,9 @@ export async function prepareRun(
     interpreter: planned.interpreter,
     sandboxTmp: context.facts.isolation.mode === "sandbox" ? SANDBOX_TMP : null,
   });
+  // Granted names' values come from the trusted part just before the run (released per run);
+  // the preview lists them as names the script receives when skillgate has them set.
+  const envNames = Object.freeze([...new Set([...env.names, ...planned.grantedEnv])].sort());
   const wrapped = isolate(argv[0] as string, argv.slice(1), context.facts.isolation, {
     skillDir: skill.realDir,
     read: planned.read,
@@ -167,7 +170,7 @@ export async function prepareRun(
       interpreter: planned.interpreter,
       argv,
       cwd: skill.realDir,
-      envNames: env.names,
+      envNames,
       timeoutMs: planned.timeoutMs,
     },
     note: "Runs with no shell, stdin closed, in the skill's folder, with only the environment " +
@@ -193,7 +196,7 @@ export async function prepareRun(
       timeoutMs: planned.timeoutMs,
       stopsBeforeExec: wrapped.stopsBeforeExec,
     },
-    envNames: env.names,
+    envNames,
     ...(wrapped.layout === undefined ? {} : { layout: wrapped.layout }),
   };
 }

@@ -14,6 +14,7 @@ import { type ScriptHostFacts, scriptHostOf } from "./host_facts.ts";
 import { planScripts, type ScriptPlan } from "./plan.ts";
 import { createRunQueue, type RunQueue } from "./queue.ts";
 import type { GroupKiller } from "./runner/group_killer.ts";
+import type { EnvReleaser } from "../sandbox/env_release_client.ts";
 
 /** The script-running side of the worker. */
 export interface ScriptService {
@@ -26,6 +27,11 @@ export interface ScriptService {
   readonly dataDir: string | null;
   /** Aborted by {@linkcode ScriptService.stopAll}: every run watches it. */
   readonly stopSignal: AbortSignal;
+  /**
+   * The values of a run's granted names, asked of the trusted part just
+   * before the run (it releases only what the owner's grant allows).
+   */
+  readonly releaseEnv: EnvReleaser;
   /** The plan for a snapshot (computed once per snapshot). */
   plan(catalog: Catalog): ScriptPlan;
   /**
@@ -48,13 +54,14 @@ export interface ScriptService {
  *
  * @param config The configuration (grant, confirmation settings, queue bounds).
  * @param facts The start-up facts from the trusted part.
- * @param options The group killer and, for tests, a clock (ms since the epoch).
+ * @param options The group killer, the environment releaser (without one no
+ *   granted value is ever handed out) and, for tests, a clock (ms since the epoch).
  * @returns The service.
  */
 export function createScriptService(
   config: Config,
   facts: ScriptHostFacts,
-  options: { killer: GroupKiller; now?: () => number },
+  options: { killer: GroupKiller; releaseEnv?: EnvReleaser; now?: () => number },
 ): ScriptService {
   const grant = parseGrant(config.scripts.grantJson, {
     hosted: config.hosted,
@@ -83,6 +90,7 @@ export function createScriptService(
     confirmMode: config.scripts.confirmMode,
     dataDir: config.scripts.dataDir,
     stopSignal: stopper.signal,
+    releaseEnv: options.releaseEnv ?? (() => Promise.resolve(Object.freeze({}))),
     track: (run) => {
       const settled = run.then(() => {}, () => {});
       inFlight.add(settled);

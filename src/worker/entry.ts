@@ -1,7 +1,7 @@
 /**
- * The worker's entry module: receives the frozen configuration, starts from
- * the trusted part's start-up catalog (or builds it, reading only inside the
- * roots, when none came), and serves MCP over stdio or HTTP. This
+ * The worker's entry module: receives the frozen configuration, builds the
+ * catalog (the only place it is built; reading only inside the roots, every
+ * SKILL.md through the gated open), and serves MCP over stdio or HTTP. This
  * module and everything it imports run with the narrowed permission set
  * computed by `src/sandbox/worker_permissions.ts`.
  *
@@ -14,6 +14,7 @@ import type { Config } from "../config/config.ts";
 import { createSkillServer } from "../mcp/server.ts";
 import { installFdLocator } from "../files/fd_location.ts";
 import { createFdLocateClient } from "../sandbox/fd_locate_client.ts";
+import { createEnvReleaseClient } from "../sandbox/env_release_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
 import type {
   ExitMessage,
@@ -22,10 +23,8 @@ import type {
   StartMessage,
 } from "../sandbox/messages.ts";
 import { createScriptService } from "../scripts/service.ts";
-import { adoptCatalog } from "../skills/adopt_catalog.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
-import type { Catalog } from "../skills/skill.ts";
 import { createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_skills.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
@@ -33,6 +32,9 @@ import { serveOverHttp } from "../transports/http/serve.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { summariseProblems } from "./summary.ts";
+
+/** How long after connecting the watcher waits for a client that never says it is initialized, in ms. */
+const FIRST_ANSWER_GRACE_MS = 2_000;
 
 /** Aborted when the trusted part relays SIGTERM/SIGINT (a `shutdown` message). */
 const shutdownRequested = new AbortController();
@@ -49,18 +51,9 @@ self.onmessage = (event: MessageEvent<StartMessage | ShutdownMessage>) => {
   });
 };
 
-/**
- * The first snapshot, and how many skill folders this worker loaded for it:
- * the trusted part's start-up catalog when the start message carried one
- * (nothing is read again; live refresh continues from it), else one built here.
- */
-async function firstCatalog(
-  config: Config,
-  handed: Catalog | undefined,
-): Promise<{ catalog: Catalog; skillLoads: number }> {
-  const catalog = handed === undefined
-    ? await buildCatalog(config.roots, config.caps)
-    : adoptCatalog(handed);
+/** The first snapshot, and how many skill folders this worker loaded for it. */
+async function firstCatalog(config: Config) {
+  const catalog = await buildCatalog(config.roots, config.caps);
   return { catalog, skillLoads: skillLoadsSoFar() };
 }
 
@@ -77,13 +70,28 @@ async function serve(start: StartMessage): Promise<void> {
   const config = start.config;
   const scripts = start.scripts === undefined
     ? undefined
-    : createScriptService(config, start.scripts, { killer: createGroupKillClient(self) });
+    : createScriptService(config, start.scripts, {
+      killer: createGroupKillClient(self),
+      releaseEnv: createEnvReleaseClient(self),
+    });
   const withScripts = scripts === undefined ? {} : { scripts };
-  const loading = firstCatalog(config, start.catalog);
+  const loading = firstCatalog(config);
   const store = loading.then((first) => createCatalogStore(first.catalog));
   let ended: Promise<number>;
+  // The watcher and the search index are set up after the first answer went out (issue 13):
+  // over stdio once the client says it is initialized (or after a grace period), over HTTP at once.
+  let firstAnswered: Promise<void> = Promise.resolve();
   if (config.options.http === null) {
     const server = createSkillServer({ store: await store, config, ...withScripts });
+    firstAnswered = new Promise((resolve) => {
+      const grace = setTimeout(resolve, FIRST_ANSWER_GRACE_MS);
+      const previous = server.oninitialized;
+      server.oninitialized = () => {
+        clearTimeout(grace);
+        previous?.();
+        resolve();
+      };
+    });
     const { closed } = await serveOverStdio(server);
     registerLiveServer(server);
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
@@ -98,9 +106,10 @@ async function serve(start: StartMessage): Promise<void> {
     });
     ended = service.finished.then(() => 0);
   }
-  const refresh = await startConfiguredRefresh(await store, config);
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
+  await Promise.race([firstAnswered, ended]);
+  const refresh = await startConfiguredRefresh(await store, config);
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   warmSearchIndex(await store).catch((error: unknown) => {
     console.error("skillgate: could not build the search index:", error);

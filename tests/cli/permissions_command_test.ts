@@ -43,7 +43,8 @@ Deno.test("permissions shows the worker set serve computes for the same roots", 
     "real/notes/SKILL.md": skillMd("notes"),
     "link": { symlink: "real" },
   });
-  const report = await permissionsJson([tree.at("link")]);
+  // Nothing granted (MCP_SKILL_RUN=[]): no launcher on the run list, as serve computes it.
+  const report = await permissionsJson([tree.at("link")], { MCP_SKILL_RUN: "[]" });
   const { paths } = await checkRoots([{ path: tree.at("link"), from: "argument" }]);
   const computed = computeWorkerPermissions(paths).permissions;
   assert.deepEqual(report.worker, {
@@ -59,6 +60,16 @@ Deno.test("permissions shows the worker set serve computes for the same roots", 
   assert.match(report.reasons[`read:${realRoot}`] ?? "", /real path of the skill root/);
   assert.deepEqual(report.worker.write, []);
   assert.deepEqual(report.worker.sys, []);
+});
+
+Deno.test("permissions standalone without a grant: the run list is the one launcher, whatever skills declare", async () => {
+  // The trusted part reads no skill (issue 13): a root whose skills declare no script still
+  // gets the launcher, because standalone the declarations stand and only the worker reads them.
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  const report = await permissionsJson(["--isolation=group", tree.path]);
+  const launcher = findGroupLauncher({ isRoot: Deno.uid() === 0 });
+  assert.ok(launcher !== null, "sh (and setpriv as root) are in the system folders");
+  assert.deepEqual(report.worker.run, [launcher.setprivPath ?? launcher.shPath]);
 });
 
 Deno.test("permissions for a hosted server without a grant has an empty run list", async () => {
@@ -95,7 +106,7 @@ Deno.test("permissions with a grant for a Python script puts exactly one program
 
 Deno.test("permissions prints every flag and worker kind with its reason for a person", async () => {
   await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
-  const run = await runProgram(["permissions", tree.path]);
+  const run = await runProgram(["permissions", tree.path], { env: { MCP_SKILL_RUN: "[]" } });
   assert.equal(run.code, 0, run.stderr);
   for (const flag of trustedRunFlags()) {
     assert.match(

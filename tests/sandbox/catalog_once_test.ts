@@ -17,10 +17,16 @@ async function loadsAtStartUp(env: Record<string, string>): Promise<Loads> {
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
 }
 
-Deno.test("start-up loads each skill once: the trusted part builds, the worker starts from it", async () => {
-  // Standalone with no grant: declarations stand, so the trusted part must judge them.
+Deno.test("start-up loads each skill once, in the worker only: standalone, declarations stand", async () => {
+  // Before issue 13 the trusted part parsed every skill here to judge the declarations.
   const loads = await loadsAtStartUp({});
-  assert.deepEqual(loads, { trustedLoads: 12, workerLoads: 0, skillCount: 12, exitCode: 0 });
+  assert.deepEqual(loads, { trustedLoads: 0, workerLoads: 12, skillCount: 12, exitCode: 0 });
+});
+
+Deno.test("start-up loads each skill once, in the worker only: with a grant", async () => {
+  const grant = JSON.stringify([{ skill: "pdf", script: "scripts/check.py", env: ["TOKEN"] }]);
+  const loads = await loadsAtStartUp({ MCP_SKILL_RUN: grant });
+  assert.deepEqual(loads, { trustedLoads: 0, workerLoads: 12, skillCount: 12, exitCode: 0 });
 });
 
 Deno.test("start-up loads each skill once: with nothing runnable only the worker builds", async () => {

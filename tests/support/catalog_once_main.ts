@@ -1,7 +1,7 @@
 /**
  * TEST-ONLY entry module (never shipped): the product's `serve` path as
  * main.ts runs it (roots checked, worker set computed, the real worker
- * started with the start-up catalog), then prints how many skill folders the
+ * started; it builds the catalog itself), then prints how many skill folders the
  * trusted part and the worker each loaded from disk, as JSON on stdout. With
  * stdin closed the worker sees the client leave and exits.
  */
@@ -21,7 +21,7 @@ const session = startWorker(
   new URL("../../src/worker/entry.ts", import.meta.url),
   config,
   explained.permissions,
-  { scripts: scripts.facts, groupKiller: scripts.groupKiller, catalog: scripts.takeCatalog() },
+  { scripts: scripts.facts, groupKiller: scripts.groupKiller },
 );
 const ready = await session.ready;
 const exit = await session.exited;

@@ -206,10 +206,19 @@ async function execute(
     ? service.stopSignal
     : AbortSignal.any([extra.signal, service.stopSignal]);
   let outcome: RunOutcome;
+  let ranEnvNames: readonly string[] = prepared.envNames;
   try {
-    outcome = await service.track(service.queue.run(() => {
+    outcome = await service.track(service.queue.run(async () => {
       running = true;
-      return runScript(prepared.spec, {
+      // The granted names' values, released by the trusted part for this run only.
+      const released = await service.releaseEnv({
+        skill: prepared.planned.skill,
+        script: prepared.planned.script,
+        names: prepared.planned.grantedEnv,
+      });
+      const env = { ...released, ...prepared.spec.env };
+      ranEnvNames = Object.keys(env).sort();
+      return runScript({ ...prepared.spec, env }, {
         killer: service.killer,
         signal,
         onOutputBytes: (bytes) => {
@@ -232,13 +241,14 @@ async function execute(
     );
   }
   if (outcome.cancelled) return cancelled();
-  return toolSuccess(describeOutcome(prepared, outcome, service));
+  return toolSuccess(describeOutcome(prepared, outcome, service, ranEnvNames));
 }
 
 function describeOutcome(
   prepared: Extract<Awaited<ReturnType<typeof prepareRun>>, { ok: true }>,
   outcome: RunOutcome,
   service: ScriptService,
+  envNames: readonly string[],
 ): SkillRunAnswer {
   const planned = prepared.planned;
   const answer: SkillRunAnswer = {
@@ -255,10 +265,10 @@ function describeOutcome(
     timedOut: outcome.timedOut,
     timeoutMs: planned.timeoutMs,
     durationMs: outcome.durationMs,
-    env: [...prepared.envNames],
+    env: [...envNames],
     isolation: service.facts.isolation.mode,
   };
-  const proxies = prepared.envNames.filter((name) => PROXY_ENV_NAMES.includes(name));
+  const proxies = envNames.filter((name) => PROXY_ENV_NAMES.includes(name));
   if ((outcome.exitCode !== 0 || outcome.timedOut) && proxies.length > 0) {
     answer.networkNote = `The script received ${proxies.join(", ")}; if it failed to reach ` +
       "the network, the proxy may be why";

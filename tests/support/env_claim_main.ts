@@ -1,0 +1,34 @@
+/**
+ * TEST-ONLY entry module (never shipped): the product's `serve` start-up as
+ * main.ts runs it (roots checked, worker set computed from the grant, the
+ * trusted environment release wired to the worker host), except that it
+ * starts `env_claim_worker.ts`, a hostile worker that claims declarations no
+ * skill has and asks for their values. Prints the worker's run list and the
+ * replies it got as JSON on stdout.
+ */
+
+import { parseCommandLine } from "../../src/config/cli.ts";
+import { checkRoots } from "../../src/config/root_check.ts";
+import { releaseEnv } from "../../src/sandbox/env_release.ts";
+import { startWorker } from "../../src/sandbox/worker_host.ts";
+import { computeWorkerSet } from "../../src/sandbox/worker_set.ts";
+
+const getEnv = (name: string) => Deno.env.get(name);
+const config = parseCommandLine({ args: Deno.args, getEnv, cwd: Deno.cwd() });
+const { paths } = await checkRoots(config.roots);
+const { scripts, explained } = await computeWorkerSet(config, paths, { getEnv });
+const session = startWorker(
+  new URL("./env_claim_worker.ts", import.meta.url),
+  config,
+  explained.permissions,
+  {
+    scripts: scripts.facts,
+    groupKiller: scripts.groupKiller,
+    releaseEnv: (request) => releaseEnv(scripts.grant, request, getEnv),
+  },
+);
+const exit = await session.exited;
+console.log(
+  JSON.stringify({ run: explained.permissions.run, replies: JSON.parse(exit.message ?? "[]") }),
+);
+Deno.exit(0);
