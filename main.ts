@@ -19,6 +19,7 @@ import { startLine } from "./src/cli/start_line.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { parseCommandLine, UsageError } from "./src/config/cli.ts";
 import { checkRoots } from "./src/config/root_check.ts";
+import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
 import { releaseEnv } from "./src/sandbox/env_release.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
@@ -76,6 +77,9 @@ async function main(): Promise<number> {
     for (const failure of failures) logErrorLine(`skillgate: ${failure.message}`);
     return EXIT_USAGE;
   }
+  const cacheDir = prepareIndexCacheDir(config.indexCacheDir);
+  if (cacheDir.warning !== null) logErrorLine(`skillgate: ${cacheDir.warning}`);
+  if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
   const { scripts, explained } = await computeWorkerSet(config, paths, {
     getEnv: (name) => Deno.env.get(name),
   });

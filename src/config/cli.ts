@@ -152,6 +152,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
   if (values.httpTokenFile !== null) values.httpTokenFile = resolvePath(values.httpTokenFile);
   const httpToken = input.getEnv("SKILLGATE_HTTP_TOKEN");
   refuseTokenPlaceholders(values, input.getEnv);
+  const scripts = scriptSettings(input.getEnv, resolvePath);
   return deepFreeze({
     command,
     roots,
@@ -160,10 +161,50 @@ export function parseCommandLine(input: CommandLineInput): Config {
     hostedBy,
     caps: capsOf(values),
     options: values,
-    scripts: scriptSettings(input.getEnv, resolvePath),
+    scripts,
     httpToken: isUnsetValue(httpToken) ? null : httpToken.trim(),
     notices,
+    indexCacheDir: indexCacheDirOf(values, {
+      hosted: hostedBy !== null,
+      dataDir: scripts.dataDir,
+      getEnv: input.getEnv,
+      resolvePath,
+    }),
   });
+}
+
+/**
+ * Where the index cache lives: none with `--no-index-cache`; the folder
+ * given by `--index-cache`; hosted, `$MCP_DATA_DIR/skillgate/index`;
+ * else `$XDG_CACHE_HOME/skillgate/index` (an absolute value only, per the
+ * XDG base directory rules), else `$HOME/.cache/skillgate/index`; null when
+ * no home is known. Other caches live beside `index/`, never inside it.
+ */
+function indexCacheDirOf(
+  values: OptionValues,
+  options: {
+    hosted: boolean;
+    dataDir: string | null;
+    getEnv: (name: string) => string | undefined;
+    resolvePath: (path: string) => string;
+  },
+): string | null {
+  if (values.noIndexCache) return null;
+  if (values.indexCache !== null) return options.resolvePath(values.indexCache);
+  if (options.hosted) {
+    return options.dataDir === null
+      ? null
+      : `${options.dataDir.replace(/\/+$/, "")}/skillgate/index`;
+  }
+  const xdg = options.getEnv("XDG_CACHE_HOME")?.trim();
+  if (xdg !== undefined && xdg.startsWith("/") && !hasPlaceholder(xdg)) {
+    return `${xdg.replace(/\/+$/, "")}/skillgate/index`;
+  }
+  const home = options.getEnv("HOME")?.trim();
+  if (home !== undefined && home.startsWith("/") && !hasPlaceholder(home)) {
+    return `${home.replace(/\/+$/, "")}/.cache/skillgate/index`;
+  }
+  return null;
 }
 
 /** The variables that authenticate HTTP clients: a placeholder there must not mean "no token". */
@@ -201,6 +242,7 @@ function simpleConfig(command: Command, values: OptionValues): Config {
     scripts: scriptSettings(() => undefined, (path) => path),
     httpToken: null,
     notices: [],
+    indexCacheDir: null,
   });
 }
 

@@ -67,4 +67,10 @@ export interface Config {
    * each; the trusted part prints each to stderr. Empty when there are none.
    */
   readonly notices: readonly string[];
+  /**
+   * The persistent index cache's folder (absolute), or null when none is kept
+   * (`--no-index-cache`, or no cache home known). Only the worker reads and
+   * writes it; it is an optimisation, never trusted (`src/skills/index_cache.ts`).
+   */
+  readonly indexCacheDir: string | null;
 }

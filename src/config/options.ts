@@ -45,6 +45,10 @@ export interface OptionValues extends Caps {
   tools: string;
   /** Freeze the catalog at start-up and watch nothing. */
   static: boolean;
+  /** Folder of the persistent index cache, or null for the default place. */
+  indexCache: string | null;
+  /** Use no index cache at all. */
+  noIndexCache: boolean;
   /** HTTP port, or null for stdio. */
   http: number | null;
   /** HTTP listen address. */
@@ -76,6 +80,8 @@ export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
   catalog: "instructions",
   tools: "auto",
   static: false,
+  indexCache: null,
+  noIndexCache: false,
   http: null,
   host: "127.0.0.1",
   stateless: false,
@@ -119,6 +125,21 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "static",
     kind: { type: "boolean" },
     help: "freeze the catalog at start-up; watch nothing",
+  },
+  {
+    flag: "index-cache",
+    env: "SKILLGATE_INDEX_CACHE",
+    key: "indexCache",
+    kind: { type: "string" },
+    help: "folder of the index cache (default $XDG_CACHE_HOME/skillgate/index, or " +
+      "$MCP_DATA_DIR/skillgate/index when hosted)",
+  },
+  {
+    flag: "no-index-cache",
+    env: "SKILLGATE_NO_INDEX_CACHE",
+    key: "noIndexCache",
+    kind: { type: "boolean" },
+    help: "keep no index cache: every start parses every SKILL.md",
   },
   {
     flag: "http",

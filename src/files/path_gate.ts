@@ -49,6 +49,11 @@ export interface ResolvedFile {
   readonly size: number;
   /** Modification time in ms since the epoch, or null when unknown. */
   readonly mtimeMs: number | null;
+  /**
+   * Status change time in ms since the epoch, or null when unknown: owners
+   * cannot set it, so with the rest it names one version (the index cache keys on it).
+   */
+  readonly ctimeMs: number | null;
   /** Device id at resolve time; compared again when the file is opened. */
   readonly dev: number;
   /** Inode number at resolve time (null where the platform has none). */
@@ -148,6 +153,7 @@ export async function resolveSkillFile(
     realPath,
     size: info.size,
     mtimeMs: info.mtime?.getTime() ?? null,
+    ctimeMs: info.ctime?.getTime() ?? null,
     dev: info.dev,
     ino: info.ino,
     skillRealDir,

@@ -59,6 +59,8 @@ export interface PermittedProgram {
  *   resolved; it still goes on the list so the worker can report it).
  * @param options `run`: absolute program paths with a reason each. @default none
  *   `listen`: the HTTP listen address (`--host`, `--http`). @default none (stdio)
+ *   `indexCache`: the index cache folder, read and written by the worker
+ *   alone (exactly that folder; other caches live beside it). @default none
  * @returns The permissions, frozen, and a reason per entry.
  */
 export function computeWorkerPermissions(
@@ -66,9 +68,11 @@ export function computeWorkerPermissions(
   options: {
     readonly run?: readonly PermittedProgram[];
     readonly listen?: { readonly host: string; readonly port: number };
+    readonly indexCache?: string | null;
   } = {},
 ): ExplainedPermissions {
   const read: string[] = [];
+  const write: string[] = [];
   const run: string[] = [];
   const net: string[] = [];
   const reasons: Record<string, string> = {};
@@ -93,6 +97,13 @@ export function computeWorkerPermissions(
         : `the real path of the skill root "${root.path}"`;
     }
   }
+  const cache = options.indexCache ?? null;
+  if (cache !== null) {
+    if (!read.includes(cache)) read.push(cache);
+    write.push(cache);
+    reasons[`read:${cache}`] = "the index cache (parsed frontmatter and digests by file identity)";
+    reasons[`write:${cache}`] = "the index cache, written atomically (temporary file, rename)";
+  }
   for (const name of WORKER_ENV_NAMES) {
     reasons[`env:${name}`] = "read by npm:yaml on every parse";
   }
@@ -102,7 +113,7 @@ export function computeWorkerPermissions(
       run: Object.freeze(run),
       env: WORKER_ENV_NAMES,
       net: Object.freeze(net),
-      write: Object.freeze([]),
+      write: Object.freeze(write),
       sys: Object.freeze([]),
       ffi: Object.freeze([]),
     }),

@@ -58,7 +58,11 @@ export async function computeWorkerSet(
   const run = spawnedPrograms(scripts.run, scripts.facts.isolation);
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
-  return { scripts, explained: computeWorkerPermissions(roots, { run, ...listen }) };
+  const indexCache = config.indexCacheDir;
+  return {
+    scripts,
+    explained: computeWorkerPermissions(roots, { run, ...listen, indexCache }),
+  };
 }
 
 /**

@@ -12,7 +12,8 @@ import { listSkillFiles } from "./_list_files.ts";
 import { problem } from "./_problems.ts";
 import { readSkillMd } from "./_read_skill_md.ts";
 import type { SkillCandidate } from "./discover.ts";
-import { parseFrontmatter } from "./frontmatter.ts";
+import { parseFrontmatter, splitFrontmatter } from "./frontmatter.ts";
+import type { IndexCache, ParsedSkillMd } from "./index_cache.ts";
 import type { Problem } from "./problem.ts";
 import type { Skill, SkillFile } from "./skill.ts";
 import { validateFrontmatter } from "./validate.ts";
@@ -43,11 +44,18 @@ export interface LoadedSkill {
  *
  * @param candidate The folder found by discovery.
  * @param caps The caps (`maxSkillMdBytes`, `maxFilesPerSkill`, `maxFoldersPerSkill`).
+ * @param cache The index cache: SKILL.md is always read through the gate,
+ *   but a version parsed before (same device, inode, size, mtime, ctime) is
+ *   not parsed and validated again. @default none
  * @returns The frozen skill (or null) and its problems in the order found.
  *
  * Requires `--allow-read` on the skill folder.
  */
-export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<LoadedSkill> {
+export async function loadSkill(
+  candidate: SkillCandidate,
+  caps: Caps,
+  cache?: IndexCache,
+): Promise<LoadedSkill> {
   loads++;
   const read = await readSkillMd(candidate, caps.maxSkillMdBytes);
   if (!read.ok) return { skill: null, problems: [read.problem] };
@@ -69,25 +77,50 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
         "and the body is cut. Move detail into reference files",
     ));
   }
-  const parsed = parseFrontmatter(read.text);
-  if (!parsed.ok) {
-    const place = parsed.line === undefined ? {} : {
-      line: parsed.line,
-      ...(parsed.column === undefined ? {} : { column: parsed.column }),
-    };
-    problems.push({
-      ...problem(read.path, "malformed-frontmatter", "error", parsed.detail),
-      ...place,
-    });
-    return { skill: null, problems };
+  const version = {
+    dev: read.dev,
+    ino: read.ino,
+    size: read.size,
+    mtimeMs: read.mtimeMs,
+    ctimeMs: read.ctimeMs,
+  };
+  // Everything the parse depends on besides the bytes, NUL-separated (no path holds NUL).
+  const cacheKey = `${candidate.realDir}\0${read.path}\0${candidate.name}\0${read.truncated}`;
+  let known: ParsedSkillMd | null = cache?.lookup(cacheKey, version) ?? null;
+  let body = "";
+  if (known !== null) {
+    const split = splitFrontmatter(read.text);
+    if (!split.ok) known = null; // cannot be, for a version that parsed; parse it afresh
+    body = split.ok ? split.body : "";
   }
-  const findings = validateFrontmatter(parsed.frontmatter, {
-    dirName: candidate.name,
-    skillMdPath: read.path,
-    keyLines: parsed.keyLines,
-  });
-  problems.push(...findings);
-  if (findings.some((p) => p.severity === "error")) return { skill: null, problems };
+  if (known === null) {
+    const parsed = parseFrontmatter(read.text);
+    if (!parsed.ok) {
+      const place = parsed.line === undefined ? {} : {
+        line: parsed.line,
+        ...(parsed.column === undefined ? {} : { column: parsed.column }),
+      };
+      problems.push({
+        ...problem(read.path, "malformed-frontmatter", "error", parsed.detail),
+        ...place,
+      });
+      return { skill: null, problems };
+    }
+    const findings = validateFrontmatter(parsed.frontmatter, {
+      dirName: candidate.name,
+      skillMdPath: read.path,
+      keyLines: parsed.keyLines,
+    });
+    if (findings.some((p) => p.severity === "error")) {
+      problems.push(...findings);
+      return { skill: null, problems };
+    }
+    known = { frontmatter: parsed.frontmatter, keyLines: [...parsed.keyLines], findings };
+    cache?.remember(cacheKey, version, known);
+    body = parsed.body;
+  }
+  problems.push(...known.findings);
+  const keyLines = new Map(known.keyLines);
   const skillMd: SkillFile = {
     path: candidate.skillMdFile,
     size: read.size,
@@ -97,8 +130,8 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
   };
   const listing = listSkillFiles(candidate, skillMd, caps);
   problems.push(...listing.problems);
-  const frontmatter = parsed.frontmatter;
-  const mcpHostLine = parsed.keyLines.get("mcp-host");
+  const frontmatter = known.frontmatter as Record<string, unknown>;
+  const mcpHostLine = keyLines.get("mcp-host");
   const declared = await checkSkillScripts(frontmatter, {
     dir: candidate.dir,
     realDir: candidate.realDir,
@@ -117,7 +150,7 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
     frontmatter,
     description: frontmatter["description"] as string,
     ...(whenToUse === undefined ? {} : { whenToUse }),
-    body: parsed.body,
+    body,
     bodyTruncated: read.truncated,
     skillMdBytes: read.size,
     files: listing.files,

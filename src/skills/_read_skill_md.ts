@@ -30,6 +30,8 @@ export interface SkillMdText {
   readonly size: number;
   /** Modification time in ms since the epoch as the gate saw it, or null. */
   readonly mtimeMs: number | null;
+  /** Status change time in ms as the gate saw it, or null. */
+  readonly ctimeMs: number | null;
   /** Device id of the open file (the one the gate resolved and verified). */
   readonly dev: number;
   /** Inode number of the open file (null where the platform has none). */
@@ -82,6 +84,7 @@ export async function readSkillMd(
       truncated,
       size: read.sizeBytes,
       mtimeMs: file.mtimeMs,
+      ctimeMs: file.ctimeMs,
       dev: file.dev,
       ino: file.ino,
     };

@@ -17,6 +17,7 @@ import { discoverRoot, type SkillCandidate } from "./discover.ts";
 import { extensionProblems } from "./extension_eligibility.ts";
 import type { Problem } from "./problem.ts";
 import type { Catalog, Root, Skill } from "./skill.ts";
+import type { IndexCache } from "./index_cache.ts";
 
 /** Loads one discovered skill folder (see `loadSkill`). */
 export type SkillLoader = (candidate: SkillCandidate, caps: Caps) => Promise<LoadedSkill>;
@@ -39,6 +40,11 @@ export interface BuildCatalogOptions {
    * skills of the previous snapshot. @default loadSkill
    */
   readonly load?: SkillLoader;
+  /**
+   * The persistent index cache the default loader consults (`index_cache.ts`);
+   * flushed once the build is done. @default none
+   */
+  readonly indexCache?: IndexCache;
 }
 
 type Slot =
@@ -89,9 +95,10 @@ export async function buildCatalog(
   const loadable = refuseDuplicates(slots);
   const leftOut = await loadUpToCap(loadable, caps, {
     concurrency,
-    load: options.load ?? loadSkill,
+    load: options.load ?? ((candidate, caps) => loadSkill(candidate, caps, options.indexCache)),
     slice,
   });
+  options.indexCache?.flush();
   const problems: Problem[] = [];
   const seen = new Set<string>();
   const note = (found: Problem) => {

@@ -25,6 +25,7 @@ import type {
 import { createScriptService } from "../scripts/service.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
+import { openIndexCache } from "../skills/index_cache.ts";
 import { createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_skills.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
@@ -51,9 +52,15 @@ self.onmessage = (event: MessageEvent<StartMessage | ShutdownMessage>) => {
   });
 };
 
-/** The first snapshot, and how many skill folders this worker loaded for it. */
+/**
+ * The first snapshot, and how many skill folders this worker loaded for it.
+ * The index cache (when configured) spares re-parsing unchanged SKILL.md files.
+ */
 async function firstCatalog(config: Config) {
-  const catalog = await buildCatalog(config.roots, config.caps);
+  const indexCache = openIndexCache(config.indexCacheDir, {
+    rootsKey: config.roots.map((root) => root.path).join("\0"),
+  });
+  const catalog = await buildCatalog(config.roots, config.caps, { indexCache });
   return { catalog, skillLoads: skillLoadsSoFar() };
 }
 

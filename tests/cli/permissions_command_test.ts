@@ -44,9 +44,13 @@ Deno.test("permissions shows the worker set serve computes for the same roots", 
     "link": { symlink: "real" },
   });
   // Nothing granted (MCP_SKILL_RUN=[]): no launcher on the run list, as serve computes it.
-  const report = await permissionsJson([tree.at("link")], { MCP_SKILL_RUN: "[]" });
+  const report = await permissionsJson([tree.at("link")], {
+    MCP_SKILL_RUN: "[]",
+    XDG_CACHE_HOME: tree.at("cache"),
+  });
   const { paths } = await checkRoots([{ path: tree.at("link"), from: "argument" }]);
-  const computed = computeWorkerPermissions(paths).permissions;
+  const indexCache = tree.at("cache/skillgate/index");
+  const computed = computeWorkerPermissions(paths, { indexCache }).permissions;
   assert.deepEqual(report.worker, {
     read: [...computed.read],
     run: [...computed.run],
@@ -56,9 +60,11 @@ Deno.test("permissions shows the worker set serve computes for the same roots", 
     sys: [...computed.sys],
   });
   const realRoot = await Deno.realPath(tree.at("real"));
-  assert.deepEqual(report.worker.read, [tree.at("link"), realRoot]);
+  assert.deepEqual(report.worker.read, [tree.at("link"), realRoot, indexCache]);
   assert.match(report.reasons[`read:${realRoot}`] ?? "", /real path of the skill root/);
-  assert.deepEqual(report.worker.write, []);
+  // The worker writes exactly the index cache folder, nothing beside or above it.
+  assert.deepEqual(report.worker.write, [indexCache]);
+  assert.match(report.reasons[`write:${indexCache}`] ?? "", /index cache/);
   assert.deepEqual(report.worker.sys, []);
 });
 
@@ -106,7 +112,9 @@ Deno.test("permissions with a grant for a Python script puts exactly one program
 
 Deno.test("permissions prints every flag and worker kind with its reason for a person", async () => {
   await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
-  const run = await runProgram(["permissions", tree.path], { env: { MCP_SKILL_RUN: "[]" } });
+  const run = await runProgram(["permissions", "--no-index-cache", tree.path], {
+    env: { MCP_SKILL_RUN: "[]" },
+  });
   assert.equal(run.code, 0, run.stderr);
   for (const flag of trustedRunFlags()) {
     assert.match(

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { INITIALIZE, INITIALIZED } from "./mcp_messages.ts";
 import { programCommand, programEnv, REPO_ROOT } from "./program.ts";
 
@@ -154,9 +154,12 @@ async function startOnce(
   byTrustedPart: boolean,
   hangMs: number,
 ): Promise<StartOutcome> {
+  // Every start shares one index cache beside the root (issue 13): a version cached by an
+  // earlier start must never let a swapped-in symlink's outside bytes through.
+  const cache = { XDG_CACHE_HOME: join(dirname(root), "cache") };
   const env = byTrustedPart
-    ? { MCP_SKILL_RUN: JSON.stringify([{ skill: "race", script: "scripts/run.sh" }]) }
-    : {};
+    ? { ...cache, MCP_SKILL_RUN: JSON.stringify([{ skill: "race", script: "scripts/run.sh" }]) }
+    : cache;
   const spawnedAt = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: programCommand(["serve", root]),

@@ -1,0 +1,45 @@
+/**
+ * The trusted part's start-up step for the index cache folder: create it
+ * (owner-only) and check it is a real folder of this user that nobody else
+ * may write, before it goes on the worker's read and write list. It never
+ * reads what is inside (the worker alone does, `src/skills/index_cache.ts`).
+ *
+ * @module
+ */
+
+/**
+ * Creates and checks the index cache folder.
+ *
+ * @param dir The configured folder (absolute), or null for none.
+ * @returns The folder to use, or null with a one-line warning (foreign,
+ *   writable by others, a symlink, or cannot be created): skillgate then
+ *   runs without a cache.
+ *
+ * Requires `--allow-read`, `--allow-write` on the folder and `--allow-sys`
+ * (`Deno.uid`); the trusted part holds `--allow-all`.
+ */
+export function prepareIndexCacheDir(
+  dir: string | null,
+): { dir: string | null; warning: string | null } {
+  if (dir === null) return { dir: null, warning: null };
+  const ignored = (why: string) => ({
+    dir: null,
+    warning: `the index cache folder ${why}; running without it (see --index-cache, ` +
+      "--no-index-cache)",
+  });
+  try {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const info = Deno.lstatSync(dir);
+    if (info.isSymlink || !info.isDirectory) return ignored("is not a folder (or is a symlink)");
+    const uid = Deno.uid();
+    if (uid !== null && info.uid !== null && info.uid !== uid) {
+      return ignored("belongs to another user");
+    }
+    if (info.mode !== null && (info.mode & 0o022) !== 0) {
+      return ignored("may be written by other users");
+    }
+    return { dir, warning: null };
+  } catch (error) {
+    return ignored(`cannot be created (${error instanceof Error ? error.name : "error"})`);
+  }
+}

@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { buildCatalog } from "../../src/skills/catalog.ts";
+import { type IndexCache, openIndexCache } from "../../src/skills/index_cache.ts";
+import { connectStdio } from "../support/program.ts";
+import { makeTree, skillMd } from "./_tree.ts";
+
+/** A clock far enough ahead that files written by the test are past the racy window. */
+const later = () => Date.now() + 60_000;
+
+function cacheFor(dir: string, warnings: string[] = []): IndexCache {
+  return openIndexCache(dir, { rootsKey: "test-roots", now: later, warn: (l) => warnings.push(l) });
+}
+
+async function build(root: string, cache: IndexCache) {
+  return await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS, {
+    indexCache: cache,
+  });
+}
+
+Deno.test("index cache: an unchanged SKILL.md is not parsed again, a changed one is", async () => {
+  await using tree = await makeTree({
+    "notes/SKILL.md": skillMd("notes", "Keeps notes one"),
+  });
+  await using cacheDir = await makeTree({});
+  const first = cacheFor(cacheDir.path);
+  await build(tree.path, first);
+  assert.deepEqual(first.stats, { hits: 0, misses: 1 });
+  const second = cacheFor(cacheDir.path);
+  const again = await build(tree.path, second);
+  assert.deepEqual(second.stats, { hits: 1, misses: 0 });
+  assert.equal(again.byName.get("notes")?.description, "Keeps notes one");
+  assert.match(again.byName.get("notes")?.body ?? "", /\S/, "the body is read through the gate");
+  await Deno.writeTextFile(
+    tree.at("notes/SKILL.md"),
+    skillMd("notes", "Keeps notes, second version"),
+  );
+  const third = cacheFor(cacheDir.path);
+  const edited = await build(tree.path, third);
+  assert.deepEqual(third.stats, { hits: 0, misses: 1 });
+  assert.equal(edited.byName.get("notes")?.description, "Keeps notes, second version");
+});
+
+Deno.test("attack: an in-place edit that keeps size and modification time does not reuse the cached parse", async () => {
+  await using tree = await makeTree({
+    "notes/SKILL.md": skillMd("notes", "Harmless notes AAAA"),
+  });
+  await using cacheDir = await makeTree({});
+  const file = tree.at("notes/SKILL.md");
+  // The real clock: a version is stored only once its change time is past the racy window
+  // (timestamps move in clock ticks of several ms, so an edit in the same tick keeps them all).
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const real = openIndexCache(cacheDir.path, { rootsKey: "test-roots" });
+  await build(tree.path, real);
+  const control = openIndexCache(cacheDir.path, { rootsKey: "test-roots" });
+  await build(tree.path, control);
+  assert.deepEqual(control.stats, { hits: 1, misses: 0 }, "control: the version was stored");
+  const before = await Deno.stat(file);
+  // Same length, same inode (written in place), then the old times put back.
+  const original = await Deno.readTextFile(file);
+  const swapped = original.replace("Harmless notes AAAA", "Malicious note BBBB");
+  assert.equal(swapped.length, original.length);
+  const handle = await Deno.open(file, { write: true });
+  await handle.write(new TextEncoder().encode(swapped));
+  handle.close();
+  await Deno.utime(file, before.atime ?? new Date(), before.mtime ?? new Date());
+  const after = await Deno.stat(file);
+  assert.equal(after.size, before.size);
+  assert.equal(after.mtime?.getTime(), before.mtime?.getTime());
+  assert.equal(after.ino, before.ino);
+  const cache = openIndexCache(cacheDir.path, { rootsKey: "test-roots" });
+  const catalog = await build(tree.path, cache);
+  assert.deepEqual(cache.stats, { hits: 0, misses: 1 }, "the change time moved: a miss");
+  assert.equal(catalog.byName.get("notes")?.description, "Malicious note BBBB");
+});
+
+Deno.test("index cache: a version changed within the racy window is never stored", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  await using cacheDir = await makeTree({});
+  await build(tree.path, openIndexCache(cacheDir.path, { rootsKey: "test-roots" }));
+  const next = openIndexCache(cacheDir.path, { rootsKey: "test-roots" });
+  await build(tree.path, next);
+  assert.deepEqual(next.stats, { hits: 0, misses: 1 });
+});
+
+Deno.test("index cache: a corrupt cache is ignored with one warning and rebuilt", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  await using cacheDir = await makeTree({});
+  await build(tree.path, cacheFor(cacheDir.path));
+  const [file] = [...Deno.readDirSync(cacheDir.path)].map((entry) => entry.name);
+  assert.ok(file !== undefined, "one cache file written");
+  await Deno.writeTextFile(cacheDir.at(file), '{"format":"skillgate-index-1","entries":[["x",');
+  const warnings: string[] = [];
+  const cache = cacheFor(cacheDir.path, warnings);
+  const catalog = await build(tree.path, cache);
+  assert.equal(catalog.skills.length, 1);
+  assert.deepEqual(cache.stats, { hits: 0, misses: 1 });
+  assert.ok(warnings.length <= 1, "at most one warning per cause in a process");
+  const rebuilt = cacheFor(cacheDir.path);
+  await build(tree.path, rebuilt);
+  assert.deepEqual(rebuilt.stats, { hits: 1, misses: 0 }, "the next start uses the rebuilt cache");
+});
+
+Deno.test("index cache: a foreign JSON file or a forged entry shape is never used", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  await using cacheDir = await makeTree({});
+  await build(tree.path, cacheFor(cacheDir.path));
+  const [file] = [...Deno.readDirSync(cacheDir.path)].map((entry) => entry.name);
+  const stored = JSON.parse(await Deno.readTextFile(cacheDir.at(file ?? "")));
+  stored.entries[0][1].p.frontmatter = ["not", "a", "mapping"];
+  await Deno.writeTextFile(cacheDir.at(file ?? ""), JSON.stringify(stored));
+  const cache = cacheFor(cacheDir.path, []);
+  const catalog = await build(tree.path, cache);
+  assert.deepEqual(cache.stats, { hits: 0, misses: 1 });
+  assert.equal(catalog.byName.get("notes")?.name, "notes");
+});
+
+Deno.test("index cache: no folder means every lookup misses and nothing is written", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  const cache = openIndexCache(null, { rootsKey: "x", now: later });
+  await build(tree.path, cache);
+  await build(tree.path, cache);
+  assert.equal(cache.stats.hits, 0);
+});
+
+Deno.test("index cache: two skillgate processes sharing one cache folder both serve, and leave a whole cache", async () => {
+  await using tree = await makeTree({
+    "alpha/SKILL.md": skillMd("alpha"),
+    "beta/SKILL.md": skillMd("beta"),
+  });
+  await using home = await makeTree({});
+  // Past the racy window, so the first starts store their parses.
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const env = { XDG_CACHE_HOME: home.path };
+  const names = async () => {
+    await using first = await connectStdio(["serve", "--static", tree.path], { env });
+    await using second = await connectStdio(["serve", "--static", tree.path], { env });
+    const [a, b] = await Promise.all([
+      first.call("skill_list", {}),
+      second.call("skill_list", {}),
+    ]);
+    const of = (result: typeof a) =>
+      (result.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name);
+    return [of(a), of(b)];
+  };
+  assert.deepEqual(await names(), [["alpha", "beta"], ["alpha", "beta"]]);
+  const folder = `${home.path}/skillgate/index`;
+  const files = [...Deno.readDirSync(folder)].map((entry) => entry.name);
+  assert.equal(files.length, 1, `one cache file, no temporary left: ${files.join(", ")}`);
+  const stored = JSON.parse(await Deno.readTextFile(`${folder}/${files[0]}`));
+  assert.equal(stored.entries.length, 2);
+  // A third start reads the shared cache and serves the same.
+  assert.deepEqual(await names(), [["alpha", "beta"], ["alpha", "beta"]]);
+});
