@@ -142,6 +142,7 @@ export function listSkillFiles(
           path: rel,
           size: info.size,
           mtimeMs: info.mtime?.getTime() ?? null,
+          ctimeMs: info.ctime?.getTime() ?? null,
           dev: info.dev,
           ino: info.ino,
         },

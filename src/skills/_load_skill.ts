@@ -125,6 +125,7 @@ export async function loadSkill(
     path: candidate.skillMdFile,
     size: read.size,
     mtimeMs: read.mtimeMs,
+    ctimeMs: read.ctimeMs,
     dev: read.dev,
     ino: read.ino,
   };

@@ -1,7 +1,8 @@
 /**
  * The persistent index cache (issue 13): per SKILL.md version, what parsing
  * and validating it produced (frontmatter, key lines, problems), so a
- * restart parses only what changed. It is an optimisation, never a trust
+ * restart parses only what changed; and per file version, its SHA-256 digest
+ * (`skills/list`), so a restart hashes only what changed. It is an optimisation, never a trust
  * boundary:
  *
  * - an entry is used only while the file's identity matches exactly: device,
@@ -54,8 +55,31 @@ export interface ParsedSkillMd {
   readonly findings: readonly Problem[];
 }
 
+/** A file's digest as `skills/list` serves it. */
+export interface StoredDigest {
+  /** `sha256:` and 64 lowercase hexadecimal characters. */
+  readonly digest: string;
+  /** Bytes hashed. */
+  readonly size: number;
+}
+
 /** The index cache of one process. */
 export interface IndexCache {
+  /**
+   * The digest stored for this exact version of a skill's file, or null.
+   *
+   * @param skillRealDir The skill's real folder.
+   * @param relPath The file's path in the skill.
+   * @param version Its identity (as the listing or the gate saw it).
+   */
+  lookupDigest(skillRealDir: string, relPath: string, version: FileVersion): StoredDigest | null;
+  /** Stores a digest computed from bytes read through the gate at `version` (racy: skipped). */
+  rememberDigest(
+    skillRealDir: string,
+    relPath: string,
+    version: FileVersion,
+    digest: StoredDigest,
+  ): void;
   /**
    * The parse stored under `key` when it was stored for this exact version.
    *
@@ -105,34 +129,67 @@ export function openIndexCache(
   let changed = false;
   let hits = 0;
   let misses = 0;
-  return {
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  const find = (key: string, version: FileVersion): StoredEntry | null => {
+    const entry = kept.get(key) ?? stored.get(key);
+    if (entry === undefined || !sameVersion(entry.v, version)) return null;
+    kept.set(key, entry);
+    return entry;
+  };
+  const store = (key: string, version: FileVersion, payload: StoredEntry["p"]): boolean => {
+    if (path === null || version.ctimeMs === null || version.mtimeMs === null) return false;
+    if (Math.abs(now() - version.ctimeMs) < RACY_WINDOW_MS) return false;
+    if (kept.size >= MAX_INDEX_ENTRIES) return false;
+    kept.set(key, { v: versionTuple(version), p: payload });
+    changed = true;
+    return true;
+  };
+  const cache: IndexCache = {
     lookup(key, version) {
-      const entry = stored.get(key) ?? kept.get(key);
-      if (entry !== undefined && sameVersion(entry.v, version)) {
+      const entry = find(key, version);
+      if (entry !== null && !isDigestKey(key)) {
         hits++;
-        kept.set(key, entry);
-        return entry.p;
+        return entry.p as ParsedSkillMd;
       }
       misses++;
       return null;
     },
     remember(key, version, parsed) {
-      if (path === null || version.ctimeMs === null || version.mtimeMs === null) return;
-      if (Math.abs(now() - version.ctimeMs) < RACY_WINDOW_MS) return;
-      if (kept.size >= MAX_INDEX_ENTRIES) return;
-      kept.set(key, { v: versionTuple(version), p: parsed });
-      changed = true;
+      if (!isDigestKey(key)) store(key, version, parsed);
+    },
+    lookupDigest(skillRealDir, relPath, version) {
+      const entry = find(digestKey(skillRealDir, relPath), version);
+      return entry === null ? null : entry.p as StoredDigest;
+    },
+    rememberDigest(skillRealDir, relPath, version, digest) {
+      if (!store(digestKey(skillRealDir, relPath), version, digest)) return;
+      // Digests arrive while a listing pages through: write once they stop for a while.
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      const timer = setTimeout(() => {
+        flushTimer = undefined;
+        cache.flush();
+      }, DIGEST_FLUSH_DELAY_MS);
+      Deno.unrefTimer(timer as unknown as number);
+      flushTimer = timer;
     },
     flush() {
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      flushTimer = undefined;
       if (path === null || dir === null) return;
-      // Entries not used this time (a skill removed) are dropped; a shrink is a change too.
+      // Parses not used this time (a skill removed) are dropped; digests are kept until
+      // replaced (they are looked up only when a listing asks).
+      for (const [key, entry] of stored) {
+        if (isDigestKey(key) && !kept.has(key) && kept.size < MAX_INDEX_ENTRIES) {
+          kept.set(key, entry);
+        }
+      }
       if (!changed && kept.size === stored.size) return;
+      changed = false;
       const body = JSON.stringify({ format: FORMAT, version: VERSION, entries: [...kept] });
       const temporary = `${path}.${crypto.randomUUID()}.tmp`;
       try {
         Deno.writeTextFileSync(temporary, body, { mode: 0o600, createNew: true });
         Deno.renameSync(temporary, path);
-        changed = false;
       } catch (error) {
         try {
           Deno.removeSync(temporary);
@@ -150,12 +207,24 @@ export function openIndexCache(
       return { hits, misses };
     },
   };
+  return cache;
+}
+
+/** How long after the last new digest the cache is written, in ms. */
+const DIGEST_FLUSH_DELAY_MS = 1_000;
+
+function digestKey(skillRealDir: string, relPath: string): string {
+  return `d\0${skillRealDir}\0${relPath}`;
+}
+
+function isDigestKey(key: string): boolean {
+  return key.startsWith("d\0");
 }
 
 /** One stored entry: the version tuple and the parse. */
 interface StoredEntry {
   readonly v: readonly (number | null)[];
-  readonly p: ParsedSkillMd;
+  readonly p: ParsedSkillMd | StoredDigest;
 }
 
 function versionTuple(version: FileVersion): (number | null)[] {
@@ -225,10 +294,17 @@ function isEntry(item: unknown): item is [string, StoredEntry] {
   if (!Array.isArray(item) || item.length !== 2 || typeof item[0] !== "string") return false;
   const entry = item[1] as Partial<StoredEntry> | null;
   if (typeof entry !== "object" || entry === null || !Array.isArray(entry.v)) return false;
+  if (entry.v.length !== 5 || !entry.v.every((v) => v === null || typeof v === "number")) {
+    return false;
+  }
+  if (isDigestKey(item[0])) {
+    const digest = entry.p as Partial<StoredDigest> | undefined;
+    return typeof digest === "object" && digest !== null &&
+      typeof digest.digest === "string" && /^sha256:[0-9a-f]{64}$/.test(digest.digest) &&
+      Number.isSafeInteger(digest.size);
+  }
   const parsed = entry.p as Partial<ParsedSkillMd> | undefined;
-  return entry.v.length === 5 &&
-    entry.v.every((value) => value === null || typeof value === "number") &&
-    typeof parsed === "object" && parsed !== null &&
+  return typeof parsed === "object" && parsed !== null &&
     typeof parsed.frontmatter === "object" && parsed.frontmatter !== null &&
     !Array.isArray(parsed.frontmatter) && Array.isArray(parsed.keyLines) &&
     Array.isArray(parsed.findings);

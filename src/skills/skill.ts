@@ -24,6 +24,8 @@ export interface SkillFile {
    */
   readonly dev?: number;
   readonly ino?: number | null;
+  /** Status change time in ms from the same stat, when discovery took it (index cache key). */
+  readonly ctimeMs?: number | null;
 }
 
 /** Where a root came from. */

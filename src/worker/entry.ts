@@ -26,6 +26,7 @@ import { createScriptService } from "../scripts/service.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import { openIndexCache } from "../skills/index_cache.ts";
+import { attachIndexCache } from "../mcp/skills_extension/digest_cache.ts";
 import { createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_skills.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
@@ -61,6 +62,8 @@ async function firstCatalog(config: Config) {
     rootsKey: config.roots.map((root) => root.path).join("\0"),
   });
   const catalog = await buildCatalog(config.roots, config.caps, { indexCache });
+  // skills/list digests of unchanged file versions come from the cache too.
+  attachIndexCache(config.indexCacheDir === null ? null : indexCache);
   return { catalog, skillLoads: skillLoadsSoFar() };
 }
 

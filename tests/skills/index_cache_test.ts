@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { type IndexCache, openIndexCache } from "../../src/skills/index_cache.ts";
+import {
+  attachIndexCache,
+  createDigestCache,
+} from "../../src/mcp/skills_extension/digest_cache.ts";
 import { connectStdio } from "../support/program.ts";
 import { makeTree, skillMd } from "./_tree.ts";
 
@@ -151,4 +155,36 @@ Deno.test("index cache: two skillgate processes sharing one cache folder both se
   assert.equal(stored.entries.length, 2);
   // A third start reads the shared cache and serves the same.
   assert.deepEqual(await names(), [["alpha", "beta"], ["alpha", "beta"]]);
+});
+
+Deno.test("index cache: a digest of an unchanged file version is not computed again by the next start", async () => {
+  await using tree = await makeTree({
+    "notes/SKILL.md": skillMd("notes"),
+    "notes/references/guide.md": "# Guide\n",
+  });
+  await using cacheDir = await makeTree({});
+  const digestOf = async (cache: IndexCache) => {
+    const catalog = await build(tree.path, cache);
+    const skill = catalog.byName.get("notes");
+    const listed = skill?.files.find((file) => file.path === "references/guide.md");
+    assert.ok(skill !== undefined && listed !== undefined);
+    const digests = createDigestCache();
+    attachIndexCache(cache);
+    try {
+      const found = await digests.digest(skill.realDir, listed);
+      cache.flush();
+      return { found, hashed: digests.hashed };
+    } finally {
+      attachIndexCache(null);
+    }
+  };
+  const first = await digestOf(cacheFor(cacheDir.path));
+  assert.equal(first.hashed, 1);
+  const second = await digestOf(cacheFor(cacheDir.path));
+  assert.equal(second.hashed, 0, "the stored digest of the same version is used");
+  assert.deepEqual(second.found, first.found);
+  await Deno.writeTextFile(tree.at("notes/references/guide.md"), "# Guide, changed\n");
+  const third = await digestOf(cacheFor(cacheDir.path));
+  assert.equal(third.hashed, 1, "a changed version is read through the gate and hashed");
+  assert.notEqual(third.found.digest, first.found.digest);
 });

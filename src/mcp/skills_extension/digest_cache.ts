@@ -32,7 +32,23 @@
 import { readWhole } from "../../files/bounded_read.ts";
 import { resolveSkillFile } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
+import type { IndexCache } from "../../skills/index_cache.ts";
 import type { SkillFile } from "../../skills/skill.ts";
+
+/** The worker's persistent index cache, consulted after the in-memory one (issue 13). */
+let persistent: IndexCache | null = null;
+
+/**
+ * Lets every digest cache of this isolate consult and fill the persistent
+ * index cache: a listed version (device, inode, size, mtime, ctime) hashed
+ * by an earlier start is not read again; a digest computed here is stored
+ * under the version the gate saw.
+ *
+ * @param cache The worker's index cache, or null to stop using one.
+ */
+export function attachIndexCache(cache: IndexCache | null): void {
+  persistent = cache;
+}
 
 /** The digest and size of one file's raw bytes. */
 export interface FileDigest {
@@ -104,8 +120,23 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     async digest(skillRealDir, listed) {
       const hasVersion = listed.dev !== undefined && listed.ino !== undefined;
       if (hasVersion) {
-        const known = recall(versionKey(skillRealDir, listed.path, listed));
+        const key = versionKey(skillRealDir, listed.path, listed);
+        const known = recall(key);
         if (known !== undefined) return known;
+        if (persistent !== null && listed.dev !== undefined && listed.ino !== undefined) {
+          const stored = persistent.lookupDigest(skillRealDir, listed.path, {
+            dev: listed.dev,
+            ino: listed.ino,
+            size: listed.size,
+            mtimeMs: listed.mtimeMs,
+            ctimeMs: listed.ctimeMs ?? null,
+          });
+          if (stored !== null) {
+            const result: FileDigest = Object.freeze({ ...stored });
+            entries.set(key, result);
+            return result;
+          }
+        }
       }
       const file = await resolveSkillFile(skillRealDir, listed.path);
       resolved++;
@@ -122,6 +153,7 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       // A file written while it was read may hash bytes of neither version: cache only a
       // read whose length matches the size the key was taken at.
       if (bytes.length === file.size) {
+        persistent?.rememberDigest(skillRealDir, listed.path, file, result);
         entries.set(key, result);
         if (entries.size > maxEntries) {
           const oldest = entries.keys().next().value;
