@@ -2,11 +2,18 @@
  * The worker's side of locating an open file descriptor: asks the trusted
  * part, which may read `/proc/self/fd` (the worker may not), over postMessage.
  *
+ * Requests made while another is in flight are sent together, as one
+ * `locate-fds` message, once it is answered (issue 13: the first full
+ * `skills/list` and a start-up read thousands of files concurrently; one
+ * round trip per file was a third of their cost). Every descriptor is still
+ * located exactly; only the messages are fewer. No timer is added: a lone
+ * request goes out at once.
+ *
  * @module
  */
 
 import type { FdLocator } from "../files/fd_location.ts";
-import type { LocateFdRequestMessage } from "./messages.ts";
+import { type LocateFdRequestMessage, type LocateFdsRequestMessage } from "./messages.ts";
 import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
 
 /**
@@ -17,11 +24,50 @@ import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
  *   `TRUSTED_REPLY_TIMEOUT_MS` resolves to `""`, a path no checked file has,
  *   so the read is refused (fail closed) rather than left unchecked.
  */
-export function createFdLocateClient(port: RequestPort<LocateFdRequestMessage>): FdLocator {
-  const ask = createTrustedRequester<LocateFdRequestMessage, string | null>(port, {
+export function createFdLocateClient(
+  port: RequestPort<LocateFdRequestMessage | LocateFdsRequestMessage>,
+): FdLocator {
+  const askOne = createTrustedRequester<LocateFdRequestMessage, string | null>(port, {
     replyType: "locate-fd-reply",
     readAnswer: (reply) => typeof reply.path === "string" ? reply.path : null,
     onTimeout: "",
   });
-  return (fd) => ask({ type: "locate-fd", fd });
+  const askMany = createTrustedRequester<LocateFdsRequestMessage, (string | null)[] | null>(
+    port,
+    {
+      replyType: "locate-fds-reply",
+      readAnswer: (reply) =>
+        Array.isArray(reply.paths)
+          ? reply.paths.map((path) => typeof path === "string" ? path : null)
+          : null,
+      onTimeout: null,
+    },
+  );
+  let inFlight = false;
+  let queued: { fd: number; resolve: (path: string | null) => void }[] = [];
+  const send = (batch: { fd: number; resolve: (path: string | null) => void }[]) => {
+    inFlight = true;
+    const answered = batch.length === 1
+      ? askOne({ type: "locate-fd", fd: batch[0]!.fd }).then((path) => [path])
+      : askMany({ type: "locate-fds", fds: batch.map((item) => item.fd) }).then((paths) =>
+        // A missing or short answer fails closed for every descriptor it does not cover.
+        batch.map((_, index) =>
+          paths === null || paths.length !== batch.length ? "" : paths[index] ?? null
+        )
+      );
+    void answered.then((paths) => {
+      batch.forEach((item, index) => item.resolve(paths[index] ?? ""));
+      inFlight = false;
+      if (queued.length > 0) {
+        const next = queued;
+        queued = [];
+        send(next);
+      }
+    });
+  };
+  return (fd) =>
+    new Promise<string | null>((resolve) => {
+      if (inFlight) queued.push({ fd, resolve });
+      else send([{ fd, resolve }]);
+    });
 }

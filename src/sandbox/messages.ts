@@ -120,12 +120,31 @@ export interface EnvReplyMessage {
 /** Names one environment request may ask for at most; a longer request gets nothing. */
 export const MAX_ENV_REQUEST_NAMES = 256;
 
+/** Worker to trusted part: where are these open descriptors? (Requests batched while one was in flight.) */
+export interface LocateFdsRequestMessage {
+  readonly type: "locate-fds";
+  readonly id: number;
+  /** OS file descriptors of this process (at most `MAX_LOCATE_FDS`). */
+  readonly fds: readonly number[];
+}
+
+/** Trusted part to worker: the answer to a {@linkcode LocateFdsRequestMessage}, in order. */
+export interface LocateFdsReplyMessage {
+  readonly type: "locate-fds-reply";
+  readonly id: number;
+  readonly paths: readonly (string | null)[];
+}
+
+/** Descriptors one batched locate request may name at most; a longer one is ignored. */
+export const MAX_LOCATE_FDS = 4_096;
+
 /** Anything the worker may send. */
 export type WorkerMessage =
   | ReadyMessage
   | ExitMessage
   | GroupRequestMessage
   | LocateFdRequestMessage
+  | LocateFdsRequestMessage
   | EnvRequestMessage;
 
 /**
@@ -144,6 +163,14 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
     return Number.isSafeInteger(request.id) && Number.isSafeInteger(request.fd) &&
         (request.fd as number) >= 0
       ? data as LocateFdRequestMessage
+      : null;
+  }
+  if (message.type === "locate-fds") {
+    const request = data as Record<string, unknown>;
+    return Number.isSafeInteger(request.id) && Array.isArray(request.fds) &&
+        request.fds.length <= MAX_LOCATE_FDS &&
+        request.fds.every((fd) => Number.isSafeInteger(fd) && (fd as number) >= 0)
+      ? data as LocateFdsRequestMessage
       : null;
   }
   if (message.type === "env") return isEnvRequest(data) ? data : null;

@@ -15,6 +15,7 @@ import {
   type GroupReplyMessage,
   type GroupRequestMessage,
   type LocateFdReplyMessage,
+  type LocateFdsReplyMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type ShutdownMessage,
@@ -78,6 +79,12 @@ export function startWorker(
       if (message?.type === "locate-fd") {
         void locateDirectly(message.fd).then((path) => {
           const reply: LocateFdReplyMessage = { type: "locate-fd-reply", id: message.id, path };
+          worker.postMessage(reply);
+        });
+      }
+      if (message?.type === "locate-fds") {
+        void Promise.all(message.fds.map((fd) => locateDirectly(fd))).then((paths) => {
+          const reply: LocateFdsReplyMessage = { type: "locate-fds-reply", id: message.id, paths };
           worker.postMessage(reply);
         });
       }

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { createFdLocateClient } from "../../src/sandbox/fd_locate_client.ts";
-import type { LocateFdRequestMessage } from "../../src/sandbox/messages.ts";
+import type {
+  LocateFdRequestMessage,
+  LocateFdsRequestMessage,
+} from "../../src/sandbox/messages.ts";
 import { createTrustedRequester } from "../../src/sandbox/trusted_request.ts";
 
 /** A port whose replies are made by `answer` (null: no reply at all). */
@@ -49,4 +52,30 @@ Deno.test("a trusted request ignores foreign replies and fails closed when none 
     timeoutMs: 10,
   });
   assert.equal(await ask({ type: "ask" }), false);
+});
+
+Deno.test("the fd locate client sends requests made while one is in flight as one batch, each answered exactly", async () => {
+  const port = fakePort<LocateFdRequestMessage | LocateFdsRequestMessage>((request) =>
+    request.type === "locate-fd"
+      ? { type: "locate-fd-reply", id: request.id, path: `/real/${request.fd}` }
+      : { type: "locate-fds-reply", id: request.id, paths: request.fds.map((fd) => `/real/${fd}`) }
+  );
+  const locate = createFdLocateClient(port);
+  const paths = await Promise.all([3, 4, 5, 6].map((fd) => locate(fd)));
+  assert.deepEqual(paths, ["/real/3", "/real/4", "/real/5", "/real/6"]);
+  assert.deepEqual(port.requests, [
+    { type: "locate-fd", fd: 3, id: 1 },
+    { type: "locate-fds", fds: [4, 5, 6], id: 1 },
+  ]);
+});
+
+Deno.test("attack: a batched locate reply that is short fails closed for every descriptor in it", async () => {
+  const port = fakePort<LocateFdRequestMessage | LocateFdsRequestMessage>((request) =>
+    request.type === "locate-fd"
+      ? { type: "locate-fd-reply", id: request.id, path: `/real/${request.fd}` }
+      : { type: "locate-fds-reply", id: request.id, paths: ["/real/4"] }
+  );
+  const locate = createFdLocateClient(port);
+  const paths = await Promise.all([3, 4, 5].map((fd) => locate(fd)));
+  assert.deepEqual(paths, ["/real/3", "", ""]);
 });
