@@ -50,6 +50,8 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/sandbox/environ_scrub.ts": "/proc/self/stat, /proc/self/mem, /proc/self/environ",
   "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
+  "src/skills/index_cache.ts": "the worker's own index cache file (never inside a skill root; " +
+    "an entry is used only while the file version it names matches exactly)",
 };
 
 /** The allowances, folders first. Paths are relative to the repository root. */
@@ -110,6 +112,18 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["Deno.readTextFile"],
     reason: "trusted part: reads /proc/<pid>/stat to verify that a process group the worker " +
       "asks to end is led by a child of this process; the pid is a number, never a path",
+  },
+  {
+    path: "src/config/index_cache_dir.ts",
+    apis: ["Deno.lstat"],
+    reason: "trusted part at start-up: creates the index cache folder and checks it is a folder " +
+      "of this user that others cannot write; it never reads inside",
+  },
+  {
+    path: "src/skills/index_cache.ts",
+    apis: ["Deno.lstat", "Deno.readTextFile"],
+    reason: "the worker reads its own index cache file (a regular file in the cache folder, " +
+      "written atomically by skillgate); never skill content",
   },
   {
     path: "src/config/root_check.ts",
