@@ -35,7 +35,7 @@ import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { summariseProblems } from "./summary.ts";
 
-/** How long after connecting the watcher waits for a client that never says it is initialized, in ms. */
+/** How long after connecting the search index waits for a client that never says it is initialized, in ms. */
 const FIRST_ANSWER_GRACE_MS = 2_000;
 
 /** Aborted when the trusted part relays SIGTERM/SIGINT (a `shutdown` message). */
@@ -88,8 +88,8 @@ async function serve(start: StartMessage): Promise<void> {
   const loading = firstCatalog(config);
   const store = loading.then((first) => createCatalogStore(first.catalog));
   let ended: Promise<number>;
-  // The watcher and the search index are set up after the first answer went out (issue 13):
-  // over stdio once the client says it is initialized (or after a grace period), over HTTP at once.
+  // The search index is built after the first answer went out (issue 13): over stdio once the
+  // client says it is initialized (or after a grace period), over HTTP at once.
   let firstAnswered: Promise<void> = Promise.resolve();
   if (config.options.http === null) {
     const server = createSkillServer({ store: await store, config, ...withScripts });
@@ -116,10 +116,12 @@ async function serve(start: StartMessage): Promise<void> {
     });
     ended = service.finished.then(() => 0);
   }
+  // The watcher is set up before `ready`, as soon as serving: set up after the first answer it
+  // would miss an edit made between the build and the watch (a catch-up scan would be needed).
+  const refresh = await startConfiguredRefresh(await store, config);
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
   await Promise.race([firstAnswered, ended]);
-  const refresh = await startConfiguredRefresh(await store, config);
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   warmSearchIndex(await store).catch((error: unknown) => {
     console.error("skillgate: could not build the search index:", error);
