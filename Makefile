@@ -18,7 +18,7 @@ ARGS ?= serve examples/skills
 DEPS_STAMP := node_modules/.skillgate-deps
 
 .PHONY: run test fmt lint check unit bench compile print-flags deno deps clean
-.PHONY: compile-plan
+.PHONY: compile-plan schema
 .DEFAULT_GOAL := run
 
 ## run: serve examples/skills over stdio (or ARGS='serve ~/skills')
@@ -41,6 +41,10 @@ fmt: deps
 ## bench: performance table (see bench/README.md)
 bench: deps
 	@$(DENO) run --frozen --cached-only --allow-all bench/main.ts
+
+## schema: write config.schema.json from the option table (a test checks it is current)
+schema: deps
+	@$(DENO) run --frozen --cached-only --allow-write=config.schema.json src/config/file/config_schema.ts
 
 print-flags:
 	@echo $(TRUSTED_FLAGS)

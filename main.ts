@@ -15,7 +15,10 @@ import { helpText } from "./src/cli/help.ts";
 import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
-import { parseCommandLine, UsageError } from "./src/config/cli.ts";
+import { UsageError } from "./src/config/cli.ts";
+import { ConfigFileError } from "./src/config/file/json_document.ts";
+import { type ConfigLocation, loadConfig } from "./src/config/file/load_config.ts";
+import { runConfigCommand } from "./src/cli/config_command.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
@@ -30,14 +33,15 @@ import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
 
 async function main(): Promise<number> {
   let config;
+  let location: ConfigLocation | null;
   try {
-    config = parseCommandLine({
+    ({ config, location } = await loadConfig({
       args: Deno.args,
       getEnv: (name) => Deno.env.get(name),
       cwd: Deno.cwd(),
-    });
+    }));
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof ConfigFileError) {
       logErrorLine(`skillgate: ${error.message}`);
       return EXIT_USAGE;
     }
@@ -59,6 +63,7 @@ async function main(): Promise<number> {
     return await runListCommand(config, commandIo());
   }
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
+  if (config.command === "config") return await runConfigCommand(config, location, commandIo());
   if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
   try {
     config = await settleHttpToken(config); // --http: the token in force, read here only

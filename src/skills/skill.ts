@@ -27,7 +27,7 @@ export interface SkillFile {
 }
 
 /** Where a root came from. */
-export type RootOrigin = "argument" | "SKILLS_DIR" | "MCP_SKILLS_PATH" | "default";
+export type RootOrigin = "argument" | "SKILLS_DIR" | "MCP_SKILLS_PATH" | "config" | "default";
 
 /** One configured skill root. */
 export interface Root {
