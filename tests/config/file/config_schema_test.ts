@@ -1,0 +1,23 @@
+/** config.schema.json is generated from the option table and committed as generated. */
+
+import assert from "node:assert/strict";
+import { configSchema, configSchemaText } from "../../../src/config/file/config_schema.ts";
+import { fileKeyOf, OPTIONS } from "../../../src/config/options.ts";
+import { REPO_ROOT } from "../../support/program.ts";
+
+Deno.test("config.schema.json is exactly what `make schema` generates from the option table", async () => {
+  const committed = await Deno.readTextFile(`${REPO_ROOT}config.schema.json`);
+  assert.equal(committed, configSchemaText(), "run `make schema` and commit the result");
+});
+
+Deno.test("configSchema() names every option the file may set, and no key the file refuses", () => {
+  const schema = configSchema() as {
+    properties: Record<string, unknown>;
+    additionalProperties: boolean;
+  };
+  assert.equal(schema.additionalProperties, false, "unknown keys are errors for editors too");
+  for (const option of OPTIONS) {
+    assert.equal(fileKeyOf(option) in schema.properties, option.isFileKey !== false, option.flag);
+  }
+  assert.ok("roots" in schema.properties && "$schema" in schema.properties);
+});
