@@ -17,8 +17,14 @@ import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { UsageError } from "./src/config/cli.ts";
 import { ConfigFileError } from "./src/config/file/json_document.ts";
-import { type ConfigLocation, loadConfig } from "./src/config/file/load_config.ts";
+import { type ConfigLocation, loadConfig, loadOverrides } from "./src/config/file/load_config.ts";
+import { watchOwnerFiles } from "./src/config/file/watch_owner_files.ts";
 import { runConfigCommand } from "./src/cli/config_command.ts";
+import {
+  parseOverrideArgs,
+  runOverrideCommand,
+  splitOverrideArgs,
+} from "./src/cli/override_command.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
@@ -32,6 +38,7 @@ import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/s
 import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
 
 async function main(): Promise<number> {
+  if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
   let config;
   let location: ConfigLocation | null;
   try {
@@ -72,6 +79,14 @@ async function main(): Promise<number> {
     logErrorLine(`skillgate: ${error.message}`);
     return EXIT_USAGE;
   }
+  let overrides;
+  try {
+    overrides = await loadOverrides(location); // overrides.json: narrows what the worker serves
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    logErrorLine(`skillgate: ${error.message}`);
+    return EXIT_USAGE;
+  }
   const { paths, failures } = await checkRoots(config.roots);
   if (failures.length > 0) {
     for (const failure of failures) logErrorLine(`skillgate: ${failure.message}`);
@@ -89,7 +104,22 @@ async function main(): Promise<number> {
     config,
     permissions,
     // The catalog built above becomes the worker's first snapshot: built once.
-    { scripts: scripts.facts, groupKiller: scripts.groupKiller, catalog: scripts.takeCatalog() },
+    {
+      scripts: scripts.facts,
+      groupKiller: scripts.groupKiller,
+      catalog: scripts.takeCatalog(),
+      overlay: { overrides, problems: [] },
+    },
+  );
+  // The owner's files are watched here, never by the worker: it only receives what narrows.
+  const ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
+    {
+      input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
+      running: config,
+      location,
+      overrides,
+    },
+    { onOverlay: (overlay) => session.postOverlay(overlay), log: logErrorLine },
   );
   if (config.options.http !== null) {
     const httpConfig = config;
@@ -107,8 +137,29 @@ async function main(): Promise<number> {
     session.ready.then((ready) => logErrorLine(bannerText(config, ready, launchCommand())));
   }
   const exit = await session.exited;
+  await ownerWatch?.close();
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
+}
+
+/** `skillgate override NAME --disable|...`: the owner's only writer of overrides.json. */
+async function overrideCommand(args: readonly string[]): Promise<number> {
+  try {
+    const { configArgs, own } = splitOverrideArgs(args);
+    const request = parseOverrideArgs(own);
+    const { location } = await loadConfig({
+      args: ["config", ...configArgs],
+      getEnv: (name) => Deno.env.get(name),
+      cwd: Deno.cwd(),
+    });
+    return await runOverrideCommand(request, location, commandIo());
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigFileError) {
+      logErrorLine(`skillgate: ${error.message}`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
 }
 
 /** What a one-shot command may write to and know about the terminal. */

@@ -111,7 +111,9 @@ export async function startLiveRefresh(
 
   async function refreshOnce(paths: string[]): Promise<void> {
     const startedMs = performance.now();
-    const previous = store.current();
+    // Rebuilt from the catalog as built (skills the owner disabled included), diffed as served.
+    const previous = store.base();
+    const previousView = store.current();
     let report: RefreshReport;
     try {
       const rebuilt = await rebuildCatalog(previous, paths, {
@@ -123,7 +125,7 @@ export async function startLiveRefresh(
       let notificationsSent = 0;
       if (isSwapped) {
         store.swap(rebuilt.catalog);
-        change = diffCatalogs(previous, rebuilt.catalog, paths);
+        change = diffCatalogs(previousView, store.current(), paths);
         notificationsSent = notifyLiveServers(change, {
           isToolDescriptionMode: options.isToolDescriptionMode,
         });
@@ -151,7 +153,7 @@ export async function startLiveRefresh(
 
   async function rewatch(): Promise<void> {
     if (isClosed) return;
-    const next = await watchPaths(store.current());
+    const next = await watchPaths(store.base());
     if (next.length === watched.length && next.every((path, i) => path === watched[i])) return;
     watcher?.close();
     await pump;
@@ -176,7 +178,7 @@ export async function startLiveRefresh(
     });
   }
 
-  openWatcher(await watchPaths(store.current()));
+  openWatcher(await watchPaths(store.base()));
 
   const close = async () => {
     if (isClosed) return;

@@ -1,7 +1,8 @@
 /**
  * The messages between the trusted part and the worker. The worker never
  * receives anything from the trusted part but the frozen configuration, the
- * start-up facts about scripts, the start-up catalog, and replies to its
+ * start-up facts about scripts, the start-up catalog, the owner's overlay
+ * (overrides and problems about the owner's files), and replies to its
  * process-group requests.
  *
  * @module
@@ -9,6 +10,7 @@
 
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
+import type { CatalogOverlay } from "../skills/overrides.ts";
 import type { Catalog } from "../skills/skill.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
@@ -23,6 +25,19 @@ export interface StartMessage {
    * loaded twice. Built from the owner's roots, never from client input.
    */
   readonly catalog?: Catalog;
+  /** The owner's `overrides.json` read at start-up (absent: none). */
+  readonly overlay?: CatalogOverlay;
+}
+
+/**
+ * Trusted part to worker: the owner's files changed; serve through this
+ * overlay from now on. The trusted part only ever narrows the overrides
+ * (`src/config/file/live_config.ts`); the worker applies them at once and
+ * sends the list-changed notifications.
+ */
+export interface OverlayMessage {
+  readonly type: "overlay";
+  readonly overlay: CatalogOverlay;
 }
 
 /**

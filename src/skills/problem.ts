@@ -32,6 +32,8 @@ export const PROBLEM_REASONS = [
   "skill-md-truncated",
   "folder-limit",
   "extension-excluded",
+  "restart-needed",
+  "config-invalid",
 ] as const;
 
 /** One of {@linkcode PROBLEM_REASONS}. */

@@ -17,16 +17,18 @@ import { createFdLocateClient } from "../sandbox/fd_locate_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
 import type {
   ExitMessage,
+  OverlayMessage,
   ReadyMessage,
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
+import { applyOverlayLive } from "./overlay.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { adoptCatalog } from "../skills/adopt_catalog.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
-import { createCatalogStore } from "../skills/catalog_store.ts";
+import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_skills.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
 import { serveOverHttp } from "../transports/http/serve.ts";
@@ -40,8 +42,23 @@ const shutdownRequested = new AbortController();
 // The path gate's exact check asks the trusted part where an opened file really is.
 installFdLocator(createFdLocateClient(self));
 
-self.onmessage = (event: MessageEvent<StartMessage | ShutdownMessage>) => {
+/** The owner's overlay: set by the start message, replaced by `overlay` messages. */
+let ownerOverlay: { store: CatalogStore | null; pending: OverlayMessage["overlay"] | null } = {
+  store: null,
+  pending: null,
+};
+let liveConfig: Config | null = null;
+
+self.onmessage = (
+  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage>,
+) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
+  if (event.data?.type === "overlay") {
+    const { store } = ownerOverlay;
+    if (store === null || liveConfig === null) ownerOverlay.pending = event.data.overlay;
+    else applyOverlayLive(store, event.data.overlay, liveConfig);
+    return;
+  }
   if (event.data?.type !== "start") return;
   serve(event.data).catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
@@ -80,7 +97,13 @@ async function serve(start: StartMessage): Promise<void> {
     : createScriptService(config, start.scripts, { killer: createGroupKillClient(self) });
   const withScripts = scripts === undefined ? {} : { scripts };
   const loading = firstCatalog(config, start.catalog);
-  const store = loading.then((first) => createCatalogStore(first.catalog));
+  const store = loading.then((first) => {
+    // An overlay that arrived while the catalog loaded is newer than the start message's.
+    const created = createCatalogStore(first.catalog, ownerOverlay.pending ?? start.overlay);
+    liveConfig = config;
+    ownerOverlay = { store: created, pending: null };
+    return created;
+  });
   let ended: Promise<number>;
   if (config.options.http === null) {
     const server = createSkillServer({ store: await store, config, ...withScripts });

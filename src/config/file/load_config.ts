@@ -15,6 +15,8 @@ import type { Config } from "../config.ts";
 import { isUnsetValue } from "../env_value.ts";
 import { type ConfigFile, parseConfigFile } from "./config_file.ts";
 import { ConfigFileError } from "./json_document.ts";
+import { parseOverridesFile } from "./overrides_file.ts";
+import type { SkillOverrides } from "../../skills/overrides.ts";
 
 /** Bytes of a configuration or overrides file read at most. */
 export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
@@ -132,4 +134,20 @@ export async function loadConfig(
 
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : "Error";
+}
+
+/**
+ * The owner's overrides at start-up: `overrides.json` beside the
+ * configuration file, or none.
+ *
+ * @param location Where the configuration lives (null under `--no-config`: none).
+ * @returns The overrides by skill name.
+ * @throws {ConfigFileError} When the file is not valid (located message).
+ *
+ * Requires `--allow-read` on the file (trusted part only).
+ */
+export async function loadOverrides(location: ConfigLocation | null): Promise<SkillOverrides> {
+  if (location === null) return {};
+  const text = await readOwnerFile(location.overridesPath);
+  return text === null ? {} : parseOverridesFile(location.overridesPath, text);
 }
