@@ -17,7 +17,12 @@ import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { UsageError } from "./src/config/cli.ts";
 import { ConfigFileError } from "./src/config/file/json_document.ts";
-import { type ConfigLocation, loadConfig, loadOverrides } from "./src/config/file/load_config.ts";
+import {
+  type ConfigLocation,
+  loadConfig,
+  loadOverrides,
+  locateConfigOnly,
+} from "./src/config/file/load_config.ts";
 import { watchOwnerFiles } from "./src/config/file/watch_owner_files.ts";
 import { runConfigCommand } from "./src/cli/config_command.ts";
 import {
@@ -147,7 +152,7 @@ async function overrideCommand(args: readonly string[]): Promise<number> {
   try {
     const { configArgs, own } = splitOverrideArgs(args);
     const request = parseOverrideArgs(own);
-    const { location } = await loadConfig({
+    const location = locateConfigOnly({
       args: ["config", ...configArgs],
       getEnv: (name) => Deno.env.get(name),
       cwd: Deno.cwd(),

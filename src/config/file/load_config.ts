@@ -88,6 +88,20 @@ export async function readOwnerFile(path: string): Promise<string | null> {
   }
 }
 
+/**
+ * Where the configuration lives, without reading it (`skillgate override`
+ * must work while the configuration file is broken).
+ *
+ * @param input argv (`--config`, `--no-config`), environment lookup and working directory.
+ * @returns The location, or null under `--no-config`.
+ * @throws {UsageError} On a bad `--config` / `--no-config` value.
+ */
+export function locateConfigOnly(
+  input: Omit<CommandLineInput, "file" | "isLocatingFile">,
+): ConfigLocation | null {
+  return locateConfig(parseCommandLine({ ...input, isLocatingFile: true }), input.getEnv);
+}
+
 /** What {@linkcode loadConfig} found. */
 export interface LoadedConfig {
   readonly config: Config;
