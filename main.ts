@@ -123,8 +123,9 @@ async function main(): Promise<number> {
       running: config,
       location,
       overrides,
+      caps: config.caps,
     },
-    { onOverlay: (overlay) => session.postOverlay(overlay), log: logErrorLine },
+    { onChange: (update) => session.postOverlay(update), log: logErrorLine },
   );
   if (config.options.http !== null) {
     const httpConfig = config;

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
@@ -31,13 +32,15 @@ export interface StartMessage {
 
 /**
  * Trusted part to worker: the owner's files changed; serve through this
- * overlay from now on. The trusted part only ever narrows the overrides
- * (`src/config/file/live_config.ts`); the worker applies them at once and
- * sends the list-changed notifications.
+ * overlay, with these caps, from now on. The trusted part only ever narrows
+ * the overrides and lowers the caps (`src/config/file/live_config.ts`); the
+ * worker applies them at once (a lowered catalog cap rebuilds the catalog)
+ * and sends the list-changed notifications.
  */
 export interface OverlayMessage {
   readonly type: "overlay";
   readonly overlay: CatalogOverlay;
+  readonly caps: Caps;
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Caps } from "../caps.ts";
 import { locateDirectly } from "../files/fd_location.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
@@ -31,8 +32,8 @@ export interface WorkerSession {
   readonly exited: Promise<{ code: number; message?: string }>;
   /** Asks the worker to drain and exit (sends a `shutdown` message). */
   shutdown(): void;
-  /** Hands the worker the owner's new overlay (an `overlay` message). */
-  postOverlay(overlay: CatalogOverlay): void;
+  /** Hands the worker the owner's new overlay and caps (an `overlay` message). */
+  postOverlay(update: { overlay: CatalogOverlay; caps: Caps }): void;
 }
 
 /**
@@ -115,8 +116,8 @@ export function startWorker(
     const message: ShutdownMessage = { type: "shutdown" };
     if (!hasExited) worker.postMessage(message);
   };
-  const postOverlay = (overlay: CatalogOverlay) => {
-    const message: OverlayMessage = { type: "overlay", overlay };
+  const postOverlay = (update: { overlay: CatalogOverlay; caps: Caps }) => {
+    const message: OverlayMessage = { type: "overlay", ...update };
     if (!hasExited) worker.postMessage(message);
   };
   return { ready, exited, shutdown, postOverlay };

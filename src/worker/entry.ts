@@ -22,7 +22,8 @@ import type {
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
-import { applyOverlayLive } from "./overlay.ts";
+import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
+import type { LiveRefresh } from "../refresh/live_refresh.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { adoptCatalog } from "../skills/adopt_catalog.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
@@ -42,21 +43,25 @@ const shutdownRequested = new AbortController();
 // The path gate's exact check asks the trusted part where an opened file really is.
 installFdLocator(createFdLocateClient(self));
 
-/** The owner's overlay: set by the start message, replaced by `overlay` messages. */
-let ownerOverlay: { store: CatalogStore | null; pending: OverlayMessage["overlay"] | null } = {
-  store: null,
-  pending: null,
-};
-let liveConfig: Config | null = null;
+/**
+ * The owner's live changes: what `overlay` messages need (set once serving),
+ * and the latest message that arrived before that.
+ */
+const owner: {
+  context: { store: CatalogStore; config: Config; caps: LiveCaps } | null;
+  refresh: LiveRefresh | null;
+  /** Set once live refresh runs (or `--static` left it off): changes apply at once from then. */
+  isLive: boolean;
+  pending: OverlayMessage | null;
+} = { context: null, refresh: null, isLive: false, pending: null };
 
 self.onmessage = (
   event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage>,
 ) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
   if (event.data?.type === "overlay") {
-    const { store } = ownerOverlay;
-    if (store === null || liveConfig === null) ownerOverlay.pending = event.data.overlay;
-    else applyOverlayLive(store, event.data.overlay, liveConfig);
+    if (owner.context === null || !owner.isLive) owner.pending = event.data;
+    else applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh });
     return;
   }
   if (event.data?.type !== "start") return;
@@ -91,17 +96,17 @@ async function firstCatalog(
  * running (stdio's drain may end with a run in flight).
  */
 async function serve(start: StartMessage): Promise<void> {
-  const config = start.config;
+  // Caps are read through a live view: a live edit of the configuration file may lower them.
+  const caps = createLiveCaps(start.config.caps);
+  const config: Config = { ...start.config, caps: caps.view };
   const scripts = start.scripts === undefined
     ? undefined
     : createScriptService(config, start.scripts, { killer: createGroupKillClient(self) });
   const withScripts = scripts === undefined ? {} : { scripts };
   const loading = firstCatalog(config, start.catalog);
   const store = loading.then((first) => {
-    // An overlay that arrived while the catalog loaded is newer than the start message's.
-    const created = createCatalogStore(first.catalog, ownerOverlay.pending ?? start.overlay);
-    liveConfig = config;
-    ownerOverlay = { store: created, pending: null };
+    const created = createCatalogStore(first.catalog, start.overlay);
+    owner.context = { store: created, config, caps };
     return created;
   });
   let ended: Promise<number>;
@@ -122,6 +127,12 @@ async function serve(start: StartMessage): Promise<void> {
     ended = service.finished.then(() => 0);
   }
   const refresh = await startConfiguredRefresh(await store, config);
+  owner.refresh = refresh;
+  owner.isLive = true;
+  // A change that arrived while the catalog loaded applies now, with its notifications.
+  const pending = owner.pending;
+  owner.pending = null;
+  if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
   // skill_search's index, built in the background (time-sliced) so the first search is fast.

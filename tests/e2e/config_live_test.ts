@@ -156,6 +156,26 @@ Deno.test("config file and overrides: narrowing edits apply live with notificati
       },
     );
 
+    await t.step("lowering a cap in the file applies at once", async () => {
+      const before = heard.resources;
+      await Deno.writeTextFile(
+        configPath,
+        JSON.stringify({ roots: ["../../skills"], maxSkills: 2 }),
+      );
+      await until(
+        "the skill cap",
+        async () => (await listed(session)).problems.some((p) => p.reason === "skill-limit"),
+      );
+      await until("resources/list_changed", () => heard.resources > before);
+      // alpha and beta fit under the cap; beta stays disabled; gamma is beyond the cap.
+      assert.deepEqual((await listed(session)).names, ["alpha"]);
+      const { problems } = await listed(session);
+      assert.ok(
+        !problems.some((p) => p.path === "config.json"),
+        "the roots are back as they were, and a lower cap needs no restart",
+      );
+    });
+
     await t.step("a broken edit keeps the last good configuration and says where", async () => {
       await Deno.writeTextFile(configPath, '{\n  "maxSkills": 100,\n  "tools": "sometimes"\n}\n');
       await until(
@@ -167,10 +187,16 @@ Deno.test("config file and overrides: narrowing edits apply live with notificati
       assert.equal(problem.line, 3);
       assert.equal(problem.column, 12);
       assert.match(problem.detail, /"tools" must be one of/);
+      assert.equal(
+        (await listed(session)).problems.filter((p) => p.reason === "skill-limit").length,
+        1,
+      );
       // Overrides keep applying while the configuration file is broken.
-      await override("gamma", "--disable");
-      await until("gamma gone", async () => !(await listed(session)).names.includes("gamma"));
-      assert.deepEqual((await listed(session)).names, ["alpha"]);
+      const before = heard.prompts;
+      await override("alpha", "--disable");
+      await until("alpha gone", async () => !(await listed(session)).names.includes("alpha"));
+      await until("prompts/list_changed", () => heard.prompts > before);
+      assert.deepEqual((await listed(session)).names, []);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -2,10 +2,10 @@
  * Live changes to the owner's files, decided in the trusted part: after an
  * edit of the configuration file or `overrides.json`, both are read again
  * and compared with what is in force. Narrowing overrides (disabling or
- * hiding a skill, dropping its prompt) are sent to the worker at once;
- * anything else that changed (a new root, a raised cap, a relaxed mode, an
- * override turned back on, and option changes that only a restart can
- * apply) is reported as `restart-needed` and not applied. A broken edit
+ * hiding a skill, dropping its prompt) and lowered caps are sent to the
+ * worker at once; anything else that changed (a new root, a raised cap, a
+ * relaxed mode, an override turned back on, and option changes that only a
+ * restart can apply) is reported as `restart-needed` and not applied. A broken edit
  * keeps the last good state and reports `config-invalid` with its line and
  * column. The worker never reads these files: it receives the result.
  *
@@ -13,6 +13,7 @@
  */
 
 import { basename } from "node:path";
+import { type Caps, DEFAULT_CAPS } from "../../caps.ts";
 import { type CommandLineInput, parseCommandLine, UsageError } from "../cli.ts";
 import type { Config } from "../config.ts";
 import { fileKeyOf, OPTIONS } from "../options.ts";
@@ -37,12 +38,21 @@ export interface LiveConfigState {
   readonly location: ConfigLocation;
   /** The overrides in force (only ever narrowed). */
   readonly overrides: SkillOverrides;
+  /** The caps in force (only ever lowered; `running.caps` at start-up). */
+  readonly caps: Caps;
 }
+
+/** The options applied while serving when an edit lowers them: the caps. */
+export const LIVE_CAP_KEYS: readonly (keyof Caps)[] = Object.freeze(
+  Object.keys(DEFAULT_CAPS) as (keyof Caps)[],
+);
 
 /** The outcome of reading the owner's files again. */
 export interface LiveReview {
   /** The overrides now in force (the previous ones, narrowed by the edit). */
   readonly overrides: SkillOverrides;
+  /** The caps now in force (the previous ones, lowered by the edit). */
+  readonly caps: Caps;
   /** `restart-needed` and `config-invalid` problems (empty when all is applied). */
   readonly problems: readonly Problem[];
 }
@@ -73,7 +83,12 @@ export function reviewOwnerFiles(
   } catch (error) {
     problems.push(invalid(configName, error));
   }
-  if (next !== null) problems.push(...optionChanges(state.running, next, configName));
+  let caps = state.caps;
+  if (next !== null) {
+    const changes = optionChanges(state, next, configName);
+    caps = changes.caps;
+    problems.push(...changes.problems);
+  }
   let overrides = state.overrides;
   try {
     const proposed = overridesText === null
@@ -91,7 +106,7 @@ export function reviewOwnerFiles(
   } catch (error) {
     problems.push(invalid(overridesName, error));
   }
-  return { overrides, problems };
+  return { overrides, caps, problems };
 }
 
 /**
@@ -107,17 +122,30 @@ export function overlayOf(review: LiveReview): CatalogOverlay {
   });
 }
 
-/** A `restart-needed` problem for every option or root the edit changed. */
-function optionChanges(running: Config, next: Config, file: string): Problem[] {
+/**
+ * The caps the edit lowers (applied), and a `restart-needed` problem for
+ * every other option or root it changed.
+ */
+function optionChanges(
+  state: LiveConfigState,
+  next: Config,
+  file: string,
+): { caps: Caps; problems: Problem[] } {
   const problems: Problem[] = [];
-  const before = running.options as unknown as Record<string, unknown>;
+  const caps: Record<string, number> = { ...state.caps };
+  const before = { ...state.running.options, ...state.caps } as unknown as Record<string, unknown>;
   const after = next.options as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
     if (option.isFileKey === false) continue;
     const was = before[option.key];
     const now = after[option.key];
     if (sameValue(now, was)) continue;
-    const how = narrows(option, now, was)
+    const isNarrowing = narrows(option, now, was);
+    if (isNarrowing && (LIVE_CAP_KEYS as readonly string[]).includes(option.key)) {
+      caps[option.key] = now as number;
+      continue;
+    }
+    const how = isNarrowing
       ? "narrows, but applies only at the next start"
       : "widens what skillgate serves, reads or runs, so it is not applied while serving";
     problems.push(restartNeeded(
@@ -125,7 +153,7 @@ function optionChanges(running: Config, next: Config, file: string): Problem[] {
       `"${fileKeyOf(option)}" changed from ${show(was)} to ${show(now)}: this ${how}`,
     ));
   }
-  const rootsBefore = running.roots.map((root) => root.path);
+  const rootsBefore = state.running.roots.map((root) => root.path);
   const rootsAfter = next.roots.map((root) => root.path);
   if (!sameValue(rootsBefore, rootsAfter)) {
     problems.push(restartNeeded(
@@ -134,7 +162,7 @@ function optionChanges(running: Config, next: Config, file: string): Problem[] {
         "outside the roots it started with)",
     ));
   }
-  return problems;
+  return { caps: Object.freeze(caps) as unknown as Caps, problems };
 }
 
 function restartNeeded(file: string, detail: string): Problem {

@@ -9,6 +9,7 @@
  */
 
 import { basename, dirname } from "node:path";
+import type { Caps } from "../../caps.ts";
 import { createPathDebouncer } from "../../refresh/debounce.ts";
 import type { CatalogOverlay } from "../../skills/overrides.ts";
 import type { Problem } from "../../skills/problem.ts";
@@ -23,8 +24,8 @@ export interface OwnerFilesWatch extends AsyncDisposable {
 
 /** Options of {@linkcode watchOwnerFiles}. */
 export interface WatchOwnerFilesOptions {
-  /** Receives each new overlay (post it to the worker). */
-  readonly onOverlay: (overlay: CatalogOverlay) => void;
+  /** Receives each new overlay and the caps in force (post them to the worker). */
+  readonly onChange: (update: { overlay: CatalogOverlay; caps: Caps }) => void;
   /** Receives one line per new problem (print it to stderr). */
   readonly log: (line: string) => void;
   /** Quiet period after the last event, in ms. @default 200 */
@@ -55,7 +56,10 @@ export function watchOwnerFiles(
     return null;
   }
   let current = state;
-  let lastPosted = JSON.stringify(overlayOf({ overrides: state.overrides, problems: [] }));
+  let lastPosted = JSON.stringify({
+    overlay: overlayOf({ overrides: state.overrides, caps: state.caps, problems: [] }),
+    caps: state.caps,
+  });
   let reported = new Set<string>();
   let running: Promise<void> = Promise.resolve();
   let isClosed = false;
@@ -71,15 +75,15 @@ export function watchOwnerFiles(
       return;
     }
     const outcome = reviewOwnerFiles(current, configText, overridesText);
-    current = { ...current, overrides: outcome.overrides };
-    const overlay = overlayOf(outcome);
-    const text = JSON.stringify(overlay);
+    current = { ...current, overrides: outcome.overrides, caps: outcome.caps };
+    const update = { overlay: overlayOf(outcome), caps: outcome.caps };
+    const text = JSON.stringify(update);
     if (text === lastPosted || isClosed) return;
     lastPosted = text;
     const lines = new Set(outcome.problems.map(problemLine));
     for (const line of lines) if (!reported.has(line)) options.log(line);
     reported = lines;
-    options.onOverlay(overlay);
+    options.onChange(update);
   };
   const debouncer = createPathDebouncer(() => {
     running = running.then(review).catch((error: unknown) => {
