@@ -42,9 +42,10 @@ fmt: deps
 bench: deps
 	@$(DENO) run --frozen --cached-only --allow-all bench/main.ts
 
-## schema: write config.schema.json from the option table (a test checks it is current)
+## schema: write config.schema.json (from the option table) and overrides.schema.json
+## (a test checks both are current)
 schema: deps
-	@$(DENO) run --frozen --cached-only --allow-write=config.schema.json src/config/file/config_schema.ts
+	@$(DENO) run --frozen --cached-only --allow-write=config.schema.json,overrides.schema.json src/config/file/config_schema.ts
 
 print-flags:
 	@echo $(TRUSTED_FLAGS)

@@ -61,6 +61,14 @@ export function parseConfigFile(path: string, text: string): ConfigFile {
       continue;
     }
     const option = OPTIONS.find((candidate) => fileKeyOf(candidate) === key);
+    if (option === undefined && /token|secret|password/i.test(key)) {
+      throw document.errorAt(
+        property.keyOffset,
+        `"${key}": secrets are never stored in the configuration file; name a file holding ` +
+          `it instead ("httpTokenFile"), or set it in the environment`,
+        key,
+      );
+    }
     if (option === undefined) {
       throw document.errorAt(
         property.keyOffset,

@@ -54,6 +54,54 @@ export function configSchemaText(): string {
   return `${JSON.stringify(configSchema(), null, 2)}\n`;
 }
 
+/**
+ * The JSON Schema of `overrides.json` (draft 2020-12): per served skill
+ * name, the three switches and nothing else.
+ *
+ * @returns A plain JSON value; the committed `overrides.schema.json`.
+ */
+export function overridesSchema(): Record<string, unknown> {
+  const switchSchema = (what: string) => ({
+    type: "boolean",
+    description: `false: ${what}; true or absent: as the skill's frontmatter says (never wider)`,
+  });
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: "skillgate per-skill overrides",
+    description: "Written by `skillgate override NAME --disable|--enable|--hide-from-model|" +
+      "--show-to-model|--no-prompt|--prompt` or by hand; overrides only narrow.",
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      $schema: { type: "string", description: "This schema, for editors" },
+      skills: {
+        type: "object",
+        description: "Overrides by served skill name",
+        additionalProperties: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            enabled: switchSchema("the skill is not served at all"),
+            modelInvocable: switchSchema(
+              "left out of the model's catalog and skill_search (still a prompt)",
+            ),
+            userInvocable: switchSchema("no prompt"),
+          },
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The overrides schema text as committed: two-space JSON and a final newline.
+ *
+ * @returns The file's content.
+ */
+export function overridesSchemaText(): string {
+  return `${JSON.stringify(overridesSchema(), null, 2)}\n`;
+}
+
 function valueSchema(option: OptionSpec): Record<string, unknown> {
   const kind = option.kind;
   switch (kind.type) {
@@ -86,9 +134,13 @@ function valueSchema(option: OptionSpec): Record<string, unknown> {
 }
 
 if (import.meta.main) {
-  // `make schema`: write the schema beside deno.json.
+  // `make schema`: write both schemas beside deno.json.
   await Deno.writeTextFile(
     new URL("../../../config.schema.json", import.meta.url),
     configSchemaText(),
+  );
+  await Deno.writeTextFile(
+    new URL("../../../overrides.schema.json", import.meta.url),
+    overridesSchemaText(),
   );
 }

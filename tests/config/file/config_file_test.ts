@@ -177,6 +177,12 @@ Deno.test("parseConfigFile(): each kind of broken file names the file, line, col
       "tools",
     ],
     [
+      "a secret",
+      '{ "httpToken": "s3cr3t-value" }',
+      /:1:3: "httpToken": secrets are never stored in the configuration file/,
+      "httpToken",
+    ],
+    [
       "a key the file cannot set",
       '{ "config": "/other.json" }',
       /:1:3: "config" cannot be set inside the configuration file/,

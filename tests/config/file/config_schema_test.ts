@@ -1,13 +1,19 @@
 /** config.schema.json is generated from the option table and committed as generated. */
 
 import assert from "node:assert/strict";
-import { configSchema, configSchemaText } from "../../../src/config/file/config_schema.ts";
+import {
+  configSchema,
+  configSchemaText,
+  overridesSchemaText,
+} from "../../../src/config/file/config_schema.ts";
 import { fileKeyOf, OPTIONS } from "../../../src/config/options.ts";
 import { REPO_ROOT } from "../../support/program.ts";
 
 Deno.test("config.schema.json is exactly what `make schema` generates from the option table", async () => {
   const committed = await Deno.readTextFile(`${REPO_ROOT}config.schema.json`);
   assert.equal(committed, configSchemaText(), "run `make schema` and commit the result");
+  const overrides = await Deno.readTextFile(`${REPO_ROOT}overrides.schema.json`);
+  assert.equal(overrides, overridesSchemaText(), "run `make schema` and commit the result");
 });
 
 Deno.test("configSchema() names every option the file may set, and no key the file refuses", () => {
