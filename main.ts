@@ -72,7 +72,13 @@ async function main(): Promise<number> {
     // Loaded only for `list`: it renders the skill_list answer, which pulls in zod and the
     // MCP SDK; serving and the other commands keep the trusted part free of both.
     const { runListCommand } = await import("./src/cli/list_command.ts");
-    return await runListCommand(config, commandIo());
+    try {
+      return await runListCommand(config, commandIo(), await loadOverrides(location));
+    } catch (error) {
+      if (!(error instanceof ConfigFileError)) throw error;
+      logErrorLine(`skillgate: ${error.message}`);
+      return EXIT_USAGE;
+    }
   }
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
   if (config.command === "config") return await runConfigCommand(config, location, commandIo());

@@ -176,10 +176,30 @@ function expected(
   );
 }
 
-/** " (did you mean "maxSkills"?)" for a key that differs only in case or dashes. */
+/**
+ * " (did you mean "maxSkills"?)" for a key that differs from a real one only
+ * in case, dashes or underscores, or by at most two edits.
+ */
 function suggestion(key: string): string {
   const fold = (text: string) => text.toLowerCase().replace(/[-_]/g, "");
   const keys = [...FILE_ONLY_KEYS, ...OPTIONS.filter((o) => o.isFileKey !== false).map(fileKeyOf)];
-  const match = keys.find((candidate) => fold(candidate) === fold(key));
+  const match = keys.find((candidate) => fold(candidate) === fold(key)) ??
+    keys.find((candidate) => editDistance(fold(candidate), fold(key), 2) <= 2);
   return match === undefined ? "" : ` (did you mean "${match}"?)`;
+}
+
+/** Levenshtein distance, stopping early once it exceeds `limit` (then returns limit + 1). */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit || a.length > 64 || b.length > 64) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    if (Math.min(...row) > limit) return limit + 1;
+    previous = row;
+  }
+  return previous[b.length]!;
 }
