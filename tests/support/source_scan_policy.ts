@@ -112,6 +112,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "within a byte cap, before the worker starts; the worker never reads it",
   },
   {
+    path: "src/config/file/load_config.ts",
+    apis: ["Deno.open"],
+    reason: "trusted part: reads the owner's configuration file and overrides.json (at start-up " +
+      "and after an edit) within a byte cap; paths come from --config, SKILLGATE_CONFIG or XDG, " +
+      "never from a client, and the worker never reads them",
+  },
+  {
     path: "main.ts",
     apis: ["import()"],
     reason: "trusted part: loads the list command (and with it zod and the MCP SDK) only when " +

@@ -59,32 +59,47 @@ export function locateConfig(
 }
 
 /**
- * Reads a file of the owner's configuration, bounded.
+ * Reads a file of the owner's configuration, bounded: one open, a check
+ * that it is a regular file, and at most {@linkcode MAX_CONFIG_FILE_BYTES}
+ * + 1 bytes read.
  *
  * @param path Absolute path.
  * @returns Its text, or null when it does not exist.
  * @throws {ConfigFileError} When it is not a regular file, is larger than
- *   {@linkcode MAX_CONFIG_FILE_BYTES}, or cannot be read.
+ *   {@linkcode MAX_CONFIG_FILE_BYTES}, is not UTF-8, or cannot be read.
  *
  * Requires `--allow-read` on `path` (the trusted part holds it).
  */
 export async function readOwnerFile(path: string): Promise<string | null> {
-  let info: Deno.FileInfo;
+  let file: Deno.FsFile;
   try {
-    info = await Deno.stat(path);
+    file = await Deno.open(path, { read: true });
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw new ConfigFileError(path, 1, 1, `cannot be read (${errorName(error)})`);
   }
-  if (!info.isFile) throw new ConfigFileError(path, 1, 1, "is not a regular file");
-  if (info.size > MAX_CONFIG_FILE_BYTES) {
-    throw new ConfigFileError(path, 1, 1, `is larger than ${MAX_CONFIG_FILE_BYTES} bytes`);
-  }
   try {
-    return await Deno.readTextFile(path);
+    if (!(await file.stat()).isFile) throw new ConfigFileError(path, 1, 1, "is not a regular file");
+    const buffer = new Uint8Array(MAX_CONFIG_FILE_BYTES + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = await file.read(buffer.subarray(filled));
+      if (read === null) break;
+      filled += read;
+    }
+    if (filled > MAX_CONFIG_FILE_BYTES) {
+      throw new ConfigFileError(path, 1, 1, `is larger than ${MAX_CONFIG_FILE_BYTES} bytes`);
+    }
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, filled));
+    } catch {
+      throw new ConfigFileError(path, 1, 1, "is not UTF-8 text");
+    }
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof ConfigFileError) throw error;
     throw new ConfigFileError(path, 1, 1, `cannot be read (${errorName(error)})`);
+  } finally {
+    file.close();
   }
 }
 
