@@ -27,3 +27,19 @@ Deno.test("configSchema() names every option the file may set, and no key the fi
   }
   assert.ok("roots" in schema.properties && "$schema" in schema.properties);
 });
+
+Deno.test("the example configuration and overrides in examples/ are valid", async () => {
+  const { parseConfigFile } = await import("../../../src/config/file/config_file.ts");
+  const { parseOverridesFile } = await import("../../../src/config/file/overrides_file.ts");
+  const config = parseConfigFile(
+    "examples/config.json",
+    await Deno.readTextFile(`${REPO_ROOT}examples/config.json`),
+  );
+  assert.deepEqual(config.roots, ["skills"]);
+  assert.equal(config.values.get("maxSkills"), 500);
+  const overrides = parseOverridesFile(
+    "examples/overrides.json",
+    await Deno.readTextFile(`${REPO_ROOT}examples/overrides.json`),
+  );
+  assert.deepEqual(overrides, { "color-palette": { modelInvocable: false } });
+});
