@@ -57,13 +57,16 @@ export const HOSTED_MARKERS: readonly string[] = Object.freeze([
 const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions", "config"];
 
 /**
- * Parses `skillgate [serve|list|validate|permissions] [PATH...] [options]`.
+ * Parses `skillgate [serve|list|validate|permissions|config] [PATH...] [options]`.
  *
  * Roots: `MCP_SKILLS_PATH` wins (and marks the server hosted), then PATH
- * arguments, then `SKILLS_DIR`; list values split on `:` and `,`; a blank
- * value or a literal `${VAR}` counts as unset; `~/` expands to `HOME`;
- * relative paths resolve against `cwd`; duplicates are dropped. Each option's
- * `SKILLGATE_*` variable applies unless the flag is given.
+ * arguments, then `SKILLS_DIR`, then the configuration file's `roots` (not
+ * when hosted; relative to the file's folder); list values split on `:` and
+ * `,`; a blank value or a literal `${VAR}` counts as unset; `~/` expands to
+ * `HOME`; relative paths resolve against `cwd`; duplicates are dropped.
+ * Options, per option: the flag, else its `SKILLGATE_*` variable, else the
+ * configuration file (`input.file`; when hosted only a value that narrows
+ * the default, see `narrows()`), else the default; `sources` says which.
  *
  * `--http` takes its port inline (`--http=8080`) or as the next argument when
  * that is all digits (`--http 8080`); the flag refuses port 0 (the variable's
@@ -72,12 +75,13 @@ const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions"
  *
  * @param input argv, an environment lookup and the working directory.
  * @returns The frozen configuration; `notices` says when `MCP_SKILLS_PATH`
- *   replaced ROOT arguments.
+ *   replaced ROOT arguments, or when a hosted configuration file's value or
+ *   roots were not applied.
  * @throws {UsageError} On an unknown flag, a bad option value (a port out of
  *   range, a malformed allowed host or origin), a bad `MCP_CONFIRM_*` value
  *   (a `MCP_CONFIRM_SECRET` shorter than 16 characters),
- *   `serve`/`list`/`permissions` without any root, or `validate` without a
- *   path.
+ *   `serve`/`list`/`permissions` without any root (unless
+ *   `isLocatingFile`), or `validate` without a path.
  */
 export function parseCommandLine(input: CommandLineInput): Config {
   const values: OptionValues = structuredClone(DEFAULT_OPTION_VALUES) as OptionValues;
