@@ -119,6 +119,12 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "never from a client, and the worker never reads them",
   },
   {
+    path: "src/config/file/watch_owner_files.ts",
+    apis: ["Deno.stat"],
+    reason: "trusted part: finds the nearest existing folder of the owner's configuration folder " +
+      "to watch until it is created; the path comes from --config or XDG, never from a client",
+  },
+  {
     path: "main.ts",
     apis: ["import()"],
     reason: "trusted part: loads the list command (and with it zod and the MCP SDK) only when " +

@@ -33,15 +33,18 @@ export interface WatchOwnerFilesOptions {
 }
 
 /**
- * Watches the folder of the configuration file. Returns null when the
- * folder does not exist or cannot be watched (the files are then read at
- * the next start only).
+ * Watches the folder of the configuration file. When that folder does not
+ * exist yet (the owner never wrote a configuration), its nearest existing
+ * parent is watched until it appears (`skillgate override` creates it), so
+ * the first overrides apply live too. Returns null when nothing can be
+ * watched.
  *
  * @param state What is in force at start-up.
  * @param options Where overlays and problem lines go.
  * @returns The running watch, or null.
  *
- * Requires `--allow-read` on the configuration folder (trusted part only).
+ * Requires `--allow-read` on the configuration folder and its parents
+ * (trusted part only).
  */
 export function watchOwnerFiles(
   state: LiveConfigState,
@@ -49,12 +52,8 @@ export function watchOwnerFiles(
 ): OwnerFilesWatch | null {
   const folder = dirname(state.location.path);
   const names = new Set([basename(state.location.path), basename(state.location.overridesPath)]);
-  let watcher: Deno.FsWatcher;
-  try {
-    watcher = Deno.watchFs(folder, { recursive: false });
-  } catch {
-    return null;
-  }
+  let watcher: Deno.FsWatcher | null = openWatcher(nearestExisting(folder));
+  if (watcher === null) return null;
   let current = state;
   let lastPosted = JSON.stringify({
     overlay: overlayOf({ overrides: state.overrides, caps: state.caps, problems: [] }),
@@ -80,7 +79,8 @@ export function watchOwnerFiles(
     const text = JSON.stringify(update);
     if (text === lastPosted || isClosed) return;
     lastPosted = text;
-    const lines = new Set(outcome.problems.map(problemLine));
+    // The owner's terminal gets the whole path; clients only ever see the file's name.
+    const lines = new Set(outcome.problems.map((found) => problemLine(found, folder)));
     for (const line of lines) if (!reported.has(line)) options.log(line);
     reported = lines;
     options.onChange(update);
@@ -91,26 +91,79 @@ export function watchOwnerFiles(
     });
   }, { quietMs: options.quietMs ?? 200 });
   const pump = (async () => {
-    for await (const event of watcher) {
-      if (event.kind === "access") continue;
-      if (event.paths.some((path) => names.has(basename(path)))) debouncer.add(event.paths);
+    let target = nearestExisting(folder);
+    while (watcher !== null && !isClosed) {
+      if (target === folder) {
+        for await (const event of watcher) {
+          if (event.kind === "access") continue;
+          if (event.paths.some((path) => names.has(basename(path)))) debouncer.add(event.paths);
+        }
+        return;
+      }
+      // Waiting for the folder: any change in the parent may be it (or a folder on the way).
+      let next = nearestExisting(folder);
+      if (next === target) {
+        for await (const event of watcher) {
+          if (event.kind === "access") continue;
+          next = nearestExisting(folder);
+          if (next !== target) break;
+        }
+      }
+      closeQuietly(watcher);
+      if (isClosed || next === target) return;
+      target = next;
+      watcher = openWatcher(target);
+      // The files may have been written with the folder, before this watch began.
+      if (target === folder) debouncer.add([state.location.path]);
     }
   })().catch(() => {});
   const close = async () => {
     if (isClosed) return;
     isClosed = true;
     debouncer.close();
-    watcher.close();
+    if (watcher !== null) closeQuietly(watcher);
     await pump;
     await running;
   };
   return { close, [Symbol.asyncDispose]: close };
 }
 
-/** One stderr line for a problem: `skillgate: FILE:LINE:COLUMN: reason: detail`. */
-export function problemLine(problem: Problem): string {
+/** Closes a watcher that a `break` out of its loop may already have closed. */
+function closeQuietly(watcher: Deno.FsWatcher): void {
+  try {
+    watcher.close();
+  } catch { /* already closed */ }
+}
+
+function openWatcher(path: string): Deno.FsWatcher | null {
+  try {
+    return Deno.watchFs(path, { recursive: false });
+  } catch {
+    return null;
+  }
+}
+
+/** `folder` itself when it exists as a folder, else its nearest parent that does. */
+function nearestExisting(folder: string): string {
+  for (let at = folder;; at = dirname(at)) {
+    try {
+      if (Deno.statSync(at).isDirectory) return at;
+    } catch { /* not there yet: try its parent */ }
+    if (dirname(at) === at) return at;
+  }
+}
+
+/**
+ * One stderr line for a problem about the owner's files.
+ *
+ * @param problem A `restart-needed` or `config-invalid` problem (its path is the file's name).
+ * @param folder The configuration folder, prefixed to the name.
+ * @returns `skillgate: FOLDER/FILE[:LINE:COLUMN]: reason: detail`.
+ */
+export function problemLine(problem: Problem, folder: string): string {
+  const file = `${folder}/${problem.path}`;
   const place = problem.line === undefined
-    ? problem.path
-    : `${problem.path}:${problem.line}:${problem.column ?? 1}`;
+    ? file
+    : `${file}:${problem.line}:${problem.column ?? 1}`;
   return `skillgate: ${place}: ${problem.reason}: ${problem.detail}`;
 }
