@@ -17,7 +17,7 @@ TRUSTED_FLAGS = $(shell sed -n 's/^ *"\(--[^"]*\)",\{0,1\}$$/\1/p' $(FLAGS_FILE)
 ARGS ?= serve examples/skills
 DEPS_STAMP := node_modules/.skillgate-deps
 
-.PHONY: run test fmt lint check unit bench compile print-flags deno deps clean
+.PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
 .PHONY: compile-plan schema
 .DEFAULT_GOAL := run
 
@@ -41,6 +41,10 @@ fmt: deps
 ## bench: performance table (see bench/README.md)
 bench: deps
 	@$(DENO) run --frozen --cached-only --allow-all bench/main.ts
+
+## bench-attack: only the "HTTP under attack" section (issue 11; about 2 minutes)
+bench-attack: deps
+	@$(DENO) run --frozen --cached-only --allow-all bench/main.ts --only=under-attack
 
 ## schema: write config.schema.json (from the option table) and overrides.schema.json
 ## (a test checks both are current)

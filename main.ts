@@ -149,7 +149,8 @@ async function main(): Promise<number> {
     session.ready.then((ready) => logErrorLine(bannerText(config, ready, launchCommand())));
   }
   const exit = await session.exited;
-  await ownerWatch?.close();
+  // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
+  void ownerWatch;
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
 }

@@ -185,7 +185,43 @@ export const MAX_SMALL_ANSWER_BYTES_IN_FLIGHT = 32 * 1024 * 1024;
 export const ANSWER_WAIT_TIMEOUT_MS = 20_000;
 /** An HTTP session with nothing in flight and no open stream is closed after this long. 30 min. */
 export const HTTP_SESSION_IDLE_MS = 30 * 60 * 1000;
-/** How long a graceful shutdown waits for in-flight HTTP requests. 30 s. */
+/**
+ * TCP connections the HTTP server holds open at once. At the cap a new
+ * connection replaces the one idle longest (no request in progress); when
+ * every one has a request in progress, the new one is closed at accept.
+ */
+export const MAX_HTTP_CONNECTIONS = 1_024;
+/**
+ * How long a client may take to send a request's headers, from the moment
+ * its connection opens (or its previous answer ended), in ms; beyond, 408
+ * and the connection is closed. Checked every
+ * {@linkcode HTTP_CONNECTION_CHECK_INTERVAL_MS}. 10 s.
+ */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * How long one whole request (headers and body) may take to arrive, in ms;
+ * node:http's backstop behind the body deadline ({@linkcode HTTP_BODY_TIMEOUT_MS}),
+ * which answers first. Does not limit an answer (an SSE stream may last). 40 s.
+ */
+export const HTTP_REQUEST_TIMEOUT_MS = HTTP_HEADERS_TIMEOUT_MS + HTTP_BODY_TIMEOUT_MS;
+/** How often header and request timeouts are checked, in ms (their granularity). 1 s. */
+export const HTTP_CONNECTION_CHECK_INTERVAL_MS = 1_000;
+/**
+ * How long a kept-alive connection may sit idle between requests, in ms,
+ * before it is closed (node:http adds its own 1 s margin). 5 s.
+ */
+export const HTTP_KEEP_ALIVE_IDLE_MS = 5_000;
+/** Bytes of one request's line and headers together; beyond, 431 and the connection closes. 16 KiB. */
+export const MAX_HTTP_HEADER_BYTES = 16 * 1024;
+/** First wait after a failed accept (`EMFILE`, ...), in ms; doubles per failure in a row. */
+export const HTTP_ACCEPT_BACKOFF_MIN_MS = 5;
+/** Longest wait between retries of a failing accept, in ms. 1 s. */
+export const HTTP_ACCEPT_BACKOFF_MAX_MS = 1_000;
+/**
+ * How long a graceful shutdown waits for in-flight HTTP requests, in ms; then
+ * every connection still open is closed. Requests whose body is still
+ * arriving are not waited for (no work started: they are cut at once). 30 s.
+ */
 export const HTTP_DRAIN_TIMEOUT_MS = 30_000;
 /**
  * Seconds a refused client is told to wait (`Retry-After`) at least; the

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { REPO_ROOT } from "./support/program.ts";
 import { findSourceUses, findViolations, lexSource } from "./support/source_scan.ts";
-import { SCAN_ALLOWANCES } from "./support/source_scan_policy.ts";
+import { CONTENT_DOORS, CONTENT_READERS, SCAN_ALLOWANCES } from "./support/source_scan_policy.ts";
 
 async function readSources(): Promise<Map<string, string>> {
   const sources = new Map<string, string>();
@@ -45,6 +45,28 @@ Deno.test("source scan: every listed module exists and still uses each door it i
       assert.ok(used.has(api), `${allowance.path} is allowed ${api} but no longer uses it`);
     }
   }
+});
+
+Deno.test("source scan: nothing but the path gate's verified open reads skill content (start-up, serving, rebuilds)", async () => {
+  const sources = await readSources();
+  const readers = [...sources]
+    .filter(([, source]) => findSourceUses(source).some((use) => CONTENT_DOORS.includes(use.api)))
+    .map(([path]) => path)
+    .sort();
+  assert.deepEqual(
+    readers,
+    Object.keys(CONTENT_READERS).sort(),
+    "Only src/files/bounded_read.ts opens skill content: read through resolveSkillFile() and " +
+      "readBounded()/readWhole()",
+  );
+  // The gate's folder may hold no second opener either: one gated open, one place.
+  const gate = sources.get("src/files/bounded_read.ts") ?? "";
+  assert.equal(gate.match(/\bopenSync\(/g)?.length, 1, "bounded_read.ts opens in one place");
+  // The catalog (start-up in the trusted part and the worker, and rebuilds) reads SKILL.md
+  // through the gate.
+  const skillMd = sources.get("src/skills/_read_skill_md.ts") ?? "";
+  assert.match(skillMd, /resolveSkillFile\(/);
+  assert.match(skillMd, /readBounded\(/);
 });
 
 Deno.test("findViolations() fails a new module that reads a file or spawns a process", () => {

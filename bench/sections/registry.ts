@@ -15,6 +15,8 @@ import { skillRunSection } from "./skill_run.ts";
 import { skillRunSoakSection } from "./skill_run_soak.ts";
 import { skillsExtensionSection } from "./skills_extension.ts";
 import { startupAndListingSection } from "./startup_and_listing.ts";
+import { startupRaceSection } from "./startup_race.ts";
+import { underAttackSection } from "./under_attack.ts";
 
 /** The sections `make bench` runs, in order. Add a section here, once. */
 export const SECTIONS: readonly BenchSection[] = Object.freeze([
@@ -25,4 +27,6 @@ export const SECTIONS: readonly BenchSection[] = Object.freeze([
   skillRunSection,
   skillRunSoakSection,
   httpSection,
+  startupRaceSection,
+  underAttackSection,
 ]);

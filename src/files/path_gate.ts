@@ -14,7 +14,7 @@
  */
 
 import { isAbsolute, join, relative, sep } from "node:path";
-import { MAX_PATH_CHARS } from "../caps.ts";
+import { checkServedFile, checkServedPath, quotePath } from "./served_name.ts";
 
 /** Why a path was refused. */
 export type PathRefusedCode = "bad-path" | "outside-skill" | "not-found" | "not-a-file";
@@ -65,61 +65,17 @@ export interface ResolvedFile {
 const issued = new WeakSet<object>();
 
 /**
- * Characters refused anywhere in a path: C0/C1 controls and DEL, line and
- * paragraph separators, and bidirectional formatting marks (they make a path
- * read differently from what it is, e.g. in a confirmation preview).
- */
-const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
-const CONTROL_ALL = new RegExp(CONTROL.source, "gu");
-const DRIVE_PREFIX = /^[A-Za-z]:/;
-const BLANK = /^\s+$/u;
-
-/**
- * Checks a client-supplied relative path as a string, touching no file.
- *
- * Rules: a non-empty string of at most {@linkcode MAX_PATH_CHARS} UTF-16 code
- * units, well-formed (no lone surrogates, which the OS layer would silently
- * replace); no NUL, control or bidi characters; no backslash; no `%` (no
- * percent-encoding is decoded or accepted); not absolute and no Windows drive
- * prefix (`C:`); split on `/`, no segment that is empty (so no `//` and no
- * trailing `/`), `.`, `..`, blank, hidden (starting with `.`) or
- * `node_modules`. Look-alike characters (U+2024, U+FF0E, U+2215, ...) are
- * ordinary characters and pass.
+ * Checks a client-supplied relative path as a string, touching no file: the
+ * served-file rule of `served_name.ts` (the one rule the file listing uses
+ * too), as a message.
  *
  * @param path The relative path as the client sent it.
  * @returns `null` when the path passes, else a client-safe refusal message.
  *
- * Source: the path rule in `/work/shared/notes/anchors.md`; hidden files and
- * `node_modules` are never served, as in discovery.
+ * Source: `checkServedPath()` in `src/files/served_name.ts`.
  */
 export function checkPathString(path: string): string | null {
-  if (typeof path !== "string") return "Path must be a string";
-  if (path.length === 0) return "Path is empty";
-  if (path.length > MAX_PATH_CHARS) {
-    return `Path is longer than ${MAX_PATH_CHARS} characters (got ${path.length})`;
-  }
-  const quoted = quotePath(path);
-  if (!path.isWellFormed()) return `Path ${quoted} contains a lone surrogate`;
-  if (path.includes("\0")) return `Path ${quoted} contains a NUL character`;
-  if (CONTROL.test(path)) return `Path ${quoted} contains a control character`;
-  if (path.includes("\\")) return `Path ${quoted} contains a backslash; use "/"`;
-  if (path.includes("%")) return `Path ${quoted} contains "%"; percent-encoding is not accepted`;
-  if (path.startsWith("/")) return `Path ${quoted} is absolute; send a path relative to the skill`;
-  if (DRIVE_PREFIX.test(path)) return `Path ${quoted} starts with a drive prefix`;
-  for (const segment of path.split("/")) {
-    const refusal = checkSegment(segment);
-    if (refusal !== null) return `Path ${quoted} ${refusal}`;
-  }
-  return null;
-}
-
-function checkSegment(segment: string): string | null {
-  if (segment === "") return "has an empty segment";
-  if (segment === "." || segment === "..") return `has a "${segment}" segment`;
-  if (BLANK.test(segment)) return "has a blank segment";
-  if (segment.startsWith(".")) return `names a hidden entry "${segment}"`;
-  if (segment.toLowerCase() === "node_modules") return `goes through "${segment}"`;
-  return null;
+  return checkServedPath(path)?.message ?? null;
 }
 
 /**
@@ -164,9 +120,8 @@ export async function resolveSkillFile(
     throw new PathRefusedError("outside-skill", `Path ${quoted} leads outside the skill`);
   }
   const realRel = relative(skillRealDir, realPath).split(sep).join("/");
-  if (checkPathString(realRel) !== null) {
-    throw new PathRefusedError("bad-path", `Path ${quoted} leads to a file that is not served`);
-  }
+  const breach = checkServedFile(relPath, realRel);
+  if (breach !== null) throw new PathRefusedError("bad-path", breach.message);
 
   let info: Deno.FileInfo;
   try {
@@ -215,20 +170,7 @@ export function isResolvedFile(value: unknown): value is ResolvedFile {
   return typeof value === "object" && value !== null && issued.has(value);
 }
 
-/**
- * Quotes a client path for a message: JSON string syntax, with every control,
- * separator and bidi character escaped as `\uXXXX` so a message cannot
- * carry one.
- *
- * @param path The client's relative path.
- * @returns The quoted path, e.g. `"a\u0000b"` for `a`, NUL, `b`.
- */
-export function quotePath(path: string): string {
-  return JSON.stringify(path).replace(
-    CONTROL_ALL,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
+export { quotePath };
 
 /** Whether `child` is below `dir` at a separator boundary (`dir` itself is not). */
 function isStrictlyInside(dir: string, child: string): boolean {

@@ -67,6 +67,14 @@ export interface LiveRefresh extends AsyncDisposable {
   rebuildAll(): Promise<void>;
   /** Stops watching and waits for the refresh in progress. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Stops refreshing when the process is about to exit, without closing the
+   * watcher: Deno's watcher thread opens the paths of some events, so a FIFO
+   * in a watched folder can block it for good, and closing such a watcher
+   * blocks the closing thread with it (measured under Deno 2.9.6). The
+   * process exit ends the watcher. Idempotent.
+   */
+  abandon(): void;
 }
 
 /**
@@ -209,6 +217,10 @@ export async function startLiveRefresh(
       isFreshBuildPending = true;
       running ??= drain();
       return running;
+    },
+    abandon: () => {
+      isClosed = true;
+      debouncer.close();
     },
     close,
     [Symbol.asyncDispose]: close,

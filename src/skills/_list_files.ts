@@ -1,7 +1,10 @@
 /**
  * The file listing of one skill: a sorted, capped walk of its folder that
  * skips dot-entries and `node_modules`, follows symlinks only inside the
- * skill's real folder and leaves out names a client could not address.
+ * skill's real folder (never back into a folder it is inside) and lists
+ * exactly the files the one served-file rule passes
+ * (`src/files/served_name.ts`, the rule every reader applies too); every
+ * other file is reported, never dropped silently.
  *
  * The walk costs one `readdir` per folder and one `stat` per file (size,
  * mtime and identity are needed for every file), synchronous calls (see
@@ -12,12 +15,17 @@
  * @module
  */
 
-import { MAX_PATH_CHARS } from "../caps.ts";
+import { relative, sep } from "node:path";
+import {
+  checkServedFile,
+  checkServedPath,
+  isQuietlySkippedName,
+  type RuleBreach,
+} from "../files/served_name.ts";
 import { compareCodeUnits, readSortedEntries } from "./_fs.ts";
 import { isInside, joinPath } from "./_path.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { SkillCandidate } from "./discover.ts";
-import { isSkippedEntryName } from "./names.ts";
 import type { Problem } from "./problem.ts";
 import type { SkillFile } from "./skill.ts";
 
@@ -38,21 +46,6 @@ export interface ListCaps {
   readonly maxFoldersPerSkill: number;
 }
 
-// deno-lint-ignore no-control-regex
-const UNADDRESSABLE = /[\\%\u0000-\u001f\u007f-\u009f\ufffd]/u;
-
-/**
- * Whether a file or folder name can be part of a path a client sends back:
- * no `\`, `%`, control characters, U+FFFD or lone surrogates, not blank.
- * (Dot-names are skipped before this check.)
- *
- * @param name One path segment.
- * @returns True when the name is addressable.
- */
-export function isAddressableSegment(name: string): boolean {
-  return name.trim().length > 0 && !UNADDRESSABLE.test(name) && name.isWellFormed();
-}
-
 /**
  * Lists a skill's files, starting with its SKILL.md. The walk is depth
  * first in name order and stops at the first cap it meets.
@@ -61,8 +54,8 @@ export function isAddressableSegment(name: string): boolean {
  * @param skillMd The SKILL.md entry, listed first.
  * @param caps Files and folders at most.
  * @returns The sorted files, their total bytes, whether a cap cut the walk,
- *   and `symlink-escape`, `unusable-path`, `nested-skill`, `file-limit` and
- *   `folder-limit` warnings.
+ *   and `symlink-escape`, `symlink-loop`, `file-not-served`, `unusable-path`,
+ *   `nested-skill`, `file-limit` and `folder-limit` warnings.
  *
  * Requires `--allow-read` on the skill folder.
  */
@@ -94,21 +87,14 @@ export function listSkillFiles(
     lexDir: string,
     realDir: string,
     relDir: string,
+    chain: ReadonlySet<string>,
   ): Resolved {
-    if (isSkippedEntryName(entry.name)) return { kind: "skip" };
+    if (isQuietlySkippedName(entry.name)) return { kind: "skip" };
     if (relDir === "" && entry.name === candidate.skillMdFile) return { kind: "skip" };
     const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
     const lexical = joinPath(lexDir, entry.name);
-    const unusable = (detail: string): Resolved => ({
-      kind: "problem",
-      problem: problem(lexical, "unusable-path", "warning", detail),
-    });
-    if (!isAddressableSegment(entry.name) || rel.length > MAX_PATH_CHARS) {
-      return unusable(
-        `"${rel}" cannot be addressed by a client (blank, '\\', '%', control characters ` +
-          `or over ${MAX_PATH_CHARS} characters); not listed. Rename it`,
-      );
-    }
+    const own = checkServedPath(rel);
+    if (own !== null) return notServed(lexical, own);
     let real = joinPath(realDir, entry.name);
     let info: Deno.FileInfo | null = null;
     try {
@@ -121,11 +107,33 @@ export function listSkillFiles(
           };
         }
         info = Deno.statSync(lexical);
+        if (info.isDirectory && chain.has(real)) {
+          return {
+            kind: "problem",
+            problem: problem(
+              lexical,
+              "symlink-loop",
+              "warning",
+              `Symlink "${rel}" leads back to a folder it is inside, so its files would be ` +
+                "listed again and again; it is not followed. Remove the link",
+            ),
+          };
+        }
+        const breach = checkServedFile(rel, relative(candidate.realDir, real).split(sep).join("/"));
+        if (breach !== null) return notServed(lexical, breach);
       } else if (entry.isFile) {
         info = Deno.statSync(lexical);
       }
     } catch (error) {
-      return unusable(`"${rel}" cannot be read (${errorName(error)}); not listed`);
+      return {
+        kind: "problem",
+        problem: problem(
+          lexical,
+          "unusable-path",
+          "warning",
+          `"${rel}" cannot be read (${errorName(error)}); not listed`,
+        ),
+      };
     }
     if (info?.isFile) {
       return {
@@ -140,7 +148,15 @@ export function listSkillFiles(
       };
     }
     if (entry.isDirectory || info?.isDirectory) return { kind: "dir", lexical, real, rel };
-    return unusable(`"${rel}" is not a regular file or folder; not listed`);
+    return {
+      kind: "problem",
+      problem: problem(
+        lexical,
+        "unusable-path",
+        "warning",
+        `"${rel}" is not a regular file or folder; not listed`,
+      ),
+    };
   }
 
   function walk(
@@ -161,7 +177,7 @@ export function listSkillFiles(
     for (const entry of entries) {
       if (stopped) return;
       // Resolved one at a time: nothing past a cap is ever stat'ed.
-      const item = resolve(entry, lexDir, realDir, relDir);
+      const item = resolve(entry, lexDir, realDir, relDir, chain);
       if (item.kind === "problem") problems.push(item.problem);
       else if (item.kind === "file") {
         if (files.length >= caps.maxFilesPerSkill) {
@@ -170,7 +186,6 @@ export function listSkillFiles(
         }
         files.push(item.file);
       } else if (item.kind === "dir") {
-        if (chain.has(item.real)) continue;
         if (folders >= caps.maxFoldersPerSkill) {
           stop("folder-limit", `folders (at most ${caps.maxFoldersPerSkill})`);
           return;
@@ -192,6 +207,21 @@ export function listSkillFiles(
         chain.delete(item.real);
       }
     }
+  }
+
+  function notServed(lexical: string, breach: RuleBreach): Resolved {
+    return {
+      kind: "problem",
+      problem: problem(
+        lexical,
+        "file-not-served",
+        "warning",
+        `${breach.message}${
+          breach.message.includes("(rule ") ? "" : ` (rule ${breach.rule})`
+        }; it is not listed and no reader serves it. Rename it, or point the link at a file ` +
+          "that is served",
+      ),
+    };
   }
 
   function stop(reason: "file-limit" | "folder-limit", what: string): void {

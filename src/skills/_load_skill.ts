@@ -49,7 +49,7 @@ export interface LoadedSkill {
  */
 export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<LoadedSkill> {
   loads++;
-  const read = readSkillMd(candidate, caps.maxSkillMdBytes);
+  const read = await readSkillMd(candidate, caps.maxSkillMdBytes);
   if (!read.ok) return { skill: null, problems: [read.problem] };
   const problems: Problem[] = [];
   if (candidate.skillMdFile !== "SKILL.md") {

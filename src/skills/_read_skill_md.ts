@@ -1,12 +1,18 @@
 /**
- * Bounded reading of a skill's SKILL.md: stat, then at most `maxBytes + 1`
- * bytes into a buffer, never the whole file. The calls are synchronous (see
- * `_fs.ts` for why); the catalog yields to the event loop between skills.
+ * Bounded reading of a skill's SKILL.md through the path gate's verified
+ * open: the same `resolveSkillFile()` + `readBounded()` every reader uses
+ * (no-follow, non-blocking, location-checked; see `src/files/`), at start-up
+ * in the trusted part, in the worker and on every rebuild. No other code
+ * opens skill content (`tests/source_scan_test.ts` holds that): a SKILL.md
+ * swapped for a symlink to an outside file, or for a FIFO, while the catalog
+ * is built is refused, never served and never waited on.
  *
  * @module
  */
 
-import { isInside, joinPath } from "./_path.ts";
+import { readBounded } from "../files/bounded_read.ts";
+import { PathRefusedError, resolveSkillFile } from "../files/path_gate.ts";
+import { joinPath } from "./_path.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { SkillCandidate } from "./discover.ts";
 import type { Problem } from "./problem.ts";
@@ -20,90 +26,83 @@ export interface SkillMdText {
   readonly text: string;
   /** Whether the file was longer than the cap. */
   readonly truncated: boolean;
-  /** Size in bytes from stat. */
+  /** Size in bytes of the open file. */
   readonly size: number;
-  /** Modification time in ms since the epoch, or null. */
+  /** Modification time in ms since the epoch as the gate saw it, or null. */
   readonly mtimeMs: number | null;
-  /** Device id from the same stat. */
+  /** Device id of the open file (the one the gate resolved and verified). */
   readonly dev: number;
-  /** Inode number from the same stat (null where the platform has none). */
+  /** Inode number of the open file (null where the platform has none). */
   readonly ino: number | null;
 }
 
 /**
- * Reads a candidate's SKILL.md (or `skill.md`). A symlinked SKILL.md is
- * followed only when its real path stays inside the skill's real folder.
+ * Reads a candidate's SKILL.md (or `skill.md`) through the path gate: a
+ * symlinked SKILL.md is served only when its real path stays inside the
+ * skill's real folder and passes the served-file rule (so not a link to a
+ * hidden file), and only a regular file is ever opened.
  *
  * @param candidate The skill folder.
  * @param maxBytes Bytes kept at most (`Caps.maxSkillMdBytes`).
- * @returns The text, or the problem that keeps the skill out
- *   (`unreadable-skill-md` or `symlink-escape`, severity `error`).
+ * @returns The text, or the problem that keeps the skill out (severity
+ *   `error`): `symlink-escape` (leads outside the skill), `file-not-served`
+ *   (leads to a file the served-file rule refuses) or `unreadable-skill-md`
+ *   (missing, not a regular file, swapped while read, not UTF-8).
  *
- * Requires `--allow-read` on the skill folder.
+ * Requires `--allow-read` on the skill folder; in the trusted part
+ * (`--allow-all`) the gate's location check reads `/proc/self/fd` itself, in
+ * the worker it asks the trusted part.
  */
-export function readSkillMd(
+export async function readSkillMd(
   candidate: SkillCandidate,
   maxBytes: number,
-): SkillMdText | { readonly ok: false; readonly problem: Problem } {
+): Promise<SkillMdText | { readonly ok: false; readonly problem: Problem }> {
   const path = joinPath(candidate.dir, candidate.skillMdFile);
-  const unreadable = (why: string) => ({
+  const refused = (reason: Problem["reason"], why: string) => ({
     ok: false as const,
-    problem: problem(path, "unreadable-skill-md", "error", `${why}; the skill is not served`),
+    problem: problem(path, reason, "error", `${why}; the skill is not served`),
   });
-  const entry = candidate.entries.find((e) => e.name === candidate.skillMdFile);
   try {
-    if (entry?.isSymlink) {
-      const real = Deno.realPathSync(path);
-      if (!isInside(real, candidate.realDir)) {
-        return { ok: false, problem: escapeProblem(path, "the skill folder", "error") };
-      }
-      if (!Deno.statSync(path).isFile) return unreadable(`"${path}" is not a regular file`);
-    } else if (!entry?.isFile) {
-      return unreadable(`"${path}" is not a regular file`);
-    }
-    using file = Deno.openSync(path, { read: true });
-    const info = file.statSync();
-    if (!info.isFile) return unreadable(`"${path}" is not a regular file`);
-    const bytes = readAtMost(file, info.size, maxBytes + 1);
-    const truncated = bytes.length > maxBytes;
-    const kept = truncated ? bytes.subarray(0, utf8Boundary(bytes, maxBytes)) : bytes;
+    const file = await resolveSkillFile(candidate.realDir, candidate.skillMdFile);
+    const read = await readBounded(file, { maxBytes: maxBytes + 1 });
+    const truncated = read.bytes.length > maxBytes;
+    const kept = truncated
+      ? read.bytes.subarray(0, utf8Boundary(read.bytes, maxBytes))
+      : read.bytes;
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(kept);
     } catch {
-      return unreadable(`"${path}" is not valid UTF-8. Save it as UTF-8`);
+      return refused("unreadable-skill-md", `"${path}" is not valid UTF-8. Save it as UTF-8`);
     }
     return {
       ok: true,
       path,
       text,
       truncated,
-      size: info.size,
-      mtimeMs: info.mtime?.getTime() ?? null,
-      dev: info.dev,
-      ino: info.ino,
+      size: read.sizeBytes,
+      mtimeMs: file.mtimeMs,
+      dev: file.dev,
+      ino: file.ino,
     };
   } catch (error) {
-    return unreadable(`"${path}" cannot be read (${errorName(error)})`);
-  }
-}
-
-function readAtMost(file: Deno.FsFile, size: number, limit: number): Uint8Array {
-  let buffer = new Uint8Array(Math.max(1, Math.min(limit, size + 1)));
-  let filled = 0;
-  while (filled < limit) {
-    if (filled === buffer.length) {
-      const grown = new Uint8Array(Math.min(limit, buffer.length * 2));
-      grown.set(buffer);
-      buffer = grown;
+    if (!(error instanceof PathRefusedError)) {
+      return refused("unreadable-skill-md", `"${path}" cannot be read (${errorName(error)})`);
     }
-    const read = file.readSync(buffer.subarray(filled));
-    if (read === null) break;
-    filled += read;
-    // Stat said how long the file is: once that much is in, skip the extra EOF read.
-    if (size > 0 && filled === size && size < limit) break;
+    switch (error.code) {
+      case "outside-skill":
+        return { ok: false, problem: escapeProblem(path, "the skill folder", "error") };
+      case "bad-path":
+        return refused("file-not-served", `"${path}" is not served: ${error.message}`);
+      case "not-a-file":
+        return refused(
+          "unreadable-skill-md",
+          `"${path}" is not a regular file, or changed while it was read`,
+        );
+      case "not-found":
+        return refused("unreadable-skill-md", `"${path}" cannot be read: ${error.message}`);
+    }
   }
-  return buffer.subarray(0, filled);
 }
 
 /** The largest cut `<= at` that does not split a UTF-8 sequence (needs the byte at `at`). */

@@ -67,8 +67,8 @@ interface Context {
   readonly visited: Set<string>;
   /** Real paths of the root's containers, scanned on their own. */
   readonly containers: Set<string>;
-  /** Real paths of skill folders found. */
-  readonly skillReals: Set<string>;
+  /** Real paths of skill folders found, each with the name it is served under. */
+  readonly skillReals: Map<string, string>;
   /** Lexical paths already dealt with as containers (scanned or reported). */
   readonly handled: Set<string>;
 }
@@ -119,7 +119,7 @@ export async function discoverRoot(
     slice: options.slice ?? createTimeSlice(),
     visited: new Set([rootReal]),
     containers: new Set(),
-    skillReals: new Set(),
+    skillReals: new Map(),
     handled: new Set(),
   };
   const found: Found[] = [];
@@ -206,7 +206,7 @@ async function examine(
         "'%', slashes, control characters or over 255 bytes); it is not served. Rename the folder",
     )];
   }
-  ctx.skillReals.add(real);
+  ctx.skillReals.set(real, name);
   const candidate: SkillCandidate = {
     name,
     dir: lexical,
@@ -303,10 +303,21 @@ async function followSymlinks(ctx: Context, found: Found[]): Promise<DiscoveryIt
       items.push({ kind: "problem", problem: escapeProblem(link.lexical, "its root", "error") });
       continue;
     }
-    if (ctx.visited.has(real) || ctx.containers.has(real) || insideSkill(ctx, real)) continue;
     try {
       if (!Deno.statSync(link.lexical).isDirectory) continue;
     } catch {
+      continue;
+    }
+    const alias = aliasOf(ctx, real);
+    if (alias !== null) {
+      items.push(issue(
+        link.lexical,
+        "symlink-alias",
+        "warning",
+        `Symlink "${link.lexical}" points to ${alias} in the same root; it is not followed a ` +
+          "second time, so nothing is served under the link's name. Use the skill's own name, " +
+          "or copy the folder to serve it under another",
+      ));
       continue;
     }
     take(await examine(ctx, link.lexical, real, link.depth));
@@ -314,12 +325,21 @@ async function followSymlinks(ctx: Context, found: Found[]): Promise<DiscoveryIt
   return items;
 }
 
-function insideSkill(ctx: Context, real: string): boolean {
+/**
+ * What a followed symlink's real folder already is, for the `symlink-alias`
+ * problem: a skill found already (by name), a folder inside one, or a folder
+ * (group, container or the root) searched already; null when it is new.
+ */
+function aliasOf(ctx: Context, real: string): string | null {
+  const skill = ctx.skillReals.get(real);
+  if (skill !== undefined) return `skill "${skill}"`;
   for (let at = parentPath(real); at !== null && isInside(at, ctx.rootReal);) {
-    if (ctx.skillReals.has(at)) return true;
+    const outer = ctx.skillReals.get(at);
+    if (outer !== undefined) return `a folder inside skill "${outer}"`;
     at = parentPath(at);
   }
-  return false;
+  if (ctx.visited.has(real) || ctx.containers.has(real)) return "a folder searched already";
+  return null;
 }
 
 function issue(

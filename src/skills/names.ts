@@ -5,6 +5,8 @@
  * @module
  */
 
+import { isQuietlySkippedName } from "../files/served_name.ts";
+
 /** Bytes of one directory name at most (the common file-system limit). */
 export const MAX_NAME_BYTES = 255;
 /** Characters of a spec-conformant skill name at most. */
@@ -71,7 +73,8 @@ export function specNameIssue(name: string): string | null {
 
 /**
  * Whether discovery and file listing pass over an entry: dot-entries
- * (`.git`, `.env`, ...) and `node_modules` are never scanned or served.
+ * (`.git`, `.env`, ...) and `node_modules` (any case) are never scanned or
+ * served (the served-file rule's quiet part, `src/files/served_name.ts`).
  *
  * @param name One directory entry name.
  * @returns True when the entry is skipped.
@@ -79,5 +82,5 @@ export function specNameIssue(name: string): string | null {
  * Rule source: skillgate discovery rules ("dot-entries skipped").
  */
 export function isSkippedEntryName(name: string): boolean {
-  return name.startsWith(".") || name === "node_modules";
+  return isQuietlySkippedName(name);
 }

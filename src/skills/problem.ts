@@ -32,6 +32,9 @@ export const PROBLEM_REASONS = [
   "skill-md-truncated",
   "folder-limit",
   "extension-excluded",
+  "file-not-served",
+  "symlink-loop",
+  "symlink-alias",
   "restart-needed",
   "config-invalid",
 ] as const;

@@ -29,7 +29,8 @@ export interface ValidateOptions {
  *
  * - `description`: required text of 1 to 1024 characters. Missing, empty or
  *   not text is an `error` (`invalid-frontmatter`); longer is a `warning`.
- * - `name`: missing, not text, or off the naming rule is a warning
+ * - `name`: missing, not text (a number such as `12306` included), or off
+ *   the naming rule is a warning
  *   (`invalid-frontmatter`); different from the directory name is a warning
  *   (`name-mismatch`), and the skill is served under its directory name.
  * - `compatibility` (text, 1-500 characters), `metadata` (map of text to
@@ -143,11 +144,17 @@ function checkName(
     );
     return;
   }
-  if (typeof name !== "string" && !(typeof name === "number" && Number.isFinite(name))) {
-    report("name", "warning", `name must be text, found ${kind(name)}. Write 'name: ${dirName}'`);
+  if (typeof name !== "string") {
+    // YAML reads `name: 12306` as a number: the spec's name is text, so say so (the
+    // skill is served under its directory name either way).
+    report(
+      "name",
+      "warning",
+      `name must be text, found ${kind(name)}. Write 'name: "${dirName}"' (quoted)`,
+    );
     return;
   }
-  const text = String(name);
+  const text = name;
   if (text !== dirName) {
     report(
       "name",

@@ -140,7 +140,8 @@ async function serve(start: StartMessage): Promise<void> {
     console.error("skillgate: could not build the search index:", error);
   });
   const code = await ended;
-  await refresh?.close();
+  // Not close(): closing a watcher stuck on a FIFO would block this thread for good.
+  refresh?.abandon();
   await scripts?.stopAll();
   post({ type: "exit", code });
 }

@@ -74,12 +74,15 @@ Deno.test("validateFrontmatter() warns on a name that differs from the directory
   assert.match(problem.detail, /"pdf-tools" differs from the directory name "pdf"/);
 });
 
-Deno.test("validateFrontmatter() compares a numeric name as text", () => {
-  assert.deepEqual(
-    validateFrontmatter({ name: 123, description: "d" }, { ...where, dirName: "123" }),
-    [],
+Deno.test("validateFrontmatter() warns on a numeric name (name: 12306), even one equal to the folder", () => {
+  const problem = only(
+    validateFrontmatter({ name: 12306, description: "d" }, { ...where, dirName: "12306" }),
   );
-  assert.equal(only(check({ name: 123, description: "d" })).reason, "name-mismatch");
+  assert.equal(problem.reason, "invalid-frontmatter");
+  assert.equal(problem.severity, "warning");
+  assert.match(problem.detail, /name must be text, found the number "12306"/);
+  assert.match(problem.detail, /name: "12306"/);
+  assert.equal(only(check({ name: 7, description: "d" })).reason, "invalid-frontmatter");
 });
 
 Deno.test("validateFrontmatter() warns on a name off the spec charset or length", () => {

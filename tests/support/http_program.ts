@@ -41,17 +41,23 @@ export function freePort(): number {
  * prints its ready line.
  *
  * @param args Program arguments, e.g. `["serve", root, "--stateless"]`.
- * @param options Extra environment variables.
+ * @param options `env`: extra environment variables; `fileLimit`: start it
+ *   under `ulimit -n N` (soft and hard limit of open descriptors, set by `sh`
+ *   before it execs Deno, which cannot raise it again).
  * @returns The running program.
  * @throws {Error} When the program exits or stays silent before it is ready.
  */
 export async function startHttpProgram(
   args: readonly string[],
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; fileLimit?: number } = {},
 ): Promise<HttpProgram> {
   const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: programCommand([...args, `--http=${port}`]),
+  const argv = [Deno.execPath(), ...programCommand([...args, `--http=${port}`])];
+  const limited = options.fileLimit === undefined
+    ? argv
+    : ["/bin/sh", "-c", `ulimit -n ${options.fileLimit} && exec "$@"`, "sh", ...argv];
+  const child = new Deno.Command(limited[0] as string, {
+    args: limited.slice(1),
     cwd: REPO_ROOT,
     clearEnv: true,
     env: programEnv(options.env),

@@ -26,6 +26,32 @@ const PROCESS_DOORS: readonly ScannedApi[] = [
   "node:child_process",
 ];
 
+/**
+ * The doors that open or read a file's content (as opposed to stat, realpath
+ * or listing a folder).
+ */
+export const CONTENT_DOORS: readonly ScannedApi[] = [
+  "Deno.open",
+  "Deno.readFile",
+  "Deno.readTextFile",
+  "node:fs",
+];
+
+/**
+ * Every module that may open or read a file's content, and what it reads.
+ * Skill content (every SKILL.md and every file of a skill, at start-up in the
+ * trusted part, in the worker, on every rebuild) is opened ONLY by the path
+ * gate's verified open in `src/files/bounded_read.ts` (no-follow,
+ * non-blocking, location-checked); the others read fixed host files that
+ * are never inside a skill.
+ */
+export const CONTENT_READERS: Readonly<Record<string, string>> = {
+  "src/files/bounded_read.ts": "the one gated open: every byte of skill content",
+  "src/sandbox/environ_scrub.ts": "/proc/self/stat, /proc/self/mem, /proc/self/environ",
+  "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
+  "src/transports/http/http_startup.ts": "the owner's --http-token-file",
+};
+
 /** The allowances, folders first. Paths are relative to the repository root. */
 export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
@@ -84,13 +110,6 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     reason: "discovery: sizes the files of a skill (one statSync per file) and keeps symlinks " +
       "that stay inside the skill's real folder (realPathSync for symlinks only); synchronous, " +
       "the catalog yields between skills",
-  },
-  {
-    path: "src/skills/_read_skill_md.ts",
-    apis: ["Deno.open", "Deno.stat", "Deno.realPath"],
-    reason: "discovery: reads each SKILL.md within the byte cap (the path is the folder's own " +
-      "SKILL.md, never a client path); synchronous (openSync, fstat, readSync), the catalog " +
-      "yields between skills",
   },
   {
     path: "src/skills/rebuild_catalog.ts",

@@ -5,7 +5,14 @@
  * `resources/list` show it) are served, exactly as `resources/read` does: a
  * file past the listing's cap or created after the last refresh is
  * `not-listed`. Every listed path still goes through the path gate; the
- * call's byte budget is decided from stat before a byte is read.
+ * call's byte budget is decided from the listing before a byte is read.
+ *
+ * Paging covers the bytes present at read (the open file's size, as
+ * `resources/read` returns them): `size` is that size, and `nextOffset`
+ * strictly increases until the end, also for a file that grew or shrank
+ * since it was listed (a page at or past the listed end reserves one byte
+ * and takes the call's unreserved budget; an offset past a shrunk end is
+ * `offset-beyond-end`).
  *
  * @module
  */
@@ -84,6 +91,18 @@ interface Entry {
   readonly length: number | null;
 }
 
+/** An entry the gate resolved, with the bytes reserved for it before any byte is read. */
+interface Planned {
+  readonly entry: Entry;
+  readonly file: ResolvedFile;
+  /** Bytes reserved from the listed size (at least 1 at or past the listed end). */
+  readonly wantedBytes: number;
+  /** The page the client asked for: `length`, at most the per-file cap. */
+  readonly pageBytes: number;
+  /** Whether the offset is at or past the listed size (the file grew since listing). */
+  readonly atListedEnd: boolean;
+}
+
 /** The `skill_file` tool. */
 export const skillFileTool = defineTool({
   name: "skill_file",
@@ -122,9 +141,12 @@ export const skillFileTool = defineTool({
     const hold = extra?.holdAnswerBytes ?? (() => Promise.resolve(() => {}));
     try {
       releases.push(await hold(estimated));
+      const limits = shareSpareBudget(planned, context.caps.maxCallBytes - budget);
       const files = await Promise.all(
-        planned.map((plan) =>
-          "file" in plan ? readEntry(plan.file, plan.entry, plan.wantedBytes) : plan
+        planned.map((plan, index) =>
+          "file" in plan
+            ? readEntry(plan.file, plan.entry, limits[index] ?? plan.wantedBytes)
+            : plan
         ),
       );
       const actual = answerBytesOfFiles(files);
@@ -170,7 +192,7 @@ async function planEntry(
   skill: Skill,
   entry: Entry,
   caps: Caps,
-): Promise<FileErrorAnswer | { entry: Entry; file: ResolvedFile; wantedBytes: number }> {
+): Promise<FileErrorAnswer | Planned> {
   const listed = findListedFile(skill, entry.path);
   if (listed === null && checkPathString(entry.path) === null) {
     return notListed(skill, entry.path, caps);
@@ -183,11 +205,44 @@ async function planEntry(
     throw error;
   }
   // The listed size, never the size the gate saw before opening: until the open is
-  // verified, that could describe a file outside the skill (a swapped folder).
-  const remaining = Math.max(0, (listed?.size ?? 0) - entry.offset);
-  const maxEntryBytes = caps.maxFileEntryBytes;
-  const wantedBytes = Math.min(remaining, entry.length ?? maxEntryBytes, maxEntryBytes);
-  return { entry, file, wantedBytes };
+  // verified, that could describe a file outside the skill (a swapped folder). At or
+  // past the listed end (the file grew since listing) one byte is reserved, so every
+  // page of a file that has bytes there returns at least one: paging always progresses.
+  const pageBytes = Math.min(entry.length ?? caps.maxFileEntryBytes, caps.maxFileEntryBytes);
+  const listedRemaining = (listed?.size ?? 0) - entry.offset;
+  const atListedEnd = listedRemaining <= 0;
+  const wantedBytes = Math.min(atListedEnd ? 1 : listedRemaining, pageBytes);
+  return { entry, file, wantedBytes, pageBytes, atListedEnd };
+}
+
+/**
+ * Each entry's read limit: its reservation, plus a share of the call's
+ * unreserved budget for files that grew since listing (paging covers the
+ * bytes present at read, as `resources/read` does). Entries at or past their
+ * listed end are served first, then the others in request order; the total
+ * never exceeds `maxCallBytes`.
+ *
+ * @param planned The planned entries.
+ * @param spareBytes `maxCallBytes` minus the reserved bytes (non-negative).
+ * @returns The read limit per entry (undefined for entries already answered).
+ */
+function shareSpareBudget(
+  planned: readonly (FileErrorAnswer | Planned)[],
+  spareBytes: number,
+): (number | undefined)[] {
+  const limits = planned.map((plan) => "file" in plan ? plan.wantedBytes : undefined);
+  let spare = spareBytes;
+  const order = planned
+    .map((plan, index) => ({ plan, index }))
+    .filter((item): item is { plan: Planned; index: number } => "file" in item.plan)
+    .sort((a, b) => Number(b.plan.atListedEnd) - Number(a.plan.atListedEnd) || a.index - b.index);
+  for (const { plan, index } of order) {
+    if (spare <= 0 || plan.wantedBytes >= plan.pageBytes) continue;
+    const grant = Math.min(spare, plan.pageBytes - plan.wantedBytes);
+    limits[index] = plan.wantedBytes + grant;
+    spare -= grant;
+  }
+  return limits;
 }
 
 /** The answer for a path the skill's listing does not hold. */
@@ -228,7 +283,9 @@ async function readEntry(
   }
   const mayContinue = entry.offset + read.bytes.length < read.sizeBytes;
   const textBytes = mayContinue ? cutAtUtf8Boundary(read.bytes, read.bytes.length) : read.bytes;
-  const text = decodeStrictUtf8(textBytes);
+  // A page too short for one whole character goes as base64 rather than as nothing, so
+  // nextOffset always moves on.
+  const text = textBytes.length === 0 && read.bytes.length > 0 ? null : decodeStrictUtf8(textBytes);
   const returnedBytes = text === null ? read.bytes.length : textBytes.length;
   const answer: FileAnswer = {
     path: entry.path,

@@ -589,6 +589,15 @@ function bodyRefusal(body: Exclude<JsonBody, { kind: "json" }>): Response {
       { headers: { connection: "close" } },
     );
   }
+  if (body.kind === "aborted") {
+    // The connection is gone (client left, or shutdown cut it): this answer reaches no one.
+    return jsonRpcErrorResponse(
+      400,
+      JSONRPC_SERVER_ERROR,
+      "Bad Request: the request body ended before it was complete",
+      { headers: { connection: "close" } },
+    );
+  }
   if (body.kind === "timed-out") {
     return jsonRpcErrorResponse(
       408,

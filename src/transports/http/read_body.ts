@@ -17,6 +17,7 @@ export type JsonBody =
   | { readonly kind: "too-large"; readonly maxBytes: number }
   | { readonly kind: "timed-out"; readonly timeoutMs: number }
   | { readonly kind: "evicted" }
+  | { readonly kind: "aborted" }
   | { readonly kind: "malformed"; readonly reason: string };
 
 /**
@@ -33,7 +34,9 @@ export type JsonBody =
  *   time (the body is cancelled; the caller answers 408); `evicted` when
  *   `signal` was aborted (cancelled too; 408); `malformed` when
  *   the bytes are not strict UTF-8 or not JSON (the caller answers JSON-RPC
- *   -32700).
+ *   -32700); `aborted` when the body stream failed before its end (the client
+ *   disconnected, or the server is shutting down and cut the connection): no
+ *   one is left to answer, so the caller only frees what the request held.
  *
  * Source: RFC 9110 section 15.5.9 (408 Request Timeout).
  */
@@ -52,6 +55,7 @@ export async function readJsonBody(
   if (bytes === "too-large") return { kind: "too-large", maxBytes };
   if (bytes === "timed-out") return { kind: "timed-out", timeoutMs };
   if (bytes === "evicted") return { kind: "evicted" };
+  if (bytes === "aborted") return { kind: "aborted" };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -68,7 +72,8 @@ export async function readJsonBody(
 /**
  * All bytes of `body`; `too-large` as soon as more than `maxBytes` arrived;
  * `timed-out` when the body has not ended `timeoutMs` after the start;
- * `evicted` when `signal` aborts. Each refusal cancels the body without
+ * `evicted` when `signal` aborts; `aborted` when the stream failed
+ * (connection closed mid-body). Each refusal cancels the body without
  * waiting for its source.
  */
 async function readCapped(
@@ -76,7 +81,7 @@ async function readCapped(
   maxBytes: number,
   timeoutMs: number,
   options: { signal?: AbortSignal; onProgress?: () => void },
-): Promise<Uint8Array | "too-large" | "timed-out" | "evicted"> {
+): Promise<Uint8Array | "too-large" | "timed-out" | "evicted" | "aborted"> {
   if (body === null) return new Uint8Array(0);
   if (options.signal?.aborted === true) {
     body.cancel().catch(() => {});
@@ -94,7 +99,11 @@ async function readCapped(
   });
   try {
     while (true) {
-      const next = await Promise.race([reader.read(), deadline]);
+      const next = await Promise.race([
+        reader.read().catch(() => "aborted" as const),
+        deadline,
+      ]);
+      if (next === "aborted") return "aborted";
       if (next === "timed-out" || next === "evicted") {
         // Not awaited: a stalled source need not acknowledge the cancel.
         reader.cancel().catch(() => {});

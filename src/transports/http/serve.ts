@@ -1,17 +1,64 @@
 /**
- * The HTTP listener: `Deno.serve` on exactly the configured address, in front
- * of {@linkcode createHttpHandler}, with a graceful shutdown. Runs inside the
- * worker, whose only net permission is this address.
+ * The HTTP listener: node:http's server (request parsing, header and request
+ * timeouts, keep-alive) fed by skillgate's own accept loop
+ * (`connections.ts`: a connection cap, and accept errors such as `EMFILE`
+ * survived), in front of {@linkcode createHttpHandler}, with a graceful
+ * shutdown that ends in bounded time. Runs inside the worker, whose only net
+ * permission is this address.
+ *
+ * Why node:http and not `Deno.serve`: `Deno.serve` has no header timeout, no
+ * idle timeout, no connection cap and exits the process on `EMFILE`; Deno's
+ * node:http port has the first three (`headersTimeout`, `requestTimeout`,
+ * `keepAliveTimeout`) and parses with llhttp, as Node does. Its own listener
+ * is not used: under Deno 2.9.6 it stops accepting for good after one
+ * `EMFILE`, so connections come from `Deno.listen` through
+ * {@linkcode acceptConnections}.
  *
  * @module
  */
 
+import { Server as NodeHttpServer, type ServerOptions } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  HTTP_ACCEPT_BACKOFF_MAX_MS,
+  HTTP_ACCEPT_BACKOFF_MIN_MS,
+  HTTP_CONNECTION_CHECK_INTERVAL_MS,
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_KEEP_ALIVE_IDLE_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+  MAX_HTTP_CONNECTIONS,
+  MAX_HTTP_HEADER_BYTES,
+} from "../../caps.ts";
 import type { Config } from "../../config/config.ts";
+import type { ConnSocket } from "./conn_socket.ts";
+import { acceptConnections, type Connections, type ConnectionStats } from "./connections.ts";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./handler.ts";
+import { urlHost } from "./host_policy.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
+import { answerNodeRequest } from "./node_bridge.ts";
 
 /** How often idle sessions (see `HTTP_SESSION_IDLE_MS`) are closed, in ms. */
 export const IDLE_SWEEP_INTERVAL_MS = 60_000;
+
+/** Connection-level limits; every field defaults to its constant in `src/caps.ts`. */
+export interface ConnectionSettings {
+  /** @default MAX_HTTP_CONNECTIONS (1024) */
+  readonly maxConnections: number;
+  /** @default HTTP_HEADERS_TIMEOUT_MS (10 s) */
+  readonly headersTimeoutMs: number;
+  /** @default HTTP_REQUEST_TIMEOUT_MS (40 s) */
+  readonly requestTimeoutMs: number;
+  /** @default HTTP_KEEP_ALIVE_IDLE_MS (5 s) */
+  readonly keepAliveIdleMs: number;
+  /** @default HTTP_CONNECTION_CHECK_INTERVAL_MS (1 s) */
+  readonly checkIntervalMs: number;
+  /** @default MAX_HTTP_HEADER_BYTES (16 KiB) */
+  readonly maxHeaderBytes: number;
+  /** @default HTTP_ACCEPT_BACKOFF_MIN_MS (5 ms) */
+  readonly acceptBackoffMinMs: number;
+  /** @default HTTP_ACCEPT_BACKOFF_MAX_MS (1 s) */
+  readonly acceptBackoffMaxMs: number;
+}
 
 /** Options of {@linkcode serveOverHttp}: the handler's, plus the lifecycle. */
 export interface ServeOverHttpOptions extends HttpHandlerOptions {
@@ -22,6 +69,10 @@ export interface ServeOverHttpOptions extends HttpHandlerOptions {
    * sessions close. The script runner kills its running process groups here.
    */
   readonly stopWork?: () => Promise<void>;
+  /** Overrides of the connection limits (tests). */
+  readonly connections?: Partial<ConnectionSettings>;
+  /** Where operational lines go. @default console.error with a `skillgate: ` prefix */
+  readonly log?: (line: string) => void;
 }
 
 /** A running listener. */
@@ -29,9 +80,18 @@ export interface HttpService {
   readonly handler: HttpHandler;
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string;
-  /** Graceful shutdown (idempotent): drain, close sessions, stop listening. */
+  /** The port listened on (the configured one; useful when it was 0). */
+  readonly port: number;
+  /**
+   * Graceful shutdown (idempotent): stop accepting, close idle connections
+   * and those whose request body is still arriving, drain in-flight requests
+   * up to the drain deadline, close sessions, then close every connection
+   * left.
+   */
   shutdown(): Promise<void>;
-  /** Resolves once the listener has stopped. */
+  /** Open connections and what the accept loop did so far. */
+  connectionStats(): ConnectionStats;
+  /** Resolves once the shutdown has finished. */
   readonly finished: Promise<void>;
 }
 
@@ -41,7 +101,7 @@ export interface HttpService {
  * store resolves; `/readyz` turns 200 when it does.
  *
  * @param config The configuration, after the trusted part settled the token.
- * @param options Store, server factory, shutdown signal and hook.
+ * @param options Store, server factory, shutdown signal and hook, limits.
  * @returns The running service.
  * @throws {Error} When the address cannot be bound (in use, not permitted),
  *   with the address in the message.
@@ -51,19 +111,22 @@ export interface HttpService {
 export function serveOverHttp(config: Config, options: ServeOverHttpOptions): HttpService {
   const address = listenAddressOf(config);
   if (address === null) throw new TypeError("serveOverHttp needs --http");
+  const settings: ConnectionSettings = {
+    maxConnections: MAX_HTTP_CONNECTIONS,
+    headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveIdleMs: HTTP_KEEP_ALIVE_IDLE_MS,
+    checkIntervalMs: HTTP_CONNECTION_CHECK_INTERVAL_MS,
+    maxHeaderBytes: MAX_HTTP_HEADER_BYTES,
+    acceptBackoffMinMs: HTTP_ACCEPT_BACKOFF_MIN_MS,
+    acceptBackoffMaxMs: HTTP_ACCEPT_BACKOFF_MAX_MS,
+    ...options.connections,
+  };
+  const log = options.log ?? ((line: string) => console.error(`skillgate: ${line}`));
   const handler = createHttpHandler(config, options);
-  let server: Deno.HttpServer;
+  let listener: Deno.Listener;
   try {
-    server = Deno.serve({
-      hostname: address.host,
-      port: address.port,
-      onListen: () => {},
-      onError: (error) => {
-        const message = error instanceof Error ? error.message : String(error);
-        console.error(`skillgate: HTTP error: ${message}`);
-        return new Response("Internal error", { status: 500 });
-      },
-    }, (request, info) => handler.handler(request, { remoteAddress: info.remoteAddr.hostname }));
+    listener = Deno.listen({ hostname: address.host, port: address.port, transport: "tcp" });
   } catch (error) {
     const why = error instanceof Deno.errors.AddrInUse
       ? "the address is in use"
@@ -74,23 +137,82 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
       : String(error);
     throw new Error(`Cannot listen on ${address.host} port ${address.port}: ${why}`);
   }
+  const port = (listener.addr as Deno.NetAddr).port;
+  const origin = `http://${urlHost(address.host)}:${port}`;
+  const serverOptions: ServerOptions & { connectionsCheckingInterval: number } = {
+    headersTimeout: settings.headersTimeoutMs,
+    // node:http requires requestTimeout >= headersTimeout (the headers are part of the request).
+    requestTimeout: Math.max(settings.requestTimeoutMs, settings.headersTimeoutMs),
+    keepAliveTimeout: settings.keepAliveIdleMs,
+    connectionsCheckingInterval: settings.checkIntervalMs,
+    maxHeaderSize: settings.maxHeaderBytes,
+  };
+  const server = new NodeHttpServer(serverOptions);
+  let isAccepting = true;
+  // node:http keeps a connection alive after an answer only while its server is listening,
+  // and arms its header/request timeout checks on `listening`: both follow our accept loop.
+  Object.defineProperty(server, "listening", { get: () => isAccepting });
+  /** Requests in progress and their connection (to cut unfinished bodies at shutdown). */
+  const inProgress = new Map<IncomingMessage, ConnSocket>();
+  let connections: Connections | null = null;
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket as unknown as ConnSocket;
+    inProgress.set(req, socket);
+    connections?.requestStarted(socket);
+    res.once("close", () => {
+      inProgress.delete(req);
+      connections?.requestEnded(socket);
+    });
+    answerNodeRequest(
+      req,
+      res,
+      (request) => handler.handler(request, { remoteAddress: req.socket.remoteAddress ?? "" }),
+      { origin },
+    ).catch((error: unknown) => {
+      log(`HTTP answer failed: ${error instanceof Error ? error.message : String(error)}`);
+      res.destroy();
+    });
+  });
+  connections = acceptConnections(listener, settings, {
+    onSocket: (socket) => server.emit("connection", socket),
+    log,
+  });
+  // Starts node:http's header/request timeout checks (it arms them on `listening`).
+  server.emit("listening");
   const sweep = setInterval(() => {
     handler.closeIdleSessions().catch((error: unknown) => {
-      console.error(`skillgate: closing idle sessions failed: ${String(error)}`);
+      log(`closing idle sessions failed: ${String(error)}`);
     });
   }, IDLE_SWEEP_INTERVAL_MS);
+  const { promise: finished, resolve: resolveFinished } = Promise.withResolvers<void>();
   let shutting: Promise<void> | null = null;
+  const open = connections;
   const shutdown = () => {
     shutting ??= (async () => {
       clearInterval(sweep);
-      const stopped = server.shutdown();
+      isAccepting = false; // from now on node:http closes a connection after its answer
+      open.stopAccepting();
+      open.closeIdle();
+      // A body still arriving means no work has started: cut it rather than wait for it.
+      for (const [req, socket] of inProgress) if (!req.complete) socket.destroy();
       const stopWork = options.stopWork;
       await handler.drain(stopWork === undefined ? {} : { stopWork });
-      await stopped;
+      open.closeAll();
+      // Clears node:http's timeout checks; it is not listening itself, so the error is expected.
+      server.close(() => {});
+      await open.stopped;
+      resolveFinished();
     })();
     return shutting;
   };
   options.signal?.addEventListener("abort", () => void shutdown(), { once: true });
   if (options.signal?.aborted === true) void shutdown();
-  return { handler, url: mcpUrlOf(address), shutdown, finished: server.finished };
+  return {
+    handler,
+    url: mcpUrlOf({ host: address.host, port }),
+    port,
+    shutdown,
+    connectionStats: () => open.stats(),
+    finished,
+  };
 }

@@ -1,0 +1,168 @@
+/**
+ * One accepted TCP connection (`Deno.Conn`) as the node `Duplex` stream that
+ * node:http's server parses. node:http accepts any Duplex as a connection
+ * (`server.emit("connection", socket)`); this one adds the few `net.Socket`
+ * members its server calls (`setTimeout` for the keep-alive idle timeout,
+ * `destroySoon` after a closing answer, `setNoDelay`, addresses).
+ *
+ * Backpressure both ways: bytes are read from the connection only when the
+ * parser asks for more (`_read`), and a write completes only once the
+ * connection took every byte, so a client that stops reading stalls its own
+ * answer instead of filling memory.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { Duplex } from "node:stream";
+
+/** Bytes read from a connection per read call. */
+const READ_CHUNK_BYTES = 16 * 1024;
+
+/** A `Deno.Conn` seen through node's stream interface. */
+export class ConnSocket extends Duplex {
+  readonly #conn: Deno.Conn;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timeoutMs = 0;
+  #isReading = false;
+  /** The peer's address, e.g. `127.0.0.1`. */
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  readonly remoteFamily: "IPv4" | "IPv6";
+  readonly localAddress: string;
+  readonly localPort: number;
+
+  /**
+   * Wraps an accepted connection; the socket owns it from now on (destroying
+   * the socket closes it).
+   *
+   * @param conn A TCP connection from `Deno.Listener.accept()`.
+   */
+  constructor(conn: Deno.Conn) {
+    // Half-open: node:http decides itself when to end its side (httpAllowHalfOpen).
+    super({ allowHalfOpen: true });
+    this.#conn = conn;
+    const remote = conn.remoteAddr as Deno.NetAddr;
+    const local = conn.localAddr as Deno.NetAddr;
+    this.remoteAddress = remote.hostname;
+    this.remotePort = remote.port;
+    this.remoteFamily = remote.hostname.includes(":") ? "IPv6" : "IPv4";
+    this.localAddress = local.hostname;
+    this.localPort = local.port;
+  }
+
+  /**
+   * Emits `timeout` after `ms` without bytes in either direction, as
+   * `net.Socket#setTimeout` does (node:http uses it for the keep-alive idle
+   * timeout and destroys the socket on it).
+   *
+   * @param ms Idle time in ms; 0 turns the timer off.
+   * @param onTimeout Added once as a `timeout` listener.
+   * @returns This socket.
+   */
+  setTimeout(ms: number, onTimeout?: () => void): this {
+    this.#timeoutMs = ms;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (ms > 0) this.#touch();
+    if (onTimeout !== undefined) this.once("timeout", onTimeout);
+    return this;
+  }
+
+  /** As `net.Socket#setNoDelay`. @returns This socket. */
+  setNoDelay(noDelay = true): this {
+    try {
+      (this.#conn as Deno.TcpConn).setNoDelay(noDelay);
+    } catch { /* closed, or not TCP */ }
+    return this;
+  }
+
+  /** As `net.Socket#setKeepAlive` (TCP keep-alive probes). @returns This socket. */
+  setKeepAlive(keepAlive = false): this {
+    try {
+      (this.#conn as Deno.TcpConn).setKeepAlive(keepAlive);
+    } catch { /* closed, or not TCP */ }
+    return this;
+  }
+
+  /** Ends the writable side, then destroys the socket once the last byte is out. */
+  destroySoon(): void {
+    if (this.writable) this.end();
+    if (this.writableFinished) this.destroy();
+    else this.once("finish", () => this.destroy());
+  }
+
+  /** No-op: the event loop is never held by a connection here. @returns This socket. */
+  ref(): this {
+    return this;
+  }
+
+  /** No-op (see `ref`). @returns This socket. */
+  unref(): this {
+    return this;
+  }
+
+  override _read(): void {
+    if (this.#isReading || this.destroyed) return;
+    this.#isReading = true;
+    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    this.#conn.read(buffer).then((read) => {
+      this.#isReading = false;
+      if (read === null) {
+        this.push(null);
+        return;
+      }
+      this.#touch();
+      if (this.push(buffer.subarray(0, read))) this._read();
+    }, (error: unknown) => {
+      this.#isReading = false;
+      if (!this.destroyed) this.destroy(error instanceof Error ? error : new Error(String(error)));
+    });
+  }
+
+  override _write(
+    chunk: Buffer,
+    _encoding: string,
+    callback: (error?: Error | null) => void,
+  ): void {
+    this.#touch();
+    writeAll(this.#conn, chunk).then(() => callback(), (error) => callback(asError(error)));
+  }
+
+  override _writev(
+    chunks: { chunk: Buffer }[],
+    callback: (error?: Error | null) => void,
+  ): void {
+    this.#touch();
+    const joined = Buffer.concat(chunks.map((entry) => entry.chunk));
+    writeAll(this.#conn, joined).then(() => callback(), (error) => callback(asError(error)));
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    (this.#conn as Deno.TcpConn).closeWrite().then(() => callback(), () => callback());
+  }
+
+  override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    try {
+      this.#conn.close();
+    } catch { /* already closed */ }
+    callback(error);
+  }
+
+  #touch(): void {
+    if (this.#timeoutMs <= 0) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.emit("timeout"), this.#timeoutMs);
+  }
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

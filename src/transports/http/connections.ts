@@ -1,0 +1,235 @@
+/**
+ * The accept loop and the table of open connections. skillgate accepts TCP
+ * connections itself (`Deno.Listener.accept()`) and hands each to node:http
+ * as a {@linkcode ConnSocket}, because this loop must survive what node:http's
+ * own listener does not: under Deno 2.9.6 its accept loop stops for good,
+ * silently, after one `EMFILE` (measured; see README "HTTP connections").
+ *
+ * Bounded: at most `maxConnections` open at once. At the cap, a new
+ * connection takes the place of an idle one (no request in progress): first
+ * the oldest connection that never completed a request, then the one kept
+ * alive longest between requests, so a flood of half-sent headers cannot
+ * push out a client that is already being served. When every connection has
+ * a request in progress, the new one is closed at once. A failed accept
+ * (`EMFILE`, `ENFILE`, ...) is logged, closes the longest-idle connections to
+ * free descriptors, and is retried after a backoff that doubles from
+ * `acceptBackoffMinMs` to `acceptBackoffMaxMs`.
+ *
+ * @module
+ */
+
+import { ConnSocket } from "./conn_socket.ts";
+
+/** Limits of {@linkcode acceptConnections}; defaults are in `src/caps.ts`. */
+export interface ConnectionLimits {
+  /** Connections open at once, at least 1. */
+  readonly maxConnections: number;
+  /** First wait after a failed accept, in ms. */
+  readonly acceptBackoffMinMs: number;
+  /** Longest wait between retries of a failing accept, in ms. */
+  readonly acceptBackoffMaxMs: number;
+}
+
+/** Idle connections closed per failed accept, to give descriptors back. */
+export const CONNECTIONS_FREED_PER_ACCEPT_ERROR = 16;
+/** At most one log line per this many ms for repeated accept errors or refusals. */
+export const CONNECTION_LOG_INTERVAL_MS = 10_000;
+
+/** Counters since the loop started. */
+export interface ConnectionStats {
+  /** Open now. */
+  readonly open: number;
+  readonly accepted: number;
+  /** Closed at accept because every open connection had a request in progress. */
+  readonly refused: number;
+  /** Idle connections closed to make room for a new one or to free descriptors. */
+  readonly evicted: number;
+  readonly acceptErrors: number;
+}
+
+/** The running loop and its table. */
+export interface Connections {
+  /** A request started on `socket` (node:http's `request` event). */
+  requestStarted(socket: ConnSocket): void;
+  /** A request on `socket` ended (its response closed). */
+  requestEnded(socket: ConnSocket): void;
+  /** Stops accepting (closes the listener). Idempotent. */
+  stopAccepting(): void;
+  /**
+   * Destroys every connection with no request in progress.
+   *
+   * @returns How many were closed.
+   */
+  closeIdle(): number;
+  /** Destroys every open connection. @returns How many were closed. */
+  closeAll(): number;
+  /** The open connections (for shutdown decisions). */
+  sockets(): IterableIterator<ConnSocket>;
+  stats(): ConnectionStats;
+  /** Resolves when the accept loop has ended (after `stopAccepting`). */
+  readonly stopped: Promise<void>;
+}
+
+/**
+ * Accepts connections from `listener` until {@linkcode Connections.stopAccepting},
+ * wrapping each in a {@linkcode ConnSocket} and passing it to `onSocket`.
+ *
+ * @param listener A bound TCP listener; the loop owns it (closes it when stopping).
+ * @param limits The cap and the accept backoff.
+ * @param options `onSocket`: receives each accepted socket (serve.ts emits
+ *   node:http's `connection` with it); `log`: one line for the owner (stderr).
+ * @returns The running loop.
+ *
+ * Requires `--allow-net` for the listener's address (already bound).
+ */
+export function acceptConnections(
+  listener: Deno.Listener,
+  limits: ConnectionLimits,
+  options: { onSocket: (socket: ConnSocket) => void; log: (line: string) => void },
+): Connections {
+  /** Requests in progress per open socket. */
+  const open = new Map<ConnSocket, number>();
+  /** Sockets that never completed a request, oldest first (a Map keeps insertion order). */
+  const fresh = new Map<ConnSocket, true>();
+  /** Sockets between requests (kept alive), longest idle first. */
+  const kept = new Map<ConnSocket, true>();
+  let isStopping = false;
+  let accepted = 0;
+  let refused = 0;
+  let evicted = 0;
+  let acceptErrors = 0;
+  const logLimited = rateLimitedLog(options.log);
+
+  const evictOldestIdle = (count: number) => {
+    let closed = 0;
+    for (const table of [fresh, kept]) {
+      for (const socket of table.keys()) {
+        if (closed >= count) break;
+        table.delete(socket);
+        socket.destroy();
+        closed++;
+      }
+    }
+    evicted += closed;
+    return closed;
+  };
+
+  const track = (socket: ConnSocket) => {
+    open.set(socket, 0);
+    fresh.set(socket, true);
+    socket.once("close", () => {
+      open.delete(socket);
+      fresh.delete(socket);
+      kept.delete(socket);
+    });
+  };
+
+  const loop = async () => {
+    let backoffMs = limits.acceptBackoffMinMs;
+    while (!isStopping) {
+      let conn: Deno.Conn;
+      try {
+        conn = await listener.accept();
+      } catch (error) {
+        if (isStopping) break;
+        acceptErrors++;
+        const freed = evictOldestIdle(CONNECTIONS_FREED_PER_ACCEPT_ERROR);
+        logLimited(
+          "accept",
+          `HTTP accept failed (${describe(error)}); ${open.size} connections open, ` +
+            `${freed} idle ones closed to free descriptors; retrying in ${backoffMs} ms`,
+        );
+        await sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, limits.acceptBackoffMaxMs);
+        continue;
+      }
+      backoffMs = limits.acceptBackoffMinMs;
+      if (open.size >= limits.maxConnections && evictOldestIdle(1) === 0) {
+        refused++;
+        try {
+          conn.close();
+        } catch { /* already closed */ }
+        logLimited(
+          "cap",
+          `HTTP connection limit reached (${limits.maxConnections} open, each with a request ` +
+            "in progress); new connections are closed until one ends",
+        );
+        continue;
+      }
+      accepted++;
+      const socket = new ConnSocket(conn);
+      track(socket);
+      try {
+        options.onSocket(socket);
+      } catch (error) {
+        options.log(`HTTP connection setup failed: ${describe(error)}`);
+        socket.destroy();
+      }
+    }
+  };
+
+  const stopped = loop();
+  return {
+    requestStarted: (socket) => {
+      const count = open.get(socket);
+      if (count === undefined) return;
+      open.set(socket, count + 1);
+      fresh.delete(socket);
+      kept.delete(socket);
+    },
+    requestEnded: (socket) => {
+      const count = open.get(socket);
+      if (count === undefined) return;
+      const left = Math.max(0, count - 1);
+      open.set(socket, left);
+      if (left === 0) {
+        kept.delete(socket);
+        kept.set(socket, true);
+      }
+    },
+    stopAccepting: () => {
+      if (isStopping) return;
+      isStopping = true;
+      try {
+        listener.close();
+      } catch { /* already closed */ }
+    },
+    closeIdle: () => {
+      const sockets = [...fresh.keys(), ...kept.keys()];
+      for (const socket of sockets) socket.destroy();
+      return sockets.length;
+    },
+    closeAll: () => {
+      const sockets = [...open.keys()];
+      for (const socket of sockets) socket.destroy();
+      return sockets.length;
+    },
+    sockets: () => open.keys(),
+    stats: () => ({ open: open.size, accepted, refused, evicted, acceptErrors }),
+    stopped,
+  };
+}
+
+/** Logs the first event of each kind at once, then at most one summary per interval. */
+function rateLimitedLog(log: (line: string) => void): (kind: string, line: string) => void {
+  const last = new Map<string, { atMs: number; suppressed: number }>();
+  return (kind, line) => {
+    const now = Date.now();
+    const entry = last.get(kind);
+    if (entry !== undefined && now - entry.atMs < CONNECTION_LOG_INTERVAL_MS) {
+      entry.suppressed++;
+      return;
+    }
+    const suppressed = entry?.suppressed ?? 0;
+    last.set(kind, { atMs: now, suppressed: 0 });
+    log(suppressed > 0 ? `${line} (${suppressed} more like it since the last line)` : line);
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

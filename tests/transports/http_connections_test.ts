@@ -1,0 +1,301 @@
+/**
+ * The HTTP listener against hostile connections, over real loopback sockets
+ * (`Deno.connect`): connections that never finish their headers, idle
+ * keep-alive connections, closing answers, floods beyond the connection cap,
+ * unfinished chunked bodies, and shutdown in the middle of a body. The
+ * limits are configured low so each attack plays out in a fraction of a
+ * second; the assertions are about what happens, never how fast.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { parseCommandLine } from "../../src/config/cli.ts";
+import type { Config } from "../../src/config/config.ts";
+import { createSkillServer } from "../../src/mcp/server.ts";
+import {
+  type ConnectionSettings,
+  type HttpService,
+  serveOverHttp,
+} from "../../src/transports/http/serve.ts";
+import type { HttpLimits } from "../../src/transports/http/handler.ts";
+import { freePort } from "../support/http_program.ts";
+import { INITIALIZE, POST_HEADERS } from "../support/mcp_messages.ts";
+import { EXAMPLES, exampleStore } from "./_http.ts";
+
+const encoder = new TextEncoder();
+
+/** A listener on a free loopback port with low limits, shut down when disposed. */
+async function lowLimitService(
+  connections: Partial<ConnectionSettings>,
+  limits: Partial<HttpLimits> = {},
+): Promise<{ service: HttpService; config: Config; logs: string[] } & AsyncDisposable> {
+  const port = freePort();
+  const config = parseCommandLine({
+    args: ["serve", EXAMPLES, `--http=${port}`],
+    getEnv: () => undefined,
+    cwd: "/",
+  });
+  const logs: string[] = [];
+  const service = serveOverHttp(config, {
+    store: await exampleStore(config),
+    createServer: (store, info) =>
+      createSkillServer({ store, config, isStateless: info.isStateless }),
+    connections: { checkIntervalMs: 50, ...connections },
+    limits,
+    log: (line) => logs.push(line),
+  });
+  return {
+    service,
+    config,
+    logs,
+    [Symbol.asyncDispose]: async () => {
+      await service.shutdown();
+      await service.finished;
+    },
+  };
+}
+
+async function connect(service: HttpService): Promise<Deno.TcpConn> {
+  return await Deno.connect({ hostname: "127.0.0.1", port: service.port });
+}
+
+/** Everything the server sends until it closes the connection (EOF), or the read fails. */
+async function readUntilClosed(conn: Deno.Conn): Promise<{ text: string; sawEof: boolean }> {
+  const buffer = new Uint8Array(16 * 1024);
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (true) {
+      const read = await conn.read(buffer);
+      if (read === null) return { text, sawEof: true };
+      text += decoder.decode(buffer.subarray(0, read), { stream: true });
+    }
+  } catch {
+    return { text, sawEof: false }; // reset instead of a clean close
+  }
+}
+
+/** Reads one whole response with a Content-Length body (keeps the connection). */
+async function readOneResponse(conn: Deno.Conn): Promise<string> {
+  const buffer = new Uint8Array(16 * 1024);
+  const decoder = new TextDecoder();
+  let text = "";
+  while (true) {
+    const headEnd = text.indexOf("\r\n\r\n");
+    if (headEnd >= 0) {
+      const length = Number(/content-length: (\d+)/i.exec(text)?.[1] ?? "0");
+      if (text.length >= headEnd + 4 + length) return text;
+    }
+    const read = await conn.read(buffer);
+    if (read === null) throw new Error(`closed before a whole response: ${text}`);
+    text += decoder.decode(buffer.subarray(0, read), { stream: true });
+  }
+}
+
+async function healthOf(service: HttpService): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${service.port}/healthz`);
+  await response.body?.cancel();
+  return response.status;
+}
+
+Deno.test("attack: a connection that never finishes its headers gets 408 and is closed", async () => {
+  await using server = await lowLimitService({ headersTimeoutMs: 200 });
+  const conn = await connect(server.service);
+  try {
+    await conn.write(encoder.encode("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "));
+    const { text, sawEof } = await readUntilClosed(conn);
+    assert.match(text, /^HTTP\/1\.1 408 /);
+    assert.ok(sawEof, "the server closed the connection");
+    assert.equal(server.service.connectionStats().open, 0);
+  } finally {
+    conn.close();
+  }
+});
+
+Deno.test("attack: a connection that sends nothing at all is closed by the header timeout", async () => {
+  await using server = await lowLimitService({ headersTimeoutMs: 200 });
+  const conn = await connect(server.service);
+  try {
+    const { sawEof } = await readUntilClosed(conn);
+    assert.ok(sawEof);
+  } finally {
+    conn.close();
+  }
+});
+
+Deno.test("attack: an idle keep-alive connection is closed after the idle timeout", async () => {
+  await using server = await lowLimitService({ keepAliveIdleMs: 100 });
+  const conn = await connect(server.service);
+  try {
+    await conn.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    const first = await readOneResponse(conn);
+    assert.match(first, /^HTTP\/1\.1 200 /);
+    assert.match(first, /connection: keep-alive/i);
+    // Nothing more is sent: the server must let go of the connection by itself.
+    const { text, sawEof } = await readUntilClosed(conn);
+    assert.equal(text, "");
+    assert.ok(sawEof);
+  } finally {
+    conn.close();
+  }
+});
+
+Deno.test("attack: a body that stops arriving gets 408 with connection: close, and the connection really closes", async () => {
+  await using server = await lowLimitService({}, { bodyTimeoutMs: 200 });
+  const conn = await connect(server.service);
+  try {
+    const port = server.service.port;
+    await conn.write(encoder.encode(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        'Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc"',
+    ));
+    const { text, sawEof } = await readUntilClosed(conn);
+    assert.match(text, /^HTTP\/1\.1 408 /);
+    assert.match(text, /connection: close/i);
+    assert.ok(sawEof, "read returns EOF after the closing answer");
+  } finally {
+    conn.close();
+  }
+  assert.equal(await healthOf(server.service), 200);
+});
+
+Deno.test("attack: unfinished chunked bodies are cut by the deadline and a normal client is still answered", async () => {
+  await using server = await lowLimitService({}, { bodyTimeoutMs: 300 });
+  const port = server.service.port;
+  const conns = await Promise.all(Array.from({ length: 16 }, () => connect(server.service)));
+  try {
+    await Promise.all(conns.map((conn) =>
+      conn.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+          '5\r\n{"jso\r\n',
+      ))
+    ));
+    const initialize = await fetch(server.service.url, {
+      method: "POST",
+      headers: POST_HEADERS,
+      body: INITIALIZE,
+    });
+    const body = await initialize.text();
+    assert.equal(initialize.status, 200);
+    assert.match(body, /"protocolVersion"/);
+    const answers = await Promise.all(conns.map(readUntilClosed));
+    for (const { text, sawEof } of answers) {
+      assert.match(text, /^HTTP\/1\.1 408 /);
+      assert.ok(sawEof);
+    }
+  } finally {
+    for (const conn of conns) conn.close();
+  }
+});
+
+Deno.test("attack: 300 connections that never finish headers stay within a cap of 40, and a normal client is answered", async () => {
+  await using server = await lowLimitService({ maxConnections: 40, headersTimeoutMs: 60_000 });
+  const conns: Deno.TcpConn[] = [];
+  try {
+    for (let index = 0; index < 300; index++) {
+      const conn = await connect(server.service);
+      await conn.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+      conns.push(conn);
+    }
+    // A normal client still gets in: the longest-idle half-open connection makes room.
+    assert.equal(await healthOf(server.service), 200);
+    const stats = server.service.connectionStats();
+    assert.ok(stats.open <= 40, `open connections ${stats.open} within the cap`);
+    assert.ok(stats.evicted >= 260, `evicted ${stats.evicted}`);
+    // The oldest ones were really closed: reading them returns EOF.
+    const oldest = await Promise.all(conns.slice(0, 20).map(readUntilClosed));
+    assert.ok(oldest.every((answer) => answer.sawEof && answer.text === ""));
+  } finally {
+    for (const conn of conns) conn.close();
+  }
+});
+
+Deno.test("attack: when every connection at the cap has a request in progress, a new one is closed at accept", async () => {
+  await using server = await lowLimitService({ maxConnections: 4 }, { bodyTimeoutMs: 60_000 });
+  const port = server.service.port;
+  const busy = await Promise.all(Array.from({ length: 4 }, () => connect(server.service)));
+  try {
+    await Promise.all(busy.map((conn) =>
+      conn.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nContent-Length: 50\r\n\r\n{",
+      ))
+    ));
+    // Wait until all four requests have started (their headers are parsed).
+    while (startedRequests(server.service.handler) < 4) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const late = await connect(server.service);
+    try {
+      const { text } = await readUntilClosed(late);
+      assert.equal(text, "", "refused without a byte");
+    } finally {
+      late.close();
+    }
+    assert.ok(server.service.connectionStats().refused >= 1);
+    assert.ok(server.logs.some((line) => line.includes("HTTP connection limit reached")));
+  } finally {
+    for (const conn of busy) conn.close();
+  }
+});
+
+Deno.test("shutdown: a body still arriving is cut at once, idle connections closed, and finished resolves", async () => {
+  const server = await lowLimitService({}, { bodyTimeoutMs: 60_000, drainTimeoutMs: 60_000 });
+  const port = server.service.port;
+  const midBody = await connect(server.service);
+  const idle = await connect(server.service);
+  try {
+    await midBody.write(encoder.encode(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        "Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        '5\r\n{"jso\r\n',
+    ));
+    while (startedRequests(server.service.handler) < 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await server.service.shutdown();
+    await server.service.finished;
+    assert.equal(startedRequests(server.service.handler), 0);
+    assert.equal(server.service.connectionStats().open, 0);
+    assert.equal((await readUntilClosed(midBody)).text, "", "cut without an answer");
+    assert.equal((await readUntilClosed(idle)).text, "");
+    await assert.rejects(() => connect(server.service));
+  } finally {
+    midBody.close();
+    idle.close();
+  }
+});
+
+Deno.test("attack: a flood of half-sent headers at the cap does not push out a kept-alive client", async () => {
+  await using server = await lowLimitService({ maxConnections: 10, headersTimeoutMs: 60_000 });
+  const client = await connect(server.service);
+  const flood: Deno.TcpConn[] = [];
+  try {
+    const ask = encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await client.write(ask);
+    assert.match(await readOneResponse(client), /^HTTP\/1\.1 200 /);
+    for (let index = 0; index < 50; index++) {
+      const conn = await connect(server.service);
+      await conn.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+      flood.push(conn);
+    }
+    // Make sure the server has accepted the whole flood before the client asks again.
+    while (server.service.connectionStats().accepted < 51) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await client.write(ask);
+    assert.match(await readOneResponse(client), /^HTTP\/1\.1 200 /);
+    assert.ok(server.service.connectionStats().open <= 10);
+  } finally {
+    client.close();
+    for (const conn of flood) conn.close();
+  }
+});
+
+/** Requests whose headers were parsed: reading their body (own pool) or in flight. */
+function startedRequests(handler: { stats(): { inFlight: number; bodyReads: number } }): number {
+  const stats = handler.stats();
+  return stats.inFlight + stats.bodyReads;
+}
