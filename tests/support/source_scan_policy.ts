@@ -50,6 +50,7 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/sandbox/environ_scrub.ts": "/proc/self/stat, /proc/self/mem, /proc/self/environ",
   "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
+  "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
 };
 
 /** The allowances, folders first. Paths are relative to the repository root. */
