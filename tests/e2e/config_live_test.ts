@@ -131,11 +131,15 @@ Deno.test("config file and overrides: narrowing edits apply live with notificati
         async () =>
           (await listed(session)).problems.some((p) =>
             p.reason === "restart-needed" && p.path === "overrides.json" &&
-            p.detail.includes("beta.enabled")
+            p.detail.startsWith("turning back on 1 override widens")
           ),
       );
       assert.ok(!(await listed(session)).names.includes("beta"), "beta stays disabled");
-      await until("the stderr line", () => session.stderr().includes("restart-needed"));
+      await until(
+        "the owner's stderr line",
+        () =>
+          /overrides\.json: restart-needed: turning back on beta\.enabled/.test(session.stderr()),
+      );
     });
 
     await t.step(

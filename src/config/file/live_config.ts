@@ -49,6 +49,13 @@ export const LIVE_CAP_KEYS: readonly (keyof Caps)[] = Object.freeze(
 
 /** The outcome of reading the owner's files again. */
 export interface LiveReview {
+  /**
+   * The owner's version of each problem's detail, in the same order: with
+   * the values, skill names and messages the client-facing detail leaves out
+   * (house rule: client-facing text never echoes host paths or allow-lists).
+   * For stderr only.
+   */
+  readonly ownerDetails: readonly string[];
   /** The overrides now in force (the previous ones, narrowed by the edit). */
   readonly overrides: SkillOverrides;
   /** The caps now in force (the previous ones, lowered by the edit). */
@@ -72,7 +79,7 @@ export function reviewOwnerFiles(
   configText: string | null,
   overridesText: string | null,
 ): LiveReview {
-  const problems: Problem[] = [];
+  const found: Finding[] = [];
   const configName = basename(state.location.path);
   const overridesName = basename(state.location.overridesPath);
   let file: ConfigFile | null = null;
@@ -81,13 +88,13 @@ export function reviewOwnerFiles(
     if (configText !== null) file = parseConfigFile(state.location.path, configText);
     next = parseCommandLine({ ...state.input, file });
   } catch (error) {
-    problems.push(invalid(configName, error));
+    found.push(invalid(configName, error));
   }
   let caps = state.caps;
   if (next !== null) {
     const changes = optionChanges(state, next, configName);
     caps = changes.caps;
-    problems.push(...changes.problems);
+    found.push(...changes.found);
   }
   let overrides = state.overrides;
   try {
@@ -97,16 +104,30 @@ export function reviewOwnerFiles(
     const narrowed = narrowOverrides(state.overrides, proposed);
     overrides = narrowed.overrides;
     if (narrowed.widened.length > 0) {
-      problems.push(restartNeeded(
+      const count = narrowed.widened.length;
+      const tail = "widens what is served, so it takes effect at the next start; until then " +
+        "the override stays in force";
+      found.push(restartNeeded(
         overridesName,
-        `turning back on ${narrowed.widened.join(", ")} widens what is served, so it takes ` +
-          "effect at the next start; the override stays in force until then",
+        `turning back on ${count} override${count === 1 ? "" : "s"} ${tail}`,
+        `turning back on ${narrowed.widened.join(", ")} ${tail}`,
       ));
     }
   } catch (error) {
-    problems.push(invalid(overridesName, error));
+    found.push(invalid(overridesName, error));
   }
-  return { overrides, caps, problems };
+  return {
+    overrides,
+    caps,
+    problems: found.map((finding) => finding.problem),
+    ownerDetails: found.map((finding) => finding.ownerDetail),
+  };
+}
+
+/** A problem for clients and the owner's fuller detail of it. */
+interface Finding {
+  readonly problem: Problem;
+  readonly ownerDetail: string;
 }
 
 /**
@@ -130,8 +151,8 @@ function optionChanges(
   state: LiveConfigState,
   next: Config,
   file: string,
-): { caps: Caps; problems: Problem[] } {
-  const problems: Problem[] = [];
+): { caps: Caps; found: Finding[] } {
+  const found: Finding[] = [];
   const caps: Record<string, number> = { ...state.caps };
   const before = { ...state.running.options, ...state.caps } as unknown as Record<string, unknown>;
   const after = next.options as unknown as Record<string, unknown>;
@@ -148,45 +169,59 @@ function optionChanges(
     const how = isNarrowing
       ? "narrows, but applies only at the next start"
       : "widens what skillgate serves, reads or runs, so it is not applied while serving";
-    problems.push(restartNeeded(
+    found.push(restartNeeded(
       file,
+      `"${fileKeyOf(option)}" changed: this ${how}`,
       `"${fileKeyOf(option)}" changed from ${show(was)} to ${show(now)}: this ${how}`,
     ));
   }
   const rootsBefore = state.running.roots.map((root) => root.path);
   const rootsAfter = next.roots.map((root) => root.path);
   if (!sameValue(rootsBefore, rootsAfter)) {
-    problems.push(restartNeeded(
-      file,
-      "the roots changed: new roots are read only after a restart (the worker may not read " +
-        "outside the roots it started with)",
-    ));
+    const detail = "the roots changed: new roots are read only after a restart (the worker " +
+      "may not read outside the roots it started with)";
+    found.push(restartNeeded(file, detail, detail));
   }
-  return { caps: Object.freeze(caps) as unknown as Caps, problems };
+  return { caps: Object.freeze(caps) as unknown as Caps, found };
 }
 
-function restartNeeded(file: string, detail: string): Problem {
-  return Object.freeze({ path: file, reason: "restart-needed", severity: "warning", detail });
+function restartNeeded(file: string, detail: string, ownerDetail: string): Finding {
+  return {
+    problem: Object.freeze({ path: file, reason: "restart-needed", severity: "warning", detail }),
+    ownerDetail,
+  };
 }
 
-function invalid(file: string, error: unknown): Problem {
+const KEPT = "; the last good configuration stays in force";
+
+function invalid(file: string, error: unknown): Finding {
   if (error instanceof ConfigFileError) {
-    return Object.freeze({
-      path: file,
-      reason: "config-invalid",
-      severity: "error",
-      detail: `${error.detail}; the last good configuration stays in force`,
-      line: error.line,
-      column: error.column,
-    });
+    // What the owner typed (", got ...") stays on the owner's terminal: it may be an allow-list entry.
+    const cut = error.detail.indexOf(", got ");
+    const detail = cut < 0 ? error.detail : error.detail.slice(0, cut);
+    return {
+      problem: Object.freeze({
+        path: file,
+        reason: "config-invalid",
+        severity: "error",
+        detail: `${detail}${KEPT}`,
+        line: error.line,
+        column: error.column,
+      }),
+      ownerDetail: `${error.detail}${KEPT}`,
+    };
   }
   if (error instanceof UsageError) {
-    return Object.freeze({
-      path: file,
-      reason: "config-invalid",
-      severity: "error",
-      detail: `${error.message}; the last good configuration stays in force`,
-    });
+    return {
+      problem: Object.freeze({
+        path: file,
+        reason: "config-invalid",
+        severity: "error",
+        detail: "the file does not fit the command line and environment skillgate started " +
+          `with (the owner's terminal says why)${KEPT}`,
+      }),
+      ownerDetail: `${error.message}${KEPT}`,
+    };
   }
   throw error;
 }

@@ -56,7 +56,12 @@ export function watchOwnerFiles(
   if (watcher === null) return null;
   let current = state;
   let lastPosted = JSON.stringify({
-    overlay: overlayOf({ overrides: state.overrides, caps: state.caps, problems: [] }),
+    overlay: overlayOf({
+      overrides: state.overrides,
+      caps: state.caps,
+      problems: [],
+      ownerDetails: [],
+    }),
     caps: state.caps,
   });
   let reported = new Set<string>();
@@ -79,8 +84,10 @@ export function watchOwnerFiles(
     const text = JSON.stringify(update);
     if (text === lastPosted || isClosed) return;
     lastPosted = text;
-    // The owner's terminal gets the whole path; clients only ever see the file's name.
-    const lines = new Set(outcome.problems.map((found) => problemLine(found, folder)));
+    // The owner's terminal gets the whole path and detail; clients only the file's name.
+    const lines = new Set(
+      outcome.problems.map((found, i) => problemLine(found, folder, outcome.ownerDetails[i])),
+    );
     for (const line of lines) if (!reported.has(line)) options.log(line);
     reported = lines;
     options.onChange(update);
@@ -158,12 +165,13 @@ function nearestExisting(folder: string): string {
  *
  * @param problem A `restart-needed` or `config-invalid` problem (its path is the file's name).
  * @param folder The configuration folder, prefixed to the name.
+ * @param ownerDetail The owner's fuller detail. @default the problem's detail
  * @returns `skillgate: FOLDER/FILE[:LINE:COLUMN]: reason: detail`.
  */
-export function problemLine(problem: Problem, folder: string): string {
+export function problemLine(problem: Problem, folder: string, ownerDetail?: string): string {
   const file = `${folder}/${problem.path}`;
   const place = problem.line === undefined
     ? file
     : `${file}:${problem.line}:${problem.column ?? 1}`;
-  return `skillgate: ${place}: ${problem.reason}: ${problem.detail}`;
+  return `skillgate: ${place}: ${problem.reason}: ${ownerDetail ?? problem.detail}`;
 }

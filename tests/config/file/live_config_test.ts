@@ -48,7 +48,8 @@ Deno.test("reviewOwnerFiles(): a lowered cap applies; a raised one is reported a
   assert.ok(
     raised.problems.every((p) => p.reason === "restart-needed" && p.path === "config.json"),
   );
-  assert.match(raised.problems[0]!.detail, /"maxSkills" changed from 5 to 50: this widens/);
+  assert.match(raised.problems[0]!.detail, /^"maxSkills" changed: this widens/);
+  assert.match(raised.ownerDetails[0]!, /"maxSkills" changed from 5 to 50: this widens/);
 });
 
 Deno.test("attack: a live edit cannot open a listen address, relax isolation, add origins or roots", () => {
@@ -64,8 +65,10 @@ Deno.test("attack: a live edit cannot open a listen address, relax isolation, ad
   );
   const details = review.problems.map((p) => p.detail).join("\n");
   for (const key of ["http", "isolation", "allowedOrigins"]) {
-    assert.match(details, new RegExp(`"${key}" changed .* widens`));
+    assert.match(details, new RegExp(`"${key}" changed: this widens`));
   }
+  assert.doesNotMatch(details, /evil\.example|elsewhere|8080/, "clients never see the values");
+  assert.match(review.ownerDetails.join("\n"), /evil\.example/, "the owner's terminal does");
   assert.match(details, /the roots changed/);
   assert.ok(review.problems.every((p) => p.reason === "restart-needed"));
 });
@@ -75,7 +78,7 @@ Deno.test("reviewOwnerFiles(): a narrowing option that only a start applies is r
   assert.equal(review.problems.length, 1);
   assert.match(
     review.problems[0]!.detail,
-    /"tools" changed .* narrows, but applies only at the next start/,
+    /"tools" changed: this narrows, but applies only at the next start/,
   );
 });
 
@@ -100,6 +103,12 @@ Deno.test("reviewOwnerFiles(): overrides narrow at once; turning one back on wai
   assert.deepEqual(back.overrides, { pdf: { enabled: false } });
   assert.equal(back.problems[0]?.reason, "restart-needed");
   assert.equal(back.problems[0]?.path, "overrides.json");
+  assert.doesNotMatch(
+    back.problems[0]!.detail,
+    /pdf/,
+    "clients are not told a disabled skill's name",
+  );
+  assert.match(back.ownerDetails[0]!, /pdf\.enabled/);
 });
 
 Deno.test("reviewOwnerFiles(): a broken edit is config-invalid with its place; the last good state stays", () => {
@@ -117,6 +126,8 @@ Deno.test("reviewOwnerFiles(): a broken edit is config-invalid with its place; t
     /"maxSkills" must be a whole number .*; the last good configuration/,
   );
   assert.doesNotMatch(config!.detail, /\/c\/skillgate/, "the client sees no host path");
+  assert.doesNotMatch(config!.detail, /got/, "what the owner typed stays on the owner's terminal");
+  assert.match(review.ownerDetails[0]!, /got a string/);
   assert.equal(overrides?.path, "overrides.json");
   assert.equal(overrides?.reason, "config-invalid");
 });
