@@ -1,8 +1,13 @@
 /**
  * The table of command-line options. Each option has a `SKILLGATE_*`
- * environment variable (containers configure through the environment); a flag
- * given on the command line wins over its variable. `--help` is generated
- * from this table and a test checks README.md names every entry.
+ * environment variable (containers configure through the environment) and a
+ * key in the configuration file (its flag in camelCase, see `fileKeyOf`);
+ * per option a flag wins over its variable, which wins over the file.
+ * `--help` and `config.schema.json` (`make schema`) are generated from this
+ * table, and a test checks README.md names every entry. An option added here
+ * is settable from the file at once; give it a `narrowing` rule when some
+ * changes of it narrow (otherwise a hosted file cannot set it and a live
+ * edit of it waits for a restart).
  *
  * @module
  */
