@@ -15,7 +15,7 @@ TRUSTED_FLAGS = $(shell sed -n 's/^ *"\(--[^"]*\)",\{0,1\}$$/\1/p' $(FLAGS_FILE)
 ARGS ?= serve examples/skills
 
 .PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
-.PHONY: compile-plan
+.PHONY: compile-plan schema
 .DEFAULT_GOAL := run
 
 ## run: serve examples/skills over stdio (or ARGS='serve ~/skills'); the same as
@@ -43,6 +43,11 @@ bench: deps
 ## bench-attack: only the "HTTP under attack" section (issue 11; about 2 minutes)
 bench-attack: deps
 	@$(DENO) run --frozen --cached-only --allow-all bench/main.ts --only=under-attack
+
+## schema: write config.schema.json (from the option table) and overrides.schema.json
+## (a test checks both are current)
+schema: deps
+	@$(DENO) run --frozen --cached-only --allow-write=config.schema.json,overrides.schema.json src/config/file/config_schema.ts
 
 print-flags:
 	@echo $(TRUSTED_FLAGS)

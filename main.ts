@@ -17,7 +17,21 @@ import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { startLine } from "./src/cli/start_line.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
-import { parseCommandLine, UsageError } from "./src/config/cli.ts";
+import { UsageError } from "./src/config/cli.ts";
+import { ConfigFileError } from "./src/config/file/json_document.ts";
+import {
+  type ConfigLocation,
+  loadConfig,
+  loadOverrides,
+  locateConfigOnly,
+} from "./src/config/file/load_config.ts";
+import { watchOwnerFiles } from "./src/config/file/watch_owner_files.ts";
+import { runConfigCommand } from "./src/cli/config_command.ts";
+import {
+  parseOverrideArgs,
+  runOverrideCommand,
+  splitOverrideArgs,
+} from "./src/cli/override_command.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
@@ -32,15 +46,17 @@ import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
 import { fileURLToPath as fromFileUrl } from "node:url";
 
 async function main(): Promise<number> {
+  if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
   let config;
+  let location: ConfigLocation | null;
   try {
-    config = parseCommandLine({
+    ({ config, location } = await loadConfig({
       args: Deno.args,
       getEnv: (name) => Deno.env.get(name),
       cwd: Deno.cwd(),
-    });
+    }));
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof ConfigFileError) {
       logErrorLine(`skillgate: ${error.message}`);
       return EXIT_USAGE;
     }
@@ -59,14 +75,29 @@ async function main(): Promise<number> {
     // Loaded only for `list`: it renders the skill_list answer, which pulls in zod and the
     // MCP SDK; serving and the other commands keep the trusted part free of both.
     const { runListCommand } = await import("./src/cli/list_command.ts");
-    return await runListCommand(config, commandIo());
+    try {
+      return await runListCommand(config, commandIo(), await loadOverrides(location));
+    } catch (error) {
+      if (!(error instanceof ConfigFileError)) throw error;
+      logErrorLine(`skillgate: ${error.message}`);
+      return EXIT_USAGE;
+    }
   }
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
+  if (config.command === "config") return await runConfigCommand(config, location, commandIo());
   if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
   try {
     config = await settleHttpToken(config); // --http: the token in force, read here only
   } catch (error) {
     if (!(error instanceof HttpStartupError)) throw error;
+    logErrorLine(`skillgate: ${error.message}`);
+    return EXIT_USAGE;
+  }
+  let overrides;
+  try {
+    overrides = await loadOverrides(location); // overrides.json: narrows what the worker serves
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
     logErrorLine(`skillgate: ${error.message}`);
     return EXIT_USAGE;
   }
@@ -91,7 +122,23 @@ async function main(): Promise<number> {
     config,
     permissions,
     // The catalog built above becomes the worker's first snapshot: built once.
-    { scripts: scripts.facts, groupKiller: scripts.groupKiller, catalog: scripts.takeCatalog() },
+    {
+      scripts: scripts.facts,
+      groupKiller: scripts.groupKiller,
+      catalog: scripts.takeCatalog(),
+      overlay: { overrides, problems: [] },
+    },
+  );
+  // The owner's files are watched here, never by the worker: it only receives what narrows.
+  const ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
+    {
+      input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
+      running: config,
+      location,
+      overrides,
+      caps: config.caps,
+    },
+    { onChange: (update) => session.postOverlay(update), log: logErrorLine },
   );
   if (config.options.http !== null) {
     const httpConfig = config;
@@ -117,8 +164,30 @@ async function main(): Promise<number> {
     session.ready.then((ready) => logErrorLine(startLine(config, ready)));
   }
   const exit = await session.exited;
+  // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
+  void ownerWatch;
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
+}
+
+/** `skillgate override NAME --disable|...`: the owner's only writer of overrides.json. */
+async function overrideCommand(args: readonly string[]): Promise<number> {
+  try {
+    const { configArgs, own } = splitOverrideArgs(args);
+    const request = parseOverrideArgs(own);
+    const location = locateConfigOnly({
+      args: ["config", ...configArgs],
+      getEnv: (name) => Deno.env.get(name),
+      cwd: Deno.cwd(),
+    });
+    return await runOverrideCommand(request, location, commandIo());
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigFileError) {
+      logErrorLine(`skillgate: ${error.message}`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
 }
 
 /** What a one-shot command may write to and know about the terminal. */

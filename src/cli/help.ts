@@ -28,6 +28,9 @@ Usage:
   skillgate list [ROOT...] [--json]       print the catalog and its problems
   skillgate validate PATH...              check skill folders against the Agent Skills spec
   skillgate permissions [ROOT...] [--json]  show the Deno permissions each part holds
+  skillgate config [--json]               the effective configuration, each value's source
+  skillgate override NAME --disable|--enable|--hide-from-model|--show-to-model|--no-prompt|--prompt
+                                          edit overrides.json (no switch: print it)
   skillgate --help | --version
 
 Connect a client (stdio; see README, "Connect an MCP client"), e.g. Claude Code:
@@ -37,10 +40,12 @@ Roots (folders holding skills, or a skill folder itself):
   ROOT...                       as arguments
   SKILLS_DIR=a:b                used when no ROOT argument is given
   MCP_SKILLS_PATH=a:b           set by a host; wins over both and marks the server hosted
+  "roots" in the config file    used when none of the above gives any (not when hosted)
   Lists split on ":" and ","; a blank value or a literal \${VAR} counts as unset
   (but a \${VAR} left in a script or HTTP token variable refuses scripts or the start).
 
-Options (each also settable through its environment variable):
+Options (each also settable through its environment variable, and in the configuration file
+$XDG_CONFIG_HOME/skillgate/config.json under its camelCase name; flag > variable > file > default):
 ${options}
   -h, --help                    this text
   -V, --version                 print the version

@@ -23,6 +23,7 @@ import { bootScripts } from "../sandbox/script_boot.ts";
 import { createScriptService, type ScriptService } from "../scripts/service.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
+import { applyOverlay, type SkillOverrides } from "../skills/overrides.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { renderListTable } from "./list_table.ts";
 import { usableRoots } from "./usable_roots.ts";
@@ -36,16 +37,23 @@ import { jsonForTerminal } from "./terminal_text.ts";
  *
  * @param config The frozen configuration (`roots`, `caps`, `hosted`, `options.json`, grant).
  * @param io Outputs, terminal width, working directory and the environment lookup.
+ * @param overrides The owner's `overrides.json`, so the list shows what `serve`
+ *   would serve. @default none
  * @returns 0 once printed (problems in skills do not change it), or 2 when
  *   a root is missing, unreadable or not a folder.
  */
-export async function runListCommand(config: Config, io: CommandIo): Promise<number> {
+export async function runListCommand(
+  config: Config,
+  io: CommandIo,
+  overrides: SkillOverrides = {},
+): Promise<number> {
   if ((await usableRoots(config.roots, io)) === null) return EXIT_USAGE;
   const boot = await bootScripts(config, { getEnv: io.getEnv });
   if (boot.warning !== null) await io.writeErr(`skillgate: ${boot.warning}\n`);
   const scripts = createScriptService(config, boot.facts, { killer: boot.groupKiller });
   // The start-up work built the catalog when anything may run: list that one, not a second.
-  const catalog = boot.takeCatalog() ?? await buildCatalog(config.roots, config.caps);
+  const built = boot.takeCatalog() ?? await buildCatalog(config.roots, config.caps);
+  const catalog = applyOverlay(built, { overrides, problems: [] });
   const answer = fullListAnswer(catalog, { hosted: config.hosted, scripts });
   if (config.options.json) {
     await io.writeOut(`${jsonForTerminal(answer)}\n`);

@@ -11,7 +11,17 @@ import type { Root } from "../skills/skill.ts";
 import type { OptionValues } from "./options.ts";
 
 /** What the command line asked for. */
-export type Command = "serve" | "list" | "validate" | "permissions" | "help" | "version";
+export type Command =
+  | "serve"
+  | "list"
+  | "validate"
+  | "permissions"
+  | "config"
+  | "help"
+  | "version";
+
+/** Where an option's value came from; precedence is flag > variable > file > default. */
+export type OptionSource = "flag" | "variable" | "file" | "default";
 
 /** The script-running settings, from the security-first anchor's variables. */
 export interface ScriptSettings {
@@ -67,4 +77,11 @@ export interface Config {
    * each; the trusted part prints each to stderr. Empty when there are none.
    */
   readonly notices: readonly string[];
+  /**
+   * Where each option's value came from, by option key (see
+   * `src/config/options.ts`). Absent in configurations built by hand (tests).
+   */
+  readonly sources?: Readonly<Record<string, OptionSource>>;
+  /** The configuration file that was read, or null when none was. */
+  readonly configFile?: string | null;
 }

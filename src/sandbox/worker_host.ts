@@ -5,15 +5,18 @@
  * @module
  */
 
+import type { Caps } from "../caps.ts";
 import { locateDirectly } from "../files/fd_location.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
+import type { CatalogOverlay } from "../skills/overrides.ts";
 import type { Catalog } from "../skills/skill.ts";
 import {
   type GroupReplyMessage,
   type GroupRequestMessage,
   type LocateFdReplyMessage,
+  type OverlayMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type ShutdownMessage,
@@ -29,6 +32,8 @@ export interface WorkerSession {
   readonly exited: Promise<{ code: number; message?: string }>;
   /** Asks the worker to drain and exit (sends a `shutdown` message). */
   shutdown(): void;
+  /** Hands the worker the owner's new overlay and caps (an `overlay` message). */
+  postOverlay(update: { overlay: CatalogOverlay; caps: Caps }): void;
 }
 
 /**
@@ -44,14 +49,20 @@ export interface WorkerSession {
  *   with the configuration; `groupKiller`: the trusted part's killer that
  *   answers the worker's process-group requests (without one, every request
  *   is refused); `catalog`: the catalog built at start-up, sent as the
- *   worker's first snapshot (without one, the worker builds it).
+ *   worker's first snapshot (without one, the worker builds it); `overlay`:
+ *   the owner's overrides read at start-up.
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
   entry: URL,
   config: Config,
   permissions: WorkerPermissions,
-  options: { scripts?: ScriptHostFacts; groupKiller?: GroupKiller; catalog?: Catalog | null } = {},
+  options: {
+    scripts?: ScriptHostFacts;
+    groupKiller?: GroupKiller;
+    catalog?: Catalog | null;
+    overlay?: CatalogOverlay;
+  } = {},
 ): WorkerSession {
   // The closures below keep only the killer: the catalog is not held here once sent.
   const { groupKiller } = options;
@@ -96,6 +107,7 @@ export function startWorker(
     config,
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
     ...(options.catalog == null ? {} : { catalog: options.catalog }),
+    ...(options.overlay === undefined ? {} : { overlay: options.overlay }),
   };
   worker.postMessage(start);
   let hasExited = false;
@@ -104,7 +116,11 @@ export function startWorker(
     const message: ShutdownMessage = { type: "shutdown" };
     if (!hasExited) worker.postMessage(message);
   };
-  return { ready, exited, shutdown };
+  const postOverlay = (update: { overlay: CatalogOverlay; caps: Caps }) => {
+    const message: OverlayMessage = { type: "overlay", ...update };
+    if (!hasExited) worker.postMessage(message);
+  };
+  return { ready, exited, shutdown, postOverlay };
 }
 
 /** Acts on one process-group request with the trusted part's killer. */

@@ -17,16 +17,19 @@ import { createFdLocateClient } from "../sandbox/fd_locate_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
 import type {
   ExitMessage,
+  OverlayMessage,
   ReadyMessage,
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
+import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
+import type { LiveRefresh } from "../refresh/live_refresh.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { adoptCatalog } from "../skills/adopt_catalog.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
-import { createCatalogStore } from "../skills/catalog_store.ts";
+import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_skills.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
 import { serveOverHttp } from "../transports/http/serve.ts";
@@ -40,8 +43,27 @@ const shutdownRequested = new AbortController();
 // The path gate's exact check asks the trusted part where an opened file really is.
 installFdLocator(createFdLocateClient(self));
 
-self.onmessage = (event: MessageEvent<StartMessage | ShutdownMessage>) => {
+/**
+ * The owner's live changes: what `overlay` messages need (set once serving),
+ * and the latest message that arrived before that.
+ */
+const owner: {
+  context: { store: CatalogStore; config: Config; caps: LiveCaps } | null;
+  refresh: LiveRefresh | null;
+  /** Set once live refresh runs (or `--static` left it off): changes apply at once from then. */
+  isLive: boolean;
+  pending: OverlayMessage | null;
+} = { context: null, refresh: null, isLive: false, pending: null };
+
+self.onmessage = (
+  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage>,
+) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
+  if (event.data?.type === "overlay") {
+    if (owner.context === null || !owner.isLive) owner.pending = event.data;
+    else applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh });
+    return;
+  }
   if (event.data?.type !== "start") return;
   serve(event.data).catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
@@ -74,13 +96,19 @@ async function firstCatalog(
  * running (stdio's drain may end with a run in flight).
  */
 async function serve(start: StartMessage): Promise<void> {
-  const config = start.config;
+  // Caps are read through a live view: a live edit of the configuration file may lower them.
+  const caps = createLiveCaps(start.config.caps);
+  const config: Config = { ...start.config, caps: caps.view };
   const scripts = start.scripts === undefined
     ? undefined
     : createScriptService(config, start.scripts, { killer: createGroupKillClient(self) });
   const withScripts = scripts === undefined ? {} : { scripts };
   const loading = firstCatalog(config, start.catalog);
-  const store = loading.then((first) => createCatalogStore(first.catalog));
+  const store = loading.then((first) => {
+    const created = createCatalogStore(first.catalog, start.overlay);
+    owner.context = { store: created, config, caps };
+    return created;
+  });
   let ended: Promise<number>;
   if (config.options.http === null) {
     const server = createSkillServer({ store: await store, config, ...withScripts });
@@ -99,6 +127,12 @@ async function serve(start: StartMessage): Promise<void> {
     ended = service.finished.then(() => 0);
   }
   const refresh = await startConfiguredRefresh(await store, config);
+  owner.refresh = refresh;
+  owner.isLive = true;
+  // A change that arrived while the catalog loaded applies now, with its notifications.
+  const pending = owner.pending;
+  owner.pending = null;
+  if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
   // skill_search's index, built in the background (time-sliced) so the first search is fast.

@@ -35,6 +35,9 @@ export function programCommand(args: readonly string[], entry = "main.ts"): stri
  * The whole environment a started program gets: PATH and HOME from this
  * process (so `deno` and its cache are found), plus `extra`. Nothing else is
  * inherited, as with a client that starts skillgate with a clean environment.
+ * `XDG_CONFIG_HOME` points at a folder that does not exist unless `extra`
+ * sets it, so the tester's own `~/.config/skillgate/config.json` never
+ * changes what a test sees.
  *
  * @param extra Variables added or overriding PATH and HOME.
  * @returns The environment, for `Deno.Command`'s `env` with `clearEnv: true`.
@@ -43,6 +46,7 @@ export function programEnv(extra: Readonly<Record<string, string>> = {}): Record
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: Deno.env.get("HOME") ?? "/tmp",
+    XDG_CONFIG_HOME: "/nonexistent/skillgate-tests-config",
     ...extra,
   };
 }

@@ -50,6 +50,7 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/sandbox/environ_scrub.ts": "/proc/self/stat, /proc/self/mem, /proc/self/environ",
   "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
+  "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
 };
 
 /** The allowances, folders first. Paths are relative to the repository root. */
@@ -156,6 +157,19 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["Deno.open"],
     reason: "trusted part at start-up: reads the owner's HTTP token file (--http-token-file) " +
       "within a byte cap, before the worker starts; the worker never reads it",
+  },
+  {
+    path: "src/config/file/load_config.ts",
+    apis: ["Deno.open"],
+    reason: "trusted part: reads the owner's configuration file and overrides.json (at start-up " +
+      "and after an edit) within a byte cap; paths come from --config, SKILLGATE_CONFIG or XDG, " +
+      "never from a client, and the worker never reads them",
+  },
+  {
+    path: "src/config/file/watch_owner_files.ts",
+    apis: ["Deno.stat"],
+    reason: "trusted part: finds the nearest existing folder of the owner's configuration folder " +
+      "to watch until it is created; the path comes from --config or XDG, never from a client",
   },
   {
     path: "main.ts",
