@@ -292,7 +292,7 @@ export function corporaLine(): string {
   const real = REAL === null
     ? `real-world corpus not found at ${REAL_PATH} (set SKILLGATE_CORPUS to add one)`
     : `real-world (${REAL.path})`;
-  return `skillgate tests: corpora used: fixture (${FIXTURE_PATH}); ${real}`;
+  return `skillgate: skills corpora used: fixture (${FIXTURE_PATH}); ${real}`;
 }
 
 const ANNOUNCED = "SKILLGATE_TEST_CORPORA_ANNOUNCED";
