@@ -2,7 +2,7 @@
  * The generators of the fixture corpus's binary files (`tests/fixtures/corpus/`):
  * a PNG logo, a TrueType font and a PDF theme sampler, each small, valid and
  * byte-for-byte reproducible. The committed files are exactly what these
- * functions return (`tests/fixtures/corpus_test.ts` checks it); to change one,
+ * functions return (`tests/support/fixture_corpus_test.ts` checks it); to change one,
  * change its generator and run
  * `deno run -A tests/support/fixture_binaries.ts` to rewrite the files.
  *

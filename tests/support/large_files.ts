@@ -1,6 +1,6 @@
 /**
  * Files over 1 MiB for tests, written at test time into a temporary copy:
- * the fixture corpus never commits one (`tests/fixtures/corpus_test.ts`
+ * the fixture corpus never commits one (`tests/support/fixture_corpus_test.ts`
  * checks it).
  *
  * @module
