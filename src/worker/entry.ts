@@ -81,7 +81,10 @@ async function serve(start: StartMessage): Promise<void> {
   const loading = firstCatalog(config, start.catalog);
   const store = loading.then((first) => createCatalogStore(first.catalog));
   let ended: Promise<number>;
+  let refresh: Awaited<ReturnType<typeof startConfiguredRefresh>>;
   if (config.options.http === null) {
+    // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
+    refresh = await startConfiguredRefresh(await store, config);
     const server = createSkillServer({ store: await store, config, ...withScripts });
     const { closed } = await serveOverStdio(server);
     registerLiveServer(server);
@@ -96,8 +99,8 @@ async function serve(start: StartMessage): Promise<void> {
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
+    refresh = await startConfiguredRefresh(await store, config);
   }
-  const refresh = await startConfiguredRefresh(await store, config);
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
   const code = await ended;
