@@ -8,9 +8,10 @@
  * documents...). Tests iterate over {@linkcode corpora}, so an assertion once
  * written for one corpus holds on every corpus.
  *
- * Loading this module says once per test process, on the real stderr, which
- * corpora the run uses (`deno test` evaluates each test file in its own
- * isolate of one process, so the once-guard is a process environment variable).
+ * `make test` and `make unit` say once, on stderr, which corpora the run uses
+ * (`tests/support/say_corpora.ts`, run just before `deno test`). Not from
+ * here: `deno test` evaluates each test file in its own isolate and shows
+ * their stderr on stdout, in the test report.
  *
  * @module
  */
@@ -293,18 +294,4 @@ export function corporaLine(): string {
     ? `real-world corpus not found at ${REAL_PATH} (set SKILLGATE_CORPUS to add one)`
     : `real-world (${REAL.path})`;
   return `skillgate: skills corpora used: fixture (${FIXTURE_PATH}); ${real}`;
-}
-
-const ANNOUNCED = "SKILLGATE_TEST_CORPORA_ANNOUNCED";
-if (Deno.env.get(ANNOUNCED) === undefined) {
-  Deno.env.set(ANNOUNCED, "1");
-  const line = new TextEncoder().encode(`${corporaLine()}\n`);
-  try {
-    // `deno test` shows a test file's own stderr on stdout, as "pre-test output":
-    // write to the process's real stderr instead.
-    using stderr = Deno.openSync("/dev/stderr", { write: true });
-    stderr.writeSync(line);
-  } catch {
-    Deno.stderr.writeSync(line);
-  }
 }

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
 import { inflateSync } from "node:zlib";
 import { corpora, corporaLine, FIXTURE_CORPUS, skillDir } from "./corpora.ts";
 import { FIXTURE_BINARIES } from "./fixture_binaries.ts";
@@ -149,34 +150,35 @@ Deno.test("corpora() lists the fixture corpus first, and the real-world one only
   );
 });
 
-Deno.test("a test run says once on stderr which corpora it uses, however many test files load them", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "skillgate-corpora-line-" });
-  try {
-    const url = new URL("./corpora.ts", import.meta.url).href;
-    for (const name of ["one", "two", "three"]) {
-      await Deno.writeTextFile(
-        join(dir, `${name}_test.ts`),
-        `import { corpora } from "${url}";\n` +
-          `Deno.test("${name}", () => { if (corpora().length === 0) throw new Error("none"); });\n`,
-      );
-    }
-    const env = { ...Deno.env.toObject() };
-    delete env["SKILLGATE_TEST_CORPORA_ANNOUNCED"];
-    const run = await new Deno.Command(Deno.execPath(), {
-      args: ["test", "--no-config", "--no-lock", "-A", dir],
-      clearEnv: true,
-      env: { ...env, NO_COLOR: "1" },
+Deno.test("say_corpora.ts says on stderr which corpora the run uses, and nothing on stdout", async () => {
+  const run = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--cached-only",
+      "--allow-read",
+      "--allow-env=SKILLGATE_CORPUS",
+      fromFileUrl(new URL("./say_corpora.ts", import.meta.url)),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+  assert.equal(new TextDecoder().decode(run.stdout), "");
+  assert.equal(new TextDecoder().decode(run.stderr), `${corporaLine()}\n`);
+});
+
+Deno.test("make test and make unit say which corpora they use once, before deno test", async () => {
+  for (const target of ["test", "unit"]) {
+    const dry = await new Deno.Command("make", {
+      args: ["-n", "-s", target, "TESTS=tests/support/fixture_corpus_test.ts"],
+      cwd: fromFileUrl(new URL("../../", import.meta.url)),
       stdout: "piped",
       stderr: "piped",
     }).output();
-    const stdout = new TextDecoder().decode(run.stdout);
-    const stderr = new TextDecoder().decode(run.stderr);
-    assert.equal(run.code, 0, stdout + stderr);
-    assert.match(stdout, /ok \| 3 passed/);
-    const lines = stderr.split("\n").filter((line) => line.includes("skills corpora used"));
-    assert.deepEqual(lines, [corporaLine()]);
-    assert.ok(!stdout.includes("skills corpora used"), "not mixed into the test report");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+    const lines = new TextDecoder().decode(dry.stdout).split("\n");
+    const said = lines.flatMap((line, index) => line.includes("say_corpora.ts") ? [index] : []);
+    const tested = lines.findIndex((line) => / test --frozen/.test(line));
+    assert.equal(said.length, 1, `make ${target}: ${lines.join("\n")}`);
+    assert.ok(tested > (said[0] as number), `make ${target} says it before deno test`);
   }
 });
