@@ -52,6 +52,8 @@ export interface BenchContext {
   readonly corpusLabel: string;
   /** How many skills the corpus serves. */
   readonly corpusSkills: number;
+  /** A skill of the corpus that sections read (its many-files skill, e.g. `theme-factory`). */
+  readonly corpusSkill: string;
   /** Parent folder of generated fixtures (the system temp folder unless BENCH_TMPDIR is set). */
   readonly tempParent: string | undefined;
   /** Repetitions for a catalog of `skills` skills (fewer for large catalogs). */
@@ -96,6 +98,7 @@ export function createBenchContext(
     corpus: corpus.path,
     corpusLabel: `corpus (${corpusName})`,
     corpusSkills: corpus.names.length,
+    corpusSkill: corpus.facts.rich.skill,
     tempParent: options.tempParent,
     repetitionsFor: (skills) => repetitionsFor(skills, options.isQuick),
     generated(count) {
