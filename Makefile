@@ -13,6 +13,9 @@ DENO = $(shell $(SETUP))
 FLAGS_FILE := src/sandbox/trusted_flags.json
 TRUSTED_FLAGS = $(shell sed -n 's/^ *"\(--[^"]*\)",\{0,1\}$$/\1/p' $(FLAGS_FILE))
 ARGS ?= serve examples/skills
+# Says on stderr which skills corpora the tests run on (tests/support/corpora.ts).
+SAY_CORPORA = "$(DENO)" run --frozen --cached-only --allow-read --allow-env=SKILLGATE_CORPUS \
+	tests/support/say_corpora.ts
 
 .PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
 .PHONY: compile-plan schema
@@ -28,9 +31,11 @@ test: deps
 	@"$(DENO)" fmt --check >&2
 	@"$(DENO)" lint >&2
 	@"$(DENO)" check --frozen main.ts src tests bench >&2
+	@$(SAY_CORPORA)
 	@"$(DENO)" test --frozen --cached-only --allow-all --unstable-worker-options tests/
 
 unit: deps
+	@$(SAY_CORPORA)
 	@"$(DENO)" test --frozen --cached-only --allow-all --unstable-worker-options $(TESTS)
 
 fmt: deps

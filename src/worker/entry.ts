@@ -110,7 +110,10 @@ async function serve(start: StartMessage): Promise<void> {
     return created;
   });
   let ended: Promise<number>;
+  let refresh: Awaited<ReturnType<typeof startConfiguredRefresh>>;
   if (config.options.http === null) {
+    // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
+    refresh = await startConfiguredRefresh(await store, config);
     const server = createSkillServer({ store: await store, config, ...withScripts });
     const { closed } = await serveOverStdio(server);
     registerLiveServer(server);
@@ -125,8 +128,8 @@ async function serve(start: StartMessage): Promise<void> {
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
+    refresh = await startConfiguredRefresh(await store, config);
   }
-  const refresh = await startConfiguredRefresh(await store, config);
   owner.refresh = refresh;
   owner.isLive = true;
   // A change that arrived while the catalog loaded applies now, with its notifications.

@@ -17,15 +17,6 @@ import {
 
 /** The repository's root folder. */
 export const REPO_ROOT = fromFileUrl(new URL("../../", import.meta.url));
-/**
- * The real-world corpus (read-only; copy it before changing anything): the
- * `SKILLGATE_CORPUS` variable, or `../shared/corpus/anthropic-skills` beside
- * the checkout (where CI puts it).
- */
-export const CORPUS = Deno.env.get("SKILLGATE_CORPUS") ?? fromFileUrl(
-  new URL("../../../shared/corpus/anthropic-skills", import.meta.url),
-);
-
 /** The argv that starts skillgate with `args`, as `make run` would. */
 export function programCommand(args: readonly string[], entry = "main.ts"): string[] {
   return ["run", ...trustedRunFlags(), `${REPO_ROOT}${entry}`, ...args];
