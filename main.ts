@@ -114,6 +114,7 @@ async function main(): Promise<number> {
     return EXIT_USAGE;
   }
   if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
+  if (scripts.dataDirProblem !== null) logErrorLine(`skillgate: ${scripts.dataDirProblem}`);
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;

@@ -22,6 +22,7 @@ import {
 } from "../scripts/isolation.ts";
 import type { ScriptPlan } from "../scripts/plan.ts";
 import type { Mount } from "../scripts/sandbox/layout.ts";
+import { locateConfig } from "../config/file/load_config.ts";
 import { checkGrantFolders, protectedFoldersOf } from "../scripts/sandbox/grant_folders.ts";
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
@@ -68,6 +69,12 @@ export interface ScriptBoot {
   readonly containment: readonly ScriptContainment[];
   /** The start-up plan's `grant` problems, one line each, for the owner's terminal. */
   readonly grantProblems: readonly string[];
+  /**
+   * In a sandbox, why the host's `MCP_DATA_DIR` is not mounted (missing, or
+   * refused by the grant folders' check: `/`, a home, a root, skillgate's
+   * own folders), for the owner's terminal; else null. Names no path.
+   */
+  readonly dataDirProblem: string | null;
   /**
    * Why skillgate must not start (the owner demanded `--isolation=sandbox`
    * and this host has none: the reason and what to install), else null.
@@ -120,6 +127,7 @@ export async function bootScripts(
     roots: [...(options.rootRealPaths ?? []), ...config.roots.map((root) => root.path)],
     installDir: new URL("../..", import.meta.url).pathname,
     getEnv: options.getEnv,
+    configPath: locateConfig(config, options.getEnv)?.path ?? null,
   });
   const probed = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
@@ -174,6 +182,7 @@ export async function bootScripts(
     groupKiller,
     refusal: probed.refusal ?? null,
     containment: containmentOf(plan, catalog, isolation),
+    dataDirProblem: isolation.mode === "sandbox" ? isolation.sandbox?.dataDirProblem ?? null : null,
     grantProblems: plan.problems.filter((problem) => problem.reason === "grant")
       .map((problem) => `${problem.severity}: ${problem.detail}`),
     warning: grant.from === "unsubstituted"
