@@ -12,7 +12,7 @@ import { normaliseOrigin, parseHostPort } from "../transports/http/host_policy.t
 import type { Command, Config, OptionSource, ScriptSettings } from "./config.ts";
 import type { ConfigFile } from "./file/config_file.ts";
 import { narrows } from "./file/narrowing.ts";
-import { hasPlaceholder, isUnsetValue, splitRootList } from "./env_value.ts";
+import { hasPlaceholder, isPresentValue, isUnsetValue, splitRootList } from "./env_value.ts";
 import {
   DEFAULT_OPTION_VALUES,
   fileKeyOf,
@@ -89,15 +89,12 @@ export function parseCommandLine(input: CommandLineInput): Config {
   const sources: Record<string, OptionSource> = {};
   for (const option of OPTIONS) sources[option.key] = "default";
   // A marker left as a placeholder still says a host started us: hosted moves defaults closed.
-  const hostedBy = HOSTED_MARKERS.find((name) => {
-    const value = input.getEnv(name);
-    return !isUnsetValue(value) || hasPlaceholder(value);
-  }) ?? null;
+  const hostedBy = HOSTED_MARKERS.find((name) => isPresentValue(input.getEnv(name))) ?? null;
   const file = input.file ?? null;
   if (file !== null) applyFile(values, sources, file, { isHosted: hostedBy !== null, notices });
   for (const option of OPTIONS) {
     const fromEnv = input.getEnv(option.env);
-    if (hasPlaceholder(fromEnv) && isUnsetValue(fromEnv)) {
+    if (hasPlaceholder(fromEnv)) {
       notices.push(
         `${option.env} holds the unsubstituted placeholder "${
           (fromEnv ?? "").trim().slice(0, 80)
@@ -264,7 +261,8 @@ function refuseTokenPlaceholders(
   for (const name of HTTP_TOKEN_VARIABLES) {
     if (hasPlaceholder(getEnv(name))) {
       throw new UsageError(
-        `${name} holds an unsubstituted \${...} placeholder, so no bearer token is in force; ` +
+        `${name} holds an unsubstituted placeholder (\${...}, {{...}} or a bare $NAME), ` +
+          "so no bearer token is in force; " +
           "the host meant to set it: substitute the value (or remove the variable) and restart",
       );
     }
@@ -346,7 +344,7 @@ function scriptSettings(
       ? 600
       : parseInteger(ttl, "MCP_CONFIRM_TTL_SECONDS", 1, 86_400),
     allowUnscrubbed: read("MCP_SKILL_ALLOW_UNSCRUBBED")?.trim() === "1",
-    dataDir: isUnsetValue(dataDir) || hasPlaceholder(dataDir) ? null : resolvePath(dataDir.trim()),
+    dataDir: isUnsetValue(dataDir) ? null : resolvePath(dataDir.trim()),
     unsubstituted,
   };
 }

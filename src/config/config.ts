@@ -40,8 +40,9 @@ export interface ScriptSettings {
   /**
    * The script variables (`MCP_SKILL_RUN`, `MCP_CONFIRM_MODE`,
    * `MCP_CONFIRM_SECRET`, `MCP_CONFIRM_TTL_SECONDS`,
-   * `MCP_SKILL_ALLOW_UNSCRUBBED`) whose value holds an unsubstituted `${VAR}`
-   * placeholder, in that order. Any entry means a host meant to set it and
+   * `MCP_SKILL_ALLOW_UNSCRUBBED`) whose value holds an unsubstituted
+   * placeholder (`${VAR}`, `${env:VAR}`, `{{VAR}}`, ...; see
+   * `hasPlaceholder()`), in that order. Any entry means a host meant to set it and
    * did not: no script runs (the grant says why). Empty normally.
    */
   readonly unsubstituted: readonly string[];
