@@ -108,55 +108,83 @@ function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): R
   });
 }
 
-/** The request body, read from the connection only as it is pulled. */
+/**
+ * The request body, read from the connection only as it is pulled.
+ *
+ * Every node callback here may fire after the stream was closed, errored or
+ * cancelled (node emits `readable` on the next tick, a body keeps arriving
+ * after the handler refused it): `state` is checked before the controller is
+ * touched, a cancel detaches the pending pull's listeners at once, and the
+ * request is paused so nothing more is parsed (TCP backpressure holds the
+ * rest; the answer then closes the connection). A throw out of a node event
+ * handler would end the worker, so none can leave here.
+ */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let state: "open" | "settled" = "open";
+  /** Detaches the listeners of the pull in progress and resolves it; null when none is. */
+  let stopPull: (() => void) | null = null;
+  let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  /** Ends the stream once: `act` closes or errors the controller; later calls do nothing. */
+  const settle = (act: (c: ReadableStreamDefaultController<Uint8Array>) => void = () => {}) => {
+    if (state !== "open") return;
+    state = "settled";
+    stopPull?.();
+    try {
+      if (controller !== null) act(controller);
+    } catch { /* the stream was already closed by its reader */ }
+  };
+  const onError = (error: Error) => settle((c) => c.error(error));
   return new ReadableStream<Uint8Array>({
-    start(controller) {
-      req.once("error", (error) => {
-        try {
-          controller.error(error);
-        } catch { /* already closed */ }
-      });
+    start(started) {
+      controller = started;
+      req.on("error", onError); // stays: a later `error` with no listener would be uncaught
     },
-    pull(controller) {
+    pull(pulled) {
+      if (state !== "open") return;
       return new Promise<void>((resolve) => {
+        let isDone = false;
         const finish = () => {
+          if (isDone) return;
+          isDone = true;
+          stopPull = null;
           req.off("readable", onReadable);
           req.off("end", onEnd);
-          req.off("error", finish);
           req.off("close", onClose);
           resolve();
         };
         const onReadable = () => {
+          if (state !== "open") return finish();
           const chunk = req.read() as Uint8Array | null;
           if (chunk === null) return; // wait for the next `readable` or `end`
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          try {
+            pulled.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          } catch {
+            settle(); // closed by its reader between the check and here
+            req.pause();
+          }
           finish();
         };
         const onEnd = () => {
-          try {
-            controller.close();
-          } catch { /* already closed */ }
+          settle((c) => c.close());
           finish();
         };
         const onClose = () => {
           if (!req.complete) {
-            try {
-              controller.error(new Error("The connection closed before the body ended"));
-            } catch { /* already closed */ }
+            settle((c) => c.error(new Error("The connection closed before the body ended")));
           }
           finish();
         };
+        stopPull = finish;
         if (req.readableEnded) return onEnd();
         req.on("readable", onReadable);
         req.once("end", onEnd);
-        req.once("error", finish);
         req.once("close", onClose);
         onReadable();
       });
     },
     cancel() {
-      // Nothing more is read; the response closes the connection (see answerNodeRequest).
+      // Nothing more is read; the answer closes the connection (see answerNodeRequest).
+      settle();
       req.pause();
     },
   });
