@@ -21,10 +21,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * @param handler The transport's handler; never throws.
  * @param options `origin`: the listen address as `http://host:port`, the
  *   base of the Request URL (the `Host` header is passed on untouched for the
- *   handler's own check); `onBodyUnread`: called when the answer ends before
- *   the request body was read to its end (the connection is then closed, so
- *   an unread body cannot follow as a next request).
+ *   handler's own check). When the answer starts before the request body was
+ *   read to its end, the body is cancelled (nothing more is parsed) and the
+ *   answer carries `connection: close`, so an unread body cannot follow as a
+ *   next request.
  * @returns Resolves when the response has ended or the connection closed.
+ * @throws {Error} Only when node:http refuses the handler's status or
+ *   headers (`writeHead`); the caller destroys the connection.
  */
 export async function answerNodeRequest(
   req: IncomingMessage,
@@ -32,22 +35,37 @@ export async function answerNodeRequest(
   handler: (request: Request) => Promise<Response>,
   options: { origin: string },
 ): Promise<void> {
+  // node emits `error` on a request or response whose connection failed; one with no
+  // listener is an uncaught exception that ends the worker. The connection's own close
+  // (below) is what this bridge acts on.
+  req.on("error", ignore);
+  res.on("error", ignore);
   const aborter = new AbortController();
   const closed = new Promise<void>((resolve) => {
     res.once("close", () => {
-      if (!res.writableFinished) aborter.abort(new Error("The client closed the connection"));
       resolve();
+      if (res.writableFinished) return;
+      try {
+        aborter.abort(new Error("The client closed the connection"));
+      } catch { /* a listener's fault must not escape a node event handler */ }
     });
   });
   let request: Request;
   try {
     request = toRequest(req, options.origin, aborter.signal);
   } catch {
+    req.pause();
     res.writeHead(400, { "content-type": "text/plain", connection: "close" });
     res.end("Bad Request: the request line or a header is not valid\n");
     return;
   }
   const response = await handler(request);
+  if (!req.complete) {
+    // The handler is done with the body (refused, timed out, or never read it): stop parsing
+    // it. Rejects harmlessly when a reader still holds it; that reader's cancel pauses it too.
+    await request.body?.cancel().catch(() => {});
+    req.pause();
+  }
   if (res.destroyed) {
     await response.body?.cancel().catch(() => {});
     return;
@@ -68,12 +86,12 @@ export async function answerNodeRequest(
   const stop = () => void reader.cancel().catch(() => {});
   aborter.signal.addEventListener("abort", stop, { once: true });
   try {
-    while (!res.destroyed) {
+    while (!res.destroyed && !res.writableEnded) {
       const next = await Promise.race([reader.read(), closed.then(() => null)]);
-      if (next === null || next.done) break;
-      if (!res.write(next.value)) await Promise.race([drained(res), closed]);
+      if (next === null || next.done || res.destroyed) break;
+      if (!res.write(next.value)) await drainedOrClosed(res, closed);
     }
-    if (!res.destroyed) res.end();
+    if (!res.destroyed && !res.writableEnded) res.end();
   } catch {
     res.destroy(); // the handler's stream failed mid-answer: the client sees the cut
   } finally {
@@ -190,6 +208,16 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => res.once("drain", () => resolve()));
+/** Resolves on the response's next `drain` or when the connection closed, whichever is first. */
+function drainedOrClosed(res: ServerResponse, closed: Promise<void>): Promise<void> {
+  let onDrain = () => {};
+  const drained = new Promise<void>((resolve) => {
+    onDrain = resolve;
+    res.once("drain", onDrain);
+  });
+  // The `drain` listener goes with the wait, so a stalled SSE client does not collect them.
+  return Promise.race([drained, closed]).finally(() => res.off("drain", onDrain));
 }
+
+/** An `error` listener that only keeps node from treating the error as uncaught. */
+function ignore(): void {}
