@@ -154,3 +154,19 @@ Deno.test("attack: concurrent oversized chunked bodies all get 413 and the serve
   for (const text of texts) assert.match(text, /^HTTP\/1\.1 413 /);
   await assertStillServing(server.service);
 });
+
+Deno.test("attack: clients that disconnect in the middle of a chunked body cannot take the server down", async () => {
+  await using server = await service();
+  const port = server.service.port;
+  for (let round = 0; round < ROUNDS; round++) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    try {
+      await conn.write(encoder.encode(chunkedHead(port)));
+      // Half the cap: the handler is still pulling when the connection goes.
+      for (let index = 0; index < 8; index++) await conn.write(chunk(CHUNK_BYTES));
+    } finally {
+      conn.close();
+    }
+    await assertStillServing(server.service);
+  }
+});
