@@ -15,7 +15,7 @@ TRUSTED_FLAGS = $(shell sed -n 's/^ *"\(--[^"]*\)",\{0,1\}$$/\1/p' $(FLAGS_FILE)
 ARGS ?= serve examples/skills
 
 .PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
-.PHONY: compile-plan schema
+.PHONY: compile-plan schema smoke
 .DEFAULT_GOAL := run
 
 ## run: serve examples/skills over stdio (or ARGS='serve ~/skills'); the same as
@@ -52,14 +52,23 @@ schema: deps
 print-flags:
 	@echo $(TRUSTED_FLAGS)
 
-## compile: build dist/skillgate with deno compile and the trusted flags
-## (offline: make compile DENORT_BIN=/path/to/denort; the full deno CLI is refused)
+## compile: build dist/skillgate-<os>-<arch> with deno compile and the trusted flags, then
+## smoke-test it; a failure removes it (offline: DENORT_BIN=/path/to/denort DENORT_SHA256=<sum>;
+## the full deno CLI is refused). See .ci/compile.sh for where denort comes from.
 compile: deps
-	@sh .ci/compile.sh "$(DENO)" dist/skillgate $(TRUSTED_FLAGS)
+	@sh .ci/compile.sh "$(DENO)" dist $(TRUSTED_FLAGS)
 
 ## compile-plan: print the deno compile argv, one element per line, without building
 compile-plan:
-	@sh .ci/compile.sh --plan "$(DENO)" dist/skillgate $(TRUSTED_FLAGS)
+	@sh .ci/compile.sh --plan "$(DENO)" dist $(TRUSTED_FLAGS)
+
+## smoke: the one smoke test (--version, permissions --json, an MCP stdio session on
+## examples/skills) of a skillgate command; make compile and the release workflow run it too.
+## make smoke CMD='dist/skillgate-linux-x64'  (default: this checkout's launcher)
+SMOKE := .ci/smoke.ts
+CMD ?= ./skillgate
+smoke: deps
+	@"$(DENO)" run --frozen --cached-only --allow-all $(SMOKE) -- $(CMD)
 
 ## deno, deps: install Deno and the locked dependencies (./skillgate does it on first run)
 deno: deps
