@@ -15,7 +15,7 @@ TRUSTED_FLAGS = $(shell sed -n 's/^ *"\(--[^"]*\)",\{0,1\}$$/\1/p' $(FLAGS_FILE)
 ARGS ?= serve examples/skills
 
 .PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
-.PHONY: compile-plan schema smoke
+.PHONY: compile-plan schema smoke mcpb descriptors
 .DEFAULT_GOAL := run
 
 ## run: serve examples/skills over stdio (or ARGS='serve ~/skills'); the same as
@@ -61,6 +61,18 @@ compile: deps
 ## compile-plan: print the deno compile argv, one element per line, without building
 compile-plan:
 	@sh .ci/compile.sh --plan "$(DENO)" dist $(TRUSTED_FLAGS)
+
+## mcpb: pack dist/skillgate-<version>.mcpb (the MCP Bundle) from the binaries in BINDIR
+## (default dist/, what make compile built) into MCPB_OUT (default dist/)
+BINDIR ?= dist
+MCPB_OUT ?= dist
+mcpb:
+	@sh .ci/mcpb_pack.sh $(BINDIR) $(MCPB_OUT)
+
+## descriptors: regenerate manifest.json, plugin/, server.json and the npm package.json from
+## packaging/identity.json (a test checks the committed ones are current)
+descriptors: deps
+	@"$(DENO)" run --frozen --cached-only --allow-read --allow-write packaging/generate.ts
 
 ## smoke: the one smoke test (--version, permissions --json, an MCP stdio session on
 ## examples/skills) of a skillgate command; make compile and the release workflow run it too.

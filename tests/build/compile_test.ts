@@ -36,11 +36,13 @@ async function make(
   };
 }
 
-/** What is in dist/ (empty when the folder does not exist). */
+/** The binaries in dist/ (empty when the folder does not exist; bundles and tarballs aside). */
 async function distEntries(): Promise<string[]> {
   const names: string[] = [];
   try {
-    for await (const entry of Deno.readDir(DIST)) names.push(entry.name);
+    for await (const entry of Deno.readDir(DIST)) {
+      if (!/\.(mcpb|tgz)$/.test(entry.name)) names.push(entry.name);
+    }
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;
