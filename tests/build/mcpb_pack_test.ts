@@ -74,3 +74,27 @@ Deno.test("make mcpb refuses a folder without any skillgate binary", async () =>
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the plugin's bin/skillgate (its .mcp.json command) runs a binary placed beside it and passes the smoke test", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-plugin-" });
+  try {
+    const copy = await run("cp", ["-R", `${REPO_ROOT}plugin`, `${dir}/plugin`]);
+    assert.equal(copy.code, 0, copy.stderr);
+    const arch = Deno.build.arch === "aarch64" ? "arm64" : "x64";
+    const standIn = `${dir}/plugin/bin/skillgate-linux-${arch}`;
+    await Deno.writeTextFile(standIn, `#!/bin/sh\nexec '${REPO_ROOT}skillgate' "$@"\n`);
+    await Deno.chmod(standIn, 0o755);
+    const mcp = JSON.parse(await Deno.readTextFile(`${dir}/plugin/.mcp.json`));
+    assert.equal(mcp.mcpServers.skills.command, "${CLAUDE_PLUGIN_ROOT}/bin/skillgate");
+    const smoke = await run(Deno.execPath(), [
+      "run",
+      "--allow-all",
+      ".ci/smoke.ts",
+      "--",
+      `${dir}/plugin/bin/skillgate`,
+    ]);
+    assert.equal(smoke.code, 0, smoke.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
