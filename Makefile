@@ -27,7 +27,7 @@ run:
 test: deps
 	@"$(DENO)" fmt --check >&2
 	@"$(DENO)" lint >&2
-	@"$(DENO)" check --frozen main.ts src tests bench >&2
+	@"$(DENO)" check --frozen main.ts src tests bench packaging .ci/smoke.ts >&2
 	@"$(DENO)" test --frozen --cached-only --allow-all --unstable-worker-options tests/
 
 unit: deps

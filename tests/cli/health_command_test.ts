@@ -72,7 +72,10 @@ Deno.test("skillgate health answers 0 for a running --http skillgate (SKILLGATE_
   const byEnv = await runProgram(["health"], { env: { SKILLGATE_HTTP: String(server.port) } });
   assert.equal(byEnv.code, 0, byEnv.stderr);
   assert.equal(byEnv.stdout, "");
-  assert.match(byEnv.stderr, /skillgate: healthy \(http:\/\/127\.0\.0\.1:\d+\/healthz: \{"status":"ok"\}\)/);
+  assert.match(
+    byEnv.stderr,
+    /skillgate: healthy \(http:\/\/127\.0\.0\.1:\d+\/healthz: \{"status":"ok"\}\)/,
+  );
   const byUrl = await runProgram(["health", `--url=${server.base}/healthz`]);
   assert.equal(byUrl.code, 0, byUrl.stderr);
 });
