@@ -144,7 +144,7 @@ class Session {
         }); its stderr ends:\n${tail(await this.#stderrSoon())}`,
       );
     }
-    let timer: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new SmokeFailure(`${method}: no answer within ${stepTimeoutMs()} ms`)),
