@@ -127,7 +127,7 @@ if [ -n "${DENORT_BIN:-}" ]; then
   expected=$(printf '%s' "${DENORT_SHA256:-}" | tr 'A-F' 'a-f')
   case $expected in
   "" | *[!0-9a-f]*)
-    fail "DENORT_BIN is accepted only with DENORT_SHA256=<sum>, the SHA-256 of that denort as Deno's $DENO_VERSION release publishes it (denort-$target.zip.sha256sum is the zip's; unzip and check, or run sha256sum on a denort you trust). Nothing was built"
+    fail "DENORT_BIN is accepted only with DENORT_SHA256=<sum>, the SHA-256 of that denort file: check denort-$target.zip against the denort-$target.zip.sha256sum of Deno's $DENO_VERSION release, unzip it, and give the sum of the denort inside (sha256sum denort). Nothing was built"
     ;;
   esac
   [ "${#expected}" -eq 64 ] || fail "DENORT_SHA256 must be 64 hexadecimal digits. Nothing was built"
