@@ -12,6 +12,7 @@
 import { bannerText } from "./src/cli/banner.ts";
 import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
+import { healthUrl, HealthUsageError, runHealthCommand } from "./src/cli/health_command.ts";
 import { launchWords } from "./src/cli/launch_command.ts";
 import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
@@ -47,6 +48,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 
 async function main(): Promise<number> {
   if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
+  if (Deno.args[0] === "health") return await healthCommand(Deno.args.slice(1));
   let config;
   let location: ConfigLocation | null;
   try {
@@ -188,6 +190,18 @@ async function overrideCommand(args: readonly string[]): Promise<number> {
       return EXIT_USAGE;
     }
     throw error;
+  }
+}
+
+/** `skillgate health [--url=URL]`: the container's HEALTHCHECK (probes /healthz). */
+async function healthCommand(args: readonly string[]): Promise<number> {
+  const writeErr = (text: string) => writeAll(Deno.stderr, safeTerminalText(text));
+  try {
+    return await runHealthCommand(healthUrl(args, (name) => Deno.env.get(name)), writeErr);
+  } catch (error) {
+    if (!(error instanceof HealthUsageError)) throw error;
+    logErrorLine(`skillgate: ${error.message}`);
+    return EXIT_USAGE;
   }
 }
 

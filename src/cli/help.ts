@@ -31,6 +31,7 @@ Usage:
   skillgate config [--json]               the effective configuration, each value's source
   skillgate override NAME --disable|--enable|--hide-from-model|--show-to-model|--no-prompt|--prompt
                                           edit overrides.json (no switch: print it)
+  skillgate health [--url=URL]            probe a running --http server's /healthz (exit 0 if 200)
   skillgate --help | --version
 
 Connect a client (stdio; see README, "Connect an MCP client"), e.g. Claude Code:
