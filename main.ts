@@ -12,12 +12,27 @@
 import { bannerText } from "./src/cli/banner.ts";
 import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
+import { healthUrl, HealthUsageError, runHealthCommand } from "./src/cli/health_command.ts";
 import { launchWords } from "./src/cli/launch_command.ts";
 import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { startLine } from "./src/cli/start_line.ts";
 import { runValidateCommand } from "./src/cli/validate_command.ts";
-import { parseCommandLine, UsageError } from "./src/config/cli.ts";
+import { UsageError } from "./src/config/cli.ts";
+import { ConfigFileError } from "./src/config/file/json_document.ts";
+import {
+  type ConfigLocation,
+  loadConfig,
+  loadOverrides,
+  locateConfigOnly,
+} from "./src/config/file/load_config.ts";
+import { watchOwnerFiles } from "./src/config/file/watch_owner_files.ts";
+import { runConfigCommand } from "./src/cli/config_command.ts";
+import {
+  parseOverrideArgs,
+  runOverrideCommand,
+  splitOverrideArgs,
+} from "./src/cli/override_command.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
 import { releaseEnv } from "./src/sandbox/env_release.ts";
@@ -34,15 +49,18 @@ import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
 import { fileURLToPath as fromFileUrl } from "node:url";
 
 async function main(): Promise<number> {
+  if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
+  if (Deno.args[0] === "health") return await healthCommand(Deno.args.slice(1));
   let config;
+  let location: ConfigLocation | null;
   try {
-    config = parseCommandLine({
+    ({ config, location } = await loadConfig({
       args: Deno.args,
       getEnv: (name) => Deno.env.get(name),
       cwd: Deno.cwd(),
-    });
+    }));
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof ConfigFileError) {
       logErrorLine(`skillgate: ${error.message}`);
       return EXIT_USAGE;
     }
@@ -61,14 +79,29 @@ async function main(): Promise<number> {
     // Loaded only for `list`: it renders the skill_list answer, which pulls in zod and the
     // MCP SDK; serving and the other commands keep the trusted part free of both.
     const { runListCommand } = await import("./src/cli/list_command.ts");
-    return await runListCommand(config, commandIo());
+    try {
+      return await runListCommand(config, commandIo(), await loadOverrides(location));
+    } catch (error) {
+      if (!(error instanceof ConfigFileError)) throw error;
+      logErrorLine(`skillgate: ${error.message}`);
+      return EXIT_USAGE;
+    }
   }
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
+  if (config.command === "config") return await runConfigCommand(config, location, commandIo());
   if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
   try {
     config = await settleHttpToken(config); // --http: the token in force, read here only
   } catch (error) {
     if (!(error instanceof HttpStartupError)) throw error;
+    logErrorLine(`skillgate: ${error.message}`);
+    return EXIT_USAGE;
+  }
+  let overrides;
+  try {
+    overrides = await loadOverrides(location); // overrides.json: narrows what the worker serves
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
     logErrorLine(`skillgate: ${error.message}`);
     return EXIT_USAGE;
   }
@@ -88,6 +121,7 @@ async function main(): Promise<number> {
     return EXIT_USAGE;
   }
   if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
+  if (scripts.dataDirProblem !== null) logErrorLine(`skillgate: ${scripts.dataDirProblem}`);
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;
@@ -101,7 +135,19 @@ async function main(): Promise<number> {
       scripts: scripts.facts,
       groupKiller: scripts.groupKiller,
       releaseEnv: (request) => releaseEnv(scripts.grant, request, getEnv),
+      overlay: { overrides, problems: [] },
     },
+  );
+  // The owner's files are watched here, never by the worker: it only receives what narrows.
+  const ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
+    {
+      input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
+      running: config,
+      location,
+      overrides,
+      caps: config.caps,
+    },
+    { onChange: (update) => session.postOverlay(update), log: logErrorLine },
   );
   if (config.options.http !== null) {
     const httpConfig = config;
@@ -127,8 +173,42 @@ async function main(): Promise<number> {
     session.ready.then((ready) => logErrorLine(startLine(config, ready)));
   }
   const exit = await session.exited;
+  // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
+  void ownerWatch;
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
+}
+
+/** `skillgate override NAME --disable|...`: the owner's only writer of overrides.json. */
+async function overrideCommand(args: readonly string[]): Promise<number> {
+  try {
+    const { configArgs, own } = splitOverrideArgs(args);
+    const request = parseOverrideArgs(own);
+    const location = locateConfigOnly({
+      args: ["config", ...configArgs],
+      getEnv: (name) => Deno.env.get(name),
+      cwd: Deno.cwd(),
+    });
+    return await runOverrideCommand(request, location, commandIo());
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigFileError) {
+      logErrorLine(`skillgate: ${error.message}`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}
+
+/** `skillgate health [--url=URL]`: the container's HEALTHCHECK (probes /healthz). */
+async function healthCommand(args: readonly string[]): Promise<number> {
+  const writeErr = (text: string) => writeAll(Deno.stderr, safeTerminalText(text));
+  try {
+    return await runHealthCommand(healthUrl(args, (name) => Deno.env.get(name)), writeErr);
+  } catch (error) {
+    if (!(error instanceof HealthUsageError)) throw error;
+    logErrorLine(`skillgate: ${error.message}`);
+    return EXIT_USAGE;
+  }
 }
 
 /** What a one-shot command may write to and know about the terminal. */

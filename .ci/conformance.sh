@@ -5,24 +5,31 @@
 #   .ci/conformance.sh
 #
 # Starts skillgate (`deno run` with the trusted flags, --http on a free loopback
-# port) on a temporary copy of the real corpus, runs every server scenario of
-# spec 2025-11-25 plus the three SEP-2640 skills-extension scenarios, one by one,
-# then repeats the directory scenario on a copy of examples/skills (the corpus's
-# first skill has no subfolder to list). Stops each server with SIGTERM and
+# port) on a temporary copy of the fixture corpus (tests/fixtures/corpus, always;
+# its first skill has a subfolder, so the directory scenario is fully checked),
+# runs every server scenario of spec 2025-11-25 plus the three SEP-2640
+# skills-extension scenarios, one by one; then does the same on a copy of the
+# real-world corpus when one is present. Stops each server with SIGTERM and
 # requires a clean exit (graceful shutdown). Finally .ci/conformance_report.ts
 # READS every check: expected failures (fixtures of the SDK's example server) are
 # listed in .ci/conformance-expected-failures.yml with their reasons; any other
 # failure, an unexplained skip, or a stale expected failure fails the run.
 #
-# Environment: SKILLGATE_CORPUS overrides the corpus (default
-# ../shared/corpus/anthropic-skills); CONFORMANCE_KEEP=1 keeps the work folder.
+# Environment: SKILLGATE_CORPUS names the real-world corpus (default
+# ../shared/corpus/anthropic-skills, used when it exists); CONFORMANCE_KEEP=1
+# keeps the work folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CONFORMANCE=npm:@modelcontextprotocol/conformance@0.2.0-alpha.12
 SPEC=2025-11-25
 EXTENSION_SCENARIOS="sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory"
-CORPUS=${SKILLGATE_CORPUS:-../shared/corpus/anthropic-skills}
+FIXTURE=tests/fixtures/corpus
+REAL=${SKILLGATE_CORPUS:-../shared/corpus/anthropic-skills}
+if [ -n "${SKILLGATE_CORPUS:-}" ] && [ ! -d "$REAL" ]; then
+  echo "conformance: SKILLGATE_CORPUS is \"$REAL\", which is not a folder; unset it to run on the fixture corpus alone" >&2
+  exit 2
+fi
 
 # The same deno the Makefile picks (PATH when it is 2.9.x, else the pinned one in .tools/).
 if deno --version 2>/dev/null | grep -q '^deno 2\.9\.'; then DENO=$(command -v deno); else
@@ -91,9 +98,16 @@ run_scenarios() {
   done
 }
 
-cp -R "$CORPUS" "$work/corpus"
-cp -R examples/skills "$work/examples"
-chmod -R u+w "$work/corpus" "$work/examples"
+runs=(fixture)
+cp -R "$FIXTURE" "$work/fixture"
+if [ -d "$REAL" ]; then
+  runs+=(real-world)
+  cp -R "$REAL" "$work/real-world"
+  echo "conformance: corpora used: fixture ($FIXTURE); real-world ($REAL)" >&2
+else
+  echo "conformance: corpora used: fixture ($FIXTURE); real-world corpus not found at $REAL" >&2
+fi
+chmod -R u+w "$work/fixture" ${runs[1]:+"$work/real-world"}
 
 mapfile -t scenarios < <(conformance list --server --spec-version "$SPEC" | sed -n 's/^ *- \([a-z0-9-]*\) .*/\1/p')
 if [ "${#scenarios[@]}" -eq 0 ]; then
@@ -104,13 +118,11 @@ fi
 scenarios+=($EXTENSION_SCENARIOS)
 echo "conformance: ${#scenarios[@]} scenarios at spec $SPEC" >&2
 
-start_server corpus "$work/corpus"
-run_scenarios corpus "$url" "${scenarios[@]}"
-stop_server
-
-start_server examples "$work/examples"
-run_scenarios examples "$url" sep-2640-skills-directory
-stop_server
+for run in "${runs[@]}"; do
+  start_server "$run" "$work/$run"
+  run_scenarios "$run" "$url" "${scenarios[@]}"
+  stop_server
+done
 
 "$DENO" run --cached-only --frozen --allow-read .ci/conformance_report.ts \
   "$work/results" .ci/conformance-expected-failures.yml

@@ -6,9 +6,10 @@
  *
  *   deno run --allow-read .ci/conformance_report.ts RESULTS_DIR EXPECTED_FAILURES_YML
  *
- * RESULTS_DIR holds `<run>/<scenario>/.../checks.json`; the run `corpus` is the
- * real corpus, the run `examples` repeats the directory scenario on a tree
- * whose first skill has subfolders. Exit 0 when every rule holds, 1 otherwise.
+ * RESULTS_DIR holds `<run>/<scenario>/.../checks.json`; the run `fixture` (the
+ * fixture corpus, tests/fixtures/corpus) is required, the run `real-world` (the
+ * real-world corpus) is there when that corpus was present. Every run is held to
+ * the same rules. Exit 0 when every rule holds, 1 otherwise.
  *
  * @module
  */
@@ -20,7 +21,10 @@ interface Check {
   readonly errorMessage?: string;
 }
 
-/** Scenarios the issue requires to pass on the corpus. */
+/** The run that must be present: the fixture corpus, which every checkout has. */
+const REQUIRED_RUN = "fixture";
+
+/** Scenarios the issue requires to pass on every corpus. */
 const REQUIRED = [
   "server-initialize",
   "ping",
@@ -43,10 +47,10 @@ const ALLOWED_SKIPS: Record<string, Record<string, string>> = {
 
 /** Checks that cannot be exercised on a given run, and where they are checked instead. */
 const NOT_TESTABLE: Record<string, Record<string, Record<string, string>>> = {
-  corpus: {
+  "real-world": {
     "sep-2640-skills-directory": {
       "sep-2640-directory-read-subdir-mimetype":
-        "the corpus's first skill has no subfolder; checked on the examples run",
+        "the real-world corpus's first skill has no subfolder; checked on the fixture run",
     },
   },
 };
@@ -56,9 +60,6 @@ const SHAPE_ONLY: Record<string, string> = {
   "completion-complete":
     "asks to complete the fixture prompt test_prompt_with_arguments; only the answer's shape is checked",
 };
-
-/** Runs and the scenarios each must contain. */
-const EXAMPLES_RUN_SCENARIOS = ["sep-2640-skills-directory"];
 
 function readExpectedFailures(text: string): Map<string, string> {
   const entries = new Map<string, string>();
@@ -109,7 +110,7 @@ async function main(resultsDir: string, expectedFile: string): Promise<number> {
   const runs = await listDirs(resultsDir);
   for (const run of runs) {
     for (const scenario of await listDirs(`${resultsDir}/${run}`)) {
-      const label = run === "corpus" ? scenario : `${scenario} (${run})`;
+      const label = `${scenario} (${run})`;
       const checks = await findChecks(`${resultsDir}/${run}/${scenario}`);
       if (checks === null) {
         problems.push(`${label}: no results (the scenario did not run)`);
@@ -157,20 +158,21 @@ async function main(resultsDir: string, expectedFile: string): Promise<number> {
       }
     }
   }
-  const corpus = new Set(await listDirs(`${resultsDir}/corpus`));
-  for (const scenario of REQUIRED) {
-    if (!corpus.has(scenario)) problems.push(`${scenario}: required but not run`);
-    else if (!passed.includes(scenario)) problems.push(`${scenario}: required but not passing`);
-  }
-  const examples = new Set(await listDirs(`${resultsDir}/examples`));
-  for (const scenario of EXAMPLES_RUN_SCENARIOS) {
-    if (!examples.has(scenario)) problems.push(`${scenario} (examples): not run`);
-  }
-  for (const scenario of expected.keys()) {
-    if (!corpus.has(scenario)) {
-      problems.push(`${scenario}: listed as an expected failure but not run`);
+  if (!runs.includes(REQUIRED_RUN)) problems.push(`the ${REQUIRED_RUN} run is missing`);
+  for (const run of runs) {
+    const ran = new Set(await listDirs(`${resultsDir}/${run}`));
+    for (const scenario of REQUIRED) {
+      const label = `${scenario} (${run})`;
+      if (!ran.has(scenario)) problems.push(`${label}: required but not run`);
+      else if (!passed.includes(label)) problems.push(`${label}: required but not passing`);
+    }
+    for (const scenario of expected.keys()) {
+      if (!ran.has(scenario)) {
+        problems.push(`${scenario} (${run}): listed as an expected failure but not run`);
+      }
     }
   }
+  console.log(`Runs: ${runs.join(", ")}`);
   const section = (title: string, lines: string[]) =>
     console.log(`${title} (${lines.length}):${lines.map((line) => `\n  ${line}`).join("")}`);
   section("Passed", passed);

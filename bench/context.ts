@@ -1,13 +1,14 @@
 /**
  * What every benchmark section shares: how many repetitions to run, the
- * fixtures (the real corpus and generated catalogs, created once and deleted
+ * fixtures (a skills corpus and generated catalogs, created once and deleted
  * at the end), the floor server's figures (measured once per run), temporary
  * folders, and progress logging to stderr.
  *
  * @module
  */
 
-import { CORPUS } from "../tests/support/program.ts";
+import { FIXTURE_CORPUS, realWorldCorpus } from "../tests/support/corpora.ts";
+import { basename } from "node:path";
 import { FLOOR_TOOL } from "./floor_server.ts";
 import { measureRequests, measureStartup, type StartupFigures } from "./support/measure.ts";
 import { readTreeRss } from "./support/process_rss.ts";
@@ -41,8 +42,18 @@ export interface FloorFigures {
 export interface BenchContext {
   /** Whether `--quick` asked for few repetitions (figures are then rough). */
   readonly isQuick: boolean;
-  /** Path of the real corpus (read-only; `SKILLGATE_CORPUS` overrides it, as in the tests). */
+  /**
+   * Path of the skills corpus measured (read-only): the real-world corpus when
+   * present (`SKILLGATE_CORPUS` or `../shared/corpus/anthropic-skills`, as in
+   * the tests), else the fixture corpus `tests/fixtures/corpus`.
+   */
   readonly corpus: string;
+  /** The corpus's name in tables, e.g. `corpus (anthropic-skills)` or `corpus (fixture)`. */
+  readonly corpusLabel: string;
+  /** How many skills the corpus serves. */
+  readonly corpusSkills: number;
+  /** A skill of the corpus that sections read (its many-files skill, e.g. `theme-factory`). */
+  readonly corpusSkill: string;
   /** Parent folder of generated fixtures (the system temp folder unless BENCH_TMPDIR is set). */
   readonly tempParent: string | undefined;
   /** Repetitions for a catalog of `skills` skills (fewer for large catalogs). */
@@ -79,10 +90,15 @@ export function createBenchContext(
   const tempDirs: string[] = [];
   let floor: Promise<FloorFigures> | null = null;
   const log = (message: string) => console.error(`bench: ${message}`);
+  const corpus = realWorldCorpus() ?? FIXTURE_CORPUS;
+  const corpusName = corpus === FIXTURE_CORPUS ? "fixture" : basename(corpus.path);
 
   const context: BenchContext = {
     isQuick: options.isQuick,
-    corpus: CORPUS,
+    corpus: corpus.path,
+    corpusLabel: `corpus (${corpusName})`,
+    corpusSkills: corpus.names.length,
+    corpusSkill: corpus.facts.rich.skill,
     tempParent: options.tempParent,
     repetitionsFor: (skills) => repetitionsFor(skills, options.isQuick),
     generated(count) {

@@ -41,21 +41,24 @@ interface Workload {
   readonly params: Record<string, unknown>;
 }
 
-const WORKLOADS: readonly Workload[] = [
-  { label: "skill_list", method: "tools/call", params: { name: "skill_list", arguments: {} } },
-  {
-    label: "resources/read SKILL.md",
-    method: "resources/read",
-    params: { uri: "skill://mcp-builder/SKILL.md" },
-  },
-];
+/** The calls measured: `skill_list`, and reading the corpus skill's SKILL.md. */
+function workloads(context: BenchContext): readonly Workload[] {
+  return [
+    { label: "skill_list", method: "tools/call", params: { name: "skill_list", arguments: {} } },
+    {
+      label: "resources/read SKILL.md",
+      method: "resources/read",
+      params: { uri: `skill://${context.corpusSkill}/SKILL.md` },
+    },
+  ];
+}
 
 async function run(context: BenchContext): Promise<SectionReport> {
   await using server = await startHttpProgram(["serve", context.corpus]);
   const before = await readTreeRss(server.pid);
   const durationMs = context.isQuick ? 1_000 : 3_000;
   const rows: string[][] = [];
-  for (const workload of WORKLOADS) {
+  for (const workload of workloads(context)) {
     for (const clients of CLIENT_COUNTS) {
       context.log(`http: ${workload.label} with ${clients} clients for ${durationMs} ms...`);
       const result = await measure(server.url, workload, clients, durationMs);

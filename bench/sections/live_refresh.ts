@@ -1,7 +1,8 @@
 /**
  * Issue 6's refresh figure: time from writing a skill's SKILL.md to the
  * `notifications/resources/updated` for it reaching a subscribed client, on
- * a copy of the corpus (12 skills) and on 10,000 generated skills. The
+ * a copy of the corpus (the real-world one when present, else the fixture
+ * corpus) and on 10,000 generated skills. The
  * debounce's quiet period (200 ms by default) is part of every figure.
  *
  * @module
@@ -48,7 +49,13 @@ async function run(context: BenchContext): Promise<SectionReport> {
   await using copy = await copyToTemp(context.corpus);
   const corpusCopy = join(copy.dir, basename(context.corpus));
   const rows: Row[] = [
-    await measureRoot(context, "corpus copy (anthropic-skills)", corpusCopy, 12, null),
+    await measureRoot(
+      context,
+      `${context.corpusLabel} copy`,
+      corpusCopy,
+      context.corpusSkills,
+      null,
+    ),
   ];
   const generated = await context.generated(10_000);
   rows.push(

@@ -29,7 +29,7 @@ export const skillsExtensionSection: BenchSection = {
 
 async function run(context: BenchContext): Promise<SectionReport> {
   const floor = await context.floor();
-  const catalogs: [string, string][] = [["corpus (anthropic-skills)", context.corpus]];
+  const catalogs: [string, string][] = [[context.corpusLabel, context.corpus]];
   for (const size of [1_000, 10_000]) {
     catalogs.push([`generated ${formatCount(size)}`, (await context.generated(size)).root]);
   }

@@ -65,7 +65,7 @@ export const startupAndListingSection: BenchSection = {
 async function run(context: BenchContext): Promise<SectionReport> {
   const floor = await context.floor();
   const rows: CatalogRow[] = [];
-  rows.push(await measureCatalog(context, "corpus (anthropic-skills)", context.corpus));
+  rows.push(await measureCatalog(context, context.corpusLabel, context.corpus));
   for (const size of GENERATED_SIZES) {
     const generated = await context.generated(size);
     rows.push(await measureCatalog(context, `generated ${formatCount(size)}`, generated.root));

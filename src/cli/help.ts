@@ -28,6 +28,10 @@ Usage:
   skillgate list [ROOT...] [--json]       print the catalog and its problems
   skillgate validate PATH...              check skill folders against the Agent Skills spec
   skillgate permissions [ROOT...] [--json]  show the Deno permissions each part holds
+  skillgate config [--json]               the effective configuration, each value's source
+  skillgate override NAME --disable|--enable|--hide-from-model|--show-to-model|--no-prompt|--prompt
+                                          edit overrides.json (no switch: print it)
+  skillgate health [--url=URL]            probe a running --http server's /healthz (exit 0 if 200)
   skillgate --help | --version
 
 Connect a client (stdio; see README, "Connect an MCP client"), e.g. Claude Code:
@@ -37,10 +41,15 @@ Roots (folders holding skills, or a skill folder itself):
   ROOT...                       as arguments
   SKILLS_DIR=a:b                used when no ROOT argument is given
   MCP_SKILLS_PATH=a:b           set by a host; wins over both and marks the server hosted
-  Lists split on ":" and ","; a blank value or a literal \${VAR} counts as unset
-  (but a \${VAR} left in a script or HTTP token variable refuses scripts or the start).
+  "roots" in the config file    used when none of the above gives any (not when hosted)
+  Lists split on ":" and ","; a blank value or an unsubstituted placeholder counts as
+  unset: \${...} anywhere (\${VAR}, \${env:VAR}, \${input:VAR}, \${VAR:-x}, a-\${VAR}),
+  {{VAR}} anywhere, or a whole value of exactly $VAR (but a placeholder left in a script
+  or HTTP token variable refuses scripts or the start; in a hosted marker it still marks
+  hosted).
 
-Options (each also settable through its environment variable):
+Options (each also settable through its environment variable, and in the configuration file
+$XDG_CONFIG_HOME/skillgate/config.json under its camelCase name; flag > variable > file > default):
 ${options}
   -h, --help                    this text
   -V, --version                 print the version
@@ -49,7 +58,7 @@ Scripts (see README, "Running scripts"): MCP_SKILL_RUN, MCP_CONFIRM_MODE,
 MCP_CONFIRM_SECRET, MCP_CONFIRM_TTL_SECONDS, MCP_SKILL_ALLOW_UNSCRUBBED, MCP_DATA_DIR.
 
 Exit codes: 0 done, 1 internal error or (validate) errors found, 2 bad command
-line or unusable root.
+line, bad environment value, unusable root or invalid configuration file.
 `;
 }
 

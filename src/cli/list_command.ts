@@ -8,8 +8,7 @@
  * client's requests. `list` has no client; its only inputs are the owner's
  * own command line and the files under the roots the owner named, which the
  * owner can read anyway, and its output goes back to the owner. Building the
- * catalog here reuses the very discovery the worker runs (and that `serve`'s
- * trusted part already runs at boot to judge the grant), reads nothing
+ * catalog here reuses the very discovery the worker runs, reads nothing
  * beyond the roots (discovery never follows a link out of a root), runs no
  * skill script and serves nothing, and avoids a second message protocol
  * between the two parts for one-shot output.
@@ -23,6 +22,7 @@ import { bootScripts } from "../sandbox/script_boot.ts";
 import { createScriptService, type ScriptService } from "../scripts/service.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import type { Catalog } from "../skills/skill.ts";
+import { applyOverlay, type SkillOverrides } from "../skills/overrides.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { renderListTable } from "./list_table.ts";
 import { usableRoots } from "./usable_roots.ts";
@@ -36,15 +36,24 @@ import { jsonForTerminal } from "./terminal_text.ts";
  *
  * @param config The frozen configuration (`roots`, `caps`, `hosted`, `options.json`, grant).
  * @param io Outputs, terminal width, working directory and the environment lookup.
+ * @param overrides The owner's `overrides.json`, so the list shows what `serve`
+ *   would serve. @default none
  * @returns 0 once printed (problems in skills do not change it), or 2 when
  *   a root is missing, unreadable or not a folder.
  */
-export async function runListCommand(config: Config, io: CommandIo): Promise<number> {
+export async function runListCommand(
+  config: Config,
+  io: CommandIo,
+  overrides: SkillOverrides = {},
+): Promise<number> {
   if ((await usableRoots(config.roots, io)) === null) return EXIT_USAGE;
   const boot = await bootScripts(config, { getEnv: io.getEnv });
   if (boot.warning !== null) await io.writeErr(`skillgate: ${boot.warning}\n`);
   const scripts = createScriptService(config, boot.facts, { killer: boot.groupKiller });
-  const catalog = await buildCatalog(config.roots, config.caps);
+  const catalog = applyOverlay(await buildCatalog(config.roots, config.caps), {
+    overrides,
+    problems: [],
+  });
   const answer = fullListAnswer(catalog, { hosted: config.hosted, scripts });
   if (config.options.json) {
     await io.writeOut(`${jsonForTerminal(answer)}\n`);

@@ -64,6 +64,7 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
     return EXIT_USAGE;
   }
   if (scripts.warning !== null) await io.writeErr(`skillgate: ${scripts.warning}\n`);
+  if (scripts.dataDirProblem !== null) await io.writeErr(`skillgate: ${scripts.dataDirProblem}\n`);
   for (const line of scripts.grantProblems) {
     await io.writeErr(`skillgate: MCP_SKILL_RUN ${oneLine(line)}\n`);
   }

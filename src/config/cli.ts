@@ -5,13 +5,21 @@
  * @module
  */
 
-import { isAbsolute, join, normalize, resolve } from "node:path";
+import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
 import { type Caps, MIN_CONFIRM_SECRET_CHARS } from "../caps.ts";
 import type { Root, RootOrigin } from "../skills/skill.ts";
 import { normaliseOrigin, parseHostPort } from "../transports/http/host_policy.ts";
-import type { Command, Config, ScriptSettings } from "./config.ts";
-import { hasPlaceholder, isUnsetValue, splitRootList } from "./env_value.ts";
-import { DEFAULT_OPTION_VALUES, OPTIONS, type OptionSpec, type OptionValues } from "./options.ts";
+import type { Command, Config, OptionSource, ScriptSettings } from "./config.ts";
+import type { ConfigFile } from "./file/config_file.ts";
+import { narrows } from "./file/narrowing.ts";
+import { hasPlaceholder, isPresentValue, isUnsetValue, splitRootList } from "./env_value.ts";
+import {
+  DEFAULT_OPTION_VALUES,
+  fileKeyOf,
+  OPTIONS,
+  type OptionSpec,
+  type OptionValues,
+} from "./options.ts";
 
 /** A command line or environment value that cannot be used. Exit code 2. */
 export class UsageError extends Error {
@@ -26,6 +34,16 @@ export interface CommandLineInput {
   readonly getEnv: (name: string) => string | undefined;
   /** Absolute working directory, for relative roots. */
   readonly cwd: string;
+  /**
+   * The configuration file, read and checked by the trusted part (see
+   * `src/config/file/load_config.ts`), or null/absent when there is none.
+   */
+  readonly file?: ConfigFile | null;
+  /**
+   * True for the first pass that only finds out where the configuration
+   * file is (`--config`, `--no-config`): missing roots are not an error yet.
+   */
+  readonly isLocatingFile?: boolean;
 }
 
 /** Variables a host runner injects; any of them marks the server hosted. */
@@ -36,16 +54,19 @@ export const HOSTED_MARKERS: readonly string[] = Object.freeze([
   "MCP_BLOB_BASE_URL",
 ]);
 
-const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions"];
+const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions", "config"];
 
 /**
- * Parses `skillgate [serve|list|validate|permissions] [PATH...] [options]`.
+ * Parses `skillgate [serve|list|validate|permissions|config] [PATH...] [options]`.
  *
  * Roots: `MCP_SKILLS_PATH` wins (and marks the server hosted), then PATH
- * arguments, then `SKILLS_DIR`; list values split on `:` and `,`; a blank
- * value or a literal `${VAR}` counts as unset; `~/` expands to `HOME`;
- * relative paths resolve against `cwd`; duplicates are dropped. Each option's
- * `SKILLGATE_*` variable applies unless the flag is given.
+ * arguments, then `SKILLS_DIR`, then the configuration file's `roots` (not
+ * when hosted; relative to the file's folder); list values split on `:` and
+ * `,`; a blank value or a literal `${VAR}` counts as unset; `~/` expands to
+ * `HOME`; relative paths resolve against `cwd`; duplicates are dropped.
+ * Options, per option: the flag, else its `SKILLGATE_*` variable, else the
+ * configuration file (`input.file`; when hosted only a value that narrows
+ * the default, see `narrows()`), else the default; `sources` says which.
  *
  * `--http` takes its port inline (`--http=8080`) or as the next argument when
  * that is all digits (`--http 8080`); the flag refuses port 0 (the variable's
@@ -54,19 +75,26 @@ const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions"
  *
  * @param input argv, an environment lookup and the working directory.
  * @returns The frozen configuration; `notices` says when `MCP_SKILLS_PATH`
- *   replaced ROOT arguments.
+ *   replaced ROOT arguments, or when a hosted configuration file's value or
+ *   roots were not applied.
  * @throws {UsageError} On an unknown flag, a bad option value (a port out of
  *   range, a malformed allowed host or origin), a bad `MCP_CONFIRM_*` value
  *   (a `MCP_CONFIRM_SECRET` shorter than 16 characters),
- *   `serve`/`list`/`permissions` without any root, or `validate` without a
- *   path.
+ *   `serve`/`list`/`permissions` without any root (unless
+ *   `isLocatingFile`), or `validate` without a path.
  */
 export function parseCommandLine(input: CommandLineInput): Config {
   const values: OptionValues = structuredClone(DEFAULT_OPTION_VALUES) as OptionValues;
   const notices: string[] = [];
+  const sources: Record<string, OptionSource> = {};
+  for (const option of OPTIONS) sources[option.key] = "default";
+  // A marker left as a placeholder still says a host started us: hosted moves defaults closed.
+  const hostedBy = HOSTED_MARKERS.find((name) => isPresentValue(input.getEnv(name))) ?? null;
+  const file = input.file ?? null;
+  if (file !== null) applyFile(values, sources, file, { isHosted: hostedBy !== null, notices });
   for (const option of OPTIONS) {
     const fromEnv = input.getEnv(option.env);
-    if (hasPlaceholder(fromEnv) && isUnsetValue(fromEnv)) {
+    if (hasPlaceholder(fromEnv)) {
       notices.push(
         `${option.env} holds the unsubstituted placeholder "${
           (fromEnv ?? "").trim().slice(0, 80)
@@ -74,7 +102,10 @@ export function parseCommandLine(input: CommandLineInput): Config {
           "so its default applies; set it to a value or remove it",
       );
     }
-    if (!isUnsetValue(fromEnv)) applyOption(values, option, fromEnv, option.env);
+    if (!isUnsetValue(fromEnv)) {
+      applyOption(values, option, fromEnv, option.env);
+      sources[option.key] = "variable";
+    }
   }
   let command: Command = "serve";
   const positional: string[] = [];
@@ -103,6 +134,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
         if (value === undefined) throw new UsageError(`Option "--${flag}" needs a value`);
       }
       applyOption(values, option, value, `--${flag}`);
+      sources[option.key] = "flag";
       continue;
     }
     if (!sawCommand && positional.length === 0 && (COMMANDS as string[]).includes(arg)) {
@@ -113,12 +145,9 @@ export function parseCommandLine(input: CommandLineInput): Config {
     positional.push(arg);
   }
   const home = input.getEnv("HOME");
-  // A marker left as a placeholder still says a host started us: hosted moves defaults closed.
-  const hostedBy = HOSTED_MARKERS.find((name) => {
-    const value = input.getEnv(name);
-    return !isUnsetValue(value) || hasPlaceholder(value);
-  }) ?? null;
   const resolvePath = (value: string) => resolveUserPath(value, input.cwd, home);
+  const fileDir = file === null ? input.cwd : dirname(resolvePath(file.path));
+  const resolveFilePath = (value: string) => resolveUserPath(value, fileDir, home);
   const roots: Root[] = [];
   const addRoots = (entries: readonly string[], from: RootOrigin) => {
     for (const entry of entries) {
@@ -141,7 +170,22 @@ export function parseCommandLine(input: CommandLineInput): Config {
       }
     } else if (positional.length > 0) addRoots(positional, "argument");
     else if (!isUnsetValue(skillsDir)) addRoots(splitRootList(skillsDir), "SKILLS_DIR");
-    if (roots.length === 0) {
+    else if (file?.roots != null && file.roots.length > 0) {
+      if (hostedBy !== null) {
+        notices.push(
+          `the configuration file's "roots" are not used: a host started skillgate ` +
+            `(${hostedBy} is set), and the file may only narrow what the host set`,
+        );
+      } else {
+        for (const entry of file.roots) {
+          const path = resolveFilePath(entry);
+          if (!roots.some((root) => root.path === path)) roots.push({ path, from: "config" });
+        }
+      }
+    }
+    if (roots.length === 0 && (input.isLocatingFile === true || command === "config")) {
+      // `config` shows the configuration even without roots; the first pass only locates the file.
+    } else if (roots.length === 0) {
       throw new UsageError(
         `No skill root given; pass a folder (skillgate ${command} ~/skills) or set SKILLS_DIR`,
       );
@@ -149,7 +193,12 @@ export function parseCommandLine(input: CommandLineInput): Config {
   } else if (targets.length === 0) {
     throw new UsageError("Nothing to validate; pass skill folders (skillgate validate ./my-skill)");
   }
-  if (values.httpTokenFile !== null) values.httpTokenFile = resolvePath(values.httpTokenFile);
+  if (values.httpTokenFile !== null) {
+    values.httpTokenFile = sources.httpTokenFile === "file"
+      ? resolveFilePath(values.httpTokenFile)
+      : resolvePath(values.httpTokenFile);
+  }
+  if (values.config !== null) values.config = resolvePath(values.config);
   const httpToken = input.getEnv("SKILLGATE_HTTP_TOKEN");
   refuseTokenPlaceholders(values, input.getEnv);
   const scripts = scriptSettings(input.getEnv, resolvePath);
@@ -168,8 +217,10 @@ export function parseCommandLine(input: CommandLineInput): Config {
       hosted: hostedBy !== null,
       dataDir: scripts.dataDir,
       getEnv: input.getEnv,
-      resolvePath,
+      resolvePath: sources.indexCache === "file" ? resolveFilePath : resolvePath,
     }),
+    sources,
+    configFile: file === null ? null : file.path,
   });
 }
 
@@ -207,6 +258,34 @@ function indexCacheDirOf(
   return null;
 }
 
+/**
+ * Applies the configuration file's values over the defaults (variables and
+ * flags are applied after, so they win). When hosted, a value that would
+ * widen what the host set (the default, since a host sets through variables,
+ * applied later) is left out with a notice: the file may only narrow.
+ */
+function applyFile(
+  values: OptionValues,
+  sources: Record<string, OptionSource>,
+  file: ConfigFile,
+  context: { isHosted: boolean; notices: string[] },
+): void {
+  const target = values as unknown as Record<string, unknown>;
+  for (const option of OPTIONS) {
+    if (!file.values.has(option.key)) continue;
+    const value = file.values.get(option.key);
+    if (context.isHosted && !narrows(option, value, target[option.key])) {
+      context.notices.push(
+        `the configuration file's "${fileKeyOf(option)}" is not applied: a host started ` +
+          "skillgate, and the file may only narrow what the host set",
+      );
+      continue;
+    }
+    target[option.key] = structuredClone(value);
+    sources[option.key] = "file";
+  }
+}
+
 /** The variables that authenticate HTTP clients: a placeholder there must not mean "no token". */
 const HTTP_TOKEN_VARIABLES = ["SKILLGATE_HTTP_TOKEN", "SKILLGATE_HTTP_TOKEN_FILE"] as const;
 
@@ -223,7 +302,8 @@ function refuseTokenPlaceholders(
   for (const name of HTTP_TOKEN_VARIABLES) {
     if (hasPlaceholder(getEnv(name))) {
       throw new UsageError(
-        `${name} holds an unsubstituted \${...} placeholder, so no bearer token is in force; ` +
+        `${name} holds an unsubstituted placeholder (\${...}, {{...}} or a bare $NAME), ` +
+          "so no bearer token is in force; " +
           "the host meant to set it: substitute the value (or remove the variable) and restart",
       );
     }
@@ -243,6 +323,8 @@ function simpleConfig(command: Command, values: OptionValues): Config {
     httpToken: null,
     notices: [],
     indexCacheDir: null,
+    sources: Object.fromEntries(OPTIONS.map((option) => [option.key, "default"])),
+    configFile: null,
   });
 }
 
@@ -304,7 +386,7 @@ function scriptSettings(
       ? 600
       : parseInteger(ttl, "MCP_CONFIRM_TTL_SECONDS", 1, 86_400),
     allowUnscrubbed: read("MCP_SKILL_ALLOW_UNSCRUBBED")?.trim() === "1",
-    dataDir: isUnsetValue(dataDir) || hasPlaceholder(dataDir) ? null : resolvePath(dataDir.trim()),
+    dataDir: isUnsetValue(dataDir) ? null : resolvePath(dataDir.trim()),
     unsubstituted,
   };
 }
@@ -362,8 +444,19 @@ function applyOption(
   }
 }
 
-/** Refuses an allowed-hosts entry that is not `host[:port]`, an allowed-origins one not an origin. */
-function checkListEntry(entry: string, form: "host" | "origin" | undefined, source: string): void {
+/**
+ * Refuses an allowed-hosts entry that is not `host[:port]`, an allowed-origins one not an origin.
+ *
+ * @param entry One list entry, trimmed.
+ * @param form What the entries must be (`host`, `origin`), or undefined for anything.
+ * @param source The flag, variable or file key, for the message.
+ * @throws {UsageError} When the entry is not of that form.
+ */
+export function checkListEntry(
+  entry: string,
+  form: "host" | "origin" | undefined,
+  source: string,
+): void {
   if (form === "host" && parseHostPort(entry.toLowerCase()) === null) {
     throw new UsageError(
       `${source} takes host[:port] values (no scheme, no path, port 1-65535), got "${entry}"`,

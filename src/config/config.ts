@@ -11,7 +11,17 @@ import type { Root } from "../skills/skill.ts";
 import type { OptionValues } from "./options.ts";
 
 /** What the command line asked for. */
-export type Command = "serve" | "list" | "validate" | "permissions" | "help" | "version";
+export type Command =
+  | "serve"
+  | "list"
+  | "validate"
+  | "permissions"
+  | "config"
+  | "help"
+  | "version";
+
+/** Where an option's value came from; precedence is flag > variable > file > default. */
+export type OptionSource = "flag" | "variable" | "file" | "default";
 
 /** The script-running settings, from the security-first anchor's variables. */
 export interface ScriptSettings {
@@ -30,8 +40,9 @@ export interface ScriptSettings {
   /**
    * The script variables (`MCP_SKILL_RUN`, `MCP_CONFIRM_MODE`,
    * `MCP_CONFIRM_SECRET`, `MCP_CONFIRM_TTL_SECONDS`,
-   * `MCP_SKILL_ALLOW_UNSCRUBBED`) whose value holds an unsubstituted `${VAR}`
-   * placeholder, in that order. Any entry means a host meant to set it and
+   * `MCP_SKILL_ALLOW_UNSCRUBBED`) whose value holds an unsubstituted
+   * placeholder (`${VAR}`, `${env:VAR}`, `{{VAR}}`, ...; see
+   * `hasPlaceholder()`), in that order. Any entry means a host meant to set it and
    * did not: no script runs (the grant says why). Empty normally.
    */
   readonly unsubstituted: readonly string[];
@@ -73,4 +84,11 @@ export interface Config {
    * writes it; it is an optimisation, never trusted (`src/skills/index_cache.ts`).
    */
   readonly indexCacheDir: string | null;
+  /**
+   * Where each option's value came from, by option key (see
+   * `src/config/options.ts`). Absent in configurations built by hand (tests).
+   */
+  readonly sources?: Readonly<Record<string, OptionSource>>;
+  /** The configuration file that was read, or null when none was. */
+  readonly configFile?: string | null;
 }

@@ -14,35 +14,72 @@
  * @module
  */
 
-/** A `${NAME}` placeholder anywhere in a value. */
-const PLACEHOLDER = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
+/**
+ * `${` anywhere: every brace form hosts write (`${NAME}`, `${env:NAME}`,
+ * `${input:NAME}`, `${NAME:-default}`, `${workspaceFolder}`, `prefix-${X}`),
+ * and an unclosed `${` too. A real token, key, path or JSON grant has no
+ * reason to hold `${`, so matching generously only ever fails closed.
+ */
+const DOLLAR_BRACE = /\$\{/;
+
+/** `{{NAME}}` (or `{{ user_config.name }}`) anywhere: the mustache form some hosts use. */
+const DOUBLE_BRACE = /\{\{\s*[A-Za-z_][A-Za-z0-9_.:-]*\s*\}\}/;
 
 /**
- * Whether an environment value counts as unset: missing, blank, or a literal
- * `${VAR}` placeholder left behind by a host that did not substitute it.
- * For ordinary settings only: a security-relevant variable is judged with
- * {@linkcode hasPlaceholder} first.
+ * A whole value that is exactly `$NAME`: a host (or a shell-less launcher)
+ * that passed a shell reference through unexpanded. Only the whole value:
+ * a `$` inside a value (`pa$$word`, `a$b`) is plausible in a secret, while a
+ * generated token is never a bare identifier after `$`; a real secret that
+ * did look like `$NAME` is refused with the reason, never used.
+ */
+const BARE_DOLLAR = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Whether a value holds an unsubstituted host placeholder: a host was meant
+ * to put something there and did not. The one predicate for every
+ * environment value skillgate reads (see {@linkcode isUnsetValue}, which
+ * agrees with it); a variable that grants, keys or authenticates fails
+ * closed on it, an ordinary setting falls back to its default.
+ *
+ * Recognised, after trimming: `${` anywhere (`${NAME}`, `${env:NAME}`,
+ * `${input:NAME}`, `${NAME:-default}`, `${workspaceFolder}`, `prefix-${X}`,
+ * an unclosed `${X`); `{{NAME}}` anywhere; a whole value of exactly `$NAME`.
+ * Not recognised: `$` inside a value, `%NAME%`.
+ *
+ * @param value The raw value, or undefined when the variable is missing.
+ * @returns True when a placeholder is present; false for undefined.
+ */
+export function hasPlaceholder(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const trimmed = value.trim();
+  return DOLLAR_BRACE.test(trimmed) || DOUBLE_BRACE.test(trimmed) || BARE_DOLLAR.test(trimmed);
+}
+
+/**
+ * Whether an environment value counts as unset: missing, blank, or holding
+ * an unsubstituted host placeholder ({@linkcode hasPlaceholder}, the same
+ * predicate, so the two never disagree). For ordinary settings this means
+ * "the documented default applies"; a security-relevant variable must also
+ * check {@linkcode hasPlaceholder} so a placeholder fails closed instead of
+ * reading as "not set".
  *
  * @param value The raw value, or undefined when the variable is missing.
  * @returns True when the value should be ignored.
  */
 export function isUnsetValue(value: string | undefined): value is undefined {
-  if (value === undefined) return true;
-  const trimmed = value.trim();
-  return trimmed === "" || /^\$\{[^}]*\}$/.test(trimmed);
+  return value === undefined || value.trim() === "" || hasPlaceholder(value);
 }
 
 /**
- * Whether a value holds an unsubstituted `${NAME}` placeholder anywhere
- * (`${API_KEY}`, `prefix-${SECRET}`): a host was meant to put something
- * there and did not. For a variable that grants, keys or authenticates, the
- * caller fails closed on it.
+ * Whether a variable is present at all: set to anything but blank, a
+ * placeholder included. For markers whose mere presence says something
+ * (a host started us), where a placeholder still counts.
  *
  * @param value The raw value, or undefined when the variable is missing.
- * @returns True when a placeholder is present.
+ * @returns True when the value is neither missing nor blank.
  */
-export function hasPlaceholder(value: string | undefined): boolean {
-  return value !== undefined && PLACEHOLDER.test(value);
+export function isPresentValue(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== "";
 }
 
 /**

@@ -1,8 +1,13 @@
 /**
  * The table of command-line options. Each option has a `SKILLGATE_*`
- * environment variable (containers configure through the environment); a flag
- * given on the command line wins over its variable. `--help` is generated
- * from this table and a test checks README.md names every entry.
+ * environment variable (containers configure through the environment) and a
+ * key in the configuration file (its flag in camelCase, see `fileKeyOf`);
+ * per option a flag wins over its variable, which wins over the file.
+ * `--help` and `config.schema.json` (`make schema`) are generated from this
+ * table, and a test checks README.md names every entry. An option added here
+ * is settable from the file at once; give it a `narrowing` rule when some
+ * changes of it narrow (otherwise a hosted file cannot set it and a live
+ * edit of it waits for a restart).
  *
  * @module
  */
@@ -33,6 +38,39 @@ export interface OptionSpec {
   readonly kind: OptionKind;
   /** One line for `--help`. */
   readonly help: string;
+  /**
+   * False for the options that choose the configuration file itself
+   * (`--config`, `--no-config`): they cannot be set from inside it. Every
+   * other option is settable in the file under {@linkcode fileKeyOf}.
+   * @default true
+   */
+  readonly isFileKey?: false;
+  /**
+   * Which changes of the value narrow what skillgate serves, reads or runs
+   * (a hosted configuration file and live edits may only narrow):
+   * `lower` (a smaller number), `subset` (a list with fewer entries), or
+   * `order` (values listed narrowest first; a value not listed is wider than
+   * every listed one and incomparable with other unlisted ones). Absent:
+   * every change widens, the safe default for an option added later.
+   */
+  readonly narrowing?: Narrowing;
+}
+
+/** See {@linkcode OptionSpec.narrowing}. */
+export type Narrowing =
+  | "lower"
+  | "subset"
+  | { readonly order: readonly (string | boolean | null)[] };
+
+/**
+ * The option's key in the configuration file: the flag in camelCase
+ * (`http-token-file` -> `httpTokenFile`).
+ *
+ * @param option An entry of {@linkcode OPTIONS}.
+ * @returns The key, e.g. `maxFileBytes` for `--max-file-bytes`.
+ */
+export function fileKeyOf(option: OptionSpec): string {
+  return option.flag.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /** Every option's value after parsing (defaults filled in); the caps are among them. */
@@ -71,6 +109,10 @@ export interface OptionValues extends Caps {
    * worker's run permission names the interpreters themselves).
    */
   isolation: string;
+  /** The configuration file named by `--config` / `SKILLGATE_CONFIG`, or null for the default. */
+  config: string | null;
+  /** Read no configuration file. */
+  noConfig: boolean;
 }
 
 /** The defaults of {@linkcode OptionValues}: {@linkcode DEFAULT_CAPS} and the rest. */
@@ -91,9 +133,12 @@ export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
   maxConcurrentRuns: 4,
   maxQueuedRuns: 64,
   isolation: "auto",
+  config: null,
+  noConfig: false,
 });
 
 const integer = (min: number, max: number): OptionKind => ({ type: "integer", min, max });
+const LOWER: Narrowing = "lower";
 
 /** Every option, in `--help` order. */
 export const OPTIONS: readonly OptionSpec[] = Object.freeze([
@@ -118,6 +163,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     kind: { type: "enum", values: ["auto", "always", "never"] },
     help:
       "offer skill_load/skill_file: auto drops them for skills-extension clients (default auto)",
+    narrowing: { order: ["never", "auto", "always"] },
   },
   {
     flag: "static",
@@ -125,6 +171,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "static",
     kind: { type: "boolean" },
     help: "freeze the catalog at start-up; watch nothing",
+    narrowing: { order: [true, false] },
   },
   {
     flag: "index-cache",
@@ -148,6 +195,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     kind: { type: "port", defaultPort: 3000 },
     help: "serve Streamable HTTP at /mcp instead of stdio (--http, --http=PORT or --http PORT; " +
       "default 3000)",
+    narrowing: { order: [null] },
   },
   {
     flag: "host",
@@ -169,6 +217,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "allowedHosts",
     kind: { type: "list", entries: "host" },
     help: "extra Host values accepted on HTTP loopback, as host[:port] (comma-separated)",
+    narrowing: "subset",
   },
   {
     flag: "allowed-origins",
@@ -176,6 +225,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "allowedOrigins",
     kind: { type: "list", entries: "origin" },
     help: "extra Origin values accepted on HTTP, as http(s)://host[:port] (comma-separated)",
+    narrowing: "subset",
   },
   {
     flag: "http-token-file",
@@ -190,6 +240,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxConcurrentRuns",
     kind: integer(1, 64),
     help: "scripts running at once at most (default 4)",
+    narrowing: LOWER,
   },
   {
     flag: "max-queued-runs",
@@ -197,6 +248,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxQueuedRuns",
     kind: integer(64, 10_000),
     help: "script runs waiting at most; beyond, a clear refusal (default 64)",
+    narrowing: LOWER,
   },
   {
     flag: "isolation",
@@ -206,6 +258,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     help: "how scripts are contained: the strongest available (auto: bubblewrap sandbox, else " +
       "PID namespace, else process group), sandbox (refuse to start without bwrap), " +
       "pid-namespace, or group",
+    narrowing: { order: ["sandbox", "auto", "pid-namespace", "group"] },
   },
   {
     flag: "max-skills",
@@ -213,6 +266,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxSkills",
     kind: integer(1, 1_000_000),
     help: "most skills served across all roots (default 10000)",
+    narrowing: LOWER,
   },
   {
     flag: "max-files-per-skill",
@@ -220,6 +274,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxFilesPerSkill",
     kind: integer(1, 1_000_000),
     help: "most files listed per skill (default 2000)",
+    narrowing: LOWER,
   },
   {
     flag: "max-folders-per-skill",
@@ -227,6 +282,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxFoldersPerSkill",
     kind: integer(1, 1_000_000),
     help: "most folders walked per skill (default 2000)",
+    narrowing: LOWER,
   },
   {
     flag: "max-skill-md-bytes",
@@ -234,6 +290,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxSkillMdBytes",
     kind: integer(1024, 16 * 1024 * 1024),
     help: "bytes of SKILL.md read; the body is truncated beyond (default 262144)",
+    narrowing: LOWER,
   },
   {
     flag: "max-file-bytes",
@@ -241,6 +298,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxFileEntryBytes",
     kind: integer(1024, 16 * 1024 * 1024),
     help: "bytes one skill_file entry returns before it is truncated (default 1048576)",
+    narrowing: LOWER,
   },
   {
     flag: "max-call-bytes",
@@ -248,5 +306,22 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "maxCallBytes",
     kind: integer(1024, 64 * 1024 * 1024),
     help: "bytes one skill_file call returns in all, decided from stat (default 4194304)",
+    narrowing: LOWER,
+  },
+  {
+    flag: "config",
+    env: "SKILLGATE_CONFIG",
+    key: "config",
+    kind: { type: "string" },
+    help: "the configuration file (default $XDG_CONFIG_HOME/skillgate/config.json)",
+    isFileKey: false,
+  },
+  {
+    flag: "no-config",
+    env: "SKILLGATE_NO_CONFIG",
+    key: "noConfig",
+    kind: { type: "boolean" },
+    help: "read no configuration file (nor overrides.json beside it)",
+    isFileKey: false,
   },
 ]);

@@ -67,7 +67,10 @@ export function diffCatalogs(
       }
       continue;
     }
-    if (JSON.stringify(before.frontmatter) !== JSON.stringify(after.frontmatter)) {
+    if (
+      JSON.stringify(before.frontmatter) !== JSON.stringify(after.frontmatter) ||
+      JSON.stringify(before.override) !== JSON.stringify(after.override)
+    ) {
       promptsChanged = true;
       modelInputsChanged = true;
     }

@@ -12,8 +12,9 @@
 import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import { catalogChannel } from "../mcp/model_catalog/model_catalog.ts";
-import type { SkillLoader } from "../skills/catalog.ts";
+import { buildCatalog, type SkillLoader } from "../skills/catalog.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
+import type { Catalog } from "../skills/skill.ts";
 import { rebuildCatalog } from "../skills/rebuild_catalog.ts";
 import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
@@ -58,6 +59,12 @@ export interface LiveRefresh extends AsyncDisposable {
   readonly watched: readonly string[];
   /** Runs a refresh for `paths` now (after any refresh in progress). */
   refresh(paths: readonly string[]): Promise<void>;
+  /**
+   * Builds the whole catalog afresh with the caps as they are now (after any
+   * refresh in progress), reusing nothing: a lowered cap (a live edit of the
+   * configuration file) then applies to every skill.
+   */
+  rebuildAll(): Promise<void>;
   /** Stops watching and waits for the refresh in progress. Idempotent. */
   close(): Promise<void>;
   /**
@@ -92,6 +99,7 @@ export async function startLiveRefresh(
   let pump: Promise<void> = Promise.resolve();
   let isClosed = false;
   let pending = new Set<string>();
+  let isFreshBuildPending = false;
   let running: Promise<void> | null = null;
 
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
@@ -107,31 +115,37 @@ export async function startLiveRefresh(
 
   async function drain(): Promise<void> {
     try {
-      while (pending.size > 0 && !isClosed) {
+      while ((pending.size > 0 || isFreshBuildPending) && !isClosed) {
         const batch = [...pending];
         pending = new Set();
-        await refreshOnce(batch);
+        const isFresh = isFreshBuildPending;
+        isFreshBuildPending = false;
+        await refreshOnce(batch, isFresh);
       }
     } finally {
       running = null;
     }
   }
 
-  async function refreshOnce(paths: string[]): Promise<void> {
+  async function refreshOnce(paths: string[], isFresh = false): Promise<void> {
     const startedMs = performance.now();
-    const previous = store.current();
+    // Rebuilt from the catalog as built (skills the owner disabled included), diffed as served.
+    const previous = store.base();
+    const previousView = store.current();
     let report: RefreshReport;
     try {
-      const rebuilt = await rebuildCatalog(previous, paths, {
-        caps: options.caps,
-        ...(options.load === undefined ? {} : { load: options.load }),
-      });
+      const rebuilt = isFresh
+        ? await freshBuild(previous, options)
+        : await rebuildCatalog(previous, paths, {
+          caps: options.caps,
+          ...(options.load === undefined ? {} : { load: options.load }),
+        });
       const isSwapped = rebuilt.catalog !== previous;
       let change: CatalogChange | null = null;
       let notificationsSent = 0;
       if (isSwapped) {
         store.swap(rebuilt.catalog);
-        change = diffCatalogs(previous, rebuilt.catalog, paths);
+        change = diffCatalogs(previousView, store.current(), paths);
         notificationsSent = notifyLiveServers(change, {
           isToolDescriptionMode: options.isToolDescriptionMode,
         });
@@ -159,7 +173,7 @@ export async function startLiveRefresh(
 
   async function rewatch(): Promise<void> {
     if (isClosed) return;
-    const next = await watchPaths(store.current());
+    const next = await watchPaths(store.base());
     if (next.length === watched.length && next.every((path, i) => path === watched[i])) return;
     watcher?.close();
     await pump;
@@ -184,7 +198,7 @@ export async function startLiveRefresh(
     });
   }
 
-  openWatcher(await watchPaths(store.current()));
+  openWatcher(await watchPaths(store.base()));
 
   const close = async () => {
     if (isClosed) return;
@@ -199,6 +213,11 @@ export async function startLiveRefresh(
       return watched;
     },
     refresh: (paths) => schedule(paths),
+    rebuildAll: () => {
+      isFreshBuildPending = true;
+      running ??= drain();
+      return running;
+    },
     abandon: () => {
       isClosed = true;
       debouncer.close();
@@ -206,6 +225,17 @@ export async function startLiveRefresh(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** The whole catalog built again from its roots with the caps as they are now. */
+async function freshBuild(
+  previous: Catalog,
+  options: LiveRefreshOptions,
+): Promise<{ catalog: Catalog; isFullRescan: boolean; loaded: number }> {
+  const catalog = await buildCatalog(previous.roots, options.caps, {
+    ...(options.load === undefined ? {} : { load: options.load }),
+  });
+  return { catalog, isFullRescan: true, loaded: catalog.skills.length };
 }
 
 /** Opens one recursive watcher over every path that can be watched; null when none can. */

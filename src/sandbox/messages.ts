@@ -1,14 +1,17 @@
 /**
  * The messages between the trusted part and the worker. The worker never
  * receives anything from the trusted part but the frozen configuration, the
- * start-up facts about scripts (never a skill's content), and replies to its
+ * start-up facts about scripts (never a skill's content), the owner's overlay
+ * (overrides and problems about the owner's files), and replies to its
  * requests (process groups, descriptor locations, environment values).
  *
  * @module
  */
 
+import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
+import type { CatalogOverlay } from "../skills/overrides.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
 export interface StartMessage {
@@ -16,6 +19,21 @@ export interface StartMessage {
   readonly config: Config;
   /** What the trusted part decided at start-up about running scripts (absent: none run). */
   readonly scripts?: ScriptHostFacts;
+  /** The owner's `overrides.json` read at start-up (absent: none). */
+  readonly overlay?: CatalogOverlay;
+}
+
+/**
+ * Trusted part to worker: the owner's files changed; serve through this
+ * overlay, with these caps, from now on. The trusted part only ever narrows
+ * the overrides and lowers the caps (`src/config/file/live_config.ts`); the
+ * worker applies them at once (a lowered catalog cap rebuilds the catalog)
+ * and sends the list-changed notifications.
+ */
+export interface OverlayMessage {
+  readonly type: "overlay";
+  readonly overlay: CatalogOverlay;
+  readonly caps: Caps;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
 } from "../scripts/isolation.ts";
 import type { ScriptPlan } from "../scripts/plan.ts";
 import type { Mount } from "../scripts/sandbox/layout.ts";
+import { locateConfig } from "../config/file/load_config.ts";
 import { checkGrantFolders, protectedFoldersOf } from "../scripts/sandbox/grant_folders.ts";
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
@@ -76,6 +77,12 @@ export interface ScriptBoot {
   /** The grant the trusted part read: the bound of every environment release. */
   readonly grant: Grant;
   /**
+   * In a sandbox, why the host's `MCP_DATA_DIR` is not mounted (missing, or
+   * refused by the grant folders' check: `/`, a home, a root, skillgate's
+   * own folders), for the owner's terminal; else null. Names no path.
+   */
+  readonly dataDirProblem: string | null;
+  /**
    * Why skillgate must not start (the owner demanded `--isolation=sandbox`
    * and this host has none: the reason and what to install), else null.
    */
@@ -118,6 +125,8 @@ export async function bootScripts(
     roots: [...(options.rootRealPaths ?? []), ...config.roots.map((root) => root.path)],
     installDir: new URL("../..", import.meta.url).pathname,
     getEnv: options.getEnv,
+    configPath: locateConfig(config, options.getEnv)?.path ?? null,
+    indexCacheDir: config.indexCacheDir,
   });
   const probed = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
@@ -177,6 +186,7 @@ export async function bootScripts(
     containment: described === null || options.catalog === undefined
       ? []
       : containmentOf(described.plan, options.catalog, isolation),
+    dataDirProblem: isolation.mode === "sandbox" ? isolation.sandbox?.dataDirProblem ?? null : null,
     grantProblems: described === null ? [] : described.plan.problems
       .filter((problem) => problem.reason === "grant")
       .map((problem) => `${problem.severity}: ${problem.detail}`),

@@ -5,10 +5,12 @@
  * @module
  */
 
+import type { Caps } from "../caps.ts";
 import { locateDirectly } from "../files/fd_location.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
+import type { CatalogOverlay } from "../skills/overrides.ts";
 import {
   type EnvReplyMessage,
   type EnvRequestMessage,
@@ -16,6 +18,7 @@ import {
   type GroupRequestMessage,
   type LocateFdReplyMessage,
   type LocateFdsReplyMessage,
+  type OverlayMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type ShutdownMessage,
@@ -31,6 +34,8 @@ export interface WorkerSession {
   readonly exited: Promise<{ code: number; message?: string }>;
   /** Asks the worker to drain and exit (sends a `shutdown` message). */
   shutdown(): void;
+  /** Hands the worker the owner's new overlay and caps (an `overlay` message). */
+  postOverlay(update: { overlay: CatalogOverlay; caps: Caps }): void;
 }
 
 /**
@@ -47,8 +52,8 @@ export interface WorkerSession {
  *   answers the worker's process-group requests (without one, every request
  *   is refused); `releaseEnv`: the trusted rule that answers the worker's
  *   environment requests (`env_release.ts`; without one, every request gets
- *   no value). The worker builds the catalog itself: nothing of a skill is
- *   sent or held here.
+ *   no value); `overlay`: the owner's overrides read at start-up. The worker
+ *   builds the catalog itself: nothing of a skill is sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
@@ -59,6 +64,7 @@ export function startWorker(
     scripts?: ScriptHostFacts;
     groupKiller?: GroupKiller;
     releaseEnv?: (request: EnvRequestMessage) => Readonly<Record<string, string>>;
+    overlay?: CatalogOverlay;
   } = {},
 ): WorkerSession {
   const { groupKiller, releaseEnv } = options;
@@ -113,6 +119,7 @@ export function startWorker(
     type: "start",
     config,
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
+    ...(options.overlay === undefined ? {} : { overlay: options.overlay }),
   };
   worker.postMessage(start);
   let hasExited = false;
@@ -121,7 +128,11 @@ export function startWorker(
     const message: ShutdownMessage = { type: "shutdown" };
     if (!hasExited) worker.postMessage(message);
   };
-  return { ready, exited, shutdown };
+  const postOverlay = (update: { overlay: CatalogOverlay; caps: Caps }) => {
+    const message: OverlayMessage = { type: "overlay", ...update };
+    if (!hasExited) worker.postMessage(message);
+  };
+  return { ready, exited, shutdown, postOverlay };
 }
 
 /** Acts on one process-group request with the trusted part's killer. */

@@ -11,7 +11,8 @@
  * (network still needs the skill to declare `egress` too).
  * When it is absent, hosted means nothing runs and standalone means the
  * declarations stand (the person at the terminal is the owner). When it, or
- * any other script variable, holds an unsubstituted `${VAR}` placeholder, a
+ * any other script variable, holds an unsubstituted placeholder (`${VAR}`,
+ * `${env:VAR}`, `{{VAR}}`, ...; see `hasPlaceholder()`), a
  * host meant to grant or configure something and did not: nothing runs, and
  * the grant says why (a placeholder never counts as "absent").
  *
@@ -174,9 +175,10 @@ function unsubstitutedGrant(names: readonly string[]): Grant {
   return Object.freeze({
     from: "unsubstituted",
     rows: Object.freeze([]),
-    error: `${list} ${names.length === 1 ? "holds" : "hold"} an unsubstituted \${...} ` +
-      "placeholder: the host meant to set it and did not, so no script may run. The owner " +
-      "substitutes the value (or removes the variable) and restarts skillgate",
+    error: `${list} ${names.length === 1 ? "holds" : "hold"} an unsubstituted placeholder ` +
+      "(${...}, {{...}} or a bare $NAME): the host meant to set it and did not, so no " +
+      "script may run. The owner substitutes the value (or removes the variable) and " +
+      "restarts skillgate",
     note: "A script variable was left as a placeholder, so no script may run",
     refusedRows: Object.freeze([]),
   });

@@ -150,7 +150,10 @@ export async function prepareRun(
   const argv = [...programArgv(planned, realPath), ...request.args];
   const env = buildScriptEnv(context.facts.envValues, {
     granted: planned.grantedEnv,
-    dataDir: context.dataDir,
+    // In a sandbox only the data folder it mounts (none when refused at start-up).
+    dataDir: context.facts.isolation.mode === "sandbox"
+      ? context.facts.isolation.sandbox?.dataDir ?? null
+      : context.dataDir,
     interpreter: planned.interpreter,
     sandboxTmp: context.facts.isolation.mode === "sandbox" ? SANDBOX_TMP : null,
   });

@@ -35,6 +35,8 @@ export const PROBLEM_REASONS = [
   "file-not-served",
   "symlink-loop",
   "symlink-alias",
+  "restart-needed",
+  "config-invalid",
 ] as const;
 
 /** One of {@linkcode PROBLEM_REASONS}. */

@@ -29,7 +29,7 @@ export interface SkillFile {
 }
 
 /** Where a root came from. */
-export type RootOrigin = "argument" | "SKILLS_DIR" | "MCP_SKILLS_PATH" | "default";
+export type RootOrigin = "argument" | "SKILLS_DIR" | "MCP_SKILLS_PATH" | "config" | "default";
 
 /** One configured skill root. */
 export interface Root {
@@ -78,6 +78,12 @@ export interface Skill {
    * serving this, its last good version (the problem is reported).
    */
   readonly isLastGood?: boolean;
+  /**
+   * What the owner's `overrides.json` narrowed (`src/skills/overrides.ts`):
+   * `modelInvocable: false` keeps it out of the model's catalog and search,
+   * `userInvocable: false` drops its prompt. Absent when nothing is.
+   */
+  readonly override?: { readonly modelInvocable?: false; readonly userInvocable?: false };
 }
 
 /** An immutable snapshot of everything served. */

@@ -18,16 +18,19 @@ import { createEnvReleaseClient } from "../sandbox/env_release_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
 import type {
   ExitMessage,
+  OverlayMessage,
   ReadyMessage,
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
+import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
+import type { LiveRefresh } from "../refresh/live_refresh.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import { openIndexCache } from "../skills/index_cache.ts";
 import { attachIndexCache } from "../mcp/skills_extension/digest_cache.ts";
-import { createCatalogStore } from "../skills/catalog_store.ts";
+import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_skills.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
 import { serveOverHttp } from "../transports/http/serve.ts";
@@ -44,8 +47,27 @@ const shutdownRequested = new AbortController();
 // The path gate's exact check asks the trusted part where an opened file really is.
 installFdLocator(createFdLocateClient(self));
 
-self.onmessage = (event: MessageEvent<StartMessage | ShutdownMessage>) => {
+/**
+ * The owner's live changes: what `overlay` messages need (set once serving),
+ * and the latest message that arrived before that.
+ */
+const owner: {
+  context: { store: CatalogStore; config: Config; caps: LiveCaps } | null;
+  refresh: LiveRefresh | null;
+  /** Set once live refresh runs (or `--static` left it off): changes apply at once from then. */
+  isLive: boolean;
+  pending: OverlayMessage | null;
+} = { context: null, refresh: null, isLive: false, pending: null };
+
+self.onmessage = (
+  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage>,
+) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
+  if (event.data?.type === "overlay") {
+    if (owner.context === null || !owner.isLive) owner.pending = event.data;
+    else applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh });
+    return;
+  }
   if (event.data?.type !== "start") return;
   serve(event.data).catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
@@ -77,7 +99,9 @@ async function firstCatalog(config: Config) {
  * running (stdio's drain may end with a run in flight).
  */
 async function serve(start: StartMessage): Promise<void> {
-  const config = start.config;
+  // Caps are read through a live view: a live edit of the configuration file may lower them.
+  const caps = createLiveCaps(start.config.caps);
+  const config: Config = { ...start.config, caps: caps.view };
   const scripts = start.scripts === undefined
     ? undefined
     : createScriptService(config, start.scripts, {
@@ -86,12 +110,19 @@ async function serve(start: StartMessage): Promise<void> {
     });
   const withScripts = scripts === undefined ? {} : { scripts };
   const loading = firstCatalog(config);
-  const store = loading.then((first) => createCatalogStore(first.catalog));
+  const store = loading.then((first) => {
+    const created = createCatalogStore(first.catalog, start.overlay);
+    owner.context = { store: created, config, caps };
+    return created;
+  });
   let ended: Promise<number>;
+  let refresh: Awaited<ReturnType<typeof startConfiguredRefresh>>;
   // The search index is built after the first answer went out (issue 13): over stdio once the
   // client says it is initialized (or after a grace period), over HTTP at once.
   let firstAnswered: Promise<void> = Promise.resolve();
   if (config.options.http === null) {
+    // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
+    refresh = await startConfiguredRefresh(await store, config);
     const server = createSkillServer({ store: await store, config, ...withScripts });
     firstAnswered = new Promise((resolve) => {
       const grace = setTimeout(resolve, FIRST_ANSWER_GRACE_MS);
@@ -115,10 +146,16 @@ async function serve(start: StartMessage): Promise<void> {
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
+    refresh = await startConfiguredRefresh(await store, config);
   }
-  // The watcher is set up before `ready`, as soon as serving: set up after the first answer it
-  // would miss an edit made between the build and the watch (a catch-up scan would be needed).
-  const refresh = await startConfiguredRefresh(await store, config);
+  // The watcher is set up before `ready`, as soon as serving (over stdio before the first
+  // answer): set up after it, it would miss an edit made between the build and the watch.
+  owner.refresh = refresh;
+  owner.isLive = true;
+  // A change that arrived while the catalog loaded applies now, with its notifications.
+  const pending = owner.pending;
+  owner.pending = null;
+  if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
   const first = await loading;
   post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
   await Promise.race([firstAnswered, ended]);

@@ -1,32 +1,33 @@
 import assert from "node:assert/strict";
 import type { SkillListAnswer } from "../../src/mcp/tools/skill_list.ts";
-import { connectStdio, copyToTemp, CORPUS, runProgram } from "../support/program.ts";
+import { copyCorpus, corpora } from "../support/corpora.ts";
+import { connectStdio, runProgram } from "../support/program.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 
 function parseAnswer(stdout: string): SkillListAnswer {
   return JSON.parse(stdout) as SkillListAnswer;
 }
 
-Deno.test("list --json answers exactly what the skill_list tool answers for the corpus", async () => {
-  await using copy = await copyToTemp(CORPUS);
-  const root = `${copy.dir}/anthropic-skills`;
-  const listed = await runProgram(["list", root, "--json"]);
-  assert.equal(listed.code, 0, listed.stderr);
-  const answer = parseAnswer(listed.stdout);
-  await using session = await connectStdio(["serve", root]);
-  const tool = await session.call("skill_list", { limit: 1000 });
-  assert.notEqual(tool.isError, true);
-  // The two processes start with different environments (the SDK client adds a few
-  // variables), so the size of the scrubbed environment block may differ.
-  const sameBlockSize = (value: unknown) =>
-    JSON.parse(JSON.stringify(value).replace(/\(\d+ bytes\)/g, "(N bytes)"));
-  assert.deepEqual(sameBlockSize(answer), sameBlockSize(tool.structuredContent));
-  const folders: string[] = [];
-  for await (const entry of Deno.readDir(root)) if (entry.isDirectory) folders.push(entry.name);
-  assert.deepEqual(answer.skills.map((skill) => skill.name), folders.sort());
-  assert.equal(answer.total, folders.length);
-  assert.equal(answer.nextCursor, undefined);
-});
+for (const corpus of corpora()) {
+  Deno.test(`list --json answers exactly what the skill_list tool answers for the ${corpus.label} corpus`, async () => {
+    await using copy = await copyCorpus(corpus);
+    const root = copy.root;
+    const listed = await runProgram(["list", root, "--json"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const answer = parseAnswer(listed.stdout);
+    await using session = await connectStdio(["serve", root]);
+    const tool = await session.call("skill_list", { limit: 1000 });
+    assert.notEqual(tool.isError, true);
+    // The two processes start with different environments (the SDK client adds a few
+    // variables), so the size of the scrubbed environment block may differ.
+    const sameBlockSize = (value: unknown) =>
+      JSON.parse(JSON.stringify(value).replace(/\(\d+ bytes\)/g, "(N bytes)"));
+    assert.deepEqual(sameBlockSize(answer), sameBlockSize(tool.structuredContent));
+    assert.deepEqual(answer.skills.map((skill) => skill.name), corpus.names);
+    assert.equal(answer.total, corpus.names.length);
+    assert.equal(answer.nextCursor, undefined);
+  });
+}
 
 Deno.test("list --json includes every problem, errors first, beyond the tool's 100 per answer", async () => {
   const entries: Record<string, string> = {};

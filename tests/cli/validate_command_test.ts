@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { connectStdio, CORPUS, REPO_ROOT, runProgram } from "../support/program.ts";
+import { relative } from "node:path";
+import { corpora, FIXTURE_CORPUS, skillDir } from "../support/corpora.ts";
+import { connectStdio, REPO_ROOT, runProgram } from "../support/program.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 
 const BROKEN = "tests/fixtures/broken-skills";
@@ -28,33 +30,42 @@ function findings(stdout: string): { findings: Finding[]; summary: string } {
   };
 }
 
-async function corpusSkillFolders(): Promise<string[]> {
-  const folders: string[] = [];
-  for await (const entry of Deno.readDir(CORPUS)) {
-    if (entry.isDirectory) folders.push(`${CORPUS}/${entry.name}`);
-  }
-  return folders.sort();
+/** A path as validate prints it: relative to the working directory when inside it. */
+function shown(path: string): string {
+  const inside = relative(REPO_ROOT, path);
+  return inside.startsWith("..") ? path : inside;
 }
 
-Deno.test("validate passes every corpus skill with warnings only (exit 0)", async () => {
-  const folders = await corpusSkillFolders();
-  assert.ok(folders.length >= 10);
-  const run = await runProgram(["validate", ...folders]);
-  assert.equal(run.code, 0, run.stdout + run.stderr);
-  const { findings: found, summary } = findings(run.stdout);
-  assert.deepEqual(found.filter((finding) => finding.severity === "error"), []);
-  assert.equal(
-    summary,
-    `OK: ${folders.length} paths checked, ${folders.length} usable skills, 0 errors, ` +
-      `${found.length} warning${found.length === 1 ? "" : "s"}`,
-  );
-  const whole = await runProgram(["validate", CORPUS]);
-  assert.equal(whole.code, 0, whole.stdout + whole.stderr);
-  assert.match(
-    whole.stdout,
-    new RegExp(`^OK: 1 path checked, ${folders.length} usable skills, 0 errors`, "m"),
-  );
-});
+for (const corpus of corpora()) {
+  Deno.test(`validate passes every ${corpus.label} corpus skill with warnings only (exit 0)`, async () => {
+    const folders = corpus.names.map((name) => skillDir(corpus, corpus.path, name));
+    assert.ok(folders.length >= 9);
+    const run = await runProgram(["validate", ...folders]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const { findings: found, summary } = findings(run.stdout);
+    assert.deepEqual(found.filter((finding) => finding.severity === "error"), []);
+    // Only the over-long skill may be left out of the skills extension (SEP-2640).
+    for (const finding of found.filter((f) => f.reason === "extension-excluded")) {
+      assert.ok(finding.detail.includes(`"${corpus.facts.overLong.skill}"`), finding.detail);
+    }
+    assert.deepEqual(
+      found.filter((finding) => finding.reason !== "extension-excluded")
+        .map((finding) => [finding.path, finding.severity, finding.reason]),
+      corpus.facts.problems.map((p) => [shown(`${corpus.path}/${p.path}`), p.severity, p.reason]),
+    );
+    assert.equal(
+      summary,
+      `OK: ${folders.length} paths checked, ${folders.length} usable skills, 0 errors, ` +
+        `${found.length} warning${found.length === 1 ? "" : "s"}`,
+    );
+    const whole = await runProgram(["validate", corpus.path]);
+    assert.equal(whole.code, 0, whole.stdout + whole.stderr);
+    assert.match(
+      whole.stdout,
+      new RegExp(`^OK: 1 path checked, ${folders.length} usable skills, 0 errors`, "m"),
+    );
+  });
+}
 
 Deno.test("validate locates every finding in a folder of broken skills and exits 1", async () => {
   const run = await runProgram(["validate", BROKEN]);
@@ -135,7 +146,8 @@ Deno.test("validate of an empty folder fails (exit 1) instead of a false OK in C
     assert.match(found[0]?.detail ?? "", /^No skill found here, so nothing was validated\. /);
     assert.match(summary, /^FAILED: 1 path checked, 0 usable skills, 1 error, 0 warnings$/);
   }
-  const mixed = await runProgram(["validate", tree.path, `${CORPUS}/theme-factory`]);
+  const good = skillDir(FIXTURE_CORPUS, FIXTURE_CORPUS.path, FIXTURE_CORPUS.facts.rich.skill);
+  const mixed = await runProgram(["validate", tree.path, good]);
   assert.equal(mixed.code, 1, "one empty path among good ones still fails");
 });
 

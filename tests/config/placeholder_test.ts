@@ -9,7 +9,13 @@
  */
 
 import assert from "node:assert/strict";
-import { parseCommandLine, SCRIPT_VARIABLES, UsageError } from "../../src/config/cli.ts";
+import {
+  HOSTED_MARKERS,
+  parseCommandLine,
+  SCRIPT_VARIABLES,
+  UsageError,
+} from "../../src/config/cli.ts";
+import { OPTIONS } from "../../src/config/options.ts";
 import { hasPlaceholder, isUnsetValue } from "../../src/config/env_value.ts";
 import { grantsAnything, parseGrant } from "../../src/scripts/grant.ts";
 
@@ -17,21 +23,114 @@ function parse(env: Record<string, string>, args: string[] = ["serve", "/skills"
   return parseCommandLine({ args, getEnv: (name) => env[name], cwd: "/" });
 }
 
-Deno.test("hasPlaceholder() finds ${NAME} anywhere; isUnsetValue() keeps whole placeholders unset", () => {
+/** Every placeholder form a host may leave behind; each must fail closed everywhere. */
+const FORMS: readonly string[] = [
+  "${X}",
+  "${env:X}",
+  "${input:X}",
+  "${X:-}",
+  "${X:-default-value-long-enough}",
+  "${workspaceFolder}",
+  "${user_config.api_key}",
+  "prefix-${X}-suffix-long-enough",
+  "  ${env:X}  ",
+  "${X",
+  "{{X}}",
+  "{{ user_config.api_key }}",
+  "prefix-{{X}}-suffix-long-enough",
+  "$X",
+  "$MCP_SKILL_RUN",
+  " $API_TOKEN ",
+];
+
+Deno.test("hasPlaceholder() and isUnsetValue() agree on every placeholder form", () => {
+  for (const form of FORMS) {
+    assert.equal(hasPlaceholder(form), true, `hasPlaceholder(${form})`);
+    assert.equal(isUnsetValue(form), true, `isUnsetValue(${form})`);
+  }
+});
+
+Deno.test("hasPlaceholder() leaves real values alone; isUnsetValue() only adds missing and blank", () => {
   const table: [string | undefined, boolean, boolean][] = [
     [undefined, false, true],
     ["", false, true],
-    ["${MCP_SKILL_RUN}", true, true],
-    ["  ${API_KEY}  ", true, true],
-    ["prefix-${SECRET}-suffix-long-enough", true, false],
-    ['[{"skill":"${SKILL}","script":"run.sh"}]', true, false],
-    ["$HOME", false, false],
-    ["${}", false, true],
+    ["   ", false, true],
     ['[{"skill":"a","script":"b"}]', false, false],
+    ['[{"skill":"a","script":"b","env":["API_KEY"]}]', false, false],
+    ["pa$$word-with-dollars-inside", false, false],
+    ["a$b", false, false],
+    ["$", false, false],
+    ["$1abc", false, false],
+    ["/home/me/skills", false, false],
+    ["0123456789abcdef0123456789abcdef", false, false],
+    ["{json}", false, false],
+    ["{{}}", false, false],
   ];
   for (const [value, placeholder, unset] of table) {
     assert.equal(hasPlaceholder(value), placeholder, `hasPlaceholder(${value})`);
     assert.equal(isUnsetValue(value), unset, `isUnsetValue(${value})`);
+  }
+});
+
+Deno.test("attack: every placeholder form in every script variable grants nothing", () => {
+  for (const form of FORMS) {
+    for (const name of SCRIPT_VARIABLES) {
+      const env: Record<string, string> = { [name]: form };
+      if (name !== "MCP_SKILL_RUN") env.MCP_SKILL_RUN = '[{"skill":"a","script":"b"}]';
+      const config = parse(env);
+      assert.deepEqual(config.scripts.unsubstituted, [name], `${name}=${form}`);
+      const grant = parseGrant(config.scripts.grantJson, {
+        hosted: config.hosted,
+        unsubstituted: config.scripts.unsubstituted,
+      });
+      assert.equal(grant.from, "unsubstituted", `${name}=${form}`);
+      assert.equal(grantsAnything(grant), false, `${name}=${form}`);
+      assert.equal(config.scripts.confirmSecret, null, `${name}=${form}`);
+    }
+  }
+});
+
+Deno.test("attack: every placeholder form in an HTTP token variable stops an HTTP start", () => {
+  for (const form of FORMS) {
+    for (const name of ["SKILLGATE_HTTP_TOKEN", "SKILLGATE_HTTP_TOKEN_FILE"]) {
+      assert.throws(
+        () => parse({ [name]: form }, ["serve", "/skills", "--http=18801"]),
+        (error: unknown) =>
+          error instanceof UsageError && error.message.startsWith(`${name} holds an unsubstituted`),
+        `${name}=${form}`,
+      );
+    }
+  }
+});
+
+Deno.test("attack: every placeholder form in a hosted marker still marks hosted, never a folder", () => {
+  for (const form of FORMS) {
+    for (const name of HOSTED_MARKERS) {
+      const config = parse({ [name]: form });
+      assert.equal(config.hosted, true, `${name}=${form}`);
+      assert.equal(config.hostedBy, name, `${name}=${form}`);
+      assert.equal(config.scripts.dataDir, null, `${name}=${form}`);
+      assert.ok(
+        config.roots.every((root) => !hasPlaceholder(root.path)),
+        `${name}=${form}: a placeholder is never a root`,
+      );
+    }
+  }
+});
+
+Deno.test("attack: every placeholder form in a SKILLGATE_* option leaves its default, said", () => {
+  const defaults = parse({}).options as unknown as Record<string, unknown>;
+  for (const form of FORMS) {
+    for (const option of OPTIONS) {
+      const config = parse({ [option.env]: form });
+      const values = config.options as unknown as Record<string, unknown>;
+      assert.deepEqual(values[option.key], defaults[option.key], `${option.env}=${form}`);
+      assert.equal(config.sources?.[option.key], "default", `${option.env}=${form}`);
+      assert.ok(
+        config.notices.some((notice) => notice.startsWith(`${option.env} holds the unsubstituted`)),
+        `${option.env}=${form}`,
+      );
+    }
   }
 });
 
@@ -47,7 +146,10 @@ Deno.test("attack: an unsubstituted ${MCP_SKILL_RUN} standalone grants nothing, 
   assert.equal(grant.from, "unsubstituted");
   assert.deepEqual(grant.rows, [], "not null: the declarations do not stand");
   assert.equal(grantsAnything(grant), false);
-  assert.match(grant.error ?? "", /^MCP_SKILL_RUN holds an unsubstituted \$\{\.\.\.\} placeholder/);
+  assert.match(
+    grant.error ?? "",
+    /^MCP_SKILL_RUN holds an unsubstituted placeholder \(\$\{\.\.\.\}, \{\{\.\.\.\}\} or a bare \$NAME\)/,
+  );
 });
 
 Deno.test("attack: a placeholder in any script variable refuses every script", () => {

@@ -3,12 +3,16 @@
  * unsubstituted to a standalone skillgate. Read as unset, every declaration
  * would stand and a skill declaring `API_KEY` would receive the user's key.
  * The placeholder means the owner meant to grant something: nothing runs,
- * and start-up, `skill_list` and `skill_run` say why.
+ * and start-up, `skill_list` and `skill_run` say why. The same holds for the
+ * other forms hosts write (`${env:MCP_SKILL_RUN}`, the Cursor / VS Code form,
+ * and `${MCP_SKILL_RUN:-}`), and an HTTP token left as `${env:T}` stops the
+ * start instead of serving without a token.
  */
 
 import assert from "node:assert/strict";
 import type { SkillListAnswer } from "../../src/mcp/tools/skill_list.ts";
-import { connectStdio } from "../support/program.ts";
+import { freePort } from "../support/http_program.ts";
+import { connectStdio, runProgram } from "../support/program.ts";
 import { makeTree } from "../skills/_tree.ts";
 import { toolErrorJson } from "../support/tool_answer.ts";
 
@@ -58,4 +62,29 @@ Deno.test("attack: an unsubstituted ${MCP_SKILL_RUN} standalone runs nothing and
       assert.match(session.stderr(), /skillgate: no script will run: MCP_SKILL_RUN holds/);
     },
   );
+});
+
+for (const form of ["${env:MCP_SKILL_RUN}", "${MCP_SKILL_RUN:-}"]) {
+  Deno.test(`attack: MCP_SKILL_RUN=${form} (a host's other placeholder form) runs nothing`, async () => {
+    await using tree = await greedyRoot();
+    await using session = await connectStdio(["serve", tree.path], {
+      env: { API_KEY: KEY, MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: form },
+    });
+    const ran = await session.call("skill_run", { name: "greedy", script: "scripts/take.sh" });
+    assert.equal(ran.isError, true);
+    assert.equal(toolErrorJson(ran).error, "SCRIPT_NOT_GRANTED");
+    assert.ok(!JSON.stringify(ran).includes(KEY));
+    const list = (await session.call("skill_list", {})).structuredContent as SkillListAnswer;
+    assert.equal(list.grant?.from, "unsubstituted", 'not "declaration"');
+    assert.match(session.stderr(), /skillgate: no script will run: MCP_SKILL_RUN holds/);
+  });
+}
+
+Deno.test("attack: SKILLGATE_HTTP_TOKEN=${env:T} stops an HTTP start (exit 2) instead of serving open", async () => {
+  await using tree = await greedyRoot();
+  const refused = await runProgram(["serve", tree.path, `--http=${freePort()}`], {
+    env: { SKILLGATE_HTTP_TOKEN: "${env:T}" },
+  });
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /SKILLGATE_HTTP_TOKEN holds an unsubstituted placeholder/);
 });

@@ -303,3 +303,126 @@ Deno.test({
     assert.ok(hello?.mounts.some((m) => m.path === "/etc/resolv.conf"));
   },
 });
+
+Deno.test({
+  name:
+    "attack: MCP_DATA_DIR holding the skill roots lets no script read another skill's secret or edit its SKILL.md",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    await Deno.mkdir(tree.at("skills/other"));
+    const otherMd = "---\nname: other\ndescription: Another skill.\n---\n# Other\n";
+    await Deno.writeTextFile(tree.at("skills/other/SKILL.md"), otherMd);
+    await Deno.writeTextFile(tree.at("skills/other/secret.txt"), "other's secret\n");
+    const grant = [
+      { skill: SKILL, script: "scripts/read.sh" },
+      { skill: SKILL, script: "scripts/write.sh" },
+    ];
+    const env = {
+      MCP_CONFIRM_MODE: "auto",
+      MCP_SKILL_RUN: JSON.stringify(grant),
+      MCP_DATA_DIR: tree.path,
+    };
+    const shown = await runProgram(["permissions", tree.at("skills"), "--json"], { env });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stderr, /MCP_DATA_DIR is refused \(it is or holds a skill root\)/);
+    await using session = await connectStdio(["serve", tree.at("skills")], { env });
+    const run = async (script: string, args: string[]) =>
+      toolJson(await session.call("skill_run", { name: SKILL, script, args }));
+    const read = await run("scripts/read.sh", [tree.at("skills/other/secret.txt")]);
+    assert.notEqual(read.exitCode, 0);
+    assert.ok(!String(read.stdout).includes("secret"));
+    const wrote = await run("scripts/write.sh", [tree.at("skills/other/SKILL.md")]);
+    assert.notEqual(wrote.exitCode, 0);
+    assert.equal(await Deno.readTextFile(tree.at("skills/other/SKILL.md")), otherMd);
+    const environ = await run("scripts/read.sh", ["/proc/self/environ"]);
+    assert.equal(environ.exitCode, 0, String(environ.stderr));
+    assert.ok(!String(environ.stdout).includes("MCP_DATA_DIR"), String(environ.stdout));
+  },
+});
+
+Deno.test({
+  name: "attack: MCP_DATA_DIR=/ or the home folder is refused and mounts nothing of the host",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    const grant = [{ skill: SKILL, script: "scripts/read.sh" }];
+    const home = Deno.env.get("HOME") ?? "/root";
+    for (
+      const [dataDir, why] of [
+        ["/", /MCP_DATA_DIR is refused \(it is \/, the whole file system\)/],
+        [home, /MCP_DATA_DIR is refused \(it is a home folder itself\)/],
+      ] as const
+    ) {
+      const shown = await runProgram(["permissions", tree.at("skills"), "--json"], {
+        env: { MCP_SKILL_RUN: JSON.stringify(grant), MCP_DATA_DIR: dataDir },
+      });
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.match(shown.stderr, why);
+      const report = JSON.parse(shown.stdout) as {
+        scripts: { mounts: { kind: string; path: string }[] }[];
+      };
+      const mounts = report.scripts[0]?.mounts ?? [];
+      assert.ok(mounts.length > 0);
+      assert.ok(!mounts.some((mount) => mount.kind === "rw"), JSON.stringify(mounts));
+      assert.ok(!mounts.some((mount) => mount.path === "/" || mount.path === home));
+    }
+  },
+});
+
+Deno.test({
+  name: "a data folder of its own is mounted read-write and handed to the script as MCP_DATA_DIR",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    const grant = [
+      { skill: SKILL, script: "scripts/read.sh" },
+      { skill: SKILL, script: "scripts/write.sh" },
+    ];
+    await using session = await connectStdio(["serve", tree.at("skills")], {
+      env: {
+        MCP_CONFIRM_MODE: "auto",
+        MCP_SKILL_RUN: JSON.stringify(grant),
+        MCP_DATA_DIR: tree.at("out"),
+      },
+    });
+    const run = async (script: string, args: string[]) =>
+      toolJson(await session.call("skill_run", { name: SKILL, script, args }));
+    const wrote = await run("scripts/write.sh", [tree.at("out/kept.txt")]);
+    assert.equal(wrote.stdout, "ok\n", String(wrote.stderr));
+    assert.equal(await Deno.readTextFile(tree.at("out/kept.txt")), "written\n");
+    const environ = await run("scripts/read.sh", ["/proc/self/environ"]);
+    const real = await Deno.realPath(tree.at("out"));
+    assert.ok(String(environ.stdout).split("\0").includes(`MCP_DATA_DIR=${real}`));
+  },
+});
+
+Deno.test({
+  name:
+    "attack: a grant names skillgate's configuration folder ($XDG_CONFIG_HOME/skillgate, --config's folder) to rewrite it",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    await Deno.mkdir(tree.at("cfg/skillgate"), { recursive: true });
+    await Deno.mkdir(tree.at("etc"));
+    await Deno.writeTextFile(tree.at("etc/sg.json"), "{}\n");
+    const rows = [
+      { skill: SKILL, script: "scripts/write.sh", write: [tree.at("cfg/skillgate")] },
+      { skill: SKILL, script: "scripts/write.sh", write: [tree.at("etc")] },
+    ];
+    const env = { MCP_SKILL_RUN: JSON.stringify(rows), XDG_CONFIG_HOME: tree.at("cfg") };
+    for (
+      const [args, index] of [
+        [[], 0],
+        [["--config", tree.at("etc/sg.json")], 1],
+      ] as const
+    ) {
+      const listed = await runProgram(["list", tree.at("skills"), "--json", ...args], { env });
+      assert.equal(listed.code, 0, listed.stderr);
+      const list = JSON.parse(listed.stdout) as Record<string, unknown>;
+      const problem = (list.problems as { reason: string; detail: string }[])
+        .find((entry) => entry.reason === "grant" && entry.detail.startsWith(`Row ${index} `));
+      assert.match(problem?.detail ?? "", /skillgate's own folders/, JSON.stringify(list.problems));
+    }
+  },
+});

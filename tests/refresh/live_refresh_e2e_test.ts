@@ -1,6 +1,7 @@
 /**
  * Live refresh end to end: the real program over stdio on a temporary copy
- * of the corpus, a connected SDK client subscribed to some files, and edits
+ * of each corpus (tests/support/corpora.ts), a connected SDK client
+ * subscribed to some files, and edits
  * made the way people make them. Every wait has a generous ceiling in
  * seconds; nothing here measures speed.
  */
@@ -9,7 +10,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { frontmatterOf } from "../support/frontmatter_oracle.ts";
 import { looseRequest } from "../support/loose_request.ts";
-import { type Connected, connectStdio, copyToTemp, CORPUS } from "../support/program.ts";
+import { copyCorpus, corpora, FIXTURE_CORPUS } from "../support/corpora.ts";
+import { type Connected, connectStdio } from "../support/program.ts";
 import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -69,7 +71,7 @@ async function problemsOf(session: Connected): Promise<{ path: string; reason: s
  * Checks that a skills/get answer is one whole version of the skill on disk:
  * frontmatter equal to the file's, every digest and size equal to the bytes.
  */
-async function assertWholeEntry(session: Connected, root: string, name: string): Promise<void> {
+async function assertWholeEntry(session: Connected, dir: string, name: string): Promise<void> {
   const answer = await looseRequest(session.client, "skills/get", {
     uri: `skill://${name}/SKILL.md`,
   });
@@ -77,11 +79,11 @@ async function assertWholeEntry(session: Connected, root: string, name: string):
     frontmatter: Record<string, unknown>;
     resources: { uri: string; digest: string; size: number }[];
   };
-  const text = await Deno.readTextFile(`${root}/${name}/SKILL.md`);
+  const text = await Deno.readTextFile(`${dir}/SKILL.md`);
   assert.deepEqual(entry.frontmatter, frontmatterOf(text));
   for (const resource of entry.resources) {
     const bytes = await Deno.readFile(
-      `${root}/${name}/${resource.uri.slice(`skill://${name}/`.length)}`,
+      `${dir}/${resource.uri.slice(`skill://${name}/`.length)}`,
     );
     assert.equal(resource.size, bytes.length, resource.uri);
     assert.equal(resource.digest, `sha256:${createHash("sha256").update(bytes).digest("hex")}`);
@@ -92,179 +94,187 @@ function skillText(name: string, description: string): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n\nDo the thing.\n`;
 }
 
-Deno.test("live refresh: add, edit, break, fix, rename and delete skills and files, with notifications", async (t) => {
-  await using temp = await copyToTemp(CORPUS);
-  const root = `${temp.dir}/anthropic-skills`;
-  await using session = await connectStdio(["serve", root]);
-  const heard = listen(session);
-  const capabilities = session.client.getServerCapabilities();
-  assert.equal(capabilities?.resources?.listChanged, true);
-  assert.equal(capabilities?.prompts?.listChanged, true);
-  const themeMd = "skill://theme-factory/SKILL.md";
-  const arctic = "skill://theme-factory/themes/arctic-frost.md";
-  const desert = "skill://theme-factory/themes/desert-rose.md";
-  for (const uri of [themeMd, arctic, desert]) {
-    await session.client.subscribeResource({ uri });
-  }
+for (const corpus of corpora()) {
+  const { rich } = corpus.facts;
 
-  await t.step("a new skill folder appears with list_changed notifications", async () => {
-    const before = { ...heard };
-    await Deno.mkdir(`${root}/fresh-skill`);
-    await Deno.writeTextFile(`${root}/fresh-skill/SKILL.md`, skillText("fresh-skill", "First"));
-    await until("the new skill", async () => (await skillNames(session)).includes("fresh-skill"));
-    await until("resources/list_changed", () => heard.resources > before.resources);
-    await until("prompts/list_changed", () => heard.prompts > before.prompts);
-    await assertWholeEntry(session, root, "fresh-skill");
-  });
-
-  await t.step("an edited SKILL.md is served whole: old or new, never a mix", async () => {
-    const before = heard.prompts;
-    const path = `${root}/fresh-skill/SKILL.md`;
-    const seen = new Set<string>();
-    let isPolling = true;
-    const poll = (async () => {
-      while (isPolling) {
-        try {
-          const answer = await looseRequest(session.client, "skills/get", {
-            uri: "skill://fresh-skill/SKILL.md",
-          });
-          seen.add(
-            (answer.skill as { frontmatter: { description: string } }).frontmatter.description,
-          );
-        } catch (error) {
-          // A refresh that lands mid-burst finds SKILL.md unparseable: the extension then
-          // refuses the skill (-32602) rather than serve a mix. Anything else is a failure.
-          assert.equal((error as { code?: number }).code, -32602, String(error));
-          seen.add("(refused while unparseable)");
-        }
-      }
-    })();
-    // An editor's save burst: truncate, write in two parts, touch.
-    await Deno.writeTextFile(path, "");
-    await Deno.writeTextFile(path, "---\nname: fresh-skill\n");
-    await Deno.writeTextFile(path, "description: Second\n---\nBody\n", { append: true });
-    await until("prompts/list_changed", () => heard.prompts > before);
-    await until("the edited description", async () => {
-      const answer = await looseRequest(session.client, "skills/get", {
-        uri: "skill://fresh-skill/SKILL.md",
-      });
-      return (answer.skill as { frontmatter: { description: string } }).frontmatter
-        .description === "Second";
-    });
-    isPolling = false;
-    await poll;
-    for (const description of seen) {
-      const isWhole = ["First", "Second", "(refused while unparseable)"].includes(description);
-      assert.ok(isWhole, description);
+  Deno.test(`live refresh on the ${corpus.label} corpus: add, edit, break, fix, rename and delete skills and files, with notifications`, async (t) => {
+    await using temp = await copyCorpus(corpus);
+    const root = temp.root;
+    const richDir = temp.skill(rich.skill);
+    await using session = await connectStdio(["serve", root]);
+    const heard = listen(session);
+    const capabilities = session.client.getServerCapabilities();
+    assert.equal(capabilities?.resources?.listChanged, true);
+    assert.equal(capabilities?.prompts?.listChanged, true);
+    const themeMd = `skill://${rich.skill}/SKILL.md`;
+    const arctic = `skill://${rich.skill}/${rich.documents[0]}`;
+    const desert = `skill://${rich.skill}/${rich.documents[1]}`;
+    for (const uri of [themeMd, arctic, desert]) {
+      await session.client.subscribeResource({ uri });
     }
-    await assertWholeEntry(session, root, "fresh-skill");
-  });
 
-  await t.step(
-    "an edited supporting file notifies its subscribers and changes its digest",
-    async () => {
-      const path = `${root}/theme-factory/themes/arctic-frost.md`;
-      await Deno.writeTextFile(path, "\nEdited while the client runs.\n", { append: true });
-      await until("resources/updated for arctic-frost.md", () => heard.updated.includes(arctic));
-      await until("the new digest", async () => {
+    await t.step("a new skill folder appears with list_changed notifications", async () => {
+      const before = { ...heard };
+      await Deno.mkdir(`${root}/fresh-skill`);
+      await Deno.writeTextFile(`${root}/fresh-skill/SKILL.md`, skillText("fresh-skill", "First"));
+      await until("the new skill", async () => (await skillNames(session)).includes("fresh-skill"));
+      await until("resources/list_changed", () => heard.resources > before.resources);
+      await until("prompts/list_changed", () => heard.prompts > before.prompts);
+      await assertWholeEntry(session, `${root}/fresh-skill`, "fresh-skill");
+    });
+
+    await t.step("an edited SKILL.md is served whole: old or new, never a mix", async () => {
+      const before = heard.prompts;
+      const path = `${root}/fresh-skill/SKILL.md`;
+      const seen = new Set<string>();
+      let isPolling = true;
+      const poll = (async () => {
+        while (isPolling) {
+          try {
+            const answer = await looseRequest(session.client, "skills/get", {
+              uri: "skill://fresh-skill/SKILL.md",
+            });
+            seen.add(
+              (answer.skill as { frontmatter: { description: string } }).frontmatter.description,
+            );
+          } catch (error) {
+            // A refresh that lands mid-burst finds SKILL.md unparseable: the extension then
+            // refuses the skill (-32602) rather than serve a mix. Anything else is a failure.
+            assert.equal((error as { code?: number }).code, -32602, String(error));
+            seen.add("(refused while unparseable)");
+          }
+        }
+      })();
+      // An editor's save burst: truncate, write in two parts, touch.
+      await Deno.writeTextFile(path, "");
+      await Deno.writeTextFile(path, "---\nname: fresh-skill\n");
+      await Deno.writeTextFile(path, "description: Second\n---\nBody\n", { append: true });
+      await until("prompts/list_changed", () => heard.prompts > before);
+      await until("the edited description", async () => {
+        const answer = await looseRequest(session.client, "skills/get", {
+          uri: "skill://fresh-skill/SKILL.md",
+        });
+        return (answer.skill as { frontmatter: { description: string } }).frontmatter
+          .description === "Second";
+      });
+      isPolling = false;
+      await poll;
+      for (const description of seen) {
+        const isWhole = ["First", "Second", "(refused while unparseable)"].includes(description);
+        assert.ok(isWhole, description);
+      }
+      await assertWholeEntry(session, `${root}/fresh-skill`, "fresh-skill");
+    });
+
+    await t.step(
+      `an edited supporting file (${
+        rich.documents[0]
+      }) notifies its subscribers and changes its digest`,
+      async () => {
+        const path = `${richDir}/${rich.documents[0]}`;
+        await Deno.writeTextFile(path, "\nEdited while the client runs.\n", { append: true });
+        await until(`resources/updated for ${arctic}`, () => heard.updated.includes(arctic));
+        await until("the new digest", async () => {
+          try {
+            await assertWholeEntry(session, richDir, rich.skill);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+      },
+    );
+
+    await t.step(
+      "a broken SKILL.md keeps its last good version in the tools and reports it",
+      async () => {
+        heard.updated.length = 0;
+        await Deno.writeTextFile(
+          `${richDir}/SKILL.md`,
+          `---\nname: ${rich.skill}\ndescription: [unclosed\n---\nBroken\n`,
+        );
+        await until("resources/updated for SKILL.md", () => heard.updated.includes(themeMd));
+        await until(
+          "the problem",
+          async () =>
+            (await problemsOf(session)).some((p) =>
+              p.reason === "malformed-frontmatter" && p.path.endsWith(`${rich.skill}/SKILL.md`)
+            ),
+        );
+        assert.ok((await skillNames(session)).includes(rich.skill));
+        const loaded = await session.call("skill_load", { name: rich.skill });
+        assert.notEqual(loaded.isError, true);
+        const lastGood = (loaded.structuredContent as { description: string }).description;
+        assert.ok(lastGood.startsWith(rich.descriptionStart), lastGood);
+        await assert.rejects(
+          looseRequest(session.client, "skills/get", { uri: themeMd }),
+          (error: unknown) => (error as { code?: number }).code === -32602,
+          "the extension does not serve a manifest that no longer matches its SKILL.md",
+        );
+      },
+    );
+
+    await t.step("a fixed SKILL.md is served again everywhere", async () => {
+      await Deno.writeTextFile(`${richDir}/SKILL.md`, skillText(rich.skill, "Themes, fixed"));
+      await until("skills/get to answer again", async () => {
         try {
-          await assertWholeEntry(session, root, "theme-factory");
+          await assertWholeEntry(session, richDir, rich.skill);
           return true;
         } catch {
           return false;
         }
       });
-    },
-  );
-
-  await t.step(
-    "a broken SKILL.md keeps its last good version in the tools and reports it",
-    async () => {
-      heard.updated.length = 0;
-      await Deno.writeTextFile(
-        `${root}/theme-factory/SKILL.md`,
-        "---\nname: theme-factory\ndescription: [unclosed\n---\nBroken\n",
-      );
-      await until("resources/updated for SKILL.md", () => heard.updated.includes(themeMd));
-      await until(
-        "the problem",
-        async () =>
-          (await problemsOf(session)).some((p) =>
-            p.reason === "malformed-frontmatter" && p.path.endsWith("theme-factory/SKILL.md")
-          ),
-      );
-      assert.ok((await skillNames(session)).includes("theme-factory"));
-      const loaded = await session.call("skill_load", { name: "theme-factory" });
-      assert.notEqual(loaded.isError, true);
-      assert.match(JSON.stringify(loaded.structuredContent), /theme/i);
-      await assert.rejects(
-        looseRequest(session.client, "skills/get", { uri: themeMd }),
-        (error: unknown) => (error as { code?: number }).code === -32602,
-        "the extension does not serve a manifest that no longer matches its SKILL.md",
-      );
-    },
-  );
-
-  await t.step("a fixed SKILL.md is served again everywhere", async () => {
-    await Deno.writeTextFile(
-      `${root}/theme-factory/SKILL.md`,
-      skillText("theme-factory", "Themes, fixed"),
-    );
-    await until("skills/get to answer again", async () => {
-      try {
-        await assertWholeEntry(session, root, "theme-factory");
-        return true;
-      } catch {
-        return false;
-      }
+      assert.ok(!(await problemsOf(session)).some((p) => p.reason === "malformed-frontmatter"));
     });
-    assert.ok(!(await problemsOf(session)).some((p) => p.reason === "malformed-frontmatter"));
-  });
 
-  await t.step("a renamed skill folder is served under its new name only", async () => {
-    const before = heard.resources;
-    await Deno.rename(`${root}/fresh-skill`, `${root}/renamed-skill`);
-    await Deno.writeTextFile(
-      `${root}/renamed-skill/SKILL.md`,
-      skillText("renamed-skill", "Renamed"),
-    );
-    await until("the rename", async () => {
-      const names = await skillNames(session);
-      return names.includes("renamed-skill") && !names.includes("fresh-skill");
-    });
-    await until("resources/list_changed", () => heard.resources > before);
-    await assertWholeEntry(session, root, "renamed-skill");
-  });
-
-  await t.step(
-    "a deleted supporting file leaves the manifest and notifies subscribers",
-    async () => {
+    await t.step("a renamed skill folder is served under its new name only", async () => {
       const before = heard.resources;
-      await Deno.remove(`${root}/theme-factory/themes/desert-rose.md`);
-      await until("resources/updated for desert-rose.md", () => heard.updated.includes(desert));
+      await Deno.rename(`${root}/fresh-skill`, `${root}/renamed-skill`);
+      await Deno.writeTextFile(
+        `${root}/renamed-skill/SKILL.md`,
+        skillText("renamed-skill", "Renamed"),
+      );
+      await until("the rename", async () => {
+        const names = await skillNames(session);
+        return names.includes("renamed-skill") && !names.includes("fresh-skill");
+      });
       await until("resources/list_changed", () => heard.resources > before);
-      const answer = await looseRequest(session.client, "skills/get", { uri: themeMd });
-      const uris = (answer.skill as { resources: { uri: string }[] }).resources.map((r) => r.uri);
-      assert.ok(!uris.includes(desert));
-      await assertWholeEntry(session, root, "theme-factory");
-    },
-  );
+      await assertWholeEntry(session, `${root}/renamed-skill`, "renamed-skill");
+    });
 
-  await t.step("a deleted skill folder leaves every listing", async () => {
-    const before = heard.prompts;
-    await Deno.remove(`${root}/renamed-skill`, { recursive: true });
-    await until("the deletion", async () => !(await skillNames(session)).includes("renamed-skill"));
-    await until("prompts/list_changed", () => heard.prompts > before);
-    await assert.rejects(
-      looseRequest(session.client, "skills/get", { uri: "skill://renamed-skill/SKILL.md" }),
-      (error: unknown) => (error as { code?: number }).code === -32602,
+    await t.step(
+      "a deleted supporting file leaves the manifest and notifies subscribers",
+      async () => {
+        const before = heard.resources;
+        await Deno.remove(`${richDir}/${rich.documents[1]}`);
+        await until(`resources/updated for ${desert}`, () => heard.updated.includes(desert));
+        await until("resources/list_changed", () => heard.resources > before);
+        const answer = await looseRequest(session.client, "skills/get", { uri: themeMd });
+        const uris = (answer.skill as { resources: { uri: string }[] }).resources.map((r) => r.uri);
+        assert.ok(!uris.includes(desert));
+        await assertWholeEntry(session, richDir, rich.skill);
+      },
     );
+
+    await t.step("a deleted skill folder leaves every listing", async () => {
+      const before = heard.prompts;
+      await Deno.remove(`${root}/renamed-skill`, { recursive: true });
+      await until(
+        "the deletion",
+        async () => !(await skillNames(session)).includes("renamed-skill"),
+      );
+      await until("prompts/list_changed", () => heard.prompts > before);
+      await assert.rejects(
+        looseRequest(session.client, "skills/get", { uri: "skill://renamed-skill/SKILL.md" }),
+        (error: unknown) => (error as { code?: number }).code === -32602,
+      );
+    });
   });
-});
+}
 
 Deno.test("live refresh in tool-description mode sends tools/list_changed with the new catalog", async () => {
-  await using temp = await copyToTemp(CORPUS);
-  const root = `${temp.dir}/anthropic-skills`;
+  await using temp = await copyCorpus(FIXTURE_CORPUS);
+  const root = temp.root;
   await using session = await connectStdio(["serve", root, "--catalog=tool-description"]);
   const heard = listen(session);
   assert.equal(session.client.getServerCapabilities()?.tools?.listChanged, true);
@@ -280,8 +290,8 @@ Deno.test("live refresh in tool-description mode sends tools/list_changed with t
 });
 
 Deno.test("--static freezes the catalog and declares no list changes", async () => {
-  await using temp = await copyToTemp(CORPUS);
-  const root = `${temp.dir}/anthropic-skills`;
+  await using temp = await copyCorpus(FIXTURE_CORPUS);
+  const root = temp.root;
   await using session = await connectStdio(["serve", root, "--static", "--tools=always"]);
   const capabilities = session.client.getServerCapabilities();
   assert.equal(capabilities?.resources?.listChanged, false);

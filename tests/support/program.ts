@@ -17,15 +17,6 @@ import {
 
 /** The repository's root folder. */
 export const REPO_ROOT = fromFileUrl(new URL("../../", import.meta.url));
-/**
- * The real-world corpus (read-only; copy it before changing anything): the
- * `SKILLGATE_CORPUS` variable, or `../shared/corpus/anthropic-skills` beside
- * the checkout (where CI puts it).
- */
-export const CORPUS = Deno.env.get("SKILLGATE_CORPUS") ?? fromFileUrl(
-  new URL("../../../shared/corpus/anthropic-skills", import.meta.url),
-);
-
 /** The argv that starts skillgate with `args`, as `make run` would. */
 export function programCommand(args: readonly string[], entry = "main.ts"): string[] {
   return ["run", ...trustedRunFlags(), `${REPO_ROOT}${entry}`, ...args];
@@ -35,6 +26,9 @@ export function programCommand(args: readonly string[], entry = "main.ts"): stri
  * The whole environment a started program gets: PATH and HOME from this
  * process (so `deno` and its cache are found), plus `extra`. Nothing else is
  * inherited, as with a client that starts skillgate with a clean environment.
+ * `XDG_CONFIG_HOME` points at a folder that does not exist unless `extra`
+ * sets it, so the tester's own `~/.config/skillgate/config.json` never
+ * changes what a test sees.
  *
  * @param extra Variables added or overriding PATH and HOME.
  * @returns The environment, for `Deno.Command`'s `env` with `clearEnv: true`.
@@ -43,6 +37,7 @@ export function programEnv(extra: Readonly<Record<string, string>> = {}): Record
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: Deno.env.get("HOME") ?? "/tmp",
+    XDG_CONFIG_HOME: "/nonexistent/skillgate-tests-config",
     ...extra,
   };
 }

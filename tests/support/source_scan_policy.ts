@@ -52,6 +52,7 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
   "src/skills/index_cache.ts": "the worker's own index cache file (never inside a skill root; " +
     "an entry is used only while the file version it names matches exactly)",
+  "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
 };
 
 /** The allowances, folders first. Paths are relative to the repository root. */
@@ -170,6 +171,19 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["Deno.open"],
     reason: "trusted part at start-up: reads the owner's HTTP token file (--http-token-file) " +
       "within a byte cap, before the worker starts; the worker never reads it",
+  },
+  {
+    path: "src/config/file/load_config.ts",
+    apis: ["Deno.open"],
+    reason: "trusted part: reads the owner's configuration file and overrides.json (at start-up " +
+      "and after an edit) within a byte cap; paths come from --config, SKILLGATE_CONFIG or XDG, " +
+      "never from a client, and the worker never reads them",
+  },
+  {
+    path: "src/config/file/watch_owner_files.ts",
+    apis: ["Deno.stat"],
+    reason: "trusted part: finds the nearest existing folder of the owner's configuration folder " +
+      "to watch until it is created; the path comes from --config or XDG, never from a client",
   },
   {
     path: "main.ts",

@@ -41,18 +41,21 @@ export function catalogChannel(config: Config): CatalogChannel {
 
 /**
  * Whether the model may see a skill in its catalog: frontmatter
- * `disable-model-invocation: true` keeps a skill out of the catalog (it stays
- * listed by `skill_list`, served by the tools, resources and, unless
- * `user-invocable: false`, its prompt).
+ * `disable-model-invocation: true`, or the owner's override
+ * `modelInvocable: false`, keeps a skill out of the catalog and of
+ * skill_search (it stays listed by `skill_list`, served by the tools,
+ * resources and, unless `user-invocable: false`, its prompt).
  *
  * @param skill A served skill.
- * @returns False when the frontmatter says `disable-model-invocation: true`.
+ * @returns False when the frontmatter says `disable-model-invocation: true`
+ *   or an override says `modelInvocable: false`.
  *
  * Source: the feature-rich anchor's `disable-model-invocation` (Claude Code
- * skill frontmatter).
+ * skill frontmatter); issue 19 (overrides).
  */
 export function isInModelCatalog(skill: Skill): boolean {
-  return skill.frontmatter["disable-model-invocation"] !== true;
+  return skill.frontmatter["disable-model-invocation"] !== true &&
+    skill.override?.modelInvocable !== false;
 }
 
 /**

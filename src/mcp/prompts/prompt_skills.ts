@@ -18,16 +18,17 @@ export const GENERIC_PROMPT_ARGUMENT = "name";
 /**
  * Whether a skill may be invoked by the user as a prompt: not when its
  * frontmatter says `user-invocable: false` (a YAML boolean; other values,
- * including the string "false", leave it invocable).
+ * including the string "false", leave it invocable), nor when the owner's
+ * override says `userInvocable: false`.
  *
  * @param skill A served skill.
- * @returns False only for `user-invocable: false`.
+ * @returns False only for `user-invocable: false` or the override.
  *
  * Source: the feature-rich anchor (`user-invocable: false` hides a skill's
- * prompt); Claude Code skill frontmatter.
+ * prompt); Claude Code skill frontmatter; issue 19 (overrides).
  */
 export function isUserInvocable(skill: Skill): boolean {
-  return skill.frontmatter["user-invocable"] !== false;
+  return skill.frontmatter["user-invocable"] !== false && skill.override?.userInvocable !== false;
 }
 
 /**

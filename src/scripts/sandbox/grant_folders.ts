@@ -3,16 +3,21 @@
  * trusted part (the worker cannot see them): each must exist and be a
  * folder, is resolved to its real path, and is refused when it is `/`, a home
  * folder itself, or is, holds or lies inside a skill root or one of
- * skillgate's own folders (its installation with its lock file, and Deno's
- * cache). A refused folder costs its whole row, as every other `grant`
- * problem does: a row grants exactly what it says or nothing.
+ * skillgate's own folders (its installation with its lock file, Deno's
+ * cache, its configuration folder, `$XDG_CACHE_HOME/skillgate`, the index
+ * cache folder in use), or holds the configuration or overrides file in use. A refused folder costs its
+ * whole row, as every other `grant` problem does: a row grants exactly what
+ * it says or nothing. The same check ({@linkcode isForbiddenFolder}) gates
+ * every folder that enters a sandbox beyond the fixed system set: the host's
+ * `MCP_DATA_DIR` ({@linkcode checkDataDir}) and interpreter prefixes.
  *
- * Source: issue 16 ("Grant keys read, write and network").
+ * Source: issue 16 ("Grant keys read, write and network"); review of the
+ * sandbox (a data folder or grant naming a root, home or configuration).
  *
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Grant } from "../grant.ts";
 
 /** Folders a grant may not name, each as real paths. */
@@ -21,8 +26,19 @@ export interface ProtectedFolders {
   readonly roots: readonly string[];
   /** Home folders (`/root`, every `/home/*`, `$HOME`). */
   readonly homes: readonly string[];
-  /** skillgate's installation (lock file, configuration) and Deno's cache. */
+  /**
+   * skillgate's own folders: installation (with `deno.lock`), Deno's cache,
+   * the configuration folder in use and the default one
+   * (`$XDG_CONFIG_HOME/skillgate`), `$XDG_CACHE_HOME/skillgate`, and the
+   * index cache folder in use (wherever `--index-cache` or `MCP_DATA_DIR` put it).
+   */
   readonly skillgate: readonly string[];
+  /**
+   * Files no mounted folder may hold: the configuration file and
+   * `overrides.json` in use (their folder may be a broad one, such as a home
+   * folder, named by `--config`). @default none
+   */
+  readonly files?: readonly string[];
 }
 
 /** A grant row's folders after the check. */
@@ -61,10 +77,59 @@ export function isForbiddenFolder(
   if (options.prefix) return null;
   for (const own of folders.skillgate) {
     if (isWithin(own, path) || isWithin(path, own)) {
-      return "it is, holds or lies inside skillgate's own folders (installation, lock, cache)";
+      return "it is, holds or lies inside skillgate's own folders (installation, lock, " +
+        "configuration, cache)";
     }
   }
+  for (const file of folders.files ?? []) {
+    if (isWithin(path, file)) return "it holds skillgate's configuration or overrides file";
+  }
   return null;
+}
+
+/** The host's data folder after the check. */
+export interface DataDirVerdict {
+  /** Its real path, mounted read-write; null when unset, missing or refused. */
+  readonly path: string | null;
+  /** Why it is not mounted (names no path), or null. */
+  readonly problem: string | null;
+}
+
+/**
+ * Checks the host's `MCP_DATA_DIR` with the same rule as a grant's `write`
+ * folder: a data folder that is `/`, a home folder itself, a skill root (or
+ * holds or lies inside one), or one of skillgate's own folders would open to
+ * every script what the sandbox hides, so it is not mounted at all and
+ * scripts get no `MCP_DATA_DIR`; the server still starts (the host sets the
+ * variable for every server it runs; a script that needs it says so).
+ *
+ * @param dataDir The configured path (absolute), or null when unset.
+ * @param folders The protected folders.
+ * @returns The real path to mount, or null with the problem.
+ *
+ * Requires `--allow-read` on the folder.
+ */
+export function checkDataDir(dataDir: string | null, folders: ProtectedFolders): DataDirVerdict {
+  if (dataDir === null) return { path: null, problem: null };
+  let real: string;
+  try {
+    real = Deno.realPathSync(dataDir);
+    if (!Deno.statSync(real).isDirectory) throw new Error("not a folder");
+  } catch {
+    return {
+      path: null,
+      problem: "MCP_DATA_DIR does not exist or is not a folder: scripts get no data folder",
+    };
+  }
+  const why = isForbiddenFolder(real, folders);
+  if (why !== null) {
+    return {
+      path: null,
+      problem: `MCP_DATA_DIR is refused (${why}): scripts get no data folder; ` +
+        "point it at a folder of its own",
+    };
+  }
+  return { path: real, problem: null };
 }
 
 /**
@@ -115,8 +180,11 @@ export function checkGrantFolders(grant: Grant, folders: ProtectedFolders): Fold
  * The protected folders of this host.
  *
  * @param options The roots (configured and real paths), skillgate's
- *   installation folder, and an environment lookup (`HOME`, `DENO_DIR`,
- *   `XDG_CACHE_HOME`).
+ *   installation folder, an environment lookup (`HOME`, `DENO_DIR`,
+ *   `XDG_CACHE_HOME`, `XDG_CONFIG_HOME`), and the configuration file in use
+ *   (absolute; null or absent under `--no-config`), and the index cache
+ *   folder in use (absolute; null or absent when none is kept): a script
+ *   that could write it could forge entries the worker reads.
  * @returns The folders, real paths where they exist.
  *
  * Requires `--allow-read` on `/home` and the folders.
@@ -125,6 +193,8 @@ export function protectedFoldersOf(options: {
   roots: readonly string[];
   installDir: string;
   getEnv: (name: string) => string | undefined;
+  configPath?: string | null;
+  indexCacheDir?: string | null;
 }): ProtectedFolders {
   const homes = new Set<string>(["/root"]);
   try {
@@ -138,7 +208,24 @@ export function protectedFoldersOf(options: {
     (home === undefined ? undefined : join(home, ".cache"));
   const denoDir = options.getEnv("DENO_DIR") ??
     (cacheBase === undefined ? undefined : join(cacheBase, "deno"));
+  const xdgConfig = options.getEnv("XDG_CONFIG_HOME");
+  const configBase = xdgConfig !== undefined && xdgConfig.startsWith("/")
+    ? xdgConfig
+    : (home === undefined ? undefined : join(home, ".config"));
   const skillgate = [options.installDir, ...(denoDir === undefined ? [] : [denoDir])];
+  for (const base of [cacheBase, configBase]) {
+    if (base !== undefined && base.startsWith("/")) skillgate.push(join(base, "skillgate"));
+  }
+  const indexCacheDir = options.indexCacheDir ?? null;
+  if (indexCacheDir !== null && indexCacheDir.startsWith("/")) skillgate.push(indexCacheDir);
+  const files: string[] = [];
+  const configPath = options.configPath ?? null;
+  if (configPath !== null) {
+    files.push(configPath, join(dirname(configPath), "overrides.json"));
+    const folder = dirname(configPath);
+    // A folder that is / or a home itself is covered by the files rule (and refused anyway).
+    if (folder !== "/" && !homes.has(resolve(folder))) skillgate.push(folder);
+  }
   const real = (
     paths: Iterable<string>,
   ) => [...new Set([...paths].flatMap((path) => [resolve(path), realOrSelf(path)]))];
@@ -146,6 +233,7 @@ export function protectedFoldersOf(options: {
     roots: Object.freeze(real(options.roots)),
     homes: Object.freeze(real(homes)),
     skillgate: Object.freeze(real(skillgate)),
+    files: Object.freeze(real(files)),
   });
 }
 

@@ -52,8 +52,13 @@ export interface SandboxBase {
    * spawned): the installation prefix when it lives outside the system folders.
    */
   readonly interpreterFolders: Readonly<Record<string, readonly string[]>>;
-  /** Real path of the host's data folder (`MCP_DATA_DIR`), mounted read-write; null when unset. */
+  /**
+   * Real path of the host's data folder (`MCP_DATA_DIR`), mounted read-write;
+   * null when unset, missing or refused by the grant folders' check.
+   */
   readonly dataDir: string | null;
+  /** Why `MCP_DATA_DIR` is not mounted (names no path), or null. @default null */
+  readonly dataDirProblem?: string | null;
 }
 
 /** What one script's sandbox is made of, besides the host's facts. */

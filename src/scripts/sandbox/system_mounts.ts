@@ -10,7 +10,7 @@
 
 import { dirname } from "node:path";
 import type { Mount, SandboxBase } from "./layout.ts";
-import { isForbiddenFolder, type ProtectedFolders } from "./grant_folders.ts";
+import { checkDataDir, isForbiddenFolder, type ProtectedFolders } from "./grant_folders.ts";
 
 /** Top-level system folders mounted read-only (or re-created as links) when present. */
 export const SYSTEM_TOP_FOLDERS: readonly string[] = Object.freeze([
@@ -58,7 +58,8 @@ export const ETC_NETWORK: readonly string[] = Object.freeze([
  * @param protectedFolders Folders an interpreter prefix must not widen to
  *   (home folders, skill roots, `/`): a prefix that would be one of them,
  *   or hold a root, narrows to the program's own folder.
- * @param dataDir The host's `MCP_DATA_DIR`, or null. @default null
+ * @param dataDir The host's `MCP_DATA_DIR`, or null; mounted only when it
+ *   passes the grant folders' check (`checkDataDir`). @default null
  * @returns The base, frozen.
  *
  * Requires `--allow-read` on `/` entries and the interpreters' folders.
@@ -93,6 +94,7 @@ export function gatherSandboxBase(
     optional: true,
     why: "name resolution and CA certificates (network granted)",
   }));
+  const data = checkDataDir(dataDir, protectedFolders);
   const interpreterFolders: Record<string, readonly string[]> = {};
   for (const program of programs) {
     interpreterFolders[program] = Object.freeze(interpreterFoldersOf(program, protectedFolders));
@@ -102,15 +104,18 @@ export function gatherSandboxBase(
     system: Object.freeze(system),
     network: Object.freeze(network),
     interpreterFolders: Object.freeze(interpreterFolders),
-    dataDir: dataDir === null ? null : realOrNull(dataDir),
+    dataDir: data.path,
+    dataDirProblem: data.problem,
   });
 }
 
 /**
  * The folders an interpreter needs beyond the system folders: for its
  * literal path and its real path, the installation prefix (the folder above
- * its `bin`), narrowed to the program's own folder when the prefix would be
- * `/`, a home folder or hold a skill root.
+ * its `bin`), narrowed to the program's own folder when the prefix fails the
+ * grant folders' check (`/`, a home folder itself, a skill root around or
+ * inside, skillgate's own folders), on its literal and its real path; left
+ * out when that folder fails too.
  *
  * @param program The interpreter's literal path.
  * @param protectedFolders The folders a prefix must not be or hold.
@@ -133,13 +138,20 @@ export function interpreterFoldersOf(
     if (isUnderSystem(path)) continue;
     const bin = dirname(path);
     const prefix = dirname(bin);
-    const chosen = isForbiddenFolder(prefix, protectedFolders) === null ? prefix : bin;
-    if (isForbiddenFolder(chosen, protectedFolders) !== null) continue;
+    const chosen = isAllowedFolder(prefix, protectedFolders) ? prefix : bin;
+    if (!isAllowedFolder(chosen, protectedFolders)) continue;
     if (!folders.some((folder) => chosen === folder || chosen.startsWith(`${folder}/`))) {
       folders.push(chosen);
     }
   }
   return folders;
+}
+
+/** The folder check on both the literal and the real path (a link may lead to `/` or a root). */
+function isAllowedFolder(path: string, protectedFolders: ProtectedFolders): boolean {
+  const real = realOrNull(path) ?? path;
+  return isForbiddenFolder(path, protectedFolders) === null &&
+    isForbiddenFolder(real, protectedFolders) === null;
 }
 
 function isUnderSystem(path: string): boolean {

@@ -87,6 +87,7 @@ export class ConnSocket extends Duplex {
 
   /** Ends the writable side, then destroys the socket once the last byte is out. */
   destroySoon(): void {
+    if (this.destroyed) return;
     if (this.writable) this.end();
     if (this.writableFinished) this.destroy();
     else this.once("finish", () => this.destroy());
@@ -108,12 +109,20 @@ export class ConnSocket extends Duplex {
     const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     this.#conn.read(buffer).then((read) => {
       this.#isReading = false;
-      if (read === null) {
-        this.push(null);
-        return;
+      // Destroyed while the read was pending: a push now would be an error with no reader.
+      if (this.destroyed) return;
+      // A push runs node:http's parser and its listeners synchronously: a throw from any of
+      // them ends this connection, never the worker (as an unhandled rejection would).
+      try {
+        if (read === null) {
+          this.push(null);
+          return;
+        }
+        this.#touch();
+        if (this.push(buffer.subarray(0, read))) this._read();
+      } catch (error) {
+        this.destroy(asError(error));
       }
-      this.#touch();
-      if (this.push(buffer.subarray(0, read))) this._read();
     }, (error: unknown) => {
       this.#isReading = false;
       if (!this.destroyed) this.destroy(error instanceof Error ? error : new Error(String(error)));
@@ -152,9 +161,17 @@ export class ConnSocket extends Duplex {
   }
 
   #touch(): void {
-    if (this.#timeoutMs <= 0) return;
+    // A write settling after destroy must not arm a timer that outlives the socket.
+    if (this.#timeoutMs <= 0 || this.destroyed) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.emit("timeout"), this.#timeoutMs);
+    this.#timer = setTimeout(() => {
+      if (this.destroyed) return;
+      try {
+        this.emit("timeout");
+      } catch (error) {
+        this.destroy(asError(error)); // a listener's fault ends this connection only
+      }
+    }, this.#timeoutMs);
   }
 }
 

@@ -122,6 +122,10 @@ export function acceptConnections(
       fresh.delete(socket);
       kept.delete(socket);
     });
+    // A reset or failed read destroys the socket with an error; node:http listens for it
+    // while it owns the socket, this one stays so an error outside that time (before
+    // `onSocket`, after node:http let go) is never an uncaught exception ending the worker.
+    socket.on("error", ignoreSocketError);
   };
 
   const loop = async () => {
@@ -225,6 +229,9 @@ function rateLimitedLog(log: (line: string) => void): (kind: string, line: strin
     log(suppressed > 0 ? `${line} (${suppressed} more like it since the last line)` : line);
   };
 }
+
+/** The socket's own `close` (tracked above) is what the table acts on. */
+function ignoreSocketError(): void {}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

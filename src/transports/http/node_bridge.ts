@@ -21,10 +21,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * @param handler The transport's handler; never throws.
  * @param options `origin`: the listen address as `http://host:port`, the
  *   base of the Request URL (the `Host` header is passed on untouched for the
- *   handler's own check); `onBodyUnread`: called when the answer ends before
- *   the request body was read to its end (the connection is then closed, so
- *   an unread body cannot follow as a next request).
+ *   handler's own check). When the answer starts before the request body was
+ *   read to its end, the body is cancelled (nothing more is parsed) and the
+ *   answer carries `connection: close`, so an unread body cannot follow as a
+ *   next request.
  * @returns Resolves when the response has ended or the connection closed.
+ * @throws {Error} Only when node:http refuses the handler's status or
+ *   headers (`writeHead`); the caller destroys the connection.
  */
 export async function answerNodeRequest(
   req: IncomingMessage,
@@ -32,22 +35,37 @@ export async function answerNodeRequest(
   handler: (request: Request) => Promise<Response>,
   options: { origin: string },
 ): Promise<void> {
+  // node emits `error` on a request or response whose connection failed; one with no
+  // listener is an uncaught exception that ends the worker. The connection's own close
+  // (below) is what this bridge acts on.
+  req.on("error", ignore);
+  res.on("error", ignore);
   const aborter = new AbortController();
   const closed = new Promise<void>((resolve) => {
     res.once("close", () => {
-      if (!res.writableFinished) aborter.abort(new Error("The client closed the connection"));
       resolve();
+      if (res.writableFinished) return;
+      try {
+        aborter.abort(new Error("The client closed the connection"));
+      } catch { /* a listener's fault must not escape a node event handler */ }
     });
   });
   let request: Request;
   try {
     request = toRequest(req, options.origin, aborter.signal);
   } catch {
+    req.pause();
     res.writeHead(400, { "content-type": "text/plain", connection: "close" });
     res.end("Bad Request: the request line or a header is not valid\n");
     return;
   }
   const response = await handler(request);
+  if (!req.complete) {
+    // The handler is done with the body (refused, timed out, or never read it): stop parsing
+    // it. Rejects harmlessly when a reader still holds it; that reader's cancel pauses it too.
+    await request.body?.cancel().catch(() => {});
+    req.pause();
+  }
   if (res.destroyed) {
     await response.body?.cancel().catch(() => {});
     return;
@@ -68,12 +86,12 @@ export async function answerNodeRequest(
   const stop = () => void reader.cancel().catch(() => {});
   aborter.signal.addEventListener("abort", stop, { once: true });
   try {
-    while (!res.destroyed) {
+    while (!res.destroyed && !res.writableEnded) {
       const next = await Promise.race([reader.read(), closed.then(() => null)]);
-      if (next === null || next.done) break;
-      if (!res.write(next.value)) await Promise.race([drained(res), closed]);
+      if (next === null || next.done || res.destroyed) break;
+      if (!res.write(next.value)) await drainedOrClosed(res, closed);
     }
-    if (!res.destroyed) res.end();
+    if (!res.destroyed && !res.writableEnded) res.end();
   } catch {
     res.destroy(); // the handler's stream failed mid-answer: the client sees the cut
   } finally {
@@ -108,60 +126,98 @@ function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): R
   });
 }
 
-/** The request body, read from the connection only as it is pulled. */
+/**
+ * The request body, read from the connection only as it is pulled.
+ *
+ * Every node callback here may fire after the stream was closed, errored or
+ * cancelled (node emits `readable` on the next tick, a body keeps arriving
+ * after the handler refused it): `state` is checked before the controller is
+ * touched, a cancel detaches the pending pull's listeners at once, and the
+ * request is paused so nothing more is parsed (TCP backpressure holds the
+ * rest; the answer then closes the connection). A throw out of a node event
+ * handler would end the worker, so none can leave here.
+ */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let state: "open" | "settled" = "open";
+  /** Detaches the listeners of the pull in progress and resolves it; null when none is. */
+  let stopPull: (() => void) | null = null;
+  let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  /** Ends the stream once: `act` closes or errors the controller; later calls do nothing. */
+  const settle = (act: (c: ReadableStreamDefaultController<Uint8Array>) => void = () => {}) => {
+    if (state !== "open") return;
+    state = "settled";
+    stopPull?.();
+    try {
+      if (controller !== null) act(controller);
+    } catch { /* the stream was already closed by its reader */ }
+  };
+  const onError = (error: Error) => settle((c) => c.error(error));
   return new ReadableStream<Uint8Array>({
-    start(controller) {
-      req.once("error", (error) => {
-        try {
-          controller.error(error);
-        } catch { /* already closed */ }
-      });
+    start(started) {
+      controller = started;
+      req.on("error", onError); // stays: a later `error` with no listener would be uncaught
     },
-    pull(controller) {
+    pull(pulled) {
+      if (state !== "open") return;
       return new Promise<void>((resolve) => {
+        let isDone = false;
         const finish = () => {
+          if (isDone) return;
+          isDone = true;
+          stopPull = null;
           req.off("readable", onReadable);
           req.off("end", onEnd);
-          req.off("error", finish);
           req.off("close", onClose);
           resolve();
         };
         const onReadable = () => {
+          if (state !== "open") return finish();
           const chunk = req.read() as Uint8Array | null;
           if (chunk === null) return; // wait for the next `readable` or `end`
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          try {
+            pulled.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          } catch {
+            settle(); // closed by its reader between the check and here
+            req.pause();
+          }
           finish();
         };
         const onEnd = () => {
-          try {
-            controller.close();
-          } catch { /* already closed */ }
+          settle((c) => c.close());
           finish();
         };
         const onClose = () => {
           if (!req.complete) {
-            try {
-              controller.error(new Error("The connection closed before the body ended"));
-            } catch { /* already closed */ }
+            settle((c) => c.error(new Error("The connection closed before the body ended")));
           }
           finish();
         };
+        stopPull = finish;
         if (req.readableEnded) return onEnd();
         req.on("readable", onReadable);
         req.once("end", onEnd);
-        req.once("error", finish);
         req.once("close", onClose);
         onReadable();
       });
     },
     cancel() {
-      // Nothing more is read; the response closes the connection (see answerNodeRequest).
+      // Nothing more is read; the answer closes the connection (see answerNodeRequest).
+      settle();
       req.pause();
     },
   });
 }
 
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => res.once("drain", () => resolve()));
+/** Resolves on the response's next `drain` or when the connection closed, whichever is first. */
+function drainedOrClosed(res: ServerResponse, closed: Promise<void>): Promise<void> {
+  let onDrain = () => {};
+  const drained = new Promise<void>((resolve) => {
+    onDrain = resolve;
+    res.once("drain", onDrain);
+  });
+  // The `drain` listener goes with the wait, so a stalled SSE client does not collect them.
+  return Promise.race([drained, closed]).finally(() => res.off("drain", onDrain));
 }
+
+/** An `error` listener that only keeps node from treating the error as uncaught. */
+function ignore(): void {}

@@ -155,23 +155,32 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
   /** Requests in progress and their connection (to cut unfinished bodies at shutdown). */
   const inProgress = new Map<IncomingMessage, ConnSocket>();
   let connections: Connections | null = null;
+  // Last resort: a throw out of a node event handler would end the worker (every client's
+  // service), so a fault while answering one request costs only that request's connection.
+  const failConnection = (socket: { destroy(): unknown } | null, error: unknown) => {
+    log(`HTTP answer failed: ${error instanceof Error ? error.message : String(error)}`);
+    try {
+      socket?.destroy();
+    } catch { /* already gone */ }
+  };
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket as unknown as ConnSocket;
-    inProgress.set(req, socket);
-    connections?.requestStarted(socket);
-    res.once("close", () => {
-      inProgress.delete(req);
-      connections?.requestEnded(socket);
-    });
-    answerNodeRequest(
-      req,
-      res,
-      (request) => handler.handler(request, { remoteAddress: req.socket.remoteAddress ?? "" }),
-      { origin },
-    ).catch((error: unknown) => {
-      log(`HTTP answer failed: ${error instanceof Error ? error.message : String(error)}`);
-      res.destroy();
-    });
+    try {
+      const socket = req.socket as unknown as ConnSocket;
+      inProgress.set(req, socket);
+      connections?.requestStarted(socket);
+      res.once("close", () => {
+        inProgress.delete(req);
+        connections?.requestEnded(socket);
+      });
+      answerNodeRequest(
+        req,
+        res,
+        (request) => handler.handler(request, { remoteAddress: req.socket.remoteAddress ?? "" }),
+        { origin },
+      ).catch((error: unknown) => failConnection(res, error));
+    } catch (error) {
+      failConnection(req.socket, error);
+    }
   });
   connections = acceptConnections(listener, settings, {
     onSocket: (socket) => server.emit("connection", socket),

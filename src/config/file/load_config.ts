@@ -1,0 +1,182 @@
+/**
+ * Where the configuration file is and reading it: the trusted part's side.
+ * `--no-config` (or `SKILLGATE_NO_CONFIG`) reads nothing; `--config=PATH`
+ * (or `SKILLGATE_CONFIG`) names the file, which must then exist; otherwise
+ * `$XDG_CONFIG_HOME/skillgate/config.json` (default
+ * `~/.config/skillgate/config.json`) is read when it exists.
+ * `overrides.json` lives beside it.
+ *
+ * @module
+ */
+
+import { dirname, join } from "node:path";
+import { type CommandLineInput, parseCommandLine, UsageError } from "../cli.ts";
+import type { Config } from "../config.ts";
+import { isUnsetValue } from "../env_value.ts";
+import { type ConfigFile, parseConfigFile } from "./config_file.ts";
+import { ConfigFileError } from "./json_document.ts";
+import { parseOverridesFile } from "./overrides_file.ts";
+import type { SkillOverrides } from "../../skills/overrides.ts";
+
+/** Bytes of a configuration or overrides file read at most. */
+export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
+
+/** Where the configuration lives, as decided from the command line and environment. */
+export interface ConfigLocation {
+  /** The configuration file's absolute path. */
+  readonly path: string;
+  /** `overrides.json` beside it. */
+  readonly overridesPath: string;
+  /** Whether `--config` / `SKILLGATE_CONFIG` named it (then it must exist). */
+  readonly isExplicit: boolean;
+}
+
+/**
+ * Where the configuration file is, or null under `--no-config`.
+ *
+ * @param located A configuration parsed without the file (only `config`
+ *   and `noConfig` are used; `config` is already absolute).
+ * @param getEnv Environment lookup (`XDG_CONFIG_HOME`, `HOME`).
+ * @returns The location, or null when no file is to be read (also when
+ *   neither `XDG_CONFIG_HOME` nor `HOME` is set).
+ */
+export function locateConfig(
+  located: Pick<Config, "options">,
+  getEnv: (name: string) => string | undefined,
+): ConfigLocation | null {
+  if (located.options.noConfig) return null;
+  let path: string | null = located.options.config;
+  const isExplicit = path !== null;
+  if (path === null) {
+    const xdg = getEnv("XDG_CONFIG_HOME");
+    const home = getEnv("HOME");
+    if (!isUnsetValue(xdg) && xdg.trim().startsWith("/")) {
+      path = join(xdg.trim(), "skillgate", "config.json");
+    } else if (!isUnsetValue(home)) path = join(home.trim(), ".config", "skillgate", "config.json");
+  }
+  if (path === null) return null;
+  return { path, overridesPath: join(dirname(path), "overrides.json"), isExplicit };
+}
+
+/**
+ * Reads a file of the owner's configuration, bounded: one open, a check
+ * that it is a regular file, and at most {@linkcode MAX_CONFIG_FILE_BYTES}
+ * + 1 bytes read.
+ *
+ * @param path Absolute path.
+ * @returns Its text, or null when it does not exist.
+ * @throws {ConfigFileError} When it is not a regular file, is larger than
+ *   {@linkcode MAX_CONFIG_FILE_BYTES}, is not UTF-8, or cannot be read.
+ *
+ * Requires `--allow-read` on `path` (the trusted part holds it).
+ */
+export async function readOwnerFile(path: string): Promise<string | null> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw new ConfigFileError(path, 1, 1, `cannot be read (${errorName(error)})`);
+  }
+  try {
+    if (!(await file.stat()).isFile) throw new ConfigFileError(path, 1, 1, "is not a regular file");
+    const buffer = new Uint8Array(MAX_CONFIG_FILE_BYTES + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = await file.read(buffer.subarray(filled));
+      if (read === null) break;
+      filled += read;
+    }
+    if (filled > MAX_CONFIG_FILE_BYTES) {
+      throw new ConfigFileError(path, 1, 1, `is larger than ${MAX_CONFIG_FILE_BYTES} bytes`);
+    }
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, filled));
+    } catch {
+      throw new ConfigFileError(path, 1, 1, "is not UTF-8 text");
+    }
+  } catch (error) {
+    if (error instanceof ConfigFileError) throw error;
+    throw new ConfigFileError(path, 1, 1, `cannot be read (${errorName(error)})`);
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Where the configuration lives, without reading it (`skillgate override`
+ * must work while the configuration file is broken).
+ *
+ * @param input argv (`--config`, `--no-config`), environment lookup and working directory.
+ * @returns The location, or null under `--no-config`.
+ * @throws {UsageError} On a bad `--config` / `--no-config` value.
+ */
+export function locateConfigOnly(
+  input: Omit<CommandLineInput, "file" | "isLocatingFile">,
+): ConfigLocation | null {
+  return locateConfig(parseCommandLine({ ...input, isLocatingFile: true }), input.getEnv);
+}
+
+/** What {@linkcode loadConfig} found. */
+export interface LoadedConfig {
+  readonly config: Config;
+  /** Where the configuration lives (null under `--no-config`). */
+  readonly location: ConfigLocation | null;
+  /** The checked file, or null when none was read. */
+  readonly file: ConfigFile | null;
+}
+
+/**
+ * The effective configuration: flags > variables > configuration file >
+ * defaults, per option; roots from the file only when no ROOT argument,
+ * `MCP_SKILLS_PATH` or `SKILLS_DIR` gives any.
+ *
+ * @param input argv, environment lookup and working directory.
+ * @returns The configuration, where the files are, and the file read.
+ * @throws {UsageError} On a bad command line (see `parseCommandLine`), or
+ *   when `--config` names a file that does not exist.
+ * @throws {ConfigFileError} When the file is not valid (located message).
+ *
+ * Requires `--allow-read` on the configuration file (trusted part only).
+ */
+export async function loadConfig(
+  input: Omit<CommandLineInput, "file" | "isLocatingFile">,
+): Promise<LoadedConfig> {
+  const first = parseCommandLine({ ...input, isLocatingFile: true });
+  if (first.command === "help" || first.command === "version") {
+    return { config: first, location: null, file: null };
+  }
+  const location = locateConfig(first, input.getEnv);
+  let file: ConfigFile | null = null;
+  if (location !== null) {
+    const text = await readOwnerFile(location.path);
+    if (text === null && location.isExplicit) {
+      throw new UsageError(
+        `The configuration file "${location.path}" does not exist; fix --config / ` +
+          "SKILLGATE_CONFIG or create the file",
+      );
+    }
+    if (text !== null) file = parseConfigFile(location.path, text);
+  }
+  return { config: parseCommandLine({ ...input, file }), location, file };
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "Error";
+}
+
+/**
+ * The owner's overrides at start-up: `overrides.json` beside the
+ * configuration file, or none.
+ *
+ * @param location Where the configuration lives (null under `--no-config`: none).
+ * @returns The overrides by skill name.
+ * @throws {ConfigFileError} When the file is not valid (located message).
+ *
+ * Requires `--allow-read` on the file (trusted part only).
+ */
+export async function loadOverrides(location: ConfigLocation | null): Promise<SkillOverrides> {
+  if (location === null) return {};
+  const text = await readOwnerFile(location.overridesPath);
+  return text === null ? {} : parseOverridesFile(location.overridesPath, text);
+}

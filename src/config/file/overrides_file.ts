@@ -1,0 +1,115 @@
+/**
+ * `overrides.json`, beside the configuration file: per served skill name,
+ * `enabled`, `modelInvocable` and `userInvocable` (booleans; `false`
+ * narrows, `true` is the skill's own setting). Anything else is an error,
+ * located by line and column. Read by the trusted part only; written only by
+ * `skillgate override` (atomically), never by the worker.
+ *
+ * ```json
+ * { "skills": { "pdf": { "enabled": false }, "deploy": { "modelInvocable": false } } }
+ * ```
+ *
+ * @module
+ */
+
+import { isUsableDirectoryName } from "../../skills/names.ts";
+import {
+  OVERRIDE_SWITCHES,
+  type SkillOverride,
+  type SkillOverrides,
+} from "../../skills/overrides.ts";
+import { jsonTypeName, parseJsonDocument, propertiesOf } from "./json_document.ts";
+
+/**
+ * Checks an overrides file's text.
+ *
+ * @param path The file's path, for messages.
+ * @param text Its content.
+ * @returns The overrides by skill name (only the switches that are set).
+ * @throws {ConfigFileError} On invalid JSON, a duplicate or unknown key, a
+ *   name that cannot be a skill's, or a switch that is not a boolean; each
+ *   located by line and column.
+ */
+export function parseOverridesFile(path: string, text: string): SkillOverrides {
+  const document = parseJsonDocument(path, text);
+  const overrides: Record<string, SkillOverride> = {};
+  for (const top of propertiesOf(document.root)) {
+    if (top.key === "$schema") {
+      if (top.value.type !== "string") {
+        throw document.errorAt(top.value.offset, `"$schema" must be a string`, "$schema");
+      }
+      continue;
+    }
+    if (top.key !== "skills") {
+      throw document.errorAt(
+        top.keyOffset,
+        `unknown key "${top.key}"; overrides.json holds "skills": { "NAME": { ... } }`,
+        top.key,
+      );
+    }
+    if (top.value.type !== "object") {
+      throw document.errorAt(
+        top.value.offset,
+        `"skills" must be an object of skill names`,
+        "skills",
+      );
+    }
+    for (const skill of propertiesOf(top.value)) {
+      const key = `skills.${skill.key}`;
+      if (!isUsableDirectoryName(skill.key)) {
+        throw document.errorAt(skill.keyOffset, `"${skill.key}" cannot be a skill's name`, key);
+      }
+      if (skill.value.type !== "object") {
+        throw document.errorAt(
+          skill.value.offset,
+          `"${key}" must be an object such as { "enabled": false }, got ${
+            jsonTypeName(skill.value)
+          }`,
+          key,
+        );
+      }
+      const entry: Record<string, boolean> = {};
+      for (const setting of propertiesOf(skill.value)) {
+        const settingKey = `${key}.${setting.key}`;
+        if (!(OVERRIDE_SWITCHES as readonly string[]).includes(setting.key)) {
+          throw document.errorAt(
+            setting.keyOffset,
+            `unknown key "${setting.key}"; a skill's overrides are ${OVERRIDE_SWITCHES.join(", ")}`,
+            settingKey,
+          );
+        }
+        if (setting.value.type !== "boolean") {
+          throw document.errorAt(
+            setting.value.offset,
+            `"${settingKey}" must be true or false, got ${jsonTypeName(setting.value)}`,
+            settingKey,
+          );
+        }
+        entry[setting.key] = setting.value.value;
+      }
+      overrides[skill.key] = entry;
+    }
+  }
+  return overrides;
+}
+
+/**
+ * The text `skillgate override` writes: sorted names, two-space JSON, a final newline.
+ *
+ * @param overrides The overrides (entries without a switch are dropped).
+ * @param schema The `$schema` value to keep, or null.
+ * @returns The file's content.
+ */
+export function overridesFileText(overrides: SkillOverrides, schema: string | null): string {
+  const skills: Record<string, SkillOverride> = {};
+  for (const name of Object.keys(overrides).sort()) {
+    const entry = overrides[name]!;
+    const kept = Object.fromEntries(
+      OVERRIDE_SWITCHES.filter((key) => entry[key] !== undefined).map((key) => [key, entry[key]]),
+    );
+    if (Object.keys(kept).length > 0) skills[name] = kept;
+  }
+  return `${
+    JSON.stringify({ ...(schema === null ? {} : { $schema: schema }), skills }, null, 2)
+  }\n`;
+}

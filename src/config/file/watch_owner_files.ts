@@ -1,0 +1,177 @@
+/**
+ * The trusted part's watch over the owner's two files (the configuration
+ * file and `overrides.json`, in one folder): after an edit settles, both are
+ * read again, reviewed (`live_config.ts`) and, when the outcome changed, the
+ * new overlay is handed to the worker and each new problem is said on
+ * stderr. The worker cannot read these files; it only receives the overlay.
+ *
+ * @module
+ */
+
+import { basename, dirname } from "node:path";
+import type { Caps } from "../../caps.ts";
+import { createPathDebouncer } from "../../refresh/debounce.ts";
+import type { CatalogOverlay } from "../../skills/overrides.ts";
+import type { Problem } from "../../skills/problem.ts";
+import { type LiveConfigState, overlayOf, reviewOwnerFiles } from "./live_config.ts";
+import { readOwnerFile } from "./load_config.ts";
+import { ConfigFileError } from "./json_document.ts";
+
+/** A running watch; `close()` stops it. */
+export interface OwnerFilesWatch extends AsyncDisposable {
+  close(): Promise<void>;
+}
+
+/** Options of {@linkcode watchOwnerFiles}. */
+export interface WatchOwnerFilesOptions {
+  /** Receives each new overlay and the caps in force (post them to the worker). */
+  readonly onChange: (update: { overlay: CatalogOverlay; caps: Caps }) => void;
+  /** Receives one line per new problem (print it to stderr). */
+  readonly log: (line: string) => void;
+  /** Quiet period after the last event, in ms. @default 200 */
+  readonly quietMs?: number;
+}
+
+/**
+ * Watches the folder of the configuration file. When that folder does not
+ * exist yet (the owner never wrote a configuration), its nearest existing
+ * parent is watched until it appears (`skillgate override` creates it), so
+ * the first overrides apply live too. Returns null when nothing can be
+ * watched.
+ *
+ * @param state What is in force at start-up.
+ * @param options Where overlays and problem lines go.
+ * @returns The running watch, or null.
+ *
+ * Requires `--allow-read` on the configuration folder and its parents
+ * (trusted part only).
+ */
+export function watchOwnerFiles(
+  state: LiveConfigState,
+  options: WatchOwnerFilesOptions,
+): OwnerFilesWatch | null {
+  const folder = dirname(state.location.path);
+  const names = new Set([basename(state.location.path), basename(state.location.overridesPath)]);
+  let watcher: Deno.FsWatcher | null = openWatcher(nearestExisting(folder));
+  if (watcher === null) return null;
+  let current = state;
+  let lastPosted = JSON.stringify({
+    overlay: overlayOf({
+      overrides: state.overrides,
+      caps: state.caps,
+      problems: [],
+      ownerDetails: [],
+    }),
+    caps: state.caps,
+  });
+  let reported = new Set<string>();
+  let running: Promise<void> = Promise.resolve();
+  let isClosed = false;
+  const review = async () => {
+    let configText: string | null;
+    let overridesText: string | null;
+    try {
+      configText = await readOwnerFile(state.location.path);
+      overridesText = await readOwnerFile(state.location.overridesPath);
+    } catch (error) {
+      if (!(error instanceof ConfigFileError)) throw error;
+      options.log(`skillgate: ${error.message}; the last good configuration stays in force`);
+      return;
+    }
+    const outcome = reviewOwnerFiles(current, configText, overridesText);
+    current = { ...current, overrides: outcome.overrides, caps: outcome.caps };
+    const update = { overlay: overlayOf(outcome), caps: outcome.caps };
+    const text = JSON.stringify(update);
+    if (text === lastPosted || isClosed) return;
+    lastPosted = text;
+    // The owner's terminal gets the whole path and detail; clients only the file's name.
+    const lines = new Set(
+      outcome.problems.map((found, i) => problemLine(found, folder, outcome.ownerDetails[i])),
+    );
+    for (const line of lines) if (!reported.has(line)) options.log(line);
+    reported = lines;
+    options.onChange(update);
+  };
+  const debouncer = createPathDebouncer(() => {
+    running = running.then(review).catch((error: unknown) => {
+      options.log(`skillgate: could not read the configuration again: ${String(error)}`);
+    });
+  }, { quietMs: options.quietMs ?? 200 });
+  const pump = (async () => {
+    let target = nearestExisting(folder);
+    while (watcher !== null && !isClosed) {
+      if (target === folder) {
+        for await (const event of watcher) {
+          if (event.kind === "access") continue;
+          if (event.paths.some((path) => names.has(basename(path)))) debouncer.add(event.paths);
+        }
+        return;
+      }
+      // Waiting for the folder: any change in the parent may be it (or a folder on the way).
+      let next = nearestExisting(folder);
+      if (next === target) {
+        for await (const event of watcher) {
+          if (event.kind === "access") continue;
+          next = nearestExisting(folder);
+          if (next !== target) break;
+        }
+      }
+      closeQuietly(watcher);
+      if (isClosed || next === target) return;
+      target = next;
+      watcher = openWatcher(target);
+      // The files may have been written with the folder, before this watch began.
+      if (target === folder) debouncer.add([state.location.path]);
+    }
+  })().catch(() => {});
+  const close = async () => {
+    if (isClosed) return;
+    isClosed = true;
+    debouncer.close();
+    if (watcher !== null) closeQuietly(watcher);
+    await pump;
+    await running;
+  };
+  return { close, [Symbol.asyncDispose]: close };
+}
+
+/** Closes a watcher that a `break` out of its loop may already have closed. */
+function closeQuietly(watcher: Deno.FsWatcher): void {
+  try {
+    watcher.close();
+  } catch { /* already closed */ }
+}
+
+function openWatcher(path: string): Deno.FsWatcher | null {
+  try {
+    return Deno.watchFs(path, { recursive: false });
+  } catch {
+    return null;
+  }
+}
+
+/** `folder` itself when it exists as a folder, else its nearest parent that does. */
+function nearestExisting(folder: string): string {
+  for (let at = folder;; at = dirname(at)) {
+    try {
+      if (Deno.statSync(at).isDirectory) return at;
+    } catch { /* not there yet: try its parent */ }
+    if (dirname(at) === at) return at;
+  }
+}
+
+/**
+ * One stderr line for a problem about the owner's files.
+ *
+ * @param problem A `restart-needed` or `config-invalid` problem (its path is the file's name).
+ * @param folder The configuration folder, prefixed to the name.
+ * @param ownerDetail The owner's fuller detail. @default the problem's detail
+ * @returns `skillgate: FOLDER/FILE[:LINE:COLUMN]: reason: detail`.
+ */
+export function problemLine(problem: Problem, folder: string, ownerDetail?: string): string {
+  const file = `${folder}/${problem.path}`;
+  const place = problem.line === undefined
+    ? file
+    : `${file}:${problem.line}:${problem.column ?? 1}`;
+  return `skillgate: ${place}: ${problem.reason}: ${ownerDetail ?? problem.detail}`;
+}

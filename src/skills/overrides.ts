@@ -1,0 +1,119 @@
+/**
+ * Per-skill overrides: the owner's `overrides.json` can take a served skill
+ * out (`enabled: false`), keep it out of the model's catalog and search
+ * (`modelInvocable: false`, like frontmatter `disable-model-invocation:
+ * true`) or drop its prompt (`userInvocable: false`, like `user-invocable:
+ * false`). An override only ever narrows what the skill itself allows: a
+ * `true` widens nothing. Applied to a catalog as a view, so the catalog live
+ * refresh rebuilds stays untouched and the overrides apply to every new
+ * snapshot.
+ *
+ * @module
+ */
+
+import { freezeCatalog } from "./_freeze.ts";
+import type { Problem } from "./problem.ts";
+import type { Catalog, Skill } from "./skill.ts";
+
+/** The owner's switches for one served skill name (absent or true: the skill's own setting). */
+export interface SkillOverride {
+  readonly enabled?: boolean;
+  readonly modelInvocable?: boolean;
+  readonly userInvocable?: boolean;
+}
+
+/** Overrides by served skill name (a plain object, so it crosses `postMessage`). */
+export type SkillOverrides = Readonly<Record<string, SkillOverride>>;
+
+/** The three switches, in the order they are documented. */
+export const OVERRIDE_SWITCHES = ["enabled", "modelInvocable", "userInvocable"] as const;
+
+/** One of {@linkcode OVERRIDE_SWITCHES}. */
+export type OverrideSwitch = typeof OVERRIDE_SWITCHES[number];
+
+/** What the worker serves on top of the catalog it builds: the overrides and owner problems. */
+export interface CatalogOverlay {
+  readonly overrides: SkillOverrides;
+  /** Problems about the owner's files (`restart-needed`, `config-invalid`), added to the view. */
+  readonly problems: readonly Problem[];
+}
+
+/** No overrides, no problems. */
+export const EMPTY_OVERLAY: CatalogOverlay = Object.freeze({
+  overrides: Object.freeze({}),
+  problems: Object.freeze([]),
+});
+
+/**
+ * The overrides in force when `current` is in force and `proposed` is read:
+ * a switch is off when it is off in either (the meet), so a live edit can
+ * only narrow. The switches `proposed` turns back on are returned as
+ * `widened`, to be reported (`restart-needed`), not applied.
+ *
+ * @param current The overrides in force.
+ * @param proposed The overrides just read.
+ * @returns The narrowed overrides and `widened`, one `name.switch` entry per
+ *   switch turned back on (sorted).
+ */
+export function narrowOverrides(
+  current: SkillOverrides,
+  proposed: SkillOverrides,
+): { overrides: SkillOverrides; widened: string[] } {
+  const overrides: Record<string, SkillOverride> = {};
+  const widened: string[] = [];
+  const names = new Set([...Object.keys(current), ...Object.keys(proposed)]);
+  for (const name of [...names].sort()) {
+    const entry: Record<string, boolean> = {};
+    for (const key of OVERRIDE_SWITCHES) {
+      const isOffNow = current[name]?.[key] === false;
+      const isOffProposed = proposed[name]?.[key] === false;
+      if (isOffNow || isOffProposed) entry[key] = false;
+      if (isOffNow && !isOffProposed) widened.push(`${name}.${key}`);
+    }
+    if (Object.keys(entry).length > 0) overrides[name] = entry;
+  }
+  return { overrides, widened };
+}
+
+/** Narrowed copies of skills, per base skill object (so a view reuses them across snapshots). */
+const narrowedCopies = new WeakMap<Skill, { readonly key: string; readonly copy: Skill }>();
+
+/**
+ * The catalog a worker serves: `base` without the disabled skills, the
+ * hidden ones marked (`Skill.override`), and the overlay's problems added.
+ * Pure; `base` is unchanged.
+ *
+ * @param base A catalog as built or rebuilt.
+ * @param overlay The overrides in force and the owner problems.
+ * @returns `base` itself when the overlay is empty, else a new frozen snapshot.
+ *
+ * Source: issue 19 ("Per-skill overrides"); the feature-rich anchor's
+ * `disable-model-invocation` and `user-invocable`.
+ */
+export function applyOverlay(base: Catalog, overlay: CatalogOverlay): Catalog {
+  const names = Object.keys(overlay.overrides);
+  if (names.length === 0 && overlay.problems.length === 0) return base;
+  const skills: Skill[] = [];
+  for (const skill of base.skills) {
+    const switches = overlay.overrides[skill.name];
+    if (switches === undefined) {
+      skills.push(skill);
+      continue;
+    }
+    if (switches.enabled === false) continue;
+    const override: { modelInvocable?: false; userInvocable?: false } = {};
+    if (switches.modelInvocable === false) override.modelInvocable = false;
+    if (switches.userInvocable === false) override.userInvocable = false;
+    skills.push(Object.keys(override).length === 0 ? skill : narrowedCopy(skill, override));
+  }
+  return freezeCatalog(base.roots, skills, [...base.problems, ...overlay.problems]);
+}
+
+function narrowedCopy(skill: Skill, override: Skill["override"] & object): Skill {
+  const key = JSON.stringify(override);
+  const cached = narrowedCopies.get(skill);
+  if (cached?.key === key) return cached.copy;
+  const copy = Object.freeze({ ...skill, override: Object.freeze(override) });
+  narrowedCopies.set(skill, { key, copy });
+  return copy;
+}

@@ -1,0 +1,91 @@
+/** `skillgate override`: its switches, the atomic write, and what it refuses. */
+
+import assert from "node:assert/strict";
+import {
+  parseOverrideArgs,
+  runOverrideCommand,
+  splitOverrideArgs,
+} from "../../src/cli/override_command.ts";
+import type { CommandIo } from "../../src/cli/command_io.ts";
+import { UsageError } from "../../src/config/cli.ts";
+import { ConfigFileError } from "../../src/config/file/json_document.ts";
+
+function io(): CommandIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    writeOut: (text) => Promise.resolve(void out.push(text)),
+    writeErr: (text) => Promise.resolve(void err.push(text)),
+    isTerminal: false,
+    columns: 100,
+    cwd: "/",
+    getEnv: () => undefined,
+  };
+}
+
+Deno.test("parseOverrideArgs() reads one name and the switches; splitOverrideArgs() keeps --config apart", () => {
+  assert.deepEqual(parseOverrideArgs(["pdf", "--disable", "--no-prompt"]), {
+    name: "pdf",
+    changes: [["enabled", false], ["userInvocable", false]],
+  });
+  assert.deepEqual(parseOverrideArgs([]), { name: null, changes: [] });
+  assert.throws(() => parseOverrideArgs(["pdf", "--hide"]), UsageError);
+  assert.throws(() => parseOverrideArgs(["a", "b", "--disable"]), UsageError);
+  assert.throws(() => parseOverrideArgs(["--disable"]), UsageError);
+  assert.throws(() => parseOverrideArgs(["../x", "--disable"]), UsageError);
+  assert.deepEqual(splitOverrideArgs(["pdf", "--config", "/c.json", "--disable", "--no-config"]), {
+    configArgs: ["--config", "/c.json", "--no-config"],
+    own: ["pdf", "--disable"],
+  });
+});
+
+Deno.test("runOverrideCommand() writes overrides.json whole, by rename, and --enable removes the switch", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-override-" });
+  try {
+    const location = {
+      path: `${dir}/sg/config.json`,
+      overridesPath: `${dir}/sg/overrides.json`,
+      isExplicit: false,
+    };
+    const run = (args: string[]) => runOverrideCommand(parseOverrideArgs(args), location, io());
+    assert.equal(await run(["pdf", "--disable", "--hide-from-model"]), 0);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(location.overridesPath)), {
+      skills: { pdf: { enabled: false, modelInvocable: false } },
+    });
+    assert.equal(await run(["pdf", "--enable", "--show-to-model", "--no-prompt"]), 0);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(location.overridesPath)), {
+      skills: { pdf: { userInvocable: false } },
+    });
+    const left = [...Deno.readDirSync(`${dir}/sg`)].map((entry) => entry.name);
+    assert.deepEqual(left, ["overrides.json"], "no temporary file is left behind");
+    const shown = io();
+    assert.equal(await runOverrideCommand(parseOverrideArgs(["pdf"]), location, shown), 0);
+    assert.deepEqual(JSON.parse(shown.out.join("")), { pdf: { userInvocable: false } });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runOverrideCommand() never overwrites a broken overrides.json, and refuses under --no-config", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-override-" });
+  try {
+    const location = {
+      path: `${dir}/config.json`,
+      overridesPath: `${dir}/overrides.json`,
+      isExplicit: false,
+    };
+    await Deno.writeTextFile(location.overridesPath, '{ "skills": { "pdf": [ } }');
+    await assert.rejects(
+      runOverrideCommand(parseOverrideArgs(["pdf", "--disable"]), location, io()),
+      ConfigFileError,
+    );
+    assert.equal(await Deno.readTextFile(location.overridesPath), '{ "skills": { "pdf": [ } }');
+    const quiet = io();
+    assert.equal(await runOverrideCommand(parseOverrideArgs(["pdf", "--disable"]), null, quiet), 2);
+    assert.match(quiet.err.join(""), /--no-config/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

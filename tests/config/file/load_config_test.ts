@@ -1,0 +1,85 @@
+/** loadConfig(): where the file is looked for, --config and --no-config; `skillgate config --json`. */
+
+import assert from "node:assert/strict";
+import { configReport, renderConfig } from "../../../src/cli/config_command.ts";
+import { UsageError } from "../../../src/config/cli.ts";
+import { ConfigFileError } from "../../../src/config/file/json_document.ts";
+import { loadConfig } from "../../../src/config/file/load_config.ts";
+
+async function withFolder(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-config-" });
+  try {
+    await run(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function load(args: string[], env: Record<string, string>) {
+  return loadConfig({ args, getEnv: (name) => env[name], cwd: "/work" });
+}
+
+Deno.test("loadConfig() reads $XDG_CONFIG_HOME/skillgate/config.json, else ~/.config/skillgate", async () => {
+  await withFolder(async (dir) => {
+    await Deno.mkdir(`${dir}/xdg/skillgate`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/xdg/skillgate/config.json`, '{ "maxSkills": 7 }');
+    await Deno.mkdir(`${dir}/home/.config/skillgate`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/home/.config/skillgate/config.json`, '{ "maxSkills": 9 }');
+    const xdg = await load(["/r"], { XDG_CONFIG_HOME: `${dir}/xdg`, HOME: `${dir}/home` });
+    assert.equal(xdg.config.options.maxSkills, 7);
+    assert.equal(xdg.location?.overridesPath, `${dir}/xdg/skillgate/overrides.json`);
+    const home = await load(["/r"], { HOME: `${dir}/home` });
+    assert.equal(home.config.options.maxSkills, 9);
+    assert.equal(home.config.configFile, `${dir}/home/.config/skillgate/config.json`);
+    const off = await load(["/r", "--no-config"], { HOME: `${dir}/home` });
+    assert.equal(off.config.options.maxSkills, 10_000);
+    assert.equal(off.location, null);
+    const missing = await load(["/r"], { HOME: `${dir}/nobody` });
+    assert.equal(missing.file, null, "a missing default file is no file");
+  });
+});
+
+Deno.test("loadConfig(): --config must name a file that exists; its errors are located", async () => {
+  await withFolder(async (dir) => {
+    await assert.rejects(load(["/r", `--config=${dir}/none.json`], {}), UsageError);
+    await Deno.writeTextFile(`${dir}/bad.json`, '{\n  "tools": "sometimes"\n}\n');
+    await assert.rejects(
+      load(["/r"], { SKILLGATE_CONFIG: `${dir}/bad.json` }),
+      (error: unknown) =>
+        error instanceof ConfigFileError &&
+        error.message === `${dir}/bad.json:2:12: "tools" must be one of "auto", "always", ` +
+            `"never", got "sometimes"`,
+    );
+  });
+});
+
+Deno.test("`skillgate config --json` reports every value with its source", async () => {
+  await withFolder(async (dir) => {
+    await Deno.writeTextFile(
+      `${dir}/c.json`,
+      JSON.stringify({ roots: ["skills"], maxSkills: 12, tools: "never", maxCallBytes: 4096 }),
+    );
+    const { config, location } = await load(
+      ["config", "--json", `--config=${dir}/c.json`, "--tools=always"],
+      { SKILLGATE_MAX_CALL_BYTES: "8192" },
+    );
+    const report = JSON.parse(JSON.stringify(configReport(config, location)));
+    assert.deepEqual(report.configFile, { path: `${dir}/c.json`, isRead: true });
+    assert.deepEqual(report.roots, [{ path: `${dir}/skills`, from: "config" }]);
+    assert.deepEqual(report.options.maxSkills, {
+      value: 12,
+      source: "file",
+      flag: "--max-skills",
+      env: "SKILLGATE_MAX_SKILLS",
+    });
+    assert.equal(report.options.tools.source, "flag");
+    assert.equal(report.options.tools.value, "always");
+    assert.equal(report.options.maxCallBytes.source, "variable");
+    assert.equal(report.options.maxCallBytes.value, 8192);
+    assert.equal(report.options.catalog.source, "default");
+    assert.equal(report.options.json.source, "flag");
+    const table = renderConfig(configReport(config, location));
+    assert.match(table, /maxSkills +12 +file/);
+    assert.match(table, /maxCallBytes +8192 +variable/);
+  });
+});
