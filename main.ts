@@ -113,7 +113,7 @@ async function main(): Promise<number> {
   const cacheDir = prepareIndexCacheDir(config.indexCacheDir);
   if (cacheDir.warning !== null) logErrorLine(`skillgate: ${cacheDir.warning}`);
   if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
-  const { scripts, explained } = await computeWorkerSet(config, paths, {
+  const { scripts, explained, indexCacheDir } = await computeWorkerSet(config, paths, {
     getEnv: (name) => Deno.env.get(name),
   });
   if (scripts.refusal !== null) {
@@ -122,6 +122,13 @@ async function main(): Promise<number> {
   }
   if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
   if (scripts.dataDirProblem !== null) logErrorLine(`skillgate: ${scripts.dataDirProblem}`);
+  if (indexCacheDir !== config.indexCacheDir) {
+    logErrorLine(
+      "skillgate: the index cache folder lies inside MCP_DATA_DIR, which sandboxed scripts may " +
+        "write; running without it (set --index-cache to a folder outside MCP_DATA_DIR)",
+    );
+    config = { ...config, indexCacheDir };
+  }
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;

@@ -27,7 +27,11 @@ import {
 import type { ScriptPlan } from "../scripts/plan.ts";
 import type { Mount } from "../scripts/sandbox/layout.ts";
 import { locateConfig } from "../config/file/load_config.ts";
-import { checkGrantFolders, protectedFoldersOf } from "../scripts/sandbox/grant_folders.ts";
+import {
+  checkGrantFolders,
+  isWithin,
+  protectedFoldersOf,
+} from "../scripts/sandbox/grant_folders.ts";
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { Catalog } from "../skills/skill.ts";
@@ -82,6 +86,12 @@ export interface ScriptBoot {
    * own folders), for the owner's terminal; else null. Names no path.
    */
   readonly dataDirProblem: string | null;
+  /**
+   * True when a sandbox mounts the host's `MCP_DATA_DIR` read-write and the
+   * index cache folder lies inside it (hosted, by default): every sandboxed
+   * script could forge cache entries, so skillgate keeps no index cache.
+   */
+  readonly indexCacheExposed: boolean;
   /**
    * Why skillgate must not start (the owner demanded `--isolation=sandbox`
    * and this host has none: the reason and what to install), else null.
@@ -187,6 +197,9 @@ export async function bootScripts(
       ? []
       : containmentOf(described.plan, options.catalog, isolation),
     dataDirProblem: isolation.mode === "sandbox" ? isolation.sandbox?.dataDirProblem ?? null : null,
+    indexCacheExposed: isolation.mode === "sandbox" && (protectedFolders.indexCache ?? []).some(
+      (cache) => isolation.sandbox?.dataDir != null && isWithin(isolation.sandbox.dataDir, cache),
+    ),
     grantProblems: described === null ? [] : described.plan.problems
       .filter((problem) => problem.reason === "grant")
       .map((problem) => `${problem.severity}: ${problem.detail}`),

@@ -24,6 +24,11 @@ import {
 export interface WorkerSet {
   /** Script facts, run list, group killer and warning (see `bootScripts`). */
   readonly scripts: ScriptBoot;
+  /**
+   * The index cache folder the worker may use: the configured one, or null
+   * when none is kept or a sandbox mounts it for scripts (inside `MCP_DATA_DIR`).
+   */
+  readonly indexCacheDir: string | null;
   /** The worker's permissions with a reason per entry. */
   readonly explained: ExplainedPermissions;
 }
@@ -58,8 +63,10 @@ export async function computeWorkerSet(
   const run = spawnedPrograms(scripts.run, scripts.facts.isolation);
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
-  const indexCache = config.indexCacheDir;
+  // Inside a data folder every sandboxed script may write, the cache could be forged: none.
+  const indexCache = scripts.indexCacheExposed ? null : config.indexCacheDir;
   return {
+    indexCacheDir: indexCache,
     scripts,
     explained: computeWorkerPermissions(roots, { run, ...listen, indexCache }),
   };

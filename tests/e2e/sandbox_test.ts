@@ -371,7 +371,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a data folder of its own is mounted read-write and handed to the script as MCP_DATA_DIR",
+  name:
+    "a data folder of its own is mounted read-write and handed to the script as MCP_DATA_DIR; no index cache is kept in it",
   ignore: sandbox === null,
   fn: async () => {
     await using tree = await world();
@@ -394,6 +395,15 @@ Deno.test({
     const environ = await run("scripts/read.sh", ["/proc/self/environ"]);
     const real = await Deno.realPath(tree.at("out"));
     assert.ok(String(environ.stdout).split("\0").includes(`MCP_DATA_DIR=${real}`));
+    // Hosted, the index cache would live in $MCP_DATA_DIR/skillgate/index, which every
+    // sandboxed script may write: skillgate keeps none there, so none can be forged.
+    const cached = await Array.fromAsync(Deno.readDir(tree.at("out"))).then((entries) =>
+      entries.map((entry) => entry.name)
+    );
+    const inside = cached.includes("skillgate")
+      ? await Array.fromAsync(Deno.readDir(tree.at("out/skillgate/index")))
+      : [];
+    assert.deepEqual(inside, []);
   },
 });
 

@@ -4,8 +4,8 @@
  * folder, is resolved to its real path, and is refused when it is `/`, a home
  * folder itself, or is, holds or lies inside a skill root or one of
  * skillgate's own folders (its installation with its lock file, Deno's
- * cache, its configuration folder, `$XDG_CACHE_HOME/skillgate`, the index
- * cache folder in use), or holds the configuration or overrides file in use. A refused folder costs its
+ * cache, its configuration folder, `$XDG_CACHE_HOME/skillgate`) or its index
+ * cache folder in use, or holds the configuration or overrides file in use. A refused folder costs its
  * whole row, as every other `grant` problem does: a row grants exactly what
  * it says or nothing. The same check ({@linkcode isForbiddenFolder}) gates
  * every folder that enters a sandbox beyond the fixed system set: the host's
@@ -29,10 +29,16 @@ export interface ProtectedFolders {
   /**
    * skillgate's own folders: installation (with `deno.lock`), Deno's cache,
    * the configuration folder in use and the default one
-   * (`$XDG_CONFIG_HOME/skillgate`), `$XDG_CACHE_HOME/skillgate`, and the
-   * index cache folder in use (wherever `--index-cache` or `MCP_DATA_DIR` put it).
+   * (`$XDG_CONFIG_HOME/skillgate`), and `$XDG_CACHE_HOME/skillgate`.
    */
   readonly skillgate: readonly string[];
+  /**
+   * The index cache folder in use, wherever `--index-cache` or (hosted)
+   * `MCP_DATA_DIR` put it: a script that could write it could forge entries
+   * the worker reads. Only the host's data folder may hold it (see
+   * {@linkcode checkDataDir}). @default none
+   */
+  readonly indexCache?: readonly string[];
   /**
    * Files no mounted folder may hold: the configuration file and
    * `overrides.json` in use (their folder may be a broad one, such as a home
@@ -61,12 +67,15 @@ export type FolderVerdict =
  * @param folders The protected folders.
  * @param options `prefix: true` checks only what an interpreter's prefix must
  *   avoid (`/`, a home folder itself, holding a root). @default false
+ *   `mayHoldIndexCache: true` lets the folder hold (not be, nor lie inside)
+ *   the index cache folder: the host's data folder, whose index cache the
+ *   caller then keeps out of scripts' reach. @default false
  * @returns A sentence, or null when the folder may be granted.
  */
 export function isForbiddenFolder(
   path: string,
   folders: ProtectedFolders,
-  options: { prefix?: boolean } = {},
+  options: { prefix?: boolean; mayHoldIndexCache?: boolean } = {},
 ): string | null {
   if (path === "/") return "it is /, the whole file system";
   if (folders.homes.includes(path)) return "it is a home folder itself";
@@ -79,6 +88,11 @@ export function isForbiddenFolder(
     if (isWithin(own, path) || isWithin(path, own)) {
       return "it is, holds or lies inside skillgate's own folders (installation, lock, " +
         "configuration, cache)";
+    }
+  }
+  for (const cache of folders.indexCache ?? []) {
+    if (isWithin(cache, path) || (!options.mayHoldIndexCache && isWithin(path, cache))) {
+      return "it is, holds or lies inside skillgate's index cache folder";
     }
   }
   for (const file of folders.files ?? []) {
@@ -101,7 +115,10 @@ export interface DataDirVerdict {
  * holds or lies inside one), or one of skillgate's own folders would open to
  * every script what the sandbox hides, so it is not mounted at all and
  * scripts get no `MCP_DATA_DIR`; the server still starts (the host sets the
- * variable for every server it runs; a script that needs it says so).
+ * variable for every server it runs; a script that needs it says so). It
+ * may hold the index cache folder (hosted, the cache lives in
+ * `$MCP_DATA_DIR/skillgate/index`): when it is mounted, the trusted part
+ * then runs without the cache (`script_boot.ts`), so no script can forge it.
  *
  * @param dataDir The configured path (absolute), or null when unset.
  * @param folders The protected folders.
@@ -121,7 +138,7 @@ export function checkDataDir(dataDir: string | null, folders: ProtectedFolders):
       problem: "MCP_DATA_DIR does not exist or is not a folder: scripts get no data folder",
     };
   }
-  const why = isForbiddenFolder(real, folders);
+  const why = isForbiddenFolder(real, folders, { mayHoldIndexCache: true });
   if (why !== null) {
     return {
       path: null,
@@ -216,8 +233,6 @@ export function protectedFoldersOf(options: {
   for (const base of [cacheBase, configBase]) {
     if (base !== undefined && base.startsWith("/")) skillgate.push(join(base, "skillgate"));
   }
-  const indexCacheDir = options.indexCacheDir ?? null;
-  if (indexCacheDir !== null && indexCacheDir.startsWith("/")) skillgate.push(indexCacheDir);
   const files: string[] = [];
   const configPath = options.configPath ?? null;
   if (configPath !== null) {
@@ -234,11 +249,20 @@ export function protectedFoldersOf(options: {
     homes: Object.freeze(real(homes)),
     skillgate: Object.freeze(real(skillgate)),
     files: Object.freeze(real(files)),
+    indexCache: Object.freeze(
+      real(options.indexCacheDir?.startsWith("/") ? [options.indexCacheDir] : []),
+    ),
   });
 }
 
-/** Whether `inner` is `outer` or inside it (both absolute, normalised). */
-function isWithin(outer: string, inner: string): boolean {
+/**
+ * Whether `inner` is `outer` or inside it (both absolute, normalised).
+ *
+ * @param outer The folder.
+ * @param inner The path that may lie inside it.
+ * @returns True when `inner` is `outer` or below it.
+ */
+export function isWithin(outer: string, inner: string): boolean {
   return inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`);
 }
 

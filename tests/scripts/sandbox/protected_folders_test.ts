@@ -86,15 +86,31 @@ Deno.test("attack: a grant names the index cache folder given by --index-cache, 
     ]),
     { hosted: false },
   );
-  const refused = "is refused: it is, holds or lies inside skillgate's own " +
-    "folders (installation, lock, configuration, cache)";
+  const refused = "is refused: it is, holds or lies inside skillgate's index cache folder";
   assert.deepEqual(checkGrantFolders(grant, folders), [
     { index: 0, refused: `its write folder #0 ${refused}` },
     { index: 1, refused: `its read folder #0 ${refused}` },
     { index: 2, read: [], write: [`${real}/data`] },
   ]);
-  // A data folder holding the index cache would let every sandboxed script forge its entries.
-  assert.equal(checkDataDir(tree.at("caches"), folders).path, null);
+});
+
+Deno.test("checkDataDir() mounts a data folder holding the index cache (the caller drops the cache), never one inside it", async () => {
+  // Hosted, the index cache lives in $MCP_DATA_DIR/skillgate/index; script_boot.ts then keeps none.
+  await using tree = await makeTree({ "data/skillgate/index/sub": { dir: true } });
+  const real = await Deno.realPath(tree.path);
+  const folders = protectedFoldersOf({
+    roots: [],
+    installDir: "/opt/skillgate",
+    getEnv: envOf({ HOME: "/home/nobody-here" }),
+    configPath: null,
+    indexCacheDir: tree.at("data/skillgate/index"),
+  });
+  assert.deepEqual(checkDataDir(tree.at("data"), folders), { path: `${real}/data`, problem: null });
+  for (const inside of ["data/skillgate/index", "data/skillgate/index/sub"]) {
+    const verdict = checkDataDir(tree.at(inside), folders);
+    assert.equal(verdict.path, null, inside);
+    assert.match(verdict.problem ?? "", /index cache folder/, inside);
+  }
 });
 
 Deno.test("attack: a grant holds a --config file kept in a home folder itself", () => {
