@@ -88,25 +88,3 @@ Deno.test("watchOwnerFiles() waits for a configuration folder that does not exis
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-Deno.test("attack: overrides.json swapped for a FIFO is config-invalid, and the next valid narrowing edit is still applied", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "skillgate-watch-" });
-  const { watch, seen, lines } = startWatch(dir);
-  try {
-    const made = await new Deno.Command("mkfifo", { args: [`${dir}/overrides.json`] }).output();
-    assert.ok(made.success);
-    await until("the problem", () => seen.length === 1);
-    assert.equal(seen[0]!.problems[0]?.reason, "config-invalid");
-    assert.equal(seen[0]!.problems[0]?.path, "overrides.json");
-    assert.match(String(seen[0]!.problems[0]?.detail), /not a regular file \(it is a FIFO\)/);
-    assert.ok(lines.some((line) => line.includes("not a regular file")), lines.join("\n"));
-    await Deno.writeTextFile(`${dir}/next.json`, '{ "skills": { "pdf": { "enabled": false } } }');
-    await Deno.rename(`${dir}/next.json`, `${dir}/overrides.json`);
-    await until("the narrowed overlay", () => seen.length === 2);
-    assert.deepEqual(seen[1]!.overrides, { pdf: { enabled: false } });
-    assert.deepEqual(seen[1]!.problems, []);
-  } finally {
-    await watch.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
