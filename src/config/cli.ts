@@ -458,8 +458,12 @@ function parseInteger(value: string, source: string, min: number, max: number): 
   return parsed;
 }
 
+/**
+ * Resolves a path exactly as given: never trimmed (a folder name may end in a
+ * space). Only variable lists trim their entries, in `splitRootList`.
+ */
 function resolveUserPath(value: string, cwd: string, home: string | undefined): string {
-  let path = value.trim();
+  let path = value;
   if ((path === "~" || path.startsWith("~/")) && home !== undefined && home !== "") {
     path = join(home, path.slice(1));
   }

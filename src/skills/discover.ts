@@ -12,7 +12,7 @@ import { MAX_GROUP_DEPTH } from "../caps.ts";
 import { readSortedEntries } from "./_fs.ts";
 import { baseName, isInside, joinPath, parentPath } from "./_path.ts";
 import { createTimeSlice, type TimeSlice } from "./_time_slice.ts";
-import { isSkippedEntryName, isUsableDirectoryName } from "./names.ts";
+import { directoryNameRule, isSkippedEntryName } from "./names.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { Problem } from "./problem.ts";
 import type { Root } from "./skill.ts";
@@ -197,13 +197,15 @@ async function examine(
     )];
   }
   const name = baseName(lexical);
-  if (!isUsableDirectoryName(name)) {
+  const broken = directoryNameRule(name);
+  if (broken !== null) {
     return [issue(
       lexical,
       "unusable-name",
       "error",
-      `The folder name "${name}" cannot name a skill (empty, leading '.' or '-', whitespace, ` +
-        "'%', slashes, control characters or over 255 bytes); it is not served. Rename the folder",
+      `The folder name "${escapedName(name)}" cannot name a skill (rule "${broken}": no ` +
+        "empty name, leading '.' or '-', whitespace, '%', slashes, control, bidi or U+FFFD " +
+        "characters, or over 255 bytes); it is not served. Rename the folder",
     )];
   }
   ctx.skillReals.set(real, name);
@@ -349,4 +351,12 @@ function issue(
   detail: string,
 ): DiscoveryItem {
   return { kind: "problem", problem: problem(path, reason, severity, detail) };
+}
+
+/** A refused folder name with every control, bidi and U+FFFD character as `\u{...}`. */
+function escapedName(name: string): string {
+  return name.replace(
+    /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\ufffd]|\p{Cs}/gu,
+    (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`,
+  );
 }

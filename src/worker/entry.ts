@@ -137,7 +137,8 @@ async function serve(start: StartMessage): Promise<void> {
   owner.pending = null;
   if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
   const first = await loading;
-  post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
+  // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
+  post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   warmSearchIndex(await store).catch((error: unknown) => {
     console.error("skillgate: could not build the search index:", error);
