@@ -160,10 +160,11 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/config/file/load_config.ts",
-    apis: ["Deno.open"],
+    apis: ["node:fs"],
     reason: "trusted part: reads the owner's configuration file and overrides.json (at start-up " +
-      "and after an edit) within a byte cap; paths come from --config, SKILLGATE_CONFIG or XDG, " +
-      "never from a client, and the worker never reads them",
+      "and after an edit) within a byte cap, opened O_NONBLOCK through node:fs so a FIFO cannot " +
+      "block it; paths come from --config, SKILLGATE_CONFIG or XDG, never from a client, and the " +
+      "worker never reads them",
   },
   {
     path: "src/config/file/watch_owner_files.ts",
