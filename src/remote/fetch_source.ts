@@ -102,45 +102,46 @@ export async function fetchSource(
   try {
     let commit: string;
     let etag = usable?.etag ?? null;
+    let etagCommit = usable?.etagCommit ?? null;
     let updateAvailable: string | null = null;
+    const resolveRef = async (): Promise<string> => {
+      const resolution = await resolveCommit(source, etagCommit === null ? null : etag, client);
+      if (resolution.notModified) return etagCommit!;
+      etag = resolution.etag;
+      etagCommit = resolution.commit;
+      return resolution.commit;
+    };
     if (locked !== null && !request.update) {
       commit = locked.commit;
       if (request.checkForUpdate && !source.isCommitPin) {
-        const resolution = await resolveCommit(source, etag, client);
-        if (!resolution.notModified) {
-          etag = resolution.etag;
-          if (resolution.commit !== commit) updateAvailable = resolution.commit;
-        }
+        const head = await resolveRef();
+        if (head !== commit) updateAvailable = head;
       }
     } else if (source.isCommitPin) {
       commit = source.ref!;
     } else {
-      const resolution = await resolveCommit(source, etag, client);
-      if (resolution.notModified && usable !== null) commit = usable.commit;
-      else if (resolution.notModified) {
-        const fresh = await resolveCommit(source, null, client);
-        if (fresh.notModified) throw new RemoteError("http", `${source.spec}: unexpected 304`);
-        commit = fresh.commit;
-        etag = fresh.etag;
-      } else {
-        commit = resolution.commit;
-        etag = resolution.etag;
-      }
+      commit = await resolveRef();
     }
     const expected = locked !== null && locked.commit === commit ? locked.skills : null;
     if (usable !== null && usable.commit === commit) {
       const stateMatches = expected === null || sameDigests(expected, usable.skills);
       if (stateMatches) {
-        const kept: SourceState = { ...usable, etag, checkedAtMs: Date.now() };
+        const kept: SourceState = { ...usable, etag, etagCommit, checkedAtMs: Date.now() };
         await writeState(context.cacheDir, key, kept);
         return outcome(source, "unchanged", kept, NO_CHANGES, updateAvailable);
       }
     }
-    const skills = await downloadAndSwap(source, { commit, etag, expected, key }, context, client);
+    const skills = await downloadAndSwap(
+      source,
+      { commit, etag, etagCommit, expected, key },
+      context,
+      client,
+    );
     const state: SourceState = {
       spec: source.spec,
       commit,
       etag,
+      etagCommit,
       ref: source.ref,
       checkedAtMs: Date.now(),
       skills,
@@ -157,13 +158,14 @@ async function downloadAndSwap(
   target: {
     commit: string;
     etag: string | null;
+    etagCommit: string | null;
     expected: Readonly<Record<string, SkillDigests>> | null;
     key: string;
   },
   context: FetchContext,
   client: { endpoints: GitHubEndpoints; token: string | null; signal: AbortSignal },
 ): Promise<Record<string, Record<string, string>>> {
-  const { commit, etag, expected, key } = target;
+  const { commit, etag, etagCommit, expected, key } = target;
   const gzip = await downloadTarball(source, commit, {
     ...client,
     maxBytes: context.caps.maxArchiveBytes,
@@ -188,6 +190,7 @@ async function downloadAndSwap(
       spec: source.spec,
       commit,
       etag,
+      etagCommit,
       ref: source.ref,
       checkedAtMs: Date.now(),
       skills,

@@ -28,6 +28,8 @@ export interface SourceState {
   readonly commit: string;
   /** ETag of the last ref resolution (for conditional polling), or null. */
   readonly etag: string | null;
+  /** The commit that resolution answered (a 304 means the ref is still there). */
+  readonly etagCommit: string | null;
   /** The ref the commit was resolved from (null: default branch). */
   readonly ref: string | null;
   /** When this copy was checked, ms since the epoch. */
@@ -107,6 +109,7 @@ export async function readState(cacheDir: string, key: string): Promise<SourceSt
       spec: value.spec,
       commit: value.commit,
       etag: typeof value.etag === "string" ? value.etag : null,
+      etagCommit: COMMIT.test(value.etagCommit) ? value.etagCommit : null,
       ref: typeof value.ref === "string" ? value.ref : null,
       checkedAtMs: typeof value.checkedAtMs === "number" ? value.checkedAtMs : 0,
       skills: value.skills,
