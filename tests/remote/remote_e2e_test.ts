@@ -1,0 +1,109 @@
+/**
+ * The real program against the loopback GitHub: `sync` writes the lock,
+ * `serve --frozen` over stdio lists remote skills beside local ones (with the
+ * network down), a moved branch holds under the lock until `sync --update`.
+ */
+
+import { join } from "node:path";
+import { connectStdio, runProgram } from "../support/program.ts";
+import { toolJson } from "../support/tool_answer.ts";
+import { assertEquals } from "./_assert.ts";
+import { publish, remoteFixture, V1, V2 } from "./_remote_fixture.ts";
+
+const SPEC = "github:acme/skills/skills@main";
+
+function remoteArgs(apiUrl: string, downloadHost: string, lock: string): string[] {
+  return [
+    `--source=${SPEC}`,
+    "--github-allow=acme",
+    `--github-api=${apiUrl}`,
+    `--github-download-host=${downloadHost}`,
+    `--lock=${lock}`,
+  ];
+}
+
+async function localRoot(dir: string): Promise<string> {
+  const root = join(dir, "local");
+  await Deno.mkdir(join(root, "local-notes"), { recursive: true });
+  await Deno.writeTextFile(
+    join(root, "local-notes", "SKILL.md"),
+    "---\nname: local-notes\ndescription: Local notes.\n---\nBody.\n",
+  );
+  return root;
+}
+
+Deno.test("sync writes the lock; serve --frozen lists remote skills beside local ones with the network down", async () => {
+  await using fx = await remoteFixture();
+  const commit = await publish(fx.fake, "acme/skills", "main", V1);
+  const lock = join(fx.dir, "skillgate.lock");
+  const env = { XDG_CACHE_HOME: join(fx.dir, "cache") };
+  const args = remoteArgs(fx.fake.apiUrl, fx.fake.downloadHost, lock);
+  const sync = await runProgram(["sync", ...args], { env });
+  assertEquals(sync.code, 0, sync.stderr);
+  assertEquals(sync.stdout.includes(`${SPEC}: pinned ${commit.slice(0, 12)} (2 skills)`), true);
+  const locked = JSON.parse(await Deno.readTextFile(lock));
+  assertEquals(locked.lockVersion, 1);
+  assertEquals(locked.sources[0].spec, SPEC);
+  assertEquals(locked.sources[0].resolved.commit, commit);
+  assertEquals(Object.keys(locked.sources[0].skills), ["docx", "pdf"]);
+  assertEquals(Object.keys(locked.sources[0].skills.pdf.files), ["SKILL.md", "ref/notes.md"]);
+
+  // The network goes down: the cache is served, local skills too.
+  const root = await localRoot(fx.dir);
+  await fx.fake[Symbol.asyncDispose]();
+  await using session = await connectStdio(["serve", root, ...args, "--frozen"], { env });
+  const list = toolJson(await session.call("skill_list", {})) as {
+    skills: { name: string }[];
+  };
+  assertEquals(list.skills.map((skill) => skill.name), [
+    "acme-skills__docx",
+    "acme-skills__pdf",
+    "local-notes",
+  ]);
+  const read = await session.client.readResource({ uri: "skill://acme-skills/pdf/SKILL.md" });
+  const first = read.contents[0] as { uri: string; text?: string };
+  assertEquals(first.uri, "skill://acme-skills/pdf/SKILL.md");
+  assertEquals(first.text, V1["skills/pdf/SKILL.md"]);
+});
+
+Deno.test("a moved branch holds under the lock until sync --update, which prints the change", async () => {
+  await using fx = await remoteFixture();
+  const first = await publish(fx.fake, "acme/skills", "main", V1);
+  const lock = join(fx.dir, "skillgate.lock");
+  const env = { XDG_CACHE_HOME: join(fx.dir, "cache") };
+  const args = remoteArgs(fx.fake.apiUrl, fx.fake.downloadHost, lock);
+  assertEquals((await runProgram(["sync", ...args], { env })).code, 0);
+  const second = await publish(fx.fake, "acme/skills", "main", V2);
+  const again = await runProgram(["sync", ...args], { env });
+  assertEquals(again.code, 0, again.stderr);
+  assertEquals(again.stdout.includes(`${first.slice(0, 12)} unchanged`), true);
+  assertEquals(JSON.parse(await Deno.readTextFile(lock)).sources[0].resolved.commit, first);
+  const frozen = await runProgram(["sync", ...args, "--update", "--frozen"], { env });
+  assertEquals(frozen.code, 1);
+  const update = await runProgram(["sync", ...args, "--update"], { env });
+  assertEquals(update.code, 0, update.stderr);
+  assertEquals(
+    update.stdout.includes(
+      `${SPEC}: ${first.slice(0, 12)} -> ${second.slice(0, 12)}: +csv -docx ~pdf`,
+    ),
+    true,
+    update.stdout,
+  );
+  assertEquals(JSON.parse(await Deno.readTextFile(lock)).sources[0].resolved.commit, second);
+});
+
+Deno.test("a source whose owner is not allowed is refused at start and never fetched", async () => {
+  await using fx = await remoteFixture();
+  const lock = join(fx.dir, "skillgate.lock");
+  const result = await runProgram([
+    "sync",
+    `--source=${SPEC}`,
+    "--github-allow=someone-else",
+    `--github-api=${fx.fake.apiUrl}`,
+    `--lock=${lock}`,
+  ], { env: { XDG_CACHE_HOME: join(fx.dir, "cache") } });
+  assertEquals(result.code, 2);
+  assertEquals(result.stderr.includes('owner "acme" is not allowed'), true, result.stderr);
+  assertEquals(result.stderr.includes("someone-else"), false);
+  assertEquals(fx.fake.seen.length, 0);
+});
