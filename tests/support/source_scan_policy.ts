@@ -68,6 +68,24 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "process group) and resolves the interpreter and script it runs",
   },
   {
+    path: "src/remote/lock_file.ts",
+    apis: ["Deno.open"],
+    reason: "reads the owner's lock file (--lock, or ./skillgate.lock), stat-bounded; never a " +
+      "client path",
+  },
+  {
+    path: "src/remote/sources_cache.ts",
+    apis: ["Deno.lstat", "Deno.readTextFile", "Deno.readDir"],
+    reason: "the sources cache's own files: state.json (lstat-checked, size-capped) and the " +
+      "commit folders it prunes; fixed names under the cache, never a client path",
+  },
+  {
+    path: "src/remote/remote_roots.ts",
+    apis: ["Deno.readDir", "Deno.readFile"],
+    reason: "trusted part, --frozen: re-hashes a cached commit's files (links refused, file " +
+      "count capped) against the lock before serving it",
+  },
+  {
     path: "src/sandbox/environ_scrub.ts",
     apis: ["Deno.open", "Deno.readFile", "Deno.readTextFile"],
     reason: "trusted part at boot: reads /proc/self/stat for the environment block's range, " +
