@@ -1,8 +1,9 @@
 /**
  * `skillgate sync [--update [SPEC...]]`: fetches every remote source through
  * the fetcher worker and writes the lock. Pins already in the lock are kept
- * (their content re-checked against it); a new source follows its ref and
- * its first content is pinned; `--update` moves the pins (all, or the SPECs
+ * (their content re-checked against it); a source not in the lock is pinned
+ * at the content first seen (its cached copy from an earlier `serve`: trust
+ * on first use), or, never fetched, at its ref's commit now; `--update` moves the pins (all, or the SPECs
  * named) and prints what changed. `--frozen` fails instead of changing the
  * lock. Requires `--allow-all`, as the trusted part (it starts the worker).
  *
@@ -22,6 +23,7 @@ import {
   writeLockFile,
 } from "../remote/lock_file.ts";
 import { CacheDirError, remoteSetup } from "../remote/remote_setup.ts";
+import { readState, sourceKey } from "../remote/sources_cache.ts";
 import type { WorkerPermissions } from "../sandbox/worker_permissions.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 
@@ -64,12 +66,22 @@ export async function runSyncCommand(
   const lockedBySpec = new Map((lock?.sources ?? []).map((entry) => [entry.spec, entry]));
   const moves = (spec: string) =>
     config.options.update && (config.updateSpecs.length === 0 || config.updateSpecs.includes(spec));
+  // Trust on first use: a source served before without a lock is pinned at the content first
+  // seen (its cached copy), not wherever its ref is now; --update moves it.
+  const firstSeen = new Map<string, LockedSource>();
+  for (const source of config.sources) {
+    if (lockedBySpec.has(source.spec) || moves(source.spec)) continue;
+    const state = await readState(setup.cacheDir, await sourceKey(source));
+    if (state !== null && state.spec === source.spec) {
+      firstSeen.set(source.spec, { spec: source.spec, commit: state.commit, skills: state.skills });
+    }
+  }
   const fetcher = start(setup.fetcher.permissions, setup);
   let outcomes: FetchOutcome[];
   try {
     outcomes = await fetcher.fetch(config.sources.map((source) => ({
       given: source.given,
-      locked: lockedBySpec.get(source.spec) ?? null,
+      locked: lockedBySpec.get(source.spec) ?? firstSeen.get(source.spec) ?? null,
       update: moves(source.spec),
       checkForUpdate: false,
     })));

@@ -38,8 +38,15 @@ Deno.test("sync writes the lock; serve --frozen lists remote skills beside local
   const lock = join(fx.dir, "skillgate.lock");
   const env = { XDG_CACHE_HOME: join(fx.dir, "cache") };
   const args = remoteArgs(fx.fake.apiUrl, fx.fake.downloadHost, lock);
-  const sync = await runProgram(["sync", ...args], { env });
+  const sync = await runProgram(["sync", ...args], {
+    env: { ...env, GITHUB_TOKEN: "ghp_test_token" },
+  });
   assertEquals(sync.code, 0, sync.stderr);
+  // The token went to the API host only; never to the download host, never printed.
+  const api = fx.fake.seen.filter((r) => r.host === "api").map((r) => r.authorization);
+  const download = fx.fake.seen.filter((r) => r.host === "download").map((r) => r.authorization);
+  assertEquals([api, download], [["Bearer ghp_test_token", "Bearer ghp_test_token"], [null]]);
+  assertEquals(`${sync.stdout}${sync.stderr}`.includes("ghp_test_token"), false);
   assertEquals(sync.stdout.includes(`${SPEC}: pinned ${commit.slice(0, 12)} (2 skills)`), true);
   const locked = JSON.parse(await Deno.readTextFile(lock));
   assertEquals(locked.lockVersion, 1);
@@ -106,4 +113,28 @@ Deno.test("a source whose owner is not allowed is refused at start and never fet
   assertEquals(result.stderr.includes('owner "acme" is not allowed'), true, result.stderr);
   assertEquals(result.stderr.includes("someone-else"), false);
   assertEquals(fx.fake.seen.length, 0);
+});
+
+Deno.test("serve without a lock records the first content seen, and sync pins that (trust on first use)", async () => {
+  await using fx = await remoteFixture();
+  const first = await publish(fx.fake, "acme/skills", "main", V1);
+  const lock = join(fx.dir, "skillgate.lock");
+  const env = { XDG_CACHE_HOME: join(fx.dir, "cache") };
+  const args = remoteArgs(fx.fake.apiUrl, fx.fake.downloadHost, lock);
+  const root = await localRoot(fx.dir);
+  {
+    await using session = await connectStdio(["serve", root, ...args], { env });
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const names = (toolJson(await session.call("skill_list", {})) as {
+        skills: { name: string }[];
+      }).skills.map((skill) => skill.name);
+      if (names.includes("acme-skills__pdf")) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  await publish(fx.fake, "acme/skills", "main", V2);
+  const sync = await runProgram(["sync", ...args], { env });
+  assertEquals(sync.code, 0, sync.stderr);
+  assertEquals(JSON.parse(await Deno.readTextFile(lock)).sources[0].resolved.commit, first);
 });
