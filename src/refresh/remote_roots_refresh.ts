@@ -3,7 +3,11 @@
  * sources' new roots; the catalog is rebuilt with the local roots and those,
  * swapped in whole, and every connected client gets the same notifications
  * as for a local change (list_changed, resources/updated). Changes are
- * applied one at a time, the latest winning.
+ * applied one at a time, the latest winning; a build that a local refresh
+ * overtook is redone on top of it. Roots equal to those served change
+ * nothing (the trusted part sends them after every fetch, so a local refresh
+ * that started before a swap and ended after it, built on the old remote
+ * roots, is corrected by the next poll).
  *
  * @module
  */

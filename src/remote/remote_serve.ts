@@ -126,12 +126,16 @@ export function startRemoteRefresh(
         caps: setup.caps,
       }, bySpec);
       const next = JSON.stringify(roots);
-      if (next !== current && !isClosed) {
-        current = next;
-        if (config.options.static) {
+      if (config.options.static) {
+        if (next !== current) {
           options.log("remote sources changed; --static: restart to serve them");
-        } else options.updateRemoteRoots(roots);
+        }
+      } else if (!isClosed) {
+        // Sent after every fetch: the worker ignores roots equal to those it serves, and this
+        // repairs a local refresh that raced a remote swap.
+        options.updateRemoteRoots(roots);
       }
+      current = next;
     } catch (error) {
       if (!isClosed) options.log(`remote sources: ${(error as Error).message}`);
     } finally {
