@@ -208,3 +208,55 @@ Deno.test("permissions --json shows the fetcher's exact set and the worker's rea
   assertEquals([report.worker.write, report.worker.net], [[], []]);
   assertEquals(report.worker.env.includes("GITHUB_TOKEN"), false);
 });
+
+Deno.test("with a lock and no cache, serve fetches the locked commit; a tampered tarball is refused", async () => {
+  await using fx = await remoteFixture();
+  const commit = await publish(fx.fake, "acme/skills", "main", V1);
+  const lock = join(fx.dir, "skillgate.lock");
+  const args = [
+    `--source=${SPEC}`,
+    "--github-allow=acme",
+    `--github-api=${fx.fake.apiUrl}`,
+    `--github-download-host=${fx.fake.downloadHost}`,
+    `--lock=${lock}`,
+  ];
+  const synced = await runProgram(["sync", ...args], {
+    env: { XDG_CACHE_HOME: join(fx.dir, "first-cache") },
+  });
+  assertEquals(synced.code, 0, synced.stderr);
+  // A teammate's checkout: the lock, no cache. The branch has moved meanwhile.
+  await publish(fx.fake, "acme/skills", "main", V2);
+  const root = await localRoot(fx.dir);
+  {
+    await using session = await connectStdio(["serve", root, ...args], {
+      env: { XDG_CACHE_HOME: join(fx.dir, "second-cache") },
+    });
+    await until(
+      "the locked skills",
+      async () => (await list(session)).skills.some((skill) => skill.name === "acme-skills__docx"),
+    );
+    const answer = await list(session);
+    assertEquals(answer.skills.some((skill) => skill.name === "acme-skills__csv"), false);
+    await until(
+      "the update notice",
+      async () => (await list(session)).problems.some((p) => p.reason === "remote-update"),
+    );
+  }
+  // A third checkout where the download host serves other bytes for the locked commit.
+  const { buildTarball, githubMembers } = await import("./_tarball.ts");
+  fx.fake.tamper.set(
+    commit,
+    await buildTarball(githubMembers("t", commit, { ...V1, "skills/pdf/ref/notes.md": "evil" })),
+  );
+  await using session = await connectStdio(["serve", root, ...args], {
+    env: { XDG_CACHE_HOME: join(fx.dir, "third-cache") },
+  });
+  await until(
+    "the refusal",
+    async () =>
+      (await list(session)).problems.some((p) =>
+        p.path === SPEC && p.detail.includes("does not match the lock")
+      ),
+  );
+  assertEquals((await list(session)).skills.map((skill) => skill.name), ["local-notes"]);
+});
