@@ -18,6 +18,7 @@
  * @module
  */
 
+import { checkPathString } from "../files/path_gate.ts";
 import { MAX_STATE_BYTES } from "./remote_caps.ts";
 import type { ExtractedFile } from "./tar_extract.ts";
 
@@ -52,7 +53,8 @@ const DIGEST = /^sha256:[0-9a-f]{64}$/;
 /**
  * Groups extracted files into skills: every folder holding a `SKILL.md` (or
  * `skill.md`) is a skill; each file belongs to its nearest such folder;
- * files under no skill are left out (they are never served).
+ * files under no skill, and files the path gate's string rule refuses
+ * (dot-entries, `node_modules`), are left out: they are never served.
  *
  * @param files Extracted files keyed by path relative to the source PATH.
  * @returns Skill folder (`.` for the top) -> relative path -> digest.
@@ -77,6 +79,7 @@ export function groupSkills(
     }
     if (!skillDirs.has(dir)) continue;
     const relative = dir === "." ? path : path.slice(dir.length + 1);
+    if (checkPathString(relative) !== null) continue;
     (skills[dir] ??= {})[relative] = file.digest;
   }
   return skills;

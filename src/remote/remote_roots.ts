@@ -11,6 +11,9 @@
  */
 
 import { join } from "node:path";
+import { readWhole } from "../files/bounded_read.ts";
+import { resolveSkillFile } from "../files/path_gate.ts";
+import { isSkippedEntryName } from "../skills/names.ts";
 import type { Problem } from "../skills/problem.ts";
 import type { Root } from "../skills/skill.ts";
 import type { FetchOutcome } from "./fetch_source.ts";
@@ -143,16 +146,26 @@ async function lockMismatch(
 }
 
 /**
- * Hashes every regular file under `dir` (no link is followed; any link or
- * special file, or more files than `maxMembers`, answers null).
+ * Hashes the files a skill could serve under `dir`, each read through the
+ * path gate (`resolveSkillFile()` + `readWhole()`, the one way skill content
+ * is read); dot-entries and `node_modules` are passed over as discovery
+ * does. A link, a special file, a file over `maxMemberBytes` or more files
+ * than `maxMembers` answers null (not the content that was checked).
  */
 async function hashTree(
   dir: string,
   caps: RemoteCaps,
 ): Promise<Map<string, ExtractedFile> | null> {
   const files = new Map<string, ExtractedFile>();
+  let realDir: string;
+  try {
+    realDir = await Deno.realPath(dir);
+  } catch {
+    return null;
+  }
   const walk = async (relative: string): Promise<boolean> => {
-    for await (const entry of Deno.readDir(relative === "" ? dir : join(dir, relative))) {
+    for await (const entry of Deno.readDir(relative === "" ? realDir : join(realDir, relative))) {
+      if (isSkippedEntryName(entry.name)) continue;
       const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isSymlink) return false;
       if (entry.isDirectory) {
@@ -160,8 +173,10 @@ async function hashTree(
         continue;
       }
       if (!entry.isFile || files.size >= caps.maxMembers) return false;
-      const data = await Deno.readFile(join(dir, path));
-      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+      const data = await readWhole(await resolveSkillFile(realDir, path), caps.maxMemberBytes);
+      const digest = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>),
+      );
       files.set(path, {
         size: data.length,
         digest: `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`,

@@ -138,3 +138,26 @@ Deno.test("serve without a lock records the first content seen, and sync pins th
   assertEquals(sync.code, 0, sync.stderr);
   assertEquals(JSON.parse(await Deno.readTextFile(lock)).sources[0].resolved.commit, first);
 });
+
+Deno.test("attack: --frozen re-hashes the cached copy and refuses one edited on disk", async () => {
+  await using fx = await remoteFixture();
+  await publish(fx.fake, "acme/skills", "main", V1);
+  const lock = join(fx.dir, "skillgate.lock");
+  const env = { XDG_CACHE_HOME: join(fx.dir, "cache") };
+  const args = remoteArgs(fx.fake.apiUrl, fx.fake.downloadHost, lock);
+  assertEquals((await runProgram(["sync", ...args], { env })).code, 0);
+  const names = async (extra: string[]) => {
+    const result = await runProgram(["list", ...args, ...extra, "--json"], { env });
+    const answer = JSON.parse(result.stdout) as {
+      skills: { name: string }[];
+      problems: { reason: string }[];
+    };
+    return [answer.skills.map((s) => s.name), answer.problems.map((p) => p.reason)];
+  };
+  assertEquals(await names(["--frozen"]), [["acme-skills__docx", "acme-skills__pdf"], []]);
+  const sources = join(fx.dir, "cache", "skillgate", "sources");
+  const [key] = [...Deno.readDirSync(sources)].map((entry) => entry.name);
+  const [commit] = [...Deno.readDirSync(join(sources, key!, "commits"))].map((e) => e.name);
+  await Deno.writeTextFile(join(sources, key!, "commits", commit!, "pdf", "ref", "notes.md"), "x");
+  assertEquals(await names(["--frozen"]), [[], ["remote-lock-mismatch"]]);
+});

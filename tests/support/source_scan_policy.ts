@@ -51,6 +51,8 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
   "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
+  "src/remote/lock_file.ts": "the owner's lock file (--lock or ./skillgate.lock)",
+  "src/remote/sources_cache.ts": "the sources cache's own state.json (never a skill file)",
 };
 
 /** The allowances, folders first. Paths are relative to the repository root. */
@@ -81,9 +83,9 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/remote/remote_roots.ts",
-    apis: ["Deno.readDir", "Deno.readFile"],
-    reason: "trusted part, --frozen: re-hashes a cached commit's files (links refused, file " +
-      "count capped) against the lock before serving it",
+    apis: ["Deno.readDir", "Deno.realPath"],
+    reason: "trusted part, --frozen: walks a cached commit's folders (links refused, file " +
+      "count capped) to re-hash its files, each read through the path gate, against the lock",
   },
   {
     path: "src/sandbox/environ_scrub.ts",
