@@ -60,8 +60,16 @@ Deno.test("sync writes the lock; serve --frozen lists remote skills beside local
   await fx.fake[Symbol.asyncDispose]();
   await using session = await connectStdio(["serve", root, ...args, "--frozen"], { env });
   const list = toolJson(await session.call("skill_list", {})) as {
-    skills: { name: string }[];
+    skills: { name: string; source: string }[];
+    roots: { path: string; from: string; prefix?: string }[];
   };
+  // A remote source shows as its spec, never as its cache folder.
+  assertEquals(list.roots, [
+    { path: root, from: "argument" },
+    { path: SPEC, from: "remote", prefix: "acme-skills" },
+  ]);
+  assertEquals(list.skills[0]?.source, SPEC);
+  assertEquals(JSON.stringify(list).includes(join(fx.dir, "cache")), false);
   assertEquals(list.skills.map((skill) => skill.name), [
     "acme-skills__docx",
     "acme-skills__pdf",
