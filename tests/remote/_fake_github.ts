@@ -42,9 +42,16 @@ export interface FakeGitHub extends AsyncDisposable {
 /**
  * Starts both loopback servers.
  *
+ * @param options `tls`: serve both hosts over HTTPS with this certificate and
+ *   key (PEM), named `localhost`. @default plain HTTP on 127.0.0.1
  * @returns The fake; dispose it to stop both servers.
  */
-export function startFakeGitHub(): FakeGitHub {
+export function startFakeGitHub(
+  options: { tls?: { cert: string; key: string } } = {},
+): FakeGitHub {
+  const tls = options.tls ?? {};
+  const scheme = options.tls === undefined ? "http" : "https";
+  const hostname = options.tls === undefined ? "127.0.0.1" : "localhost";
   const repos = new Map<string, FakeRepo>();
   const seen: SeenRequest[] = [];
   const record = (host: "api" | "download", request: Request) =>
@@ -54,21 +61,24 @@ export function startFakeGitHub(): FakeGitHub {
       authorization: request.headers.get("authorization"),
       ifNoneMatch: request.headers.get("if-none-match"),
     });
-  const download = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    record("download", request);
-    const match = /^\/([^/]+)\/([^/]+)\/tar\.gz\/([0-9a-f]{40})$/.exec(
-      new URL(request.url).pathname,
-    );
-    const repo = match ? repos.get(`${match[1]}/${match[2]}`) : undefined;
-    const commit = match?.[3] ?? "";
-    const body = fake.tamper.get(commit) ?? repo?.tarballs[commit];
-    if (body === undefined) return new Response("Not Found", { status: 404 });
-    return new Response(body as Uint8Array<ArrayBuffer>, {
-      headers: { "content-type": "application/x-gzip" },
-    });
-  });
-  const downloadHost = `127.0.0.1:${download.addr.port}`;
-  const api = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+  const download = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {}, ...tls },
+    (request) => {
+      record("download", request);
+      const match = /^\/([^/]+)\/([^/]+)\/tar\.gz\/([0-9a-f]{40})$/.exec(
+        new URL(request.url).pathname,
+      );
+      const repo = match ? repos.get(`${match[1]}/${match[2]}`) : undefined;
+      const commit = match?.[3] ?? "";
+      const body = fake.tamper.get(commit) ?? repo?.tarballs[commit];
+      if (body === undefined) return new Response("Not Found", { status: 404 });
+      return new Response(body as Uint8Array<ArrayBuffer>, {
+        headers: { "content-type": "application/x-gzip" },
+      });
+    },
+  );
+  const downloadHost = `${hostname}:${download.addr.port}`;
+  const api = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {}, ...tls }, (request) => {
     record("api", request);
     if (fake.failWith !== null) {
       return new Response(JSON.stringify({ message: "failure" }), {
@@ -90,7 +100,7 @@ export function startFakeGitHub(): FakeGitHub {
     }
     const tarball = /^\/repos\/([^/]+)\/([^/]+)\/tarball\/([0-9a-f]{40})$/.exec(path);
     if (tarball !== null) {
-      const target = fake.redirectTo ?? `http://${downloadHost}`;
+      const target = fake.redirectTo ?? `${scheme}://${downloadHost}`;
       return new Response(null, {
         status: 302,
         headers: { location: `${target}/${tarball[1]}/${tarball[2]}/tar.gz/${tarball[3]}` },
@@ -99,7 +109,7 @@ export function startFakeGitHub(): FakeGitHub {
     return new Response('{"message":"Not Found"}', { status: 404 });
   });
   const fake: FakeGitHub = {
-    apiUrl: `http://127.0.0.1:${api.addr.port}`,
+    apiUrl: `${scheme}://${hostname}:${api.addr.port}`,
     downloadHost,
     repos,
     seen,
