@@ -79,6 +79,21 @@ Deno.test("sync writes the lock; serve --frozen lists remote skills beside local
   const first = read.contents[0] as { uri: string; text?: string };
   assertEquals(first.uri, "skill://acme-skills/pdf/SKILL.md");
   assertEquals(first.text, V1["skills/pdf/SKILL.md"]);
+  // Once the background check fails, the source says it is served from its last good copy.
+  const deadline = Date.now() + 20_000;
+  let stale: { reason: string; severity: string; detail: string } | undefined;
+  while (stale === undefined && Date.now() < deadline) {
+    const answer = toolJson(await session.call("skill_list", {})) as {
+      problems: { path: string; reason: string; severity: string; detail: string }[];
+    };
+    stale = answer.problems.find((p) => p.path === SPEC && p.reason === "remote-stale");
+    if (stale === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assertEquals(stale?.severity, "warning");
+  assertEquals(stale?.detail.includes(`last good copy (${commit.slice(0, 12)})`), true);
+  // Still served after the change was applied.
+  const after = toolJson(await session.call("skill_list", {})) as { skills: { name: string }[] };
+  assertEquals(after.skills.length, 3);
 });
 
 Deno.test("a moved branch holds under the lock until sync --update, which prints the change", async () => {
