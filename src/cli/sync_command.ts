@@ -24,6 +24,7 @@ import {
 } from "../remote/lock_file.ts";
 import { CacheDirError, remoteSetup } from "../remote/remote_setup.ts";
 import { readState, sourceKey } from "../remote/sources_cache.ts";
+import { damagedCopies } from "../remote/remote_roots.ts";
 import type { WorkerPermissions } from "../sandbox/worker_permissions.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 
@@ -76,6 +77,13 @@ export async function runSyncCommand(
       firstSeen.set(source.spec, { spec: source.spec, commit: state.commit, skills: state.skills });
     }
   }
+  // A pinned copy edited on disk since it was checked is fetched again, not trusted.
+  const damaged = await damagedCopies(config.sources, {
+    cacheDir: setup.cacheDir,
+    lock: lock === null ? null : { sources: [...lockedBySpec.values()] },
+    frozen: true,
+    caps: setup.caps,
+  });
   const fetcher = start(setup.fetcher.permissions, setup);
   let outcomes: FetchOutcome[];
   try {
@@ -84,6 +92,7 @@ export async function runSyncCommand(
       locked: lockedBySpec.get(source.spec) ?? firstSeen.get(source.spec) ?? null,
       update: moves(source.spec),
       checkForUpdate: false,
+      refetch: damaged.has(source.spec),
     })));
   } finally {
     fetcher.close();

@@ -39,6 +39,11 @@ export interface FetchRequest {
   readonly update: boolean;
   /** With a pin: also ask whether the ref moved (polling reports it; nothing changes). */
   readonly checkForUpdate: boolean;
+  /**
+   * Download and check the commit even when the cache records it: the trusted
+   * part found the copy on disk no longer matching the lock. @default false
+   */
+  readonly refetch?: boolean;
 }
 
 /** Where and how to fetch. */
@@ -123,7 +128,7 @@ export async function fetchSource(
       commit = await resolveRef();
     }
     const expected = locked !== null && locked.commit === commit ? locked.skills : null;
-    if (usable !== null && usable.commit === commit) {
+    if (usable !== null && usable.commit === commit && request.refetch !== true) {
       const stateMatches = expected === null || sameDigests(expected, usable.skills);
       if (stateMatches) {
         const kept: SourceState = { ...usable, etag, etagCommit, checkedAtMs: Date.now() };

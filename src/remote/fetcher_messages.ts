@@ -18,6 +18,8 @@ export interface FetchOrder {
   readonly locked: LockedSource | null;
   readonly update: boolean;
   readonly checkForUpdate: boolean;
+  /** Fetch the commit again although the cache records it (its copy no longer matches). */
+  readonly refetch?: boolean;
 }
 
 /** Trusted part -> fetcher: fetch these sources, one after another. */

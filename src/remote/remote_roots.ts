@@ -122,6 +122,33 @@ async function remoteRoot(
   };
 }
 
+/**
+ * Which sources' cached copies are at the locked commit but no longer match
+ * the lock on disk (re-hashed through the path gate), so they must be
+ * fetched again. Requires `--allow-read` on the cache.
+ *
+ * @param sources The configured sources.
+ * @param options Cache folder, lock, caps (`frozen` is ignored: always re-hashed).
+ * @returns The specs to fetch again.
+ */
+export async function damagedCopies(
+  sources: readonly GitHubSource[],
+  options: RemoteRootOptions,
+): Promise<Set<string>> {
+  const damaged = new Set<string>();
+  for (const source of sources) {
+    const locked = options.lock?.sources.find((entry) => entry.spec === source.spec) ?? null;
+    if (locked === null) continue;
+    const key = await sourceKey(source);
+    const state = await readState(options.cacheDir, key);
+    if (state === null || state.spec !== source.spec || state.commit !== locked.commit) continue;
+    if (await lockMismatch(state, locked, { ...options, frozen: true }, key) !== null) {
+      damaged.add(source.spec);
+    }
+  }
+  return damaged;
+}
+
 /** Why the cached copy may not be served under the lock, or null. */
 async function lockMismatch(
   state: SourceState,

@@ -99,6 +99,12 @@ export function startRemoteRefresh(
   let current = JSON.stringify(config.roots.filter((root) => root.from === "remote"));
   let isRunning = false;
   let isClosed = false;
+  // A pinned copy refused at start because it no longer matches on disk: fetch it again once.
+  let refetch = new Set(
+    config.roots.filter((root) =>
+      root.from === "remote" && root.notes?.some((note) => note.reason === "remote-lock-mismatch")
+    ).flatMap((root) => root.source ?? []),
+  );
   const run = async (isPoll: boolean) => {
     if (isRunning || isClosed) return;
     isRunning = true;
@@ -109,8 +115,10 @@ export function startRemoteRefresh(
           locked: lock?.sources.find((entry) => entry.spec === source.spec) ?? null,
           update: false,
           checkForUpdate: lock !== null,
+          refetch: refetch.has(source.spec),
         })),
       );
+      refetch = new Set();
       const bySpec = new Map<string, FetchOutcome>(outcomes.map((o) => [o.spec, o]));
       for (const outcome of outcomes) {
         if (outcome.failure !== null) {

@@ -135,7 +135,8 @@ export async function freshExtractionDir(cacheDir: string, key: string): Promise
 
 /**
  * Swaps a checked extraction in: renames it to `commits/<sha>` (an existing
- * folder for the same commit is kept and the extraction discarded), then
+ * folder for the same commit, fetched again because it no longer matched,
+ * is moved aside and removed), then
  * replaces `state.json` by rename, then removes older commits but the one
  * served before (a reader may still be on it) and stray `tmp-` folders.
  * Requires `--allow-read` and `--allow-write` on the cache.
@@ -156,8 +157,13 @@ export async function swapIn(
   try {
     await Deno.rename(extracted, target);
   } catch {
-    // Same commit already there (renaming onto a non-empty folder fails): keep it.
-    await Deno.remove(extracted, { recursive: true });
+    // The same commit is already there (a rename onto a non-empty folder fails): it was
+    // fetched again because the copy on disk no longer matched, so the checked one replaces
+    // it. The old one is moved aside first, then removed.
+    const aside = join(cacheDir, key, `tmp-${crypto.randomUUID()}`);
+    await Deno.rename(target, aside);
+    await Deno.rename(extracted, target);
+    await Deno.remove(aside, { recursive: true });
   }
   await writeState(cacheDir, key, state);
   const keep = new Set([state.commit, previous?.commit]);

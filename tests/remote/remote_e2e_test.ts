@@ -162,7 +162,7 @@ Deno.test("serve without a lock records the first content seen, and sync pins th
   assertEquals(JSON.parse(await Deno.readTextFile(lock)).sources[0].resolved.commit, first);
 });
 
-Deno.test("attack: --frozen re-hashes the cached copy and refuses one edited on disk", async () => {
+Deno.test("attack: --frozen re-hashes the cached copy and refuses one edited on disk; sync repairs it", async () => {
   await using fx = await remoteFixture();
   await publish(fx.fake, "acme/skills", "main", V1);
   const lock = join(fx.dir, "skillgate.lock");
@@ -183,4 +183,8 @@ Deno.test("attack: --frozen re-hashes the cached copy and refuses one edited on 
   const [commit] = [...Deno.readDirSync(join(sources, key!, "commits"))].map((e) => e.name);
   await Deno.writeTextFile(join(sources, key!, "commits", commit!, "pdf", "ref", "notes.md"), "x");
   assertEquals(await names(["--frozen"]), [[], ["remote-lock-mismatch"]]);
+  // sync notices the damaged copy and fetches the locked commit again.
+  const repaired = await runProgram(["sync", ...args], { env });
+  assertEquals(repaired.code, 0, repaired.stderr);
+  assertEquals(await names(["--frozen"]), [["acme-skills__docx", "acme-skills__pdf"], []]);
 });
