@@ -187,4 +187,15 @@ Deno.test("attack: --frozen re-hashes the cached copy and refuses one edited on 
   const repaired = await runProgram(["sync", ...args], { env });
   assertEquals(repaired.code, 0, repaired.stderr);
   assertEquals(await names(["--frozen"]), [["acme-skills__docx", "acme-skills__pdf"], []]);
+  // Damaged again: serve --frozen starts without it and fetches the locked commit again.
+  await Deno.writeTextFile(join(sources, key!, "commits", commit!, "pdf", "SKILL.md"), "x");
+  await using session = await connectStdio(["serve", ...args, "--frozen"], { env });
+  const deadline = Date.now() + 20_000;
+  let served: string[] = [];
+  while (served.length < 2 && Date.now() < deadline) {
+    served = (toolJson(await session.call("skill_list", {})) as { skills: { name: string }[] })
+      .skills.map((skill) => skill.name);
+    if (served.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assertEquals(served, ["acme-skills__docx", "acme-skills__pdf"]);
 });
