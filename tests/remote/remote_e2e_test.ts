@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { connectStdio, runProgram } from "../support/program.ts";
 import { toolJson } from "../support/tool_answer.ts";
+import { looseRequest } from "../support/loose_request.ts";
 import { assertEquals } from "./_assert.ts";
 import { publish, remoteFixture, V1, V2 } from "./_remote_fixture.ts";
 
@@ -79,6 +80,14 @@ Deno.test("sync writes the lock; serve --frozen lists remote skills beside local
   const first = read.contents[0] as { uri: string; text?: string };
   assertEquals(first.uri, "skill://acme-skills/pdf/SKILL.md");
   assertEquals(first.text, V1["skills/pdf/SKILL.md"]);
+  // SEP-2640: the remote skill is listed and fetched at skill://PREFIX/NAME/SKILL.md.
+  const listed = await looseRequest(session.client, "skills/list", {});
+  const uris = (listed.skills as { uri: string }[]).map((skill) => skill.uri);
+  assertEquals(uris.includes("skill://acme-skills/pdf/SKILL.md"), true, JSON.stringify(uris));
+  const got = await looseRequest(session.client, "skills/get", {
+    uri: "skill://acme-skills/pdf/SKILL.md",
+  });
+  assertEquals((got.skill as { frontmatter: { name: string } }).frontmatter.name, "pdf");
   // Once the background check fails, the source says it is served from its last good copy.
   const deadline = Date.now() + 20_000;
   let stale: { reason: string; severity: string; detail: string } | undefined;
