@@ -61,7 +61,8 @@ export function createRemoteRootsHandler(
     }
   };
   return (roots) => {
-    latest = roots;
+    // Only remote roots are replaced this way; local ones stay as configured.
+    latest = roots.filter((root) => root.from === "remote");
     running ??= apply().catch((error: unknown) => {
       console.error("skillgate: could not apply a remote source change:", error);
     }).finally(() => (running = null));
