@@ -120,14 +120,30 @@ export async function readState(cacheDir: string, key: string): Promise<SourceSt
 }
 
 /**
- * Makes a fresh extraction folder. Requires `--allow-write` on the cache.
+ * Makes a fresh extraction folder, first removing `tmp-` folders older than
+ * `staleAfterMs` (left by a process that stopped mid-extraction; a younger
+ * one may belong to another process sharing the cache). Requires
+ * `--allow-read` and `--allow-write` on the cache.
  *
  * @param cacheDir The sources cache.
  * @param key {@linkcode sourceKey}.
+ * @param staleAfterMs Age in ms beyond which a `tmp-` folder is abandoned.
+ *   @default 3600000 (1 hour)
  * @returns The new empty folder `<cache>/<key>/tmp-<uuid>`.
  */
-export async function freshExtractionDir(cacheDir: string, key: string): Promise<string> {
+export async function freshExtractionDir(
+  cacheDir: string,
+  key: string,
+  staleAfterMs = 3_600_000,
+): Promise<string> {
   await Deno.mkdir(join(cacheDir, key, "commits"), { recursive: true, mode: 0o755 });
+  for await (const entry of Deno.readDir(join(cacheDir, key))) {
+    if (!entry.isDirectory || !entry.name.startsWith("tmp-")) continue;
+    const path = join(cacheDir, key, entry.name);
+    const info = await Deno.lstat(path).catch(() => null);
+    const ageMs = Date.now() - (info?.mtime?.getTime() ?? Date.now());
+    if (ageMs > staleAfterMs) await Deno.remove(path, { recursive: true }).catch(() => {});
+  }
   const dir = join(cacheDir, key, `tmp-${crypto.randomUUID()}`);
   await Deno.mkdir(dir, { mode: 0o755 });
   return dir;

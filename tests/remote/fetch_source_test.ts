@@ -187,3 +187,31 @@ async function digestsOf(gzip: Uint8Array) {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+Deno.test("fetchSource() removes an extraction abandoned long ago, never a fresh one", async () => {
+  await using fx = await remoteFixture();
+  await publish(fx.fake, "acme/skills", "main", V1);
+  const key = await sourceKey(SOURCE);
+  const old = join(fx.cacheDir, key, "tmp-abandoned");
+  const fresh = join(fx.cacheDir, key, "tmp-in-progress");
+  await Deno.mkdir(old, { recursive: true });
+  await Deno.mkdir(fresh, { recursive: true });
+  const longAgo = new Date(Date.now() - 2 * 3_600_000);
+  await Deno.utime(old, longAgo, longAgo);
+  const outcome = await fetchSource({ source: SOURCE, ...follow }, fx.context());
+  assertEquals(outcome.status, "fetched");
+  const names = [...Deno.readDirSync(join(fx.cacheDir, key))].map((e) => e.name).sort();
+  assertEquals(names, ["commits", "state.json", "tmp-in-progress"]);
+});
+
+Deno.test("fetchSource() never asks the API about a commit pin", async () => {
+  await using fx = await remoteFixture();
+  const commit = await publish(fx.fake, "acme/skills", "main", V1);
+  const pinned = parseSourceSpec(`github:acme/skills/skills@${commit}`);
+  const outcome = await fetchSource({ source: pinned, ...follow }, fx.context());
+  assertEquals([outcome.status, outcome.commit], ["fetched", commit]);
+  assertEquals(fx.fake.seen.map((r) => r.path.split("/").at(-2)), ["tarball", "tar.gz"]);
+  fx.fake.seen.length = 0;
+  const again = await fetchSource({ source: pinned, ...follow }, fx.context());
+  assertEquals([again.status, fx.fake.seen.length], ["unchanged", 0]);
+});
