@@ -260,3 +260,21 @@ Deno.test("with a lock and no cache, serve fetches the locked commit; a tampered
   );
   assertEquals((await list(session)).skills.map((skill) => skill.name), ["local-notes"]);
 });
+
+Deno.test("--static: a background fetch fills the cache but the served catalog stays as it started", async () => {
+  await using fx = await remoteFixture();
+  await publish(fx.fake, "acme/skills", "main", V1);
+  const root = await localRoot(fx.dir);
+  await using session = await connectStdio([
+    "serve",
+    root,
+    `--source=${SPEC}`,
+    "--github-allow=acme",
+    `--github-api=${fx.fake.apiUrl}`,
+    `--github-download-host=${fx.fake.downloadHost}`,
+    `--lock=${join(fx.dir, "none.lock")}`,
+    "--static",
+  ], { env: { XDG_CACHE_HOME: join(fx.dir, "cache") } });
+  await until("the restart notice", () => session.stderr().includes("restart to serve them"));
+  assertEquals((await list(session)).skills.map((skill) => skill.name), ["local-notes"]);
+});
