@@ -70,7 +70,7 @@ export async function runSyncCommand(
   // Trust on first use: a source served before without a lock is pinned at the content first
   // seen (its cached copy), not wherever its ref is now; --update moves it.
   const firstSeen = new Map<string, LockedSource>();
-  for (const source of config.sources) {
+  for (const source of config.remoteSources) {
     if (lockedBySpec.has(source.spec) || moves(source.spec)) continue;
     const state = await readState(setup.cacheDir, await sourceKey(source));
     if (state !== null && state.spec === source.spec) {
@@ -78,7 +78,7 @@ export async function runSyncCommand(
     }
   }
   // A pinned copy edited on disk since it was checked is fetched again, not trusted.
-  const damaged = await damagedCopies(config.sources, {
+  const damaged = await damagedCopies(config.remoteSources, {
     cacheDir: setup.cacheDir,
     lock: lock === null ? null : { sources: [...lockedBySpec.values()] },
     frozen: true,
@@ -87,7 +87,7 @@ export async function runSyncCommand(
   const fetcher = start(setup.fetcher.permissions, setup);
   let outcomes: FetchOutcome[];
   try {
-    outcomes = await fetcher.fetch(config.sources.map((source) => ({
+    outcomes = await fetcher.fetch(config.remoteSources.map((source) => ({
       given: source.given,
       locked: lockedBySpec.get(source.spec) ?? firstSeen.get(source.spec) ?? null,
       update: moves(source.spec),
@@ -99,7 +99,7 @@ export async function runSyncCommand(
   }
   const next: LockedSource[] = [];
   let failed = 0;
-  for (const [index, source] of config.sources.entries()) {
+  for (const [index, source] of config.remoteSources.entries()) {
     const outcome = outcomes[index]!;
     const before = lockedBySpec.get(source.spec) ?? null;
     if (outcome.failure !== null || outcome.commit === null || outcome.skills === null) {
@@ -115,7 +115,7 @@ export async function runSyncCommand(
     await io.writeOut(`${describe(source.spec, before, outcome)}\n`);
   }
   for (const spec of lockedBySpec.keys()) {
-    if (!config.sources.some((source) => source.spec === spec)) {
+    if (!config.remoteSources.some((source) => source.spec === spec)) {
       await io.writeOut(`${spec}: removed from the lock (no longer a configured source)\n`);
     }
   }

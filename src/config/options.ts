@@ -357,6 +357,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     kind: { type: "repeatable" },
     help: "remote source github:OWNER/REPO[/PATH][@REF][,prefix=NAME] (repeatable; the " +
       "variable is whitespace-separated)",
+    narrowing: "subset",
   },
   {
     flag: "github-allow",
@@ -364,6 +365,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "githubAllow",
     kind: { type: "list" },
     help: "GitHub owners whose repositories may be fetched (comma-separated; default none)",
+    narrowing: "subset",
   },
   {
     flag: "github-api",
@@ -393,6 +395,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "frozen",
     kind: { type: "boolean" },
     help: "serve a remote source only if it matches the lock; sync refuses to change the lock",
+    narrowing: { order: [true, false] },
   },
   {
     flag: "poll",
@@ -414,6 +417,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "remoteMaxArchiveBytes",
     kind: integer(1024, 1024 * 1024 * 1024),
     help: "bytes of one source's tarball downloaded at most (default 67108864)",
+    narrowing: "lower",
   },
   {
     flag: "remote-max-unpacked-bytes",
@@ -421,6 +425,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "remoteMaxUnpackedBytes",
     kind: integer(1024, 4 * 1024 * 1024 * 1024),
     help: "bytes one tarball may unpack to, counted as it inflates (default 268435456)",
+    narrowing: "lower",
   },
   {
     flag: "remote-max-members",
@@ -428,6 +433,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "remoteMaxMembers",
     kind: integer(1, 1_000_000),
     help: "members of one tarball at most (default 20000)",
+    narrowing: "lower",
   },
   {
     flag: "remote-max-member-bytes",
@@ -435,6 +441,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "remoteMaxMemberBytes",
     kind: integer(1, 1024 * 1024 * 1024),
     help: "bytes of one extracted file at most (default 16777216)",
+    narrowing: "lower",
   },
   {
     flag: "remote-timeout-seconds",
@@ -442,5 +449,6 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "remoteTimeoutSeconds",
     kind: integer(1, 3_600),
     help: "seconds one source's fetch may take in all (default 120)",
+    narrowing: "lower",
   },
 ]);

@@ -53,7 +53,7 @@ export async function prepareRemote(
     throw error;
   }
   await Deno.mkdir(setup.cacheDir, { recursive: true, mode: 0o700 });
-  const roots = await remoteRoots(config.sources, {
+  const roots = await remoteRoots(config.remoteSources, {
     cacheDir: setup.cacheDir,
     lock,
     frozen: config.options.frozen,
@@ -94,7 +94,7 @@ export function startRemoteRefresh(
   },
 ): RemoteRefresh {
   const { config, setup, lock } = prepared;
-  const sources = config.sources;
+  const sources = config.remoteSources;
   const fetcher: Fetcher = startFetcher(setup.fetcher.permissions, setup);
   let current = JSON.stringify(config.roots.filter((root) => root.from === "remote"));
   let isRunning = false;

@@ -37,7 +37,7 @@ export function remoteSetup(
   config: Config,
   getEnv: (name: string) => string | undefined,
 ): RemoteSetup | null {
-  if (config.sources.length === 0) return null;
+  if (config.remoteSources.length === 0) return null;
   const cacheDir = sourcesCacheDir(getEnv);
   if (cacheDir === null) {
     throw new CacheDirError(

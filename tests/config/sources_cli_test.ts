@@ -15,12 +15,12 @@ const ALLOW = "--github-allow=acme,Other";
 
 Deno.test("parseCommandLine() reads repeated --source flags, which win over SKILLGATE_SOURCES", () => {
   const env = { SKILLGATE_SOURCES: " github:acme/a\n\tgithub:other/b,prefix=bee " };
-  assert.deepEqual(parse(["/r", ALLOW], env).sources.map((s) => [s.spec, s.prefix]), [
+  assert.deepEqual(parse(["/r", ALLOW], env).remoteSources.map((s) => [s.spec, s.prefix]), [
     ["github:acme/a", "acme-a"],
     ["github:other/b", "bee"],
   ]);
   const flags = parse(["/r", ALLOW, "--source", "github:acme/c@v1", "--source=github:acme/d"], env);
-  assert.deepEqual(flags.sources.map((s) => s.spec), ["github:acme/c@v1", "github:acme/d"]);
+  assert.deepEqual(flags.remoteSources.map((s) => s.spec), ["github:acme/c@v1", "github:acme/d"]);
 });
 
 Deno.test("attack: parseCommandLine() refuses a source whose owner is not allowed (default deny)", () => {
@@ -37,7 +37,7 @@ Deno.test("attack: parseCommandLine() refuses --source when hosted; the host's v
   const hosted = { MCP_SKILLS_PATH: "/h", SKILLGATE_GITHUB_ALLOW: "acme" };
   assert.throws(() => parse(["--source=github:acme/a"], hosted), UsageError);
   const config = parse([], { ...hosted, SKILLGATE_SOURCES: "github:acme/a" });
-  assert.deepEqual(config.sources.map((s) => s.spec), ["github:acme/a"]);
+  assert.deepEqual(config.remoteSources.map((s) => s.spec), ["github:acme/a"]);
 });
 
 Deno.test("parseCommandLine() refuses two sources with one prefix and a bad --github-api", () => {
