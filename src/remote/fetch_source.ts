@@ -7,6 +7,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import { downloadTarball, resolveCommit } from "./github_client.ts";
 import type { GitHubEndpoints } from "./github_hosts.ts";
 import {
@@ -23,6 +24,7 @@ import {
   freshExtractionDir,
   readState,
   sourceKey,
+  sourceLeaf,
   type SourceState,
   swapIn,
   writeState,
@@ -177,7 +179,9 @@ async function downloadAndSwap(
   });
   const dir = await freshExtractionDir(context.cacheDir, key);
   try {
-    const extraction = await extractTarball(gzip, dir, source.path, {
+    const dest = join(dir, sourceLeaf(source));
+    await Deno.mkdir(dest, { mode: 0o755 });
+    const extraction = await extractTarball(gzip, dest, source.path, {
       caps: context.caps,
       signal: client.signal,
     });

@@ -19,7 +19,7 @@ import type { Root } from "../skills/skill.ts";
 import type { FetchOutcome } from "./fetch_source.ts";
 import { groupSkills, type Lock, type LockedSource, sameSkills } from "./lock_file.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
-import { commitDir, readState, sourceKey, type SourceState } from "./sources_cache.ts";
+import { readState, servedDir, sourceKey, type SourceState } from "./sources_cache.ts";
 import type { GitHubSource } from "./source_spec.ts";
 import type { ExtractedFile } from "./tar_extract.ts";
 
@@ -94,7 +94,7 @@ async function remoteRoot(
         : `${source.spec} has no copy to serve: ${failure.message}`,
     ));
   }
-  const mismatch = await lockMismatch(usable, locked, options, key);
+  const mismatch = await lockMismatch(usable, locked, options, key, source);
   if (mismatch !== null) {
     return unavailable(note("remote-lock-mismatch", "error", `${source.spec}: ${mismatch}`));
   }
@@ -117,7 +117,7 @@ async function remoteRoot(
   }
   return {
     ...base,
-    path: commitDir(options.cacheDir, key, usable.commit),
+    path: servedDir(options.cacheDir, key, usable.commit, source),
     ...(notes.length === 0 ? {} : { notes }),
   };
 }
@@ -142,7 +142,7 @@ export async function damagedCopies(
     const key = await sourceKey(source);
     const state = await readState(options.cacheDir, key);
     if (state === null || state.spec !== source.spec || state.commit !== locked.commit) continue;
-    if (await lockMismatch(state, locked, { ...options, frozen: true }, key) !== null) {
+    if (await lockMismatch(state, locked, { ...options, frozen: true }, key, source) !== null) {
       damaged.add(source.spec);
     }
   }
@@ -155,6 +155,7 @@ async function lockMismatch(
   locked: LockedSource | null,
   options: RemoteRootOptions,
   key: string,
+  source: GitHubSource,
 ): Promise<string | null> {
   if (locked === null) return null;
   if (state.commit !== locked.commit) {
@@ -165,7 +166,10 @@ async function lockMismatch(
     return "the cached copy's files do not match the lock; it is not served";
   }
   if (!options.frozen) return null;
-  const files = await hashTree(commitDir(options.cacheDir, key, state.commit), options.caps);
+  const files = await hashTree(
+    servedDir(options.cacheDir, key, state.commit, source),
+    options.caps,
+  );
   if (files === null || !sameSkills(groupSkills(files), locked.skills)) {
     return "the cached files do not match the lock's digests (--frozen); run skillgate sync";
   }

@@ -4,7 +4,7 @@
  *
  * ```text
  * <cache>/<key>/state.json        the commit served, its ETag, its skills' digests
- * <cache>/<key>/commits/<sha>/    that commit's source PATH, extracted and checked
+ * <cache>/<key>/commits/<sha>/<leaf>/  that commit's source PATH, extracted and checked
  * <cache>/<key>/tmp-<uuid>/       an extraction in progress (never served)
  * ```
  *
@@ -81,6 +81,37 @@ export async function sourceKey(source: GitHubSource): Promise<string> {
  */
 export function commitDir(cacheDir: string, key: string, commit: string): string {
   return join(cacheDir, key, "commits", commit);
+}
+
+/**
+ * The folder name a source's PATH is extracted under: PATH's last segment,
+ * or the repository name when PATH is empty. It is the root discovery
+ * walks, so a PATH that is itself a skill is named after its own folder
+ * (`github:acme/skills/pdf` serves `acme-skills__pdf`), as a local root is.
+ *
+ * @param source The source.
+ * @returns One path segment.
+ */
+export function sourceLeaf(source: GitHubSource): string {
+  return source.path === "" ? source.repo : source.path.slice(source.path.lastIndexOf("/") + 1);
+}
+
+/**
+ * The folder served for a source at a commit: the root the catalog walks.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @param commit 40 hex.
+ * @param source The source (for {@linkcode sourceLeaf}).
+ * @returns `<cache>/<key>/commits/<commit>/<leaf>`.
+ */
+export function servedDir(
+  cacheDir: string,
+  key: string,
+  commit: string,
+  source: GitHubSource,
+): string {
+  return join(commitDir(cacheDir, key, commit), sourceLeaf(source));
 }
 
 /**

@@ -12,7 +12,7 @@ const SOURCE = parseSourceSpec("github:acme/skills/skills@main");
 const follow = { locked: null, update: false, checkForUpdate: false };
 
 async function cachedFiles(cacheDir: string, commit: string): Promise<string[]> {
-  const root = join(cacheDir, await sourceKey(SOURCE), "commits", commit);
+  const root = join(cacheDir, await sourceKey(SOURCE), "commits", commit, "skills");
   const out: string[] = [];
   const walk = async (rel: string) => {
     for await (const entry of Deno.readDir(join(root, rel))) {

@@ -190,14 +190,20 @@ Deno.test("attack: --frozen re-hashes the cached copy and refuses one edited on 
   const sources = join(fx.dir, "cache", "skillgate", "sources");
   const [key] = [...Deno.readDirSync(sources)].map((entry) => entry.name);
   const [commit] = [...Deno.readDirSync(join(sources, key!, "commits"))].map((e) => e.name);
-  await Deno.writeTextFile(join(sources, key!, "commits", commit!, "pdf", "ref", "notes.md"), "x");
+  await Deno.writeTextFile(
+    join(sources, key!, "commits", commit!, "skills", "pdf", "ref", "notes.md"),
+    "x",
+  );
   assertEquals(await names(["--frozen"]), [[], ["remote-lock-mismatch"]]);
   // sync notices the damaged copy and fetches the locked commit again.
   const repaired = await runProgram(["sync", ...args], { env });
   assertEquals(repaired.code, 0, repaired.stderr);
   assertEquals(await names(["--frozen"]), [["acme-skills__docx", "acme-skills__pdf"], []]);
   // Damaged again: serve --frozen starts without it and fetches the locked commit again.
-  await Deno.writeTextFile(join(sources, key!, "commits", commit!, "pdf", "SKILL.md"), "x");
+  await Deno.writeTextFile(
+    join(sources, key!, "commits", commit!, "skills", "pdf", "SKILL.md"),
+    "x",
+  );
   await using session = await connectStdio(["serve", ...args, "--frozen"], { env });
   const deadline = Date.now() + 20_000;
   let served: string[] = [];
@@ -207,4 +213,24 @@ Deno.test("attack: --frozen re-hashes the cached copy and refuses one edited on 
     if (served.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   assertEquals(served, ["acme-skills__docx", "acme-skills__pdf"]);
+});
+
+Deno.test("a source whose PATH is itself a skill is served under that folder's name", async () => {
+  await using fx = await remoteFixture();
+  await publish(fx.fake, "acme/skills", "main", V1);
+  const env = { XDG_CACHE_HOME: join(fx.dir, "cache") };
+  const args = [
+    "--source=github:acme/skills/skills/pdf@main",
+    "--github-allow=acme",
+    `--github-api=${fx.fake.apiUrl}`,
+    `--github-download-host=${fx.fake.downloadHost}`,
+    `--lock=${join(fx.dir, "skillgate.lock")}`,
+  ];
+  const sync = await runProgram(["sync", ...args], { env });
+  assertEquals(sync.code, 0, sync.stderr);
+  const lock = JSON.parse(await Deno.readTextFile(join(fx.dir, "skillgate.lock")));
+  assertEquals(Object.keys(lock.sources[0].skills), ["."]);
+  const listed = await runProgram(["list", ...args, "--json"], { env });
+  const answer = JSON.parse(listed.stdout) as { skills: { name: string }[] };
+  assertEquals(answer.skills.map((skill) => skill.name), ["acme-skills__pdf"]);
 });
