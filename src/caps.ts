@@ -139,15 +139,6 @@ export const MAX_HTTP_REQUESTS_PER_CLIENT = 64;
  */
 export const MAX_HTTP_BODY_READS = 32;
 
-/**
- * A body read younger than this is never ended for a newer one: under load a
- * body whose bytes are already buffered can wait for the event loop, which is
- * not a stall. While every read is this young the pool lends up to
- * MAX_HTTP_BODY_READS more slots (so at most 2 x 32 x 4 MiB = 256 MiB of
- * bodies), then ends the most stalled anyway. 1,000 ms.
- */
-export const HTTP_BODY_STALL_GRACE_MS = 1_000;
-
 // Memory budget of the HTTP worker. V8's heap limit in the worker is about
 // 4 GiB on a 64-bit host with 16 GiB or more (4,192 MiB measured under Deno
 // 2.9.6); the budgets below add up to well under 1 GiB.

@@ -91,7 +91,7 @@ Deno.test("attack: a full session table never refuses a new client; the least-re
 Deno.test("attack: unfinished bodies hold one body slot each and never block initialize", async () => {
   // The deadline only ends the test's last stalled reads; nothing here is timed.
   await using h = await testHandler(httpConfig(), {
-    limits: { maxBodyReads: 4, bodyTimeoutMs: 2_000, bodyStallGraceMs: 0 },
+    limits: { maxBodyReads: 4, bodyTimeoutMs: 2_000 },
   });
   const stalled = Array.from(
     { length: 6 },

@@ -9,17 +9,12 @@
  * session rank 1 and everything else (no session: `initialize` or junk; a
  * session's second body at once) rank 0, so a flood of sessionless stalled
  * bodies can never end the body of a client already holding a session,
- * while a newcomer's `initialize` still always gets a slot. A read younger
- * than `graceMs` is not stalled, only waiting for the event loop: it is ended
- * only when the pool, lending up to `maxReads` more slots to young reads, is
- * full twice over.
+ * while a newcomer's `initialize` still always gets a slot.
  * Each read also has its own deadline (`HTTP_BODY_TIMEOUT_MS`), enforced by
  * `readJsonBody`.
  *
  * @module
  */
-
-import { HTTP_BODY_STALL_GRACE_MS } from "../../caps.ts";
 
 /** One read's slot. */
 export interface BodySlot {
@@ -51,31 +46,20 @@ export interface BodyPool {
  *
  * @param maxReads Slots, at least 1 (`MAX_HTTP_BODY_READS`, 32).
  * @param nowMs Clock in ms. @default performance.now
- * @param graceMs A read younger than this is ended only when the pool is full
- *   twice over. @default HTTP_BODY_STALL_GRACE_MS (1,000 ms)
  * @returns The pool.
  */
 export function createBodyPool(
   maxReads: number,
   nowMs: () => number = () => performance.now(),
-  graceMs: number = HTTP_BODY_STALL_GRACE_MS,
 ): BodyPool {
-  type Read = {
-    controller: AbortController;
-    startMs: number;
-    lastProgressMs: number;
-    rank: number;
-  };
+  type Read = { controller: AbortController; lastProgressMs: number; rank: number };
   const reads = new Set<Read>();
   return {
     count: () => reads.size,
     enter: (rank = 0) => {
       if (reads.size >= maxReads) {
-        const now = nowMs();
-        const isOverdrawn = reads.size >= 2 * maxReads;
         let stalled: Read | undefined;
         for (const read of reads) {
-          if (!isOverdrawn && now - read.startMs < graceMs) continue;
           if (
             stalled === undefined || read.rank < stalled.rank ||
             (read.rank === stalled.rank && read.lastProgressMs < stalled.lastProgressMs)
@@ -88,13 +72,7 @@ export function createBodyPool(
           stalled.controller.abort();
         }
       }
-      const startMs = nowMs();
-      const read: Read = {
-        controller: new AbortController(),
-        startMs,
-        lastProgressMs: startMs,
-        rank,
-      };
+      const read: Read = { controller: new AbortController(), lastProgressMs: nowMs(), rank };
       reads.add(read);
       return {
         signal: read.controller.signal,

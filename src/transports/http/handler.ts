@@ -12,7 +12,6 @@
 import { createEventBudget, createSessionEventStore } from "./event_store.ts";
 import {
   ANSWER_WAIT_TIMEOUT_MS,
-  HTTP_BODY_STALL_GRACE_MS,
   HTTP_BODY_TIMEOUT_MS,
   HTTP_DRAIN_TIMEOUT_MS,
   HTTP_SESSION_IDLE_MS,
@@ -75,8 +74,6 @@ export interface HttpLimits {
   readonly maxSessionsPerClient: number;
   /** Bodies read at once (a stalled one gives way). @default MAX_HTTP_BODY_READS (32) */
   readonly maxBodyReads: number;
-  /** A body read younger than this is not ended for a newer one. @default HTTP_BODY_STALL_GRACE_MS (1,000) */
-  readonly bodyStallGraceMs: number;
   /** UTF-8 bytes of stored SSE events across sessions. @default MAX_STORED_EVENT_BYTES_TOTAL (256 MiB) */
   readonly maxStoredEventBytes: number;
   /** UTF-8 bytes one stored SSE event may take. @default MAX_STORED_EVENT_BYTES_EACH (1 MiB) */
@@ -181,7 +178,6 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxSessionsPerClient: MAX_HTTP_SESSIONS_PER_CLIENT,
     maxInFlightPerClient: MAX_HTTP_REQUESTS_PER_CLIENT,
     maxBodyReads: MAX_HTTP_BODY_READS,
-    bodyStallGraceMs: HTTP_BODY_STALL_GRACE_MS,
     maxStoredEventBytes: MAX_STORED_EVENT_BYTES_TOTAL,
     maxStoredEventBytesEach: MAX_STORED_EVENT_BYTES_EACH,
     maxAnswerBytes: MAX_ANSWER_BYTES_IN_FLIGHT,
@@ -200,7 +196,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   const checkToken = config.httpToken === null ? null : createBearerCheck(config.httpToken);
   const isStateless = config.options.stateless;
   const inFlight = createInFlight(limits.maxInFlight);
-  const bodyPool = createBodyPool(limits.maxBodyReads, undefined, limits.bodyStallGraceMs);
+  const bodyPool = createBodyPool(limits.maxBodyReads);
   const eventBudget = createEventBudget({
     maxBytes: limits.maxStoredEventBytes,
     maxEventBytes: limits.maxStoredEventBytesEach,
