@@ -10,12 +10,7 @@
  * @module
  */
 
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  Server,
-  StdioServerTransport,
-} from "../src/mcp/sdk.ts";
+import { Server, StdioServerTransport } from "../src/mcp/sdk.ts";
 
 /** The one tool's name. */
 export const FLOOR_TOOL = "ping";
@@ -30,14 +25,14 @@ export function createFloorServer(): Server {
     { name: "skillgate-bench-floor", version: "1.0.0" },
     { capabilities: { tools: {} } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler("tools/list", () => ({
     tools: [{
       name: FLOOR_TOOL,
       description: "Answers pong",
       inputSchema: { type: "object", properties: {} },
     }],
   }));
-  server.setRequestHandler(CallToolRequestSchema, () => ({
+  server.setRequestHandler("tools/call", () => ({
     content: [{ type: "text", text: "pong" }],
   }));
   return server;

@@ -6,14 +6,8 @@
  */
 
 import { z } from "zod";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Server,
-  type Tool,
-} from "./sdk.ts";
+import { ProtocolError, ProtocolErrorCode, type Server, type Tool } from "./sdk.ts";
+import { handlerExtra } from "./handler_extra.ts";
 import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 import type { MethodFamily } from "./family.ts";
 import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog/tool_offer.ts";
@@ -73,19 +67,19 @@ export function serveTools(
   offer?: ToolOffer,
 ): void {
   const listed = tools.map(listedTool);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler("tools/list", () => ({
     tools: offer === undefined ? listed : listed
       .filter((tool) => offer.isOffered(tool.name))
       .map((tool) => ({ ...tool, description: offer.describe(tool.name, tool.description ?? "") })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, io): Promise<ToolResult> => {
+  server.setRequestHandler("tools/call", async (request, io): Promise<ToolResult> => {
     assertClientString("tool", "The tool name", request.params.name);
     const tool = tools.find((candidate) =>
       candidate.name === request.params.name && (offer?.isOffered(candidate.name) ?? true)
     );
     if (tool === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool "${request.params.name}"; call tools/list for the tools served`,
       );
     }
@@ -101,7 +95,11 @@ export function serveTools(
       return await tool.call(
         parsed.data,
         context,
-        toolCallExtra(server, { progressToken: request.params._meta?.progressToken }, io),
+        toolCallExtra(
+          server,
+          { progressToken: request.params._meta?.progressToken },
+          handlerExtra(io),
+        ),
       );
     } catch (error) {
       logErrorLine(`skillgate: ${tool.name} failed: ${describeError(error)}`);

@@ -10,7 +10,7 @@
  */
 
 import { z } from "zod";
-import { ErrorCode, McpError, type Server } from "../sdk.ts";
+import { ProtocolError, ProtocolErrorCode, type Server } from "../sdk.ts";
 import type { MethodFamily } from "../family.ts";
 import { upperBound } from "../resources/served_file.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
@@ -29,21 +29,12 @@ export const DIRECTORY_PAGE_SIZE = 200;
 
 const looseParams = z.looseObject({}).optional();
 
-/** `skills/list`: params `{cursor?}`. */
-export const ListSkillsRequestSchema = z.object({
-  method: z.literal("skills/list"),
-  params: looseParams,
-});
-/** `skills/get`: params `{uri}`. */
-export const GetSkillRequestSchema = z.object({
-  method: z.literal("skills/get"),
-  params: looseParams,
-});
-/** `resources/directory/read`: params `{uri, cursor?}`. */
-export const ReadDirectoryRequestSchema = z.object({
-  method: z.literal("resources/directory/read"),
-  params: looseParams,
-});
+/**
+ * The params check the SDK runs for our custom methods (`skills/list`,
+ * `skills/get`, `resources/directory/read`): any object; each handler parses
+ * its own params below, so the errors are ours.
+ */
+const anyParams = { params: looseParams };
 
 // Caps on client strings: src/caps.ts (checked before any lookup; lookups are Maps).
 const listParams = z.object({ cursor: z.string().max(MAX_CURSOR_CHARS).optional() });
@@ -73,7 +64,7 @@ export const skillsExtensionFamily: MethodFamily = {
  * @param server The low-level SDK server.
  * @param store Where each request reads its snapshot (once, at its start).
  * @param digests The digest cache for manifests.
- * @throws {McpError} From the handlers: -32602 for bad params, a cursor this
+ * @throws {ProtocolError} From the handlers: -32602 for bad params, a cursor this
  *   server did not issue, a URI that is not a served skill (`skills/get`) or
  *   not a served directory (`resources/directory/read`).
  *
@@ -87,8 +78,8 @@ export function serveSkillsExtension(
   store: CatalogStore,
   digests: DigestCache,
 ): void {
-  server.setRequestHandler(ListSkillsRequestSchema, async (request) => {
-    const params = parseParams(listParams, request.params);
+  server.setRequestHandler("skills/list", anyParams, async (raw) => {
+    const params = parseParams(listParams, raw);
     const view = extensionView(store.current());
     let start = 0;
     if (params.cursor !== undefined) {
@@ -104,16 +95,16 @@ export function serveSkillsExtension(
       : { skills };
   });
 
-  server.setRequestHandler(GetSkillRequestSchema, async (request) => {
-    const params = parseParams(getParams, request.params);
+  server.setRequestHandler("skills/get", anyParams, async (raw) => {
+    const params = parseParams(getParams, raw);
     const skill = extensionView(store.current()).byUri.get(params.uri);
     if (skill === undefined) throw invalid(`No skill is served at ${quoteUri(params.uri)}`);
     const [entry] = await skillEntries([skill], digests);
     return { skill: entry };
   });
 
-  server.setRequestHandler(ReadDirectoryRequestSchema, (request) => {
-    const params = parseParams(directoryParams, request.params);
+  server.setRequestHandler("resources/directory/read", anyParams, (raw) => {
+    const params = parseParams(directoryParams, raw);
     const directory = resolveDirectory(store.current(), params.uri);
     if ("reason" in directory) throw invalid(directory.reason);
     const children = directoryChildren(directory);
@@ -141,6 +132,6 @@ function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
   throw invalid(`Invalid params: ${where}: ${issue?.message ?? "not accepted"}`);
 }
 
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
+function invalid(message: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
