@@ -126,8 +126,8 @@ async function serve(start: StartMessage): Promise<void> {
   } else {
     const service = serveOverHttp(config, {
       store,
-      createServer: (current, { isStateless }) =>
-        createSkillServer({ store: current, config, isStateless, ...withScripts }),
+      createServer: (current, info) =>
+        createSkillServer({ store: current, config, ...info, ...withScripts }),
       signal: shutdownRequested.signal,
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
