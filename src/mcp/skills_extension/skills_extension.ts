@@ -10,7 +10,9 @@
  */
 
 import { z } from "zod";
-import { ProtocolError, ProtocolErrorCode, type Server } from "../sdk.ts";
+import { type HandlerContext, ProtocolError, ProtocolErrorCode, type Server } from "../sdk.ts";
+import { extensionCacheFields } from "../cache_hints.ts";
+import type { Config } from "../../config/config.ts";
 import type { MethodFamily } from "../family.ts";
 import { upperBound } from "../resources/served_file.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
@@ -55,7 +57,8 @@ export const skillsExtensionFamily: MethodFamily = {
     // SEP-2640: a server declaring the extension MUST declare `resources`.
     resources: {},
   }),
-  install: (server, context) => serveSkillsExtension(server, context.store, sharedDigests),
+  install: (server, context) =>
+    serveSkillsExtension(server, context.store, sharedDigests, context.config),
 };
 
 /**
@@ -77,8 +80,12 @@ export function serveSkillsExtension(
   server: Server,
   store: CatalogStore,
   digests: DigestCache,
+  config?: Config,
 ): void {
-  server.setRequestHandler("skills/list", anyParams, async (raw) => {
+  // ttlMs/cacheScope on 2026-07-28 requests only (src/mcp/cache_hints.ts).
+  const cache = (ctx: HandlerContext) =>
+    config === undefined ? {} : extensionCacheFields(ctx, config);
+  server.setRequestHandler("skills/list", anyParams, async (raw, ctx) => {
     const params = parseParams(listParams, raw);
     const view = extensionView(store.current());
     let start = 0;
@@ -91,19 +98,19 @@ export function serveSkillsExtension(
     const skills: SkillEntry[] = await skillEntries(page, digests);
     const last = skills.at(-1);
     return start + page.length < view.skills.length && last !== undefined
-      ? { skills, nextCursor: encodeNameCursor(last.uri) }
-      : { skills };
+      ? { skills, nextCursor: encodeNameCursor(last.uri), ...cache(ctx) }
+      : { skills, ...cache(ctx) };
   });
 
-  server.setRequestHandler("skills/get", anyParams, async (raw) => {
+  server.setRequestHandler("skills/get", anyParams, async (raw, ctx) => {
     const params = parseParams(getParams, raw);
     const skill = extensionView(store.current()).byUri.get(params.uri);
     if (skill === undefined) throw invalid(`No skill is served at ${quoteUri(params.uri)}`);
     const [entry] = await skillEntries([skill], digests);
-    return { skill: entry };
+    return { skill: entry, ...cache(ctx) };
   });
 
-  server.setRequestHandler("resources/directory/read", anyParams, (raw) => {
+  server.setRequestHandler("resources/directory/read", anyParams, (raw, ctx) => {
     const params = parseParams(directoryParams, raw);
     const directory = resolveDirectory(store.current(), params.uri);
     if ("reason" in directory) throw invalid(directory.reason);
@@ -118,8 +125,8 @@ export function serveSkillsExtension(
     const last = resources.at(-1);
     return Promise.resolve(
       start + resources.length < children.length && last !== undefined
-        ? { resources, nextCursor: encodeNameCursor(last.name) }
-        : { resources },
+        ? { resources, nextCursor: encodeNameCursor(last.name), ...cache(ctx) }
+        : { resources, ...cache(ctx) },
     );
   });
 }
