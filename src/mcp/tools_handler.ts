@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { ProtocolError, ProtocolErrorCode, type Server, type Tool } from "./sdk.ts";
 import { handlerExtra } from "./handler_extra.ts";
-import { inputRoundOf } from "./elicitation/input_round.ts";
+import { declaredCapabilities, inputRoundOf } from "./elicitation/input_round.ts";
 import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 import type { MethodFamily } from "./family.ts";
 import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog/tool_offer.ts";
@@ -68,15 +68,15 @@ export function serveTools(
   offer?: ToolOffer,
 ): void {
   const listed = tools.map(listedTool);
-  server.setRequestHandler("tools/list", () => ({
+  server.setRequestHandler("tools/list", (_request, io) => ({
     tools: offer === undefined ? listed : listed
-      .filter((tool) => offer.isOffered(tool.name))
+      .filter((tool) => offer.isOffered(tool.name, declaredCapabilities(io)))
       .map((tool) => ({ ...tool, description: offer.describe(tool.name, tool.description ?? "") })),
   }));
   server.setRequestHandler("tools/call", async (request, io) => {
     assertClientString("tool", "The tool name", request.params.name);
     const tool = tools.find((candidate) =>
-      candidate.name === request.params.name && (offer?.isOffered(candidate.name) ?? true)
+      candidate.name === request.params.name && (offer?.isOffered(candidate.name, declaredCapabilities(io)) ?? true)
     );
     if (tool === undefined) {
       throw new ProtocolError(

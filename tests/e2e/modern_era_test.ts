@@ -75,6 +75,20 @@ async function modernExchange(t: Deno.TestContext, send: Send): Promise<void> {
     assert.equal(list.resultType, "complete");
     assert.equal(list.cacheScope, "private");
   });
+  await t.step(
+    "--tools=auto decides per request from the envelope's declared capabilities",
+    async () => {
+      const skillsAware = envelope({ extensions: { "io.modelcontextprotocol/skills": {} } });
+      const names = (list: Record<string, unknown>) =>
+        (list.tools as { name: string }[]).map((tool) => tool.name);
+      assert.deepEqual(names(await send("tools/list", { _meta: skillsAware })), [
+        "skill_list",
+        "skill_search",
+        "skill_run",
+      ]);
+      assert.ok(names(await send("tools/list", { _meta: meta })).includes("skill_load"));
+    },
+  );
   await t.step("skills/list carries resultType, ttlMs and cacheScope", async () => {
     const list = await send("skills/list", { _meta: meta });
     const skills = list.skills as { uri: string }[];

@@ -25,6 +25,22 @@ const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 export const CONFIRM_INPUT_KEY = "confirm";
 
 /**
+ * The capabilities a 2026-07-28 request declared in its `_meta` envelope.
+ *
+ * @param ctx The SDK's handler context.
+ * @returns The declared capabilities, or undefined on a 2025-era request.
+ */
+export function declaredCapabilities(
+  ctx: HandlerContext,
+): { extensions?: Record<string, unknown>; elicitation?: unknown } | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = envelope?.[CLIENT_CAPABILITIES_KEY];
+  return typeof declared === "object" && declared !== null
+    ? declared as { extensions?: Record<string, unknown>; elicitation?: unknown }
+    : undefined;
+}
+
+/**
  * The input round of a 2026-07-28 request, or undefined for a 2025-era one
  * (a request without the `_meta` envelope).
  *
