@@ -76,7 +76,8 @@ export function serveTools(
   server.setRequestHandler("tools/call", async (request, io) => {
     assertClientString("tool", "The tool name", request.params.name);
     const tool = tools.find((candidate) =>
-      candidate.name === request.params.name && (offer?.isOffered(candidate.name, declaredCapabilities(io)) ?? true)
+      candidate.name === request.params.name &&
+      (offer?.isOffered(candidate.name, declaredCapabilities(io)) ?? true)
     );
     if (tool === undefined) {
       throw new ProtocolError(

@@ -483,6 +483,12 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
    * the same admission as any request: the client's share, the in-flight
    * pool and the answer budget (released when the response body ends).
    */
+  /** Whether a parsed body is one `subscriptions/listen` request. */
+  function isListenRequest(body: unknown): boolean {
+    return typeof body === "object" && body !== null && !Array.isArray(body) &&
+      (body as { method?: unknown }).method === "subscriptions/listen";
+  }
+
   async function handleModern(
     request: Request,
     parsedBody: unknown,
@@ -505,12 +511,25 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     try {
       modernRoute ??= createModernRoute(
         () => options.createServer(loaded, { isStateless: false, era: "modern" }),
-        limits.maxBodyBytes,
+        { maxBodyBytes: limits.maxBodyBytes, maxSubscriptions: limits.maxSessions },
       );
       const response = await modernRoute.fetch(request, {
         parsedBody,
         authInfo: ticketAuthInfo(ticket),
       });
+      if (isListenRequest(parsedBody) && response.ok && response.body !== null) {
+        // A listen stream lives as long as the client listens: like the 2025 GET
+        // stream it is not a request in flight, so it gives its pool slot back;
+        // it keeps the client's share (one client cannot hold every stream) and
+        // the SDK caps subscriptions at the session cap (modern_route.ts).
+        release();
+        ticket.releaseAll();
+        openStreams++;
+        return whenBodyEnds(response, () => {
+          openStreams--;
+          releaseClient();
+        });
+      }
       return whenBodyEnds(response, finish);
     } catch (error) {
       finish();

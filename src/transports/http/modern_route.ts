@@ -41,16 +41,19 @@ export async function claimsModernEra(request: Request, parsedBody: unknown): Pr
  * `subscriptions/listen` streams carry list changes and resource updates.
  *
  * @param createServer Builds one per-request modern-era server.
- * @param maxBodyBytes The body cap our front already enforced, in bytes.
+ * @param limits `maxBodyBytes`: the body cap our front already enforced, in
+ *   bytes; `maxSubscriptions`: open `subscriptions/listen` streams at most
+ *   (the front passes its session cap).
  * @returns The SDK handler; `close()` it at shutdown.
  */
 export function createModernRoute(
   createServer: () => Server,
-  maxBodyBytes: number,
+  limits: { maxBodyBytes: number; maxSubscriptions: number },
 ): McpHttpHandler {
   const handler = createMcpHandler(() => createServer(), {
     legacy: "reject",
-    maxRequestBodySize: maxBodyBytes,
+    maxRequestBodySize: limits.maxBodyBytes,
+    maxSubscriptions: limits.maxSubscriptions,
     onerror: () => {},
   });
   const unregister = registerLiveNotifier(handler.notify);
