@@ -18,7 +18,7 @@ SAY_CORPORA = "$(DENO)" run --frozen --cached-only --allow-read --allow-env=SKIL
 	tests/support/say_corpora.ts
 
 .PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
-.PHONY: compile-plan schema
+.PHONY: compile-plan schema smoke mcpb descriptors
 .DEFAULT_GOAL := run
 
 ## run: serve examples/skills over stdio (or ARGS='serve ~/skills'); the same as
@@ -30,7 +30,7 @@ run:
 test: deps
 	@"$(DENO)" fmt --check >&2
 	@"$(DENO)" lint >&2
-	@"$(DENO)" check --frozen main.ts src tests bench >&2
+	@"$(DENO)" check --frozen main.ts src tests bench packaging .ci/smoke.ts >&2
 	@$(SAY_CORPORA)
 	@"$(DENO)" test --frozen --cached-only --allow-all --unstable-worker-options tests/
 
@@ -57,14 +57,35 @@ schema: deps
 print-flags:
 	@echo $(TRUSTED_FLAGS)
 
-## compile: build dist/skillgate with deno compile and the trusted flags
-## (offline: make compile DENORT_BIN=/path/to/denort; the full deno CLI is refused)
+## compile: build dist/skillgate-<os>-<arch> with deno compile and the trusted flags, then
+## smoke-test it; a failure removes it (offline: DENORT_BIN=/path/to/denort DENORT_SHA256=<sum>;
+## the full deno CLI is refused). See .ci/compile.sh for where denort comes from.
 compile: deps
-	@sh .ci/compile.sh "$(DENO)" dist/skillgate $(TRUSTED_FLAGS)
+	@sh .ci/compile.sh "$(DENO)" dist $(TRUSTED_FLAGS)
 
 ## compile-plan: print the deno compile argv, one element per line, without building
 compile-plan:
-	@sh .ci/compile.sh --plan "$(DENO)" dist/skillgate $(TRUSTED_FLAGS)
+	@sh .ci/compile.sh --plan "$(DENO)" dist $(TRUSTED_FLAGS)
+
+## mcpb: pack dist/skillgate-<version>.mcpb (the MCP Bundle) from the binaries in BINDIR
+## (default dist/, what make compile built) into MCPB_OUT (default dist/)
+BINDIR ?= dist
+MCPB_OUT ?= dist
+mcpb:
+	@sh .ci/mcpb_pack.sh $(BINDIR) $(MCPB_OUT)
+
+## descriptors: regenerate manifest.json, plugin/, server.json and the npm package.json from
+## packaging/identity.json (a test checks the committed ones are current)
+descriptors: deps
+	@"$(DENO)" run --frozen --cached-only --allow-read --allow-write packaging/generate.ts
+
+## smoke: the one smoke test (--version, permissions --json, an MCP stdio session on
+## examples/skills) of a skillgate command; make compile and the release workflow run it too.
+## make smoke CMD='dist/skillgate-linux-x64'  (default: this checkout's launcher)
+SMOKE := .ci/smoke.ts
+CMD ?= ./skillgate
+smoke: deps
+	@"$(DENO)" run --frozen --cached-only --allow-all $(SMOKE) -- $(CMD)
 
 ## deno, deps: install Deno and the locked dependencies (./skillgate does it on first run)
 deno: deps

@@ -12,6 +12,7 @@
 import { bannerText } from "./src/cli/banner.ts";
 import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
 import { helpText } from "./src/cli/help.ts";
+import { healthUrl, HealthUsageError, runHealthCommand } from "./src/cli/health_command.ts";
 import { launchWords } from "./src/cli/launch_command.ts";
 import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
 import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
@@ -32,6 +33,8 @@ import {
   runOverrideCommand,
   splitOverrideArgs,
 } from "./src/cli/override_command.ts";
+import { runSyncCommand } from "./src/cli/sync_command.ts";
+import { prepareRemote, startRemoteRefresh } from "./src/remote/remote_serve.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
@@ -47,6 +50,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 
 async function main(): Promise<number> {
   if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
+  if (Deno.args[0] === "health") return await healthCommand(Deno.args.slice(1));
   let config;
   let location: ConfigLocation | null;
   try {
@@ -86,6 +90,7 @@ async function main(): Promise<number> {
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
   if (config.command === "config") return await runConfigCommand(config, location, commandIo());
   if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
+  if (config.command === "sync") return await runSyncCommand(config, commandIo());
   try {
     config = await settleHttpToken(config); // --http: the token in force, read here only
   } catch (error) {
@@ -101,14 +106,28 @@ async function main(): Promise<number> {
     logErrorLine(`skillgate: ${error.message}`);
     return EXIT_USAGE;
   }
-  const { paths, failures } = await checkRoots(config.roots);
+  // Remote sources become roots from the cache alone: start-up never waits on the network.
+  const remote = await prepareRemote(config, (name) => Deno.env.get(name));
+  if (remote !== null && "error" in remote) {
+    logErrorLine(`skillgate: ${remote.error}`);
+    return EXIT_USAGE;
+  }
+  if (remote !== null) config = remote.config;
+  const { paths, failures } = await checkRoots(
+    config.roots.filter((root) => root.from !== "remote"),
+  );
   if (failures.length > 0) {
     for (const failure of failures) logErrorLine(`skillgate: ${failure.message}`);
     return EXIT_USAGE;
   }
-  const { scripts, explained } = await computeWorkerSet(config, paths, {
-    getEnv: (name) => Deno.env.get(name),
-  });
+  const { scripts, explained } = await computeWorkerSet(
+    config,
+    [...paths, ...remote?.paths ?? []],
+    {
+      getEnv: (name) => Deno.env.get(name),
+      ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
+    },
+  );
   if (scripts.refusal !== null) {
     logErrorLine(`skillgate: ${scripts.refusal}`);
     return EXIT_USAGE;
@@ -164,9 +183,14 @@ async function main(): Promise<number> {
     // Started by a client: one line for its log (what was served), never on stdout.
     session.ready.then((ready) => logErrorLine(startLine(config, ready)));
   }
+  const remoteRefresh = remote === null ? null : startRemoteRefresh(remote, {
+    updateRemoteRoots: (roots) => session.updateRemoteRoots(roots),
+    log: (line) => logErrorLine(`skillgate: ${line}`),
+  });
   const exit = await session.exited;
   // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
   void ownerWatch;
+  remoteRefresh?.close();
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
 }
@@ -188,6 +212,18 @@ async function overrideCommand(args: readonly string[]): Promise<number> {
       return EXIT_USAGE;
     }
     throw error;
+  }
+}
+
+/** `skillgate health [--url=URL]`: the container's HEALTHCHECK (probes /healthz). */
+async function healthCommand(args: readonly string[]): Promise<number> {
+  const writeErr = (text: string) => writeAll(Deno.stderr, safeTerminalText(text));
+  try {
+    return await runHealthCommand(healthUrl(args, (name) => Deno.env.get(name)), writeErr);
+  } catch (error) {
+    if (!(error instanceof HealthUsageError)) throw error;
+    logErrorLine(`skillgate: ${error.message}`);
+    return EXIT_USAGE;
   }
 }
 

@@ -11,7 +11,7 @@ import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
-import type { Catalog } from "../skills/skill.ts";
+import type { Catalog, Root } from "../skills/skill.ts";
 import {
   type GroupReplyMessage,
   type GroupRequestMessage,
@@ -19,6 +19,7 @@ import {
   type OverlayMessage,
   parseWorkerMessage,
   type ReadyMessage,
+  type RemoteRootsMessage,
   type ShutdownMessage,
   type StartMessage,
 } from "./messages.ts";
@@ -34,6 +35,8 @@ export interface WorkerSession {
   shutdown(): void;
   /** Hands the worker the owner's new overlay and caps (an `overlay` message). */
   postOverlay(update: { overlay: CatalogOverlay; caps: Caps }): void;
+  /** Hands the worker the remote sources' new roots (a `remote-roots` message). */
+  updateRemoteRoots(roots: readonly Root[]): void;
 }
 
 /**
@@ -120,7 +123,11 @@ export function startWorker(
     const message: OverlayMessage = { type: "overlay", ...update };
     if (!hasExited) worker.postMessage(message);
   };
-  return { ready, exited, shutdown, postOverlay };
+  const updateRemoteRoots = (roots: readonly Root[]) => {
+    const message: RemoteRootsMessage = { type: "remote-roots", roots };
+    if (!hasExited) worker.postMessage(message);
+  };
+  return { ready, exited, shutdown, postOverlay, updateRemoteRoots };
 }
 
 /** Acts on one process-group request with the trusted part's killer. */

@@ -59,6 +59,8 @@ export interface PermittedProgram {
  *   resolved; it still goes on the list so the worker can report it).
  * @param options `run`: absolute program paths with a reason each. @default none
  *   `listen`: the HTTP listen address (`--host`, `--http`). @default none (stdio)
+ *   `sourcesCache`: the sources cache folder, read only, when remote sources
+ *   are configured. @default none
  * @returns The permissions, frozen, and a reason per entry.
  */
 export function computeWorkerPermissions(
@@ -66,6 +68,7 @@ export function computeWorkerPermissions(
   options: {
     readonly run?: readonly PermittedProgram[];
     readonly listen?: { readonly host: string; readonly port: number };
+    readonly sourcesCache?: string;
   } = {},
 ): ExplainedPermissions {
   const read: string[] = [];
@@ -92,6 +95,12 @@ export function computeWorkerPermissions(
         ? "a configured skill root"
         : `the real path of the skill root "${root.path}"`;
     }
+  }
+  const cache = options.sourcesCache;
+  if (cache !== undefined && !read.includes(cache)) {
+    read.push(cache);
+    reasons[`read:${cache}`] =
+      "the sources cache, read only: remote sources' checked copies (the fetcher writes it)";
   }
   for (const name of WORKER_ENV_NAMES) {
     reasons[`env:${name}`] = "read by npm:yaml on every parse";

@@ -44,7 +44,7 @@ export interface WorkerSet {
 export async function computeWorkerSet(
   config: Config,
   roots: readonly RootPaths[],
-  options: { getEnv: (name: string) => string | undefined },
+  options: { getEnv: (name: string) => string | undefined; sourcesCache?: string },
 ): Promise<WorkerSet> {
   const scripts = await bootScripts(config, {
     ...options,
@@ -53,7 +53,8 @@ export async function computeWorkerSet(
   const run = spawnedPrograms(scripts.run, scripts.facts.isolation);
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
-  return { scripts, explained: computeWorkerPermissions(roots, { run, ...listen }) };
+  const cache = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
+  return { scripts, explained: computeWorkerPermissions(roots, { run, ...listen, ...cache }) };
 }
 
 /**

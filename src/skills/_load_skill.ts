@@ -82,7 +82,7 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
     return { skill: null, problems };
   }
   const findings = validateFrontmatter(parsed.frontmatter, {
-    dirName: candidate.name,
+    dirName: candidate.baseName,
     skillMdPath: read.path,
     keyLines: parsed.keyLines,
   });
@@ -110,6 +110,11 @@ export async function loadSkill(candidate: SkillCandidate, caps: Caps): Promise<
     .find((value): value is string => typeof value === "string");
   const skill: Skill = {
     name: candidate.name,
+    ...(candidate.prefix === undefined ? {} : {
+      baseName: candidate.baseName,
+      prefix: candidate.prefix,
+    }),
+    ...(candidate.source === undefined ? {} : { source: candidate.source }),
     dir: candidate.dir,
     realDir: candidate.realDir,
     root: candidate.root,

@@ -19,11 +19,13 @@ import type {
   ExitMessage,
   OverlayMessage,
   ReadyMessage,
+  RemoteRootsMessage,
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
 import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
 import type { LiveRefresh } from "../refresh/live_refresh.ts";
+import { createRemoteRootsHandler } from "../refresh/remote_roots_refresh.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { adoptCatalog } from "../skills/adopt_catalog.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
@@ -55,10 +57,19 @@ const owner: {
   pending: OverlayMessage | null;
 } = { context: null, refresh: null, isLive: false, pending: null };
 
+/** Set once serving: applies the trusted part's new remote roots. */
+let onRemoteRoots: ((roots: RemoteRootsMessage["roots"]) => void) | null = null;
+let pendingRemoteRoots: RemoteRootsMessage["roots"] | null = null;
+
 self.onmessage = (
-  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage>,
+  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage | RemoteRootsMessage>,
 ) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
+  if (event.data?.type === "remote-roots") {
+    if (onRemoteRoots === null) pendingRemoteRoots = event.data.roots;
+    else onRemoteRoots(event.data.roots);
+    return;
+  }
   if (event.data?.type === "overlay") {
     if (owner.context === null || !owner.isLive) owner.pending = event.data;
     else applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh });
@@ -140,8 +151,11 @@ async function serve(start: StartMessage): Promise<void> {
   const pending = owner.pending;
   owner.pending = null;
   if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
+  onRemoteRoots = createRemoteRootsHandler(await store, config);
+  if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
   const first = await loading;
-  post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
+  // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
+  post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   warmSearchIndex(await store).catch((error: unknown) => {
     console.error("skillgate: could not build the search index:", error);

@@ -14,7 +14,7 @@ import { ProtocolError, type ReadResourceResult } from "../sdk.ts";
 import { readServedFile, servedContents } from "./read_served_file.ts";
 import { resourceNotFound, resourceTooLarge } from "./resource_errors.ts";
 import { findServedFile, type ServedFile } from "./served_file.ts";
-import { parseSkillUri, skillFileUri } from "./skill_uri.ts";
+import { catalogPrefixes, parseSkillUri, skillFileUri } from "./skill_uri.ts";
 
 /** JSON-RPC code of a read refused because the answer budget stayed spent (retry later). */
 export const JSONRPC_SERVER_BUSY = -32000;
@@ -32,7 +32,7 @@ export function resolveResourceUri(
   catalog: Catalog,
   uri: string,
 ): ServedFile & { readonly uri: string } {
-  const parsed = parseSkillUri(uri);
+  const parsed = parseSkillUri(uri, catalogPrefixes(catalog));
   if (!parsed.ok) throw resourceNotFound(uri, parsed.reason);
   const served = findServedFile(catalog, parsed.name, parsed.path);
   if ("reason" in served) {

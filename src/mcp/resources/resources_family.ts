@@ -15,7 +15,12 @@ import type { ResourceTemplate } from "../sdk.ts";
 import { handlerExtra } from "../handler_extra.ts";
 import { readSkillResource, resolveResourceUri } from "./read_resource.ts";
 import { listResourcePage } from "./resource_page.ts";
-import { parseSkillUri, SKILL_FILE_URI_TEMPLATE, skillFileUri } from "./skill_uri.ts";
+import {
+  catalogPrefixes,
+  parseSkillUri,
+  SKILL_FILE_URI_TEMPLATE,
+  skillFileUri,
+} from "./skill_uri.ts";
 import { addSubscription, removeSubscription } from "./subscriptions.ts";
 
 /** The one resource template: any file of any skill. */
@@ -68,7 +73,10 @@ export const resourcesFamily: MethodFamily = {
       return {};
     });
     server.setRequestHandler("resources/unsubscribe", (request) => {
-      const parsed = parseSkillUri(request.params.uri);
+      const parsed = parseSkillUri(
+        request.params.uri,
+        catalogPrefixes(context.store.current()),
+      );
       if (parsed.ok) removeSubscription(server, skillFileUri(parsed.name, parsed.path));
       return {};
     });

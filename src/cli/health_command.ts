@@ -1,0 +1,91 @@
+/**
+ * `skillgate health [--url=URL]`: probes a running skillgate's `/healthz` and exits 0 when it
+ * answers 200, 1 otherwise, with the reason on stderr. It is the container image's
+ * HEALTHCHECK (the image carries no curl or wget) and works as an orchestrator's exec probe.
+ *
+ * @module
+ */
+
+/** How long one probe may take, in milliseconds, before it counts as a failure. */
+export const HEALTH_TIMEOUT_MS = 5_000;
+
+/** The port probed when neither --url nor a numeric SKILLGATE_HTTP says (--http's default). */
+const DEFAULT_PORT = 3000;
+
+/** A bad `health` command line; main.ts prints it and exits with the usage code. */
+export class HealthUsageError extends Error {}
+
+/**
+ * Decides the URL to probe.
+ *
+ * @param args The arguments after `health`: nothing, or `--url=URL` (http or https).
+ * @param getEnv Reads SKILLGATE_HTTP: a port number there gives http://127.0.0.1:PORT/healthz.
+ * @returns The URL.
+ * @throws {HealthUsageError} On an unknown argument or a URL that is not http(s).
+ */
+export function healthUrl(
+  args: readonly string[],
+  getEnv: (name: string) => string | undefined,
+): URL {
+  let url: string | null = null;
+  for (const arg of args) {
+    if (arg.startsWith("--url=")) url = arg.slice("--url=".length);
+    else {
+      throw new HealthUsageError(
+        `health takes only --url=URL (e.g. --url=http://127.0.0.1:8080/healthz), not "${
+          arg.slice(0, 40)
+        }"`,
+      );
+    }
+  }
+  if (url === null) {
+    const env = getEnv("SKILLGATE_HTTP") ?? "";
+    const port = /^\d{1,5}$/.test(env) ? Number(env) : DEFAULT_PORT;
+    return new URL(`http://127.0.0.1:${port}/healthz`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new HealthUsageError("--url must be an absolute http:// or https:// URL");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new HealthUsageError("--url must be an absolute http:// or https:// URL");
+  }
+  return parsed;
+}
+
+/**
+ * Probes the URL once.
+ *
+ * @param url What {@linkcode healthUrl} decided.
+ * @param writeErr Writes the one-line outcome (stderr).
+ * @param timeoutMs Give-up time in milliseconds (default {@linkcode HEALTH_TIMEOUT_MS}).
+ * @returns 0 when the answer is 200, else 1. Needs --allow-net to the URL's host.
+ */
+export async function runHealthCommand(
+  url: URL,
+  writeErr: (text: string) => Promise<void>,
+  timeoutMs = HEALTH_TIMEOUT_MS,
+): Promise<number> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await response.text()).slice(0, 80).trim();
+    if (response.status === 200) {
+      await writeErr(`skillgate: healthy (${url.origin}${url.pathname}: ${body || "200"})\n`);
+      return 0;
+    }
+    await writeErr(
+      `skillgate: unhealthy: ${url.origin}${url.pathname} answered ${response.status}\n`,
+    );
+    return 1;
+  } catch (error) {
+    const reason = error instanceof DOMException && error.name === "TimeoutError"
+      ? `no answer within ${timeoutMs} ms`
+      : error instanceof Error
+      ? error.message.slice(0, 200)
+      : String(error);
+    await writeErr(`skillgate: unhealthy: ${url.origin}${url.pathname}: ${reason}\n`);
+    return 1;
+  }
+}
