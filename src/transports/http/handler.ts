@@ -242,9 +242,13 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   Promise.resolve(options.store).then((loaded) => (store = loaded), () => {});
   let isDraining = false;
   let openStreams = 0;
-  /** Reads a body in the body pool (never in a request slot); counts it on its session. */
+  /**
+   * Reads a body in the body pool (never in a request slot); counts it on its
+   * session. A session's first body at once ranks above sessionless bodies, so
+   * a flood of stalled sessionless bodies cannot end it.
+   */
   const readBody = async (request: Request, session?: HttpSession) => {
-    const slot = bodyPool.enter();
+    const slot = bodyPool.enter(session !== undefined && session.bodyReads === 0 ? 1 : 0);
     if (session !== undefined) session.bodyReads++;
     try {
       return await readJsonBody(request, limits.maxBodyBytes, {
