@@ -125,16 +125,20 @@ async function serve(start: StartMessage): Promise<void> {
   if (config.options.http === null) {
     // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
     refresh = await startConfiguredRefresh(await store, config);
-    const server = createSkillServer({ store: await store, config, ...withScripts });
-    const { closed } = await serveOverStdio(server);
-    registerLiveServer(server);
+    const current = await store;
+    // One dual-era connection: the server is built on the first message, told its era.
+    const { closed } = await serveOverStdio(({ era }) => {
+      const server = createSkillServer({ store: current, config, era, ...withScripts });
+      registerLiveServer(server);
+      return server;
+    });
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     ended = closed.then((end) => end.exitCode);
   } else {
     const service = serveOverHttp(config, {
       store,
-      createServer: (current, { isStateless }) =>
-        createSkillServer({ store: current, config, isStateless, ...withScripts }),
+      createServer: (current, info) =>
+        createSkillServer({ store: current, config, ...info, ...withScripts }),
       signal: shutdownRequested.signal,
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });

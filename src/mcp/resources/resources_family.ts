@@ -11,14 +11,8 @@
 import { MAX_RESOURCE_READ_BYTES, RESOURCE_PAGE_SIZE } from "../../caps.ts";
 import { holdAnswerBytes } from "../answer_budget.ts";
 import type { MethodFamily } from "../family.ts";
-import {
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
-  type ResourceTemplate,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "../sdk.ts";
+import type { ResourceTemplate } from "../sdk.ts";
+import { handlerExtra } from "../handler_extra.ts";
 import { readSkillResource, resolveResourceUri } from "./read_resource.ts";
 import { listResourcePage } from "./resource_page.ts";
 import {
@@ -54,7 +48,7 @@ export const resourcesFamily: MethodFamily = {
   },
   install: (server, context) => {
     server.setRequestHandler(
-      ListResourcesRequestSchema,
+      "resources/list",
       (request) =>
         listResourcePage(context.store.current(), {
           cursor: request.params?.cursor,
@@ -62,23 +56,23 @@ export const resourcesFamily: MethodFamily = {
         }),
     );
     server.setRequestHandler(
-      ListResourceTemplatesRequestSchema,
+      "resources/templates/list",
       () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE] }),
     );
     server.setRequestHandler(
-      ReadResourceRequestSchema,
+      "resources/read",
       (request, extra) =>
         readSkillResource(context.store.current(), request.params.uri, {
           maxBytes: MAX_RESOURCE_READ_BYTES,
-          hold: (bytes) => holdAnswerBytes(extra, bytes),
+          hold: (bytes) => holdAnswerBytes(handlerExtra(extra), bytes),
         }),
     );
-    server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    server.setRequestHandler("resources/subscribe", (request) => {
       const served = resolveResourceUri(context.store.current(), request.params.uri);
       addSubscription(server, served.uri);
       return {};
     });
-    server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    server.setRequestHandler("resources/unsubscribe", (request) => {
       const parsed = parseSkillUri(
         request.params.uri,
         catalogPrefixes(context.store.current()),
