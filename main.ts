@@ -33,6 +33,8 @@ import {
   runOverrideCommand,
   splitOverrideArgs,
 } from "./src/cli/override_command.ts";
+import { runSyncCommand } from "./src/cli/sync_command.ts";
+import { prepareRemote, startRemoteRefresh } from "./src/remote/remote_serve.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
 import { releaseEnv } from "./src/sandbox/env_release.ts";
@@ -90,6 +92,7 @@ async function main(): Promise<number> {
   if (config.command === "validate") return await runValidateCommand(config, commandIo());
   if (config.command === "config") return await runConfigCommand(config, location, commandIo());
   if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
+  if (config.command === "sync") return await runSyncCommand(config, commandIo());
   try {
     config = await settleHttpToken(config); // --http: the token in force, read here only
   } catch (error) {
@@ -105,7 +108,16 @@ async function main(): Promise<number> {
     logErrorLine(`skillgate: ${error.message}`);
     return EXIT_USAGE;
   }
-  const { paths, failures } = await checkRoots(config.roots);
+  // Remote sources become roots from the cache alone: start-up never waits on the network.
+  const remote = await prepareRemote(config, (name) => Deno.env.get(name));
+  if (remote !== null && "error" in remote) {
+    logErrorLine(`skillgate: ${remote.error}`);
+    return EXIT_USAGE;
+  }
+  if (remote !== null) config = remote.config;
+  const { paths, failures } = await checkRoots(
+    config.roots.filter((root) => root.from !== "remote"),
+  );
   if (failures.length > 0) {
     for (const failure of failures) logErrorLine(`skillgate: ${failure.message}`);
     return EXIT_USAGE;
@@ -113,9 +125,14 @@ async function main(): Promise<number> {
   const cacheDir = prepareIndexCacheDir(config.indexCacheDir);
   if (cacheDir.warning !== null) logErrorLine(`skillgate: ${cacheDir.warning}`);
   if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
-  const { scripts, explained, indexCacheDir } = await computeWorkerSet(config, paths, {
-    getEnv: (name) => Deno.env.get(name),
-  });
+  const { scripts, explained, indexCacheDir } = await computeWorkerSet(
+    config,
+    [...paths, ...remote?.paths ?? []],
+    {
+      getEnv: (name) => Deno.env.get(name),
+      ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
+    },
+  );
   if (scripts.refusal !== null) {
     logErrorLine(`skillgate: ${scripts.refusal}`);
     return EXIT_USAGE;
@@ -179,9 +196,14 @@ async function main(): Promise<number> {
     // Started by a client: one line for its log (what was served), never on stdout.
     session.ready.then((ready) => logErrorLine(startLine(config, ready)));
   }
+  const remoteRefresh = remote === null ? null : startRemoteRefresh(remote, {
+    updateRemoteRoots: (roots) => session.updateRemoteRoots(roots),
+    log: (line) => logErrorLine(`skillgate: ${line}`),
+  });
   const exit = await session.exited;
   // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
   void ownerWatch;
+  remoteRefresh?.close();
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
 }

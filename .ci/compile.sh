@@ -27,6 +27,7 @@ WORKER_ENTRY=src/worker/entry.ts
 SMOKE=.ci/smoke.ts
 # SKILLGATE_DENORT_SUMS names another sums file (the tests use it to check a mismatch).
 SUMS=${SKILLGATE_DENORT_SUMS:-.ci/denort-$DENO_VERSION.sha256}
+FETCHER_ENTRY=src/remote/fetcher_entry.ts
 PROBE=skillgate-denort-probe
 
 plan=false
@@ -75,8 +76,8 @@ fi
 if [ "$target" != "$host" ]; then
   set -- "$@" --target "$target"
 fi
-# The worker module is loaded at run time by URL, so it must be named to be embedded.
-set -- compile "$@" --include "$WORKER_ENTRY" --output "$output" "$ENTRY"
+# The worker modules are loaded at run time by URL, so they must be named to be embedded.
+set -- compile "$@" --include "$WORKER_ENTRY" --include "$FETCHER_ENTRY" --output "$output" "$ENTRY"
 
 if [ "$plan" = true ]; then
   printf '%s\n' "$deno" "$@"

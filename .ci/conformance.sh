@@ -6,14 +6,17 @@
 #
 # Starts skillgate (`deno run` with the trusted flags, --http on a free loopback
 # port) on a temporary copy of the fixture corpus (tests/fixtures/corpus, always;
-# its first skill has a subfolder, so the directory scenario is fully checked),
-# runs every server scenario of spec 2025-11-25 plus the three SEP-2640
-# skills-extension scenarios, one by one; then does the same on a copy of the
-# real-world corpus when one is present. Stops each server with SIGTERM and
-# requires a clean exit (graceful shutdown). Finally .ci/conformance_report.ts
-# READS every check: expected failures (fixtures of the SDK's example server) are
-# listed in .ci/conformance-expected-failures.yml with their reasons; any other
-# failure, an unexplained skip, or a stale expected failure fails the run.
+# its first skill has a subfolder, so the directory scenario is fully checked)
+# and runs, at each spec revision (2025-11-25 and 2026-07-28): the suite's
+# requirement set (`--requirements`, which cannot be combined with `--scenario`),
+# then sep-2164-resource-not-found and the three SEP-2640 skills-extension
+# scenarios one by one (`--force`: the suite marks some as introduced later).
+# Then it does the same on a copy of the real-world corpus when one is present.
+# Stops each server with SIGTERM and requires a clean exit (graceful shutdown).
+# Finally .ci/conformance_report.ts READS every check: expected failures (the
+# suite's fixture surfaces, the tasks extension) are listed per revision in
+# .ci/conformance-expected-failures.yml with their reasons; any other failure,
+# an unexplained skip, or a stale expected failure fails the run.
 #
 # Environment: SKILLGATE_CORPUS names the real-world corpus (default
 # ../shared/corpus/anthropic-skills, used when it exists); CONFORMANCE_KEEP=1
@@ -22,8 +25,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CONFORMANCE=npm:@modelcontextprotocol/conformance@0.2.0-alpha.12
-SPEC=2025-11-25
-EXTENSION_SCENARIOS="sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory"
+SPECS="2025-11-25 2026-07-28"
+SINGLE_SCENARIOS="sep-2164-resource-not-found sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory"
 FIXTURE=tests/fixtures/corpus
 REAL=${SKILLGATE_CORPUS:-../shared/corpus/anthropic-skills}
 if [ -n "${SKILLGATE_CORPUS:-}" ] && [ ! -d "$REAL" ]; then
@@ -86,15 +89,22 @@ stop_server() {
   fi
 }
 
-# run_scenarios RUN URL SCENARIO...: one suite invocation per scenario, results in $work/results/RUN/.
+# run_requirements SPEC ROOT URL: the suite's requirement set of SPEC, results in $work/results/SPEC-ROOT/.
+run_requirements() {
+  local spec=$1 root=$2 target=$3
+  conformance server --url "$target" --requirements "$spec" \
+    -o "$work/results/$spec-$root" >"$work/$spec-$root-requirements.log" 2>&1 || true
+}
+
+# run_scenarios SPEC ROOT URL SCENARIO...: one suite invocation per scenario, results in $work/results/SPEC-ROOT/SCENARIO/.
 run_scenarios() {
-  local run=$1 target=$2 scenario force
-  shift 2
+  local spec=$1 root=$2 target=$3 scenario
+  shift 3
   for scenario in "$@"; do
-    force=()
-    case " $EXTENSION_SCENARIOS " in *" $scenario "*) force=(--force) ;; esac
-    conformance server --url "$target" --spec-version "$SPEC" "${force[@]}" \
-      --scenario "$scenario" -o "$work/results/$run/$scenario" >"$work/$run-$scenario.log" 2>&1 || true
+    rm -rf "$work/results/$spec-$root/server-$scenario-"*
+    conformance server --url "$target" --spec-version "$spec" --force \
+      --scenario "$scenario" -o "$work/results/$spec-$root/$scenario" \
+      >"$work/$spec-$root-$scenario.log" 2>&1 || true
   done
 }
 
@@ -109,18 +119,14 @@ else
 fi
 chmod -R u+w "$work/fixture" ${runs[1]:+"$work/real-world"}
 
-mapfile -t scenarios < <(conformance list --server --spec-version "$SPEC" | sed -n 's/^ *- \([a-z0-9-]*\) .*/\1/p')
-if [ "${#scenarios[@]}" -eq 0 ]; then
-  echo "conformance: the suite listed no server scenarios" >&2
-  exit 1
-fi
-# shellcheck disable=SC2206
-scenarios+=($EXTENSION_SCENARIOS)
-echo "conformance: ${#scenarios[@]} scenarios at spec $SPEC" >&2
-
 for run in "${runs[@]}"; do
   start_server "$run" "$work/$run"
-  run_scenarios "$run" "$url" "${scenarios[@]}"
+  for spec in $SPECS; do
+    echo "conformance: $run: --requirements $spec, then $SINGLE_SCENARIOS" >&2
+    run_requirements "$spec" "$run" "$url"
+    # shellcheck disable=SC2086
+    run_scenarios "$spec" "$run" "$url" $SINGLE_SCENARIOS
+  done
   stop_server
 done
 

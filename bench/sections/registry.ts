@@ -10,6 +10,7 @@
 import { httpSection } from "./http.ts";
 import { largeCatalogSection } from "./large_catalog.ts";
 import { liveRefreshSection } from "./live_refresh.ts";
+import { protocolErasSection } from "./protocol_eras.ts";
 import { searchSection } from "./search.ts";
 import type { BenchSection } from "./section.ts";
 import { skillRunSection } from "./skill_run.ts";
@@ -22,6 +23,7 @@ import { underAttackSection } from "./under_attack.ts";
 /** The sections `make bench` runs, in order. Add a section here, once. */
 export const SECTIONS: readonly BenchSection[] = Object.freeze([
   startupAndListingSection,
+  protocolErasSection,
   skillsExtensionSection,
   liveRefreshSection,
   searchSection,

@@ -8,7 +8,7 @@
 import type { Config } from "../config/config.ts";
 import type { ReadyMessage } from "../sandbox/messages.ts";
 import { VERSION } from "../version.ts";
-import { oneLine, safeTerminalText } from "./terminal_text.ts";
+import { oneLine, oneLineName, safeTerminalText } from "./terminal_text.ts";
 import { shellCommand } from "./shell_quote.ts";
 
 /**
@@ -32,7 +32,7 @@ export function bannerText(
   launch: readonly string[],
   isolation: string | null = null,
 ): string {
-  const roots = config.roots.map((root) => `  ${oneLine(root.path)} (${root.from})`).join("\n");
+  const roots = config.roots.map((root) => `  ${oneLineName(root.path)} (${root.from})`).join("\n");
   const problems = ready.problemLines.length === 0
     ? ""
     : `\nProblems (${ready.errorCount} errors, ${ready.warningCount} warnings):\n` +

@@ -32,6 +32,7 @@ Usage:
   skillgate override NAME --disable|--enable|--hide-from-model|--show-to-model|--no-prompt|--prompt
                                           edit overrides.json (no switch: print it)
   skillgate health [--url=URL]            probe a running --http server's /healthz (exit 0 if 200)
+  skillgate sync [--update [SPEC...]]     fetch remote sources (--source) and write the lock
   skillgate --help | --version
 
 Connect a client (stdio; see README, "Connect an MCP client"), e.g. Claude Code:
@@ -72,6 +73,8 @@ function flagSyntax(option: OptionSpec): string {
       return `--${option.flag}=${option.kind.values.join("|")}`;
     case "integer":
       return `--${option.flag}=N`;
+    case "repeatable":
+      return `--${option.flag}=SPEC (repeatable)`;
     default:
       return `--${option.flag}=VALUE`;
   }

@@ -26,6 +26,7 @@ import { applyOverlay, type SkillOverrides } from "../skills/overrides.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { renderListTable } from "./list_table.ts";
 import { usableRoots } from "./usable_roots.ts";
+import { prepareRemote } from "../remote/remote_serve.ts";
 import { jsonForTerminal } from "./terminal_text.ts";
 
 /**
@@ -42,11 +43,19 @@ import { jsonForTerminal } from "./terminal_text.ts";
  *   a root is missing, unreadable or not a folder.
  */
 export async function runListCommand(
-  config: Config,
+  given: Config,
   io: CommandIo,
   overrides: SkillOverrides = {},
 ): Promise<number> {
-  if ((await usableRoots(config.roots, io)) === null) return EXIT_USAGE;
+  // Remote sources are listed from the cache as serve would start with them (no network).
+  const remote = await prepareRemote(given, io.getEnv);
+  if (remote !== null && "error" in remote) {
+    await io.writeErr(`skillgate: ${remote.error}\n`);
+    return EXIT_USAGE;
+  }
+  const config = remote?.config ?? given;
+  const local = config.roots.filter((root) => root.from !== "remote");
+  if ((await usableRoots(local, io)) === null) return EXIT_USAGE;
   const boot = await bootScripts(config, { getEnv: io.getEnv });
   if (boot.warning !== null) await io.writeErr(`skillgate: ${boot.warning}\n`);
   const scripts = createScriptService(config, boot.facts, { killer: boot.groupKiller });

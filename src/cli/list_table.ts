@@ -8,7 +8,7 @@
 
 import type { SkillListAnswer } from "../mcp/tools/skill_list.ts";
 import { problemLine } from "./problem_line.ts";
-import { cutToWidth, oneLine, padEnd } from "./terminal_text.ts";
+import { cutToWidth, oneLine, oneLineName, padEnd } from "./terminal_text.ts";
 
 /** Widest name column; longer names are cut with `…`. */
 const MAX_NAME_COLUMNS = 40;
@@ -37,7 +37,7 @@ export function renderListTable(answer: SkillListAnswer, options: ListTableOptio
     `${count} skill${count === 1 ? "" : "s"} from ${answer.roots.length} ` +
       `root${answer.roots.length === 1 ? "" : "s"}${answer.hosted ? " (hosted)" : ""}:`,
   );
-  for (const root of answer.roots) lines.push(`  ${oneLine(root.path)} (${root.from})`);
+  for (const root of answer.roots) lines.push(`  ${oneLineName(root.path)} (${root.from})`);
   lines.push("");
   if (count === 0) lines.push("No skills found.");
   else lines.push(...skillRows(answer.skills, options.columns));
@@ -64,7 +64,7 @@ export function formatBytes(bytes: number): string {
 }
 
 function skillRows(skills: SkillListAnswer["skills"], columns: number): string[] {
-  const names = skills.map((skill) => oneLine(skill.name));
+  const names = skills.map((skill) => oneLineName(skill.name));
   const nameWidth = Math.min(
     MAX_NAME_COLUMNS,
     Math.max(4, ...names.map((name) => [...name].length)),

@@ -17,6 +17,7 @@ import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 import { jsonForTerminal, oneLine, padEnd } from "./terminal_text.ts";
 import { usableRoots } from "./usable_roots.ts";
+import { prepareRemote } from "../remote/remote_serve.ts";
 
 /** The kinds of worker permission shown, in order. */
 export const WORKER_PERMISSION_KINDS = ["read", "run", "env", "net", "write", "sys"] as const;
@@ -32,6 +33,11 @@ export type WorkerPermissionKind = typeof WORKER_PERMISSION_KINDS[number];
 export interface PermissionsReport {
   readonly trusted: { readonly flags: string[] };
   readonly worker: Record<WorkerPermissionKind, string[]>;
+  /**
+   * The fetcher worker's set when remote sources are configured (its reasons
+   * are keyed `fetcher:kind:value`); absent otherwise.
+   */
+  readonly fetcher?: Record<WorkerPermissionKind, string[]>;
   readonly reasons: Record<string, string>;
   /** How scripts are contained here (`sandbox`, `pid-namespace` or `process-group`), and why. */
   readonly isolation?: { readonly mode: string; readonly note: string };
@@ -49,16 +55,27 @@ export interface PermissionsReport {
  * @param io Outputs and the environment lookup.
  * @returns 0 once printed, or 2 when a root is missing, unreadable or not a folder.
  */
-export async function runPermissionsCommand(config: Config, io: CommandIo): Promise<number> {
-  const paths = await usableRoots(config.roots, io);
+export async function runPermissionsCommand(given: Config, io: CommandIo): Promise<number> {
+  const remote = await prepareRemote(given, io.getEnv);
+  if (remote !== null && "error" in remote) {
+    await io.writeErr(`skillgate: ${remote.error}\n`);
+    return EXIT_USAGE;
+  }
+  const config = remote?.config ?? given;
+  const paths = await usableRoots(config.roots.filter((root) => root.from !== "remote"), io);
   if (paths === null) return EXIT_USAGE;
   // The one-shot command reads the skills to describe each granted script's containment;
   // the set itself is decided from the grant alone, exactly as for `serve`.
   const describe = await buildCatalog(config.roots, config.caps);
-  const { scripts, explained } = await computeWorkerSet(config, paths, {
-    getEnv: io.getEnv,
-    describe,
-  });
+  const { scripts, explained } = await computeWorkerSet(
+    config,
+    [...paths, ...remote?.paths ?? []],
+    {
+      getEnv: io.getEnv,
+      describe,
+      ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
+    },
+  );
   if (scripts.refusal !== null) {
     await io.writeErr(`skillgate: ${scripts.refusal}\n`);
     return EXIT_USAGE;
@@ -72,6 +89,7 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
   const report = permissionsReport(explained, {
     isolation: { mode: isolation.mode, note: isolation.note },
     scripts: scripts.containment,
+    fetcher: remote?.setup.fetcher ?? null,
   });
   await io.writeOut(
     config.options.json ? `${jsonForTerminal(report)}\n` : renderPermissions(report),
@@ -83,16 +101,21 @@ export async function runPermissionsCommand(config: Config, io: CommandIo): Prom
  * Builds the report from the static flags and a computed worker set. Pure.
  *
  * @param worker The worker's permissions and reasons (from `computeWorkerSet`).
- * @param scripts The isolation in force and each granted script's
- *   containment (from the script boot). @default absent
+ * @param extras The isolation in force and each granted script's
+ *   containment (from the script boot), and `fetcher`: the fetcher worker's
+ *   set (`computeFetcherPermissions`), or null when no remote source is
+ *   configured. @default absent
  * @returns The `--json` shape; a worker kind that is empty is `[]`.
  * @throws {Error} When the worker set holds an `ffi` entry: the report has
  *   no place for it, and showing a set without it would be a lie.
  */
 export function permissionsReport(
   worker: ExplainedPermissions,
-  scripts: Pick<PermissionsReport, "isolation" | "scripts"> = {},
+  extras: Pick<PermissionsReport, "isolation" | "scripts"> & {
+    readonly fetcher?: ExplainedPermissions | null;
+  } = {},
 ): PermissionsReport {
+  const { fetcher = null, ...scripts } = extras;
   if (worker.permissions.ffi.length > 0) {
     throw new Error(
       `The worker's permission set holds ffi entries ("${worker.permissions.ffi.join('", "')}") ` +
@@ -108,16 +131,26 @@ export function permissionsReport(
       reasons[`${kind}:${value}`] = worker.reasons[`${kind}:${value}`] ?? "no reason recorded";
     }
   }
+  const kinds = (permissions: ExplainedPermissions["permissions"]) => ({
+    read: [...permissions.read],
+    run: [...permissions.run],
+    env: [...permissions.env],
+    net: [...permissions.net],
+    write: [...permissions.write],
+    sys: [...permissions.sys],
+  });
+  if (fetcher !== null) {
+    for (const kind of WORKER_PERMISSION_KINDS) {
+      for (const value of fetcher.permissions[kind]) {
+        reasons[`fetcher:${kind}:${value}`] = fetcher.reasons[`${kind}:${value}`] ??
+          "no reason recorded";
+      }
+    }
+  }
   return {
     trusted: { flags },
-    worker: {
-      read: [...set.read],
-      run: [...set.run],
-      env: [...set.env],
-      net: [...set.net],
-      write: [...set.write],
-      sys: [...set.sys],
-    },
+    worker: kinds(set),
+    ...(fetcher === null ? {} : { fetcher: kinds(fetcher.permissions) }),
     reasons,
     ...scripts,
   };
@@ -168,6 +201,21 @@ export function renderPermissions(report: PermissionsReport): string {
       const target = mount.kind === "symlink" ? ` -> ${oneLine(mount.source ?? "")}` : "";
       lines.push(`    ${padEnd(mount.kind, 7)} ${oneLine(mount.path)}${target}`);
     }
+  }
+  if (report.fetcher !== undefined) {
+    lines.push("", "Fetcher (remote sources: the only part that reaches the network):");
+    for (const kind of WORKER_PERMISSION_KINDS) {
+      const values = report.fetcher[kind];
+      if (values.length === 0) {
+        lines.push(`  ${padEnd(kind, 5)}  none`);
+        continue;
+      }
+      for (const value of values) {
+        lines.push(`  ${padEnd(kind, 5)}  ${oneLine(value)}`);
+        lines.push(`         ${oneLine(report.reasons[`fetcher:${kind}:${value}`] ?? "")}`);
+      }
+    }
+    lines.push(`  ${padEnd("ffi", 5)}  none`);
   }
   return lines.map((line) => `${line}\n`).join("");
 }

@@ -7,7 +7,7 @@
 
 import { relative } from "node:path";
 import type { Problem } from "../skills/problem.ts";
-import { oneLine } from "./terminal_text.ts";
+import { oneLine, oneLineName } from "./terminal_text.ts";
 
 /**
  * A problem as {@linkcode problemLine} reads it: a {@linkcode Problem}, or the
@@ -60,10 +60,9 @@ export function problemLocation(problem: ProblemView, options: ProblemLineOption
  * @returns One line without a trailing newline.
  */
 export function problemLine(problem: ProblemView, options: ProblemLineOptions = {}): string {
-  return oneLine(
-    `${problemLocation(problem, options)}: ${problem.severity} ${problem.reason}: ` +
-      problem.detail,
-  );
+  // The location is a path: exact, a line break escaped. The detail is prose, flattened.
+  return `${oneLineName(problemLocation(problem, options))}: ` +
+    oneLine(`${problem.severity} ${problem.reason}: ${problem.detail}`);
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { Config } from "../config/config.ts";
 import type { ReadyMessage } from "../sandbox/messages.ts";
 import { VERSION } from "../version.ts";
-import { oneLine } from "./terminal_text.ts";
+import { oneLineName } from "./terminal_text.ts";
 
 /**
  * Renders the start-up line: version, roots, skills served and problems by
@@ -21,7 +21,7 @@ import { oneLine } from "./terminal_text.ts";
  *   `skillgate 0.1.0: serving 2 skills over stdio from /s (argument); problems: 0 errors, 1 warning`.
  */
 export function startLine(config: Config, ready: ReadyMessage): string {
-  const roots = config.roots.map((root) => `${oneLine(root.path)} (${root.from})`).join(", ");
+  const roots = config.roots.map((root) => `${oneLineName(root.path)} (${root.from})`).join(", ");
   const skills = `${ready.skillCount} ${ready.skillCount === 1 ? "skill" : "skills"}`;
   const problems = `${count(ready.errorCount, "error")}, ${count(ready.warningCount, "warning")}`;
   const hint = ready.errorCount + ready.warningCount > 0 ? " (skillgate list shows them)" : "";

@@ -76,8 +76,29 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
+/** Every whitespace character other than the plain space (line breaks, tabs, U+2028/9, ...). */
+const NOT_A_SPACE = /[^\S ]/gu;
+
 /**
- * Flattens text to one line: escapes control characters, then collapses every
+ * Shows a name or path on one line exactly: every character that is not a
+ * plain space but would move the cursor (`\n`, `\r`, `\t`, U+0085,
+ * U+2028/9, ...) and every control or bidi character becomes `\u{...}`, so
+ * a folder named `a\nb` prints as `a\u{a}b`, never as `a b` (a different
+ * name). Nothing is trimmed or collapsed.
+ *
+ * @param text A name or path.
+ * @returns One line.
+ */
+export function oneLineName(text: string): string {
+  return safeTerminalText(text).replace(
+    NOT_A_SPACE,
+    (char) => `\\u{${char.codePointAt(0)?.toString(16)}}`,
+  );
+}
+
+/**
+ * Flattens prose to one line (for names and paths use
+ * {@linkcode oneLineName}): escapes control characters, then collapses every
  * run of whitespace (line breaks included) to one space and trims.
  *
  * @param text Any text, e.g. a multi-line description.

@@ -20,6 +20,15 @@ import {
   type OptionSpec,
   type OptionValues,
 } from "./options.ts";
+import { decideEndpoints, EndpointError } from "../remote/github_hosts.ts";
+import {
+  type GitHubSource,
+  isOwnerAllowed,
+  parseSourceSpec,
+  SourceSpecError,
+  splitSourceList,
+} from "../remote/source_spec.ts";
+import { PREFIX_SEPARATOR } from "../skills/discover.ts";
 
 /** A command line or environment value that cannot be used. Exit code 2. */
 export class UsageError extends Error {
@@ -54,7 +63,7 @@ export const HOSTED_MARKERS: readonly string[] = Object.freeze([
   "MCP_BLOB_BASE_URL",
 ]);
 
-const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions", "config"];
+const COMMANDS: readonly Command[] = ["serve", "list", "validate", "permissions", "sync", "config"];
 
 /**
  * Parses `skillgate [serve|list|validate|permissions|config] [PATH...] [options]`.
@@ -110,6 +119,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
   let command: Command = "serve";
   const positional: string[] = [];
   let sawCommand = false;
+  let sourcesFromFlags = false;
   for (let index = 0; index < input.args.length; index++) {
     const arg = input.args[index] ?? "";
     if (arg === "--help" || arg === "-h" || arg === "help") return simpleConfig("help", values);
@@ -125,6 +135,18 @@ export function parseCommandLine(input: CommandLineInput): Config {
         throw new UsageError(`Unknown option "${arg}"; run "skillgate --help" for the list`);
       }
       let value = inlineValue;
+      if (option.kind.type === "repeatable") {
+        // A flag wins over the variable and the file: the first --source drops theirs.
+        if (!sourcesFromFlags) values.sources = [];
+        sourcesFromFlags = true;
+        if (value === undefined) value = input.args[++index];
+        if (value === undefined || value.trim() === "") {
+          throw new UsageError(`Option "--${flag}" needs a value`);
+        }
+        values.sources.push(value.trim());
+        sources[option.key] = "flag";
+        continue;
+      }
       if (value === undefined && option.kind.type === "port") {
         // `--http 8080`: a following all-digit argument is the port, not a root.
         const next = input.args[index + 1];
@@ -156,9 +178,21 @@ export function parseCommandLine(input: CommandLineInput): Config {
     }
   };
   const targets = command === "validate" ? positional.map(resolvePath) : [];
+  const remoteSources = parseSources(values, { hostedBy, sourcesFromFlags });
+  // sync's arguments are the sources to --update, not roots.
+  const updateSpecs = command === "sync"
+    ? positional.map((spec) => sourceArgument(spec, remoteSources))
+    : [];
   const hostedPath = input.getEnv("MCP_SKILLS_PATH");
   const skillsDir = input.getEnv("SKILLS_DIR");
-  if (command !== "validate") {
+  if (command === "sync") {
+    if (remoteSources.length === 0) {
+      throw new UsageError(
+        "Nothing to sync; name remote sources with --source=github:OWNER/REPO (repeatable) or " +
+          "SKILLGATE_SOURCES, and their owners with --github-allow",
+      );
+    }
+  } else if (command !== "validate") {
     if (!isUnsetValue(hostedPath)) {
       addRoots(splitRootList(hostedPath), "MCP_SKILLS_PATH");
       if (positional.length > 0) {
@@ -185,7 +219,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
     }
     if (roots.length === 0 && (input.isLocatingFile === true || command === "config")) {
       // `config` shows the configuration even without roots; the first pass only locates the file.
-    } else if (roots.length === 0) {
+    } else if (roots.length === 0 && remoteSources.length === 0) {
       throw new UsageError(
         `No skill root given; pass a folder (skillgate ${command} ~/skills) or set SKILLS_DIR`,
       );
@@ -199,12 +233,13 @@ export function parseCommandLine(input: CommandLineInput): Config {
       : resolvePath(values.httpTokenFile);
   }
   if (values.config !== null) values.config = resolvePath(values.config);
+  const prefixedRoots = applyRootPrefixes(roots, values.rootPrefix, resolvePath, remoteSources);
   const httpToken = input.getEnv("SKILLGATE_HTTP_TOKEN");
   refuseTokenPlaceholders(values, input.getEnv);
   const scripts = scriptSettings(input.getEnv, resolvePath);
   return deepFreeze({
     command,
-    roots,
+    roots: prefixedRoots,
     targets,
     hosted: hostedBy !== null,
     hostedBy,
@@ -221,6 +256,116 @@ export function parseCommandLine(input: CommandLineInput): Config {
     }),
     sources,
     configFile: file === null ? null : file.path,
+    remoteSources,
+    lockPath: values.lock === null
+      ? resolvePath("skillgate.lock")
+      : sources.lock === "file"
+      ? resolveFilePath(values.lock)
+      : resolvePath(values.lock),
+    updateSpecs,
+  });
+}
+
+/**
+ * Parses the remote sources and applies the start-up refusals: a spec that
+ * does not parse, an owner off `--github-allow`, `--source` flags when
+ * hosted (there only the host's `SKILLGATE_SOURCES` counts), two sources with
+ * one prefix, an unusable `--github-api`.
+ */
+function parseSources(
+  values: OptionValues,
+  context: { hostedBy: string | null; sourcesFromFlags: boolean },
+): GitHubSource[] {
+  if (values.sources.length === 0) return [];
+  if (context.hostedBy !== null && context.sourcesFromFlags) {
+    throw new UsageError(
+      `Hosted (${context.hostedBy}): remote sources come only from the host's ` +
+        "SKILLGATE_SOURCES, not from --source; ask the host to set them",
+    );
+  }
+  try {
+    decideEndpoints(values.githubApi, values.githubDownloadHost);
+  } catch (error) {
+    if (error instanceof EndpointError) throw new UsageError(error.message);
+    throw error;
+  }
+  const sources: GitHubSource[] = [];
+  for (const text of values.sources) {
+    let source: GitHubSource;
+    try {
+      source = parseSourceSpec(text);
+    } catch (error) {
+      if (error instanceof SourceSpecError) throw new UsageError(error.message);
+      throw error;
+    }
+    if (!isOwnerAllowed(source.owner, values.githubAllow)) {
+      throw new UsageError(
+        `Source "${source.given}" is refused: its owner "${source.owner}" is not allowed. ` +
+          "Remote sources are denied by default; add the owner with --github-allow or " +
+          "SKILLGATE_GITHUB_ALLOW to fetch it",
+      );
+    }
+    const same = sources.find((other) => other.spec === source.spec);
+    if (same !== undefined) continue;
+    const clash = sources.find((other) => other.prefix === source.prefix);
+    if (clash !== undefined) {
+      throw new UsageError(
+        `Sources "${clash.given}" and "${source.given}" share the prefix "${source.prefix}"; ` +
+          "give one another with ,prefix=NAME",
+      );
+    }
+    sources.push(source);
+  }
+  return sources;
+}
+
+/** `sync --update SPEC`: the configured source SPEC names, as its canonical spec. */
+function sourceArgument(text: string, sources: readonly GitHubSource[]): string {
+  let spec: string;
+  try {
+    spec = parseSourceSpec(text).spec;
+  } catch (error) {
+    if (error instanceof SourceSpecError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!sources.some((source) => source.spec === spec)) {
+    throw new UsageError(
+      `"${text}" is not one of the configured sources; sync --update takes a --source spec`,
+    );
+  }
+  return spec;
+}
+
+/** `--root-prefix PREFIX=PATH,...`: gives the named roots a prefix. */
+function applyRootPrefixes(
+  roots: readonly Root[],
+  entries: readonly string[],
+  resolvePath: (path: string) => string,
+  sources: readonly GitHubSource[],
+): Root[] {
+  const prefixes = new Map<string, string>();
+  for (const entry of entries) {
+    const equals = entry.indexOf("=");
+    const prefix = entry.slice(0, equals);
+    if (equals < 1 || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(prefix) || prefix.length > 64) {
+      throw new UsageError(
+        `--root-prefix takes PREFIX=PATH (PREFIX: lowercase a-z, digits, single '-'), got ` +
+          `"${entry}"`,
+      );
+    }
+    const path = resolvePath(entry.slice(equals + 1));
+    if (!roots.some((root) => root.path === path)) {
+      throw new UsageError(`--root-prefix names "${path}", which is not a configured root`);
+    }
+    const taken = [...prefixes.values(), ...sources.map((source) => source.prefix)];
+    if (taken.includes(prefix) || prefix.includes(PREFIX_SEPARATOR)) {
+      throw new UsageError(`--root-prefix "${prefix}" is already used by another root or source`);
+    }
+    prefixes.set(path, prefix);
+  }
+  return roots.map((root) => {
+    const prefix = prefixes.get(root.path);
+    return prefix === undefined ? root : { ...root, prefix };
   });
 }
 
@@ -325,6 +470,9 @@ function simpleConfig(command: Command, values: OptionValues): Config {
     indexCacheDir: null,
     sources: Object.fromEntries(OPTIONS.map((option) => [option.key, "default"])),
     configFile: null,
+    remoteSources: [],
+    lockPath: "skillgate.lock",
+    updateSpecs: [],
   });
 }
 
@@ -420,6 +568,9 @@ function applyOption(
       target[option.key] = value;
       return;
     }
+    case "repeatable":
+      target[option.key] = splitSourceList(raw ?? "");
+      return;
     case "list": {
       const entries = (raw ?? "").split(",").map((entry) => entry.trim()).filter((entry) =>
         entry !== ""
@@ -500,8 +651,12 @@ function parseInteger(value: string, source: string, min: number, max: number): 
   return parsed;
 }
 
+/**
+ * Resolves a path exactly as given: never trimmed (a folder name may end in a
+ * space). Only variable lists trim their entries, in `splitRootList`.
+ */
 function resolveUserPath(value: string, cwd: string, home: string | undefined): string {
-  let path = value.trim();
+  let path = value;
   if ((path === "~" || path.startsWith("~/")) && home !== undefined && home !== "") {
     path = join(home, path.slice(1));
   }

@@ -9,6 +9,7 @@
 import type { Caps } from "../caps.ts";
 import type { Root } from "../skills/skill.ts";
 import type { OptionValues } from "./options.ts";
+import type { GitHubSource } from "../remote/source_spec.ts";
 
 /** What the command line asked for. */
 export type Command =
@@ -17,6 +18,7 @@ export type Command =
   | "validate"
   | "permissions"
   | "config"
+  | "sync"
   | "help"
   | "version";
 
@@ -91,4 +93,13 @@ export interface Config {
   readonly sources?: Readonly<Record<string, OptionSource>>;
   /** The configuration file that was read, or null when none was. */
   readonly configFile?: string | null;
+  /**
+   * Remote sources, parsed, each owner on `--github-allow` (a source off the
+   * list stops start-up). Empty when none is configured.
+   */
+  readonly remoteSources: readonly GitHubSource[];
+  /** The lock file, absolute (`--lock`, or `skillgate.lock` in the working directory). */
+  readonly lockPath: string;
+  /** `sync --update SPEC...`: the canonical specs to move; empty means all. */
+  readonly updateSpecs: readonly string[];
 }

@@ -83,7 +83,9 @@ export function isPresentValue(value: string | undefined): boolean {
 }
 
 /**
- * Splits a root list on `:` and `,`, dropping blank entries.
+ * Splits a root list on `:` and `,`, dropping blank entries. Only variable
+ * lists (`MCP_SKILLS_PATH`, `SKILLS_DIR`) are split and trimmed: a host
+ * writing `a, b` means two roots. A ROOT argument is never trimmed.
  *
  * @param value A list such as `/a/skills:/b/skills` or `/a,/b`.
  * @returns The entries, trimmed, in order.

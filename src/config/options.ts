@@ -25,7 +25,9 @@ export type OptionKind =
     /** What each entry must be: `host[:port]` or an origin; anything when absent. */
     readonly entries?: "host" | "origin";
   }
-  | { readonly type: "port"; readonly defaultPort: number };
+  | { readonly type: "port"; readonly defaultPort: number }
+  /** Repeatable flag, one value each; its variable is whitespace-separated. */
+  | { readonly type: "repeatable" };
 
 /** One option: flag, variable, kind, default and help. */
 export interface OptionSpec {
@@ -113,6 +115,30 @@ export interface OptionValues extends Caps {
   config: string | null;
   /** Read no configuration file. */
   noConfig: boolean;
+  /** Remote sources as written (`--source`, repeatable; `SKILLGATE_SOURCES`). */
+  sources: string[];
+  /** Owners whose GitHub repositories may be fetched (default none). */
+  githubAllow: string[];
+  /** GitHub REST API base URL. */
+  githubApi: string;
+  /** Host tarball redirects may lead to (`host[:port]`), or null to derive it. */
+  githubDownloadHost: string | null;
+  /** Lock file path, or null for `skillgate.lock` in the working directory. */
+  lock: string | null;
+  /** Serve only content matching the lock; `sync` refuses to change it. */
+  frozen: boolean;
+  /** Seconds between polls of remote sources; 0 off. */
+  poll: number;
+  /** `sync`: move pins forward. */
+  update: boolean;
+  /** `PREFIX=PATH` entries giving local roots a served-name prefix. */
+  rootPrefix: string[];
+  /** Remote fetch caps (`src/remote/remote_caps.ts`). */
+  remoteMaxArchiveBytes: number;
+  remoteMaxUnpackedBytes: number;
+  remoteMaxMembers: number;
+  remoteMaxMemberBytes: number;
+  remoteTimeoutSeconds: number;
 }
 
 /** The defaults of {@linkcode OptionValues}: {@linkcode DEFAULT_CAPS} and the rest. */
@@ -135,6 +161,20 @@ export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
   isolation: "auto",
   config: null,
   noConfig: false,
+  sources: [],
+  githubAllow: [],
+  githubApi: "https://api.github.com",
+  githubDownloadHost: null,
+  lock: null,
+  frozen: false,
+  poll: 300,
+  update: false,
+  rootPrefix: [],
+  remoteMaxArchiveBytes: 64 * 1024 * 1024,
+  remoteMaxUnpackedBytes: 256 * 1024 * 1024,
+  remoteMaxMembers: 20_000,
+  remoteMaxMemberBytes: 16 * 1024 * 1024,
+  remoteTimeoutSeconds: 120,
 });
 
 const integer = (min: number, max: number): OptionKind => ({ type: "integer", min, max });
@@ -323,5 +363,113 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     kind: { type: "boolean" },
     help: "read no configuration file (nor overrides.json beside it)",
     isFileKey: false,
+  },
+  {
+    flag: "root-prefix",
+    env: "SKILLGATE_ROOT_PREFIX",
+    key: "rootPrefix",
+    kind: { type: "list" },
+    help: "serve a local root's skills as PREFIX__NAME: PREFIX=PATH (comma-separated)",
+  },
+  {
+    flag: "source",
+    env: "SKILLGATE_SOURCES",
+    key: "sources",
+    kind: { type: "repeatable" },
+    help: "remote source github:OWNER/REPO[/PATH][@REF][,prefix=NAME] (repeatable; the " +
+      "variable is whitespace-separated)",
+    narrowing: "subset",
+  },
+  {
+    flag: "github-allow",
+    env: "SKILLGATE_GITHUB_ALLOW",
+    key: "githubAllow",
+    kind: { type: "list" },
+    help: "GitHub owners whose repositories may be fetched (comma-separated; default none)",
+    narrowing: "subset",
+  },
+  {
+    flag: "github-api",
+    env: "SKILLGATE_GITHUB_API",
+    key: "githubApi",
+    kind: { type: "string" },
+    help: "GitHub REST API URL (default https://api.github.com; Enterprise: https://HOST/api/v3)",
+  },
+  {
+    flag: "github-download-host",
+    env: "SKILLGATE_GITHUB_DOWNLOAD_HOST",
+    key: "githubDownloadHost",
+    kind: { type: "string" },
+    help: "host[:port] tarballs are downloaded from (default codeload.github.com, or the " +
+      "Enterprise host)",
+  },
+  {
+    flag: "lock",
+    env: "SKILLGATE_LOCK",
+    key: "lock",
+    kind: { type: "string" },
+    help: "lock file pinning remote sources (default ./skillgate.lock; sync creates it)",
+  },
+  {
+    flag: "frozen",
+    env: "SKILLGATE_FROZEN",
+    key: "frozen",
+    kind: { type: "boolean" },
+    help: "serve a remote source only if it matches the lock; sync refuses to change the lock",
+    narrowing: { order: [true, false] },
+  },
+  {
+    flag: "poll",
+    env: "SKILLGATE_POLL",
+    key: "poll",
+    kind: integer(0, 86_400),
+    help: "seconds between checks of remote sources, conditional requests (default 300; 0 off)",
+  },
+  {
+    flag: "update",
+    env: "SKILLGATE_UPDATE",
+    key: "update",
+    kind: { type: "boolean" },
+    help: "sync: move the lock's pins forward (sync --update [SPEC...]) and print what changed",
+  },
+  {
+    flag: "remote-max-archive-bytes",
+    env: "SKILLGATE_REMOTE_MAX_ARCHIVE_BYTES",
+    key: "remoteMaxArchiveBytes",
+    kind: integer(1024, 1024 * 1024 * 1024),
+    help: "bytes of one source's tarball downloaded at most (default 67108864)",
+    narrowing: "lower",
+  },
+  {
+    flag: "remote-max-unpacked-bytes",
+    env: "SKILLGATE_REMOTE_MAX_UNPACKED_BYTES",
+    key: "remoteMaxUnpackedBytes",
+    kind: integer(1024, 4 * 1024 * 1024 * 1024),
+    help: "bytes one tarball may unpack to, counted as it inflates (default 268435456)",
+    narrowing: "lower",
+  },
+  {
+    flag: "remote-max-members",
+    env: "SKILLGATE_REMOTE_MAX_MEMBERS",
+    key: "remoteMaxMembers",
+    kind: integer(1, 1_000_000),
+    help: "members of one tarball at most (default 20000)",
+    narrowing: "lower",
+  },
+  {
+    flag: "remote-max-member-bytes",
+    env: "SKILLGATE_REMOTE_MAX_MEMBER_BYTES",
+    key: "remoteMaxMemberBytes",
+    kind: integer(1, 1024 * 1024 * 1024),
+    help: "bytes of one extracted file at most (default 16777216)",
+    narrowing: "lower",
+  },
+  {
+    flag: "remote-timeout-seconds",
+    env: "SKILLGATE_REMOTE_TIMEOUT_SECONDS",
+    key: "remoteTimeoutSeconds",
+    kind: integer(1, 3_600),
+    help: "seconds one source's fetch may take in all (default 120)",
+    narrowing: "lower",
   },
 ]);

@@ -27,7 +27,7 @@ import {
   MAX_TOOL_NAME_CHARS,
   MAX_URI_CHARS,
 } from "../caps.ts";
-import { ErrorCode, McpError } from "./sdk.ts";
+import { ProtocolError, ProtocolErrorCode } from "./sdk.ts";
 
 export { MAX_SUGGESTION_NEEDLE_CHARS };
 
@@ -82,10 +82,10 @@ export function clientStringIssue(
  * @param kind Which cap applies.
  * @param what How the message names the string.
  * @param value The client's value.
- * @throws {McpError} -32602 (invalid params) when `value` is a string over
+ * @throws {ProtocolError} -32602 (invalid params) when `value` is a string over
  *   its cap; the message names the cap, not the value.
  */
 export function assertClientString(kind: ClientStringKind, what: string, value: unknown): void {
   const issue = clientStringIssue(kind, what, value);
-  if (issue !== null) throw new McpError(ErrorCode.InvalidParams, issue);
+  if (issue !== null) throw new ProtocolError(ProtocolErrorCode.InvalidParams, issue);
 }

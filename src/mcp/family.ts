@@ -22,6 +22,12 @@ export interface ServerContext {
    * then acts as `always`), and it sends no notifications. @default false
    */
   readonly isStateless?: boolean;
+  /**
+   * The protocol era this server serves: `legacy` (2025-11-25 and earlier,
+   * through `initialize`) or `modern` (2026-07-28, per-request `_meta`
+   * envelope). @default "legacy"
+   */
+  readonly era?: "legacy" | "modern";
   /** Script running for `skill_run`; absent where this server runs no scripts. */
   readonly scripts?: ScriptService;
 }

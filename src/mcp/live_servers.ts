@@ -81,3 +81,36 @@ export function forEachLiveServer(callback: (server: Server, entry: LiveServer) 
 export function liveServers(): LiveServer[] {
   return [...registry];
 }
+
+/** What a modern-era endpoint needs to hear of a catalog change (the SDK's `ServerNotifier`). */
+export interface LiveNotifier {
+  toolsChanged(): void;
+  promptsChanged(): void;
+  resourcesChanged(): void;
+  resourceUpdated(uri: string): void;
+}
+
+const notifiers = new Set<LiveNotifier>();
+
+/**
+ * Registers a notifier (a 2026-07-28 endpoint's event bus) that live refresh
+ * tells of every change; its `subscriptions/listen` streams deliver them.
+ *
+ * @param notifier The SDK handler's `notify`.
+ * @returns A function that unregisters it.
+ */
+export function registerLiveNotifier(notifier: LiveNotifier): () => void {
+  notifiers.add(notifier);
+  return () => {
+    notifiers.delete(notifier);
+  };
+}
+
+/**
+ * The registered notifiers, a snapshot.
+ *
+ * @returns Every notifier registered now.
+ */
+export function liveNotifiers(): LiveNotifier[] {
+  return [...notifiers];
+}

@@ -1,66 +1,56 @@
 /**
- * The one door to the MCP SDK. Every SDK symbol the server uses is re-exported
- * here with a `@ts-types` directive, because the SDK's exports map points deep
- * imports at `.d.ts` files that do not exist and `deno check` would otherwise
- * type them as `any` (see shared/notes/toolchain.md). Import the SDK only
- * through this module; `tests/mcp/sdk_types_test.ts` proves the types are real.
+ * The one door to the MCP SDK. skillgate speaks MCP through the SDK's v2 line
+ * (`@modelcontextprotocol/server` 2.4.0, pinned in deno.json), which answers
+ * both protocol eras from one server: 2025-11-25 through the `initialize`
+ * handshake, 2026-07-28 through the per-request `_meta` envelope and
+ * `server/discover`. The v2 packages ship real `.d.mts` types, so `deno check`
+ * types every symbol; `tests/mcp/sdk_types_test.ts` proves it with a
+ * deliberate type error. Import the SDK only through this module.
  *
- * The SDK client is deliberately absent: it pulls in cross-spawn, which reads
- * environment variables at import time, and the worker may read only a few.
+ * The 1.x package (`@modelcontextprotocol/sdk`) and every SDK client stay out
+ * of the product's import graph (`tests/source_scan_test.ts` proves it): tests
+ * use the 1.x client as the 2025-era client and the v2 client for 2026-07-28.
  *
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-export { Server } from "@modelcontextprotocol/sdk/server/index.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
 export {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
+  isInitializeRequest,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 export type {
+  CacheHint,
   CallToolResult,
-  Implementation,
-  JSONRPCMessage,
-  ServerCapabilities,
-  Tool,
-  ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
-// Resources, prompts and completion (src/mcp/resources/, src/mcp/prompts/, src/mcp/completions/)
-// @ts-types="@modelcontextprotocol/sdk/types"
-export {
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export type {
   CompleteRequest,
   CompleteResult,
+  EventStore,
   GetPromptResult,
+  Implementation,
+  InputRequiredResult,
+  JSONRPCMessage,
   ListPromptsResult,
   ListResourcesResult,
   ListResourceTemplatesResult,
+  McpHttpHandler,
+  McpRequestContext,
   Prompt,
   PromptMessage,
   ReadResourceResult,
+  RequestStateCodec,
   Resource,
-  ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js";
-// Streamable HTTP transport (src/transports/http/)
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export {
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+  ResourceTemplateType as ResourceTemplate,
+  ServerCapabilities,
+  ServerContext as HandlerContext,
+  Tool,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
+export { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";

@@ -17,6 +17,7 @@ import { resourcesFamily } from "./resources/resources_family.ts";
 import { promptsFamily } from "./prompts/prompts_family.ts";
 import { completionsFamily } from "./completions/completions_family.ts";
 import { loggingFamily } from "./logging/logging_family.ts";
+import { sdkCacheHints } from "./cache_hints.ts";
 
 /** The families served, in installation order. Add a family here, once. */
 export const FAMILIES: readonly MethodFamily[] = Object.freeze([
@@ -52,6 +53,8 @@ export function createSkillServer(context: ServerContext): Server {
     {
       capabilities,
       instructions: serverInstructions(context.config, context.store.current()),
+      // ttlMs/cacheScope of 2026-07-28 answers (values and reasons: cache_hints.ts).
+      cacheHints: sdkCacheHints(context.config),
     },
   );
   for (const family of FAMILIES) family.install(server, context);

@@ -6,26 +6,21 @@
  */
 
 import { z } from "zod";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Server,
-  type Tool,
-} from "./sdk.ts";
+import { ProtocolError, ProtocolErrorCode, type Server, type Tool } from "./sdk.ts";
+import { handlerExtra } from "./handler_extra.ts";
+import { declaredCapabilities, inputRoundOf } from "./elicitation/input_round.ts";
 import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 import type { MethodFamily } from "./family.ts";
 import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog/tool_offer.ts";
 import { toolCallExtra } from "./tool_call_extra.ts";
 import { assertClientString } from "./client_strings.ts";
-import { toolError, type ToolResult } from "./tool_result.ts";
+import { toolError } from "./tool_result.ts";
 import { skillFileTool } from "./tools/skill_file.ts";
 import { skillListTool } from "./tools/skill_list.ts";
 import { skillLoadTool } from "./tools/skill_load.ts";
 import { skillRunTool } from "./tools/skill_run.ts";
 import { skillSearchTool } from "./tools/skill_search.ts";
-import type { SkillTool, ToolContext } from "./tools/tool.ts";
+import type { SkillTool, ToolCallExtra, ToolContext } from "./tools/tool.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** The tools served, in `tools/list` order. */
@@ -73,19 +68,20 @@ export function serveTools(
   offer?: ToolOffer,
 ): void {
   const listed = tools.map(listedTool);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler("tools/list", (_request, io) => ({
     tools: offer === undefined ? listed : listed
-      .filter((tool) => offer.isOffered(tool.name))
+      .filter((tool) => offer.isOffered(tool.name, declaredCapabilities(io)))
       .map((tool) => ({ ...tool, description: offer.describe(tool.name, tool.description ?? "") })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, io): Promise<ToolResult> => {
+  server.setRequestHandler("tools/call", async (request, io) => {
     assertClientString("tool", "The tool name", request.params.name);
     const tool = tools.find((candidate) =>
-      candidate.name === request.params.name && (offer?.isOffered(candidate.name) ?? true)
+      candidate.name === request.params.name &&
+      (offer?.isOffered(candidate.name, declaredCapabilities(io)) ?? true)
     );
     if (tool === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool "${request.params.name}"; call tools/list for the tools served`,
       );
     }
@@ -98,10 +94,17 @@ export function serveTools(
       );
     }
     try {
+      const round = inputRoundOf(io);
+      const extra = toolCallExtra(
+        server,
+        { progressToken: request.params._meta?.progressToken },
+        handlerExtra(io),
+      );
+      // 2026-07-28: ask through input_required, never through elicitation/create.
       return await tool.call(
         parsed.data,
         context,
-        toolCallExtra(server, { progressToken: request.params._meta?.progressToken }, io),
+        round === undefined ? extra : { ...withoutAskUser(extra), inputRound: round },
       );
     } catch (error) {
       logErrorLine(`skillgate: ${tool.name} failed: ${describeError(error)}`);
@@ -115,6 +118,12 @@ export function serveTools(
 }
 
 /** Each tool's `tools/list` entry, built once per process, not once per server. */
+/** The extra without elicitation (a 2026-07-28 request has no server-to-client requests). */
+function withoutAskUser(extra: ToolCallExtra): ToolCallExtra {
+  const { askUser: _askUser, ...rest } = extra;
+  return rest;
+}
+
 const listings = new WeakMap<SkillTool<unknown>, Tool>();
 
 /**

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { forEachLiveServer } from "../mcp/live_servers.ts";
+import { forEachLiveServer, liveNotifiers } from "../mcp/live_servers.ts";
 import { subscriptionsOf } from "../mcp/resources/subscriptions.ts";
 import type { CatalogChange } from "./catalog_diff.ts";
 
@@ -52,6 +52,15 @@ export function notifyLiveServers(change: CatalogChange, options: NotifyOptions)
       }
     }
   });
+  // 2026-07-28 endpoints: the SDK routes each event to the subscriptions/listen
+  // streams that asked for it (resource updates by the URIs each stream named).
+  for (const notifier of liveNotifiers()) {
+    if (options.isToolDescriptionMode && change.modelCatalogChanged) notifier.toolsChanged();
+    if (change.promptsChanged) notifier.promptsChanged();
+    if (change.resourcesChanged) notifier.resourcesChanged();
+    for (const uri of change.updatedUris) notifier.resourceUpdated(uri);
+    sent++;
+  }
   return sent;
 }
 

@@ -14,9 +14,10 @@ import type { Catalog } from "../skills/skill.ts";
  * Lists the folders to watch for a snapshot.
  *
  * @param catalog The snapshot being served.
- * @returns Distinct absolute paths, sorted: the roots (as configured) and the
- *   real folders of skills whose real path differs from where their lexical
- *   path would put them under their root's real path.
+ * @returns Distinct absolute paths, sorted: the local roots (as configured)
+ *   and the real folders of skills whose real path differs from where their
+ *   lexical path would put them under their root's real path. Remote
+ *   sources are never watched (their changes arrive as new roots).
  *
  * Requires `--allow-read` on the roots (realpath of each root).
  */
@@ -24,6 +25,8 @@ export async function watchPaths(catalog: Catalog): Promise<string[]> {
   const paths = new Set<string>();
   const rootReals = new Map<string, string | null>();
   for (const root of catalog.roots) {
+    // A remote source's copy never changes in place: a new commit arrives as new roots.
+    if (root.from === "remote") continue;
     paths.add(root.path);
     try {
       rootReals.set(root.path, await Deno.realPath(root.path));
@@ -32,6 +35,7 @@ export async function watchPaths(catalog: Catalog): Promise<string[]> {
     }
   }
   for (const skill of catalog.skills) {
+    if (skill.source !== undefined) continue;
     const rootReal = rootReals.get(skill.root) ?? null;
     const expected = rootReal === null ? null : join(rootReal, relative(skill.root, skill.dir));
     if (expected !== skill.realDir) paths.add(skill.realDir);

@@ -2,8 +2,9 @@
  * The messages between the trusted part and the worker. The worker never
  * receives anything from the trusted part but the frozen configuration, the
  * start-up facts about scripts (never a skill's content), the owner's overlay
- * (overrides and problems about the owner's files), and replies to its
- * requests (process groups, descriptor locations, environment values).
+ * (overrides and problems about the owner's files), the remote sources'
+ * roots after a fetch, and replies to its requests (process groups,
+ * descriptor locations, environment values).
  *
  * @module
  */
@@ -12,6 +13,7 @@ import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
+import type { Root } from "../skills/skill.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
 export interface StartMessage {
@@ -43,6 +45,18 @@ export interface OverlayMessage {
  */
 export interface ShutdownMessage {
   readonly type: "shutdown";
+}
+
+/**
+ * Trusted part to worker: the remote sources' roots changed (a fetch swapped
+ * a new commit in, failed, or found an update). The worker rebuilds the
+ * catalog with its local roots and these, swaps it in and notifies clients.
+ * Every root is `from: "remote"` inside the sources cache, which the worker
+ * may only read.
+ */
+export interface RemoteRootsMessage {
+  readonly type: "remote-roots";
+  readonly roots: readonly Root[];
 }
 
 /** Worker to trusted part: the catalog is loaded and the transport is up. */

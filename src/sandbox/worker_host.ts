@@ -11,6 +11,7 @@ import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
+import type { Root } from "../skills/skill.ts";
 import {
   type EnvReplyMessage,
   type EnvRequestMessage,
@@ -21,6 +22,7 @@ import {
   type OverlayMessage,
   parseWorkerMessage,
   type ReadyMessage,
+  type RemoteRootsMessage,
   type ShutdownMessage,
   type StartMessage,
 } from "./messages.ts";
@@ -36,6 +38,8 @@ export interface WorkerSession {
   shutdown(): void;
   /** Hands the worker the owner's new overlay and caps (an `overlay` message). */
   postOverlay(update: { overlay: CatalogOverlay; caps: Caps }): void;
+  /** Hands the worker the remote sources' new roots (a `remote-roots` message). */
+  updateRemoteRoots(roots: readonly Root[]): void;
 }
 
 /**
@@ -132,7 +136,11 @@ export function startWorker(
     const message: OverlayMessage = { type: "overlay", ...update };
     if (!hasExited) worker.postMessage(message);
   };
-  return { ready, exited, shutdown, postOverlay };
+  const updateRemoteRoots = (roots: readonly Root[]) => {
+    const message: RemoteRootsMessage = { type: "remote-roots", roots };
+    if (!hasExited) worker.postMessage(message);
+  };
+  return { ready, exited, shutdown, postOverlay, updateRemoteRoots };
 }
 
 /** Acts on one process-group request with the trusted part's killer. */

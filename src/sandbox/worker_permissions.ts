@@ -61,6 +61,8 @@ export interface PermittedProgram {
  *   `listen`: the HTTP listen address (`--host`, `--http`). @default none (stdio)
  *   `indexCache`: the index cache folder, read and written by the worker
  *   alone (exactly that folder; other caches live beside it). @default none
+ *   `sourcesCache`: the sources cache folder, read only, when remote sources
+ *   are configured. @default none
  * @returns The permissions, frozen, and a reason per entry.
  */
 export function computeWorkerPermissions(
@@ -69,6 +71,7 @@ export function computeWorkerPermissions(
     readonly run?: readonly PermittedProgram[];
     readonly listen?: { readonly host: string; readonly port: number };
     readonly indexCache?: string | null;
+    readonly sourcesCache?: string;
   } = {},
 ): ExplainedPermissions {
   const read: string[] = [];
@@ -96,6 +99,12 @@ export function computeWorkerPermissions(
         ? "a configured skill root"
         : `the real path of the skill root "${root.path}"`;
     }
+  }
+  const sources = options.sourcesCache;
+  if (sources !== undefined && !read.includes(sources)) {
+    read.push(sources);
+    reasons[`read:${sources}`] =
+      "the sources cache, read only: remote sources' checked copies (the fetcher writes it)";
   }
   const cache = options.indexCache ?? null;
   if (cache !== null) {

@@ -53,7 +53,11 @@ export interface WorkerSet {
 export async function computeWorkerSet(
   config: Config,
   roots: readonly RootPaths[],
-  options: { getEnv: (name: string) => string | undefined; describe?: Catalog },
+  options: {
+    getEnv: (name: string) => string | undefined;
+    describe?: Catalog;
+    sourcesCache?: string;
+  },
 ): Promise<WorkerSet> {
   const scripts = await bootScripts(config, {
     getEnv: options.getEnv,
@@ -65,10 +69,11 @@ export async function computeWorkerSet(
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
   // Inside a data folder every sandboxed script may write, the cache could be forged: none.
   const indexCache = scripts.indexCacheExposed ? null : config.indexCacheDir;
+  const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
   return {
     indexCacheDir: indexCache,
     scripts,
-    explained: computeWorkerPermissions(roots, { run, ...listen, indexCache }),
+    explained: computeWorkerPermissions(roots, { run, ...listen, indexCache, ...sources }),
   };
 }
 

@@ -95,6 +95,7 @@ export const RESERVED_ENV_NAMES: ReadonlySet<string> = new Set([
   "MCP_CONFIRM_MODE",
   "MCP_CONFIRM_TTL_SECONDS",
   "MCP_SKILL_ALLOW_UNSCRUBBED",
+  "GITHUB_TOKEN",
 ]);
 
 /** Prefixes a declaration may never ask for: the loader's and skillgate's own settings. */

@@ -54,9 +54,11 @@ export interface ScriptHost {
 
 /** A skill as the plan needs it. */
 export interface PlanSkill {
-  /** Directory name: the grant is keyed on it. */
+  /** Served name (directory name, or `PREFIX__NAME`): the grant is keyed on it. */
   readonly name: string;
   readonly scripts?: SkillScripts | null;
+  /** Set for a remote source's skill: its scripts need a grant row in every mode. */
+  readonly source?: string;
 }
 
 /** How one declared script stands. */
@@ -112,8 +114,11 @@ export const GRANT_PROBLEM_PATH = "MCP_SKILL_RUN";
  * earlier row, or names a `read`/`write` folder the start-up check refused
  * (`host.folderVerdicts`). A row granting the network to a skill that
  * declares no egress is a `grant` warning: a script has the network only
- * when its skill declares egress AND its row says `"network": true`. Standalone without a grant, every declared script is granted
- * its declared names (with an `envWarning` when it has any). A granted script
+ * when its skill declares egress AND its row says `"network": true`.
+ * Standalone without a grant, every declared script of a local skill is
+ * granted its declared names (a remote source's skill is not: its scripts
+ * need a row naming it by its served name, in every mode), with an
+ * `envWarning` when it has any. A granted script
  * is `unavailable` when scripts are refused here (confirmation mode `refuse`;
  * hosted with the environ unscrubbed and not allowed), its interpreter was not
  * found, or the start-up facts do not cover it (restart needed).
@@ -185,7 +190,10 @@ export function planScripts(
           ...base,
           grantedEnv: [],
           state: "ungranted",
-          reason: grant.rows === null
+          reason: grant.rows === null && skill.source !== undefined
+            ? `A remote skill's scripts run only with an MCP_SKILL_RUN row naming ` +
+              `"${skill.name}" and this script`
+            : grant.rows === null
             ? "Not granted"
             : grant.from === "unsubstituted" && grant.error !== undefined
             ? grant.error
@@ -341,6 +349,8 @@ function grantedEnvByScript(
   }
   if (grant.rows === null) {
     for (const skill of skills.values()) {
+      // A remote skill's own declaration never grants it anything: only a row naming it does.
+      if (skill.source !== undefined) continue;
       for (const script of skill.scripts?.scripts ?? []) {
         granted.set(key(skill.name, script.script), {
           env: script.env,

@@ -85,7 +85,7 @@ export async function loadSkill(
     ctimeMs: read.ctimeMs,
   };
   // Everything the parse depends on besides the bytes, NUL-separated (no path holds NUL).
-  const cacheKey = `${candidate.realDir}\0${read.path}\0${candidate.name}\0${read.truncated}`;
+  const cacheKey = `${candidate.realDir}\0${read.path}\0${candidate.baseName}\0${read.truncated}`;
   let known: ParsedSkillMd | null = cache?.lookup(cacheKey, version) ?? null;
   let body = "";
   if (known !== null) {
@@ -107,7 +107,7 @@ export async function loadSkill(
       return { skill: null, problems };
     }
     const findings = validateFrontmatter(parsed.frontmatter, {
-      dirName: candidate.name,
+      dirName: candidate.baseName,
       skillMdPath: read.path,
       keyLines: parsed.keyLines,
     });
@@ -144,6 +144,11 @@ export async function loadSkill(
     .find((value): value is string => typeof value === "string");
   const skill: Skill = {
     name: candidate.name,
+    ...(candidate.prefix === undefined ? {} : {
+      baseName: candidate.baseName,
+      prefix: candidate.prefix,
+    }),
+    ...(candidate.source === undefined ? {} : { source: candidate.source }),
     dir: candidate.dir,
     realDir: candidate.realDir,
     root: candidate.root,

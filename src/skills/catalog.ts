@@ -129,8 +129,32 @@ export async function buildCatalog(
     ));
   }
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
-  problems.push(...extensionProblems(skills));
-  return freezeCatalog([...roots], skills, problems);
+  const served = refusePrefixCollisions(roots, skills, problems);
+  problems.push(...extensionProblems(served));
+  return freezeCatalog([...roots], served, problems);
+}
+
+/**
+ * Leaves out every unprefixed skill named like a prefix in use, so
+ * `skill://PREFIX/NAME/...` can never mean a local skill's nested file.
+ */
+function refusePrefixCollisions(
+  roots: readonly Root[],
+  skills: readonly Skill[],
+  problems: Problem[],
+): Skill[] {
+  const prefixes = new Set(roots.flatMap((root) => root.prefix ?? []));
+  return skills.filter((skill) => {
+    if (skill.prefix !== undefined || !prefixes.has(skill.name)) return true;
+    problems.push(problem(
+      skill.dir,
+      "prefix-collision",
+      "error",
+      `The skill "${skill.name}" has the name of a source prefix (PREFIX__NAME); it is not ` +
+        "served. Rename the folder or give the source another prefix= option",
+    ));
+    return false;
+  });
 }
 
 /** Replaces every candidate whose name is shared by another folder with a problem. */

@@ -12,15 +12,21 @@ import { MAX_GROUP_DEPTH } from "../caps.ts";
 import { readSortedEntries } from "./_fs.ts";
 import { baseName, isInside, joinPath, parentPath } from "./_path.ts";
 import { createTimeSlice, type TimeSlice } from "./_time_slice.ts";
-import { isSkippedEntryName, isUsableDirectoryName } from "./names.ts";
+import { directoryNameRule, isSkippedEntryName } from "./names.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { Problem } from "./problem.ts";
 import type { Root } from "./skill.ts";
 
 /** A folder that holds `SKILL.md` (or `skill.md`), not loaded yet. */
 export interface SkillCandidate {
-  /** The directory name, which is the skill's name. */
+  /** The served name: the directory name, or `PREFIX__NAME` under a root with a prefix. */
   readonly name: string;
+  /** The directory name. */
+  readonly baseName: string;
+  /** The root's prefix, when it has one. */
+  readonly prefix?: string;
+  /** The root's remote source spec, when it is one. */
+  readonly source?: string;
   /** Absolute lexical path under the root. */
   readonly dir: string;
   /** Real path, inside the root's real path. */
@@ -54,6 +60,9 @@ export interface DiscoverOptions {
   readonly slice?: TimeSlice;
 }
 
+/** Between a root's prefix and a folder name in a served name: `PREFIX__NAME`. */
+export const PREFIX_SEPARATOR = "__";
+
 /** Containers searched below a root besides the root itself, in this order. */
 export const SKILL_CONTAINERS: readonly string[] = ["skills", ".claude/skills", ".agents/skills"];
 
@@ -62,6 +71,8 @@ type Found = DiscoveryItem | { readonly kind: "symlink"; readonly lexical: strin
 interface Context {
   readonly rootReal: string;
   readonly root: string;
+  /** The root's prefix and remote source, copied onto each candidate. */
+  readonly origin: { readonly prefix?: string; readonly source?: string };
   readonly slice: TimeSlice;
   /** Real paths of every folder examined (groups and skills). */
   readonly visited: Set<string>;
@@ -95,6 +106,11 @@ export async function discoverRoot(
   root: Root,
   options: DiscoverOptions = {},
 ): Promise<RootDiscovery> {
+  const notes: DiscoveryItem[] = (root.notes ?? []).map((note) => ({
+    kind: "problem",
+    problem: note,
+  }));
+  if (root.isUnavailable === true) return { rootReal: null, items: notes };
   const unreadable = (detail: string): RootDiscovery => ({
     rootReal: null,
     items: [issue(root.path, "root-unreadable", "error", detail)],
@@ -116,6 +132,10 @@ export async function discoverRoot(
   const ctx: Context = {
     rootReal,
     root: root.path,
+    origin: {
+      ...(root.prefix === undefined ? {} : { prefix: root.prefix }),
+      ...(root.source === undefined ? {} : { source: root.source }),
+    },
     slice: options.slice ?? createTimeSlice(),
     visited: new Set([rootReal]),
     containers: new Set(),
@@ -142,7 +162,7 @@ export async function discoverRoot(
         `skills/, .claude/skills/ or .agents/skills/ folders, within ${MAX_GROUP_DEPTH} levels`,
     ));
   }
-  return { rootReal, items };
+  return { rootReal, items: [...notes, ...items] };
 }
 
 type Classification =
@@ -197,18 +217,32 @@ async function examine(
     )];
   }
   const name = baseName(lexical);
-  if (!isUsableDirectoryName(name)) {
+  const broken = directoryNameRule(name);
+  if (broken !== null) {
     return [issue(
       lexical,
       "unusable-name",
       "error",
-      `The folder name "${name}" cannot name a skill (empty, leading '.' or '-', whitespace, ` +
-        "'%', slashes, control characters or over 255 bytes); it is not served. Rename the folder",
+      `The folder name "${escapedName(name)}" cannot name a skill (rule "${broken}": no ` +
+        "empty name, leading '.' or '-', whitespace, '%', slashes, control, bidi or U+FFFD " +
+        "characters, or over 255 bytes); it is not served. Rename the folder",
     )];
   }
-  ctx.skillReals.set(real, name);
+  if (name.includes(PREFIX_SEPARATOR)) {
+    return [issue(
+      lexical,
+      "unusable-name",
+      "error",
+      `The folder name "${name}" holds "${PREFIX_SEPARATOR}", which is reserved for ` +
+        "PREFIX__NAME (prefixed roots and remote sources); it is not served. Rename the folder",
+    )];
+  }
+  const prefix = ctx.origin.prefix;
+  ctx.skillReals.set(real, prefix === undefined ? name : `${prefix}${PREFIX_SEPARATOR}${name}`);
   const candidate: SkillCandidate = {
-    name,
+    name: prefix === undefined ? name : `${prefix}${PREFIX_SEPARATOR}${name}`,
+    baseName: name,
+    ...ctx.origin,
     dir: lexical,
     realDir: real,
     root: ctx.root,
@@ -349,4 +383,12 @@ function issue(
   detail: string,
 ): DiscoveryItem {
   return { kind: "problem", problem: problem(path, reason, severity, detail) };
+}
+
+/** A refused folder name with every control, bidi and U+FFFD character as `\u{...}`. */
+function escapedName(name: string): string {
+  return name.replace(
+    /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\ufffd]|\p{Cs}/gu,
+    (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`,
+  );
 }

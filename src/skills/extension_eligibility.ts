@@ -94,9 +94,10 @@ export const EXTENSION_RULES: readonly ExtensionRule[] = Object.freeze([
     source: "SEP-2640, Resource Mapping",
     check: (skill) => {
       const name = skill.frontmatter["name"];
-      return name === skill.name
+      const folder = skill.baseName ?? skill.name;
+      return name === folder
         ? null
-        : `its folder name "${skill.name}" is not its frontmatter name "${String(name)}"`;
+        : `its folder name "${folder}" is not its frontmatter name "${String(name)}"`;
     },
   },
   {

@@ -5,23 +5,67 @@
  * @module
  */
 
-import { isQuietlySkippedName } from "../files/served_name.ts";
+import { CONTROL, isQuietlySkippedName } from "../files/served_name.ts";
 
 /** Bytes of one directory name at most (the common file-system limit). */
 export const MAX_NAME_BYTES = 255;
 /** Characters of a spec-conformant skill name at most. */
 export const MAX_SPEC_NAME_CHARS = 64;
 
-// deno-lint-ignore no-control-regex
-const UNUSABLE = /[\s%/\\\u0000-\u001f\u007f-\u009f\ufffd]/u;
 const SPEC_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Bidirectional formatting marks (the served-file rule refuses the same ones). */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 
 /**
- * Whether a directory name can serve as a skill's name: something a client
- * can send back and every layer (URIs, grants, paths) handles the same way.
- * Refuses the empty name; whitespace anywhere; `%`, `/`, `\`; control
- * characters (C0, DEL, C1, NUL); U+FFFD and lone surrogates (a name that did
- * not decode cleanly); a leading `.` or `-`; more than 255 UTF-8 bytes.
+ * The named rules a skill folder's name can break (stable; named in the
+ * `unusable-name` problem's detail).
+ */
+export type DirectoryNameRule =
+  | "empty"
+  | "leading-dot-or-dash"
+  | "lone-surrogate"
+  | "bidi-character"
+  | "control-character"
+  | "replacement-character"
+  | "whitespace"
+  | "percent"
+  | "slash"
+  | "too-long";
+
+/**
+ * Which rule a directory name breaks as a skill's name, or null when it can
+ * name a skill: something a client can send back and every layer (URIs,
+ * grants, paths, terminals) handles the same way. The same characters the
+ * served-file rule (`src/files/served_name.ts`) refuses in a file's path are
+ * refused here: controls (C0, DEL, C1, NUL), U+2028/U+2029, bidi marks
+ * (U+202E and friends make a name read differently from what it is), U+FFFD
+ * and lone surrogates (a name that did not decode cleanly). Also refused: the
+ * empty name, a leading `.` or `-`, whitespace, `%`, `/`, `\`, over 255
+ * UTF-8 bytes.
+ *
+ * @param name A directory name (one path segment).
+ * @returns The rule broken, or null.
+ *
+ * Rule source: skillgate discovery rules ("a directory name that is not
+ * addressable is skipped"); the served-file rule for the characters.
+ */
+export function directoryNameRule(name: string): DirectoryNameRule | null {
+  if (name.length === 0) return "empty";
+  if (name.startsWith(".") || name.startsWith("-")) return "leading-dot-or-dash";
+  if (!name.isWellFormed()) return "lone-surrogate";
+  if (BIDI.test(name)) return "bidi-character";
+  if (CONTROL.test(name)) return "control-character";
+  if (name.includes("\ufffd")) return "replacement-character";
+  if (/\s/u.test(name)) return "whitespace";
+  if (name.includes("%")) return "percent";
+  if (name.includes("/") || name.includes("\\")) return "slash";
+  if (new TextEncoder().encode(name).length > MAX_NAME_BYTES) return "too-long";
+  return null;
+}
+
+/**
+ * Whether a directory name can serve as a skill's name; see
+ * {@linkcode directoryNameRule} for the rules.
  *
  * @param name A directory name (one path segment).
  * @returns True when the name is usable.
@@ -30,9 +74,7 @@ const SPEC_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  * addressable is skipped").
  */
 export function isUsableDirectoryName(name: string): boolean {
-  if (name.length === 0 || name.startsWith(".") || name.startsWith("-")) return false;
-  if (UNUSABLE.test(name) || !name.isWellFormed()) return false;
-  return new TextEncoder().encode(name).length <= MAX_NAME_BYTES;
+  return directoryNameRule(name) === null;
 }
 
 /**

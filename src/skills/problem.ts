@@ -37,6 +37,11 @@ export const PROBLEM_REASONS = [
   "symlink-alias",
   "restart-needed",
   "config-invalid",
+  "prefix-collision",
+  "remote-unavailable",
+  "remote-stale",
+  "remote-update",
+  "remote-lock-mismatch",
 ] as const;
 
 /** One of {@linkcode PROBLEM_REASONS}. */

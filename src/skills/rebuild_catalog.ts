@@ -200,6 +200,9 @@ async function reloadInPlace(
   }
   const candidate: SkillCandidate = {
     name: old.name,
+    baseName: old.baseName ?? old.name,
+    ...(old.prefix === undefined ? {} : { prefix: old.prefix }),
+    ...(old.source === undefined ? {} : { source: old.source }),
     dir: old.dir,
     realDir,
     root: old.root,

@@ -29,19 +29,49 @@ export interface SkillFile {
 }
 
 /** Where a root came from. */
-export type RootOrigin = "argument" | "SKILLS_DIR" | "MCP_SKILLS_PATH" | "config" | "default";
+export type RootOrigin =
+  | "argument"
+  | "SKILLS_DIR"
+  | "MCP_SKILLS_PATH"
+  | "config"
+  | "default"
+  | "remote";
 
 /** One configured skill root. */
 export interface Root {
   /** Absolute path as configured (lexically normalised, not realpath'd). */
   readonly path: string;
   readonly from: RootOrigin;
+  /**
+   * Served-name prefix: a skill in folder NAME is served as `PREFIX__NAME`
+   * (URI `skill://PREFIX/NAME/...`). Remote sources always have one; a local
+   * root takes one with `--root-prefix`. Absent: served by folder name.
+   */
+  readonly prefix?: string;
+  /** For a remote source: its canonical spec (`github:owner/repo...`). */
+  readonly source?: string;
+  /**
+   * Findings about the root itself that discovery reports first (a remote
+   * source served offline, from its last good copy, or not at all).
+   */
+  readonly notes?: readonly Problem[];
+  /** True when nothing can be served from it (a remote source with no good copy). */
+  readonly isUnavailable?: boolean;
 }
 
 /** A served skill. */
 export interface Skill {
-  /** The directory name; the skill's identity (grants are keyed on it). */
+  /**
+   * The served name, the skill's identity (grants are keyed on it): the
+   * directory name, or `PREFIX__NAME` under a root with a prefix.
+   */
   readonly name: string;
+  /** Under a root with a prefix: the directory name (NAME of `PREFIX__NAME`). */
+  readonly baseName?: string;
+  /** Under a root with a prefix: the prefix. */
+  readonly prefix?: string;
+  /** A remote source's spec when the skill came from one (scripts then need a grant row). */
+  readonly source?: string;
   /** Absolute lexical path of the skill folder under its root. */
   readonly dir: string;
   /** Real path of the skill folder (inside its root's real path). */

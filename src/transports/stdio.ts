@@ -13,8 +13,13 @@
  * @module
  */
 
-import process from "node:process";
-import { type JSONRPCMessage, type Server, StdioServerTransport } from "../mcp/sdk.ts";
+import {
+  type JSONRPCMessage,
+  type McpRequestContext,
+  type Server,
+  serveStdio,
+  StdioServerTransport,
+} from "../mcp/sdk.ts";
 
 /** How long answers still in flight may take after stdin ends, in ms. */
 export const DRAIN_TIMEOUT_MS = 30_000;
@@ -32,66 +37,107 @@ export interface StdioSessionEnd {
 }
 
 /**
- * Connects `server` to stdio and resolves when the session is over: stdin
- * ended (and in-flight answers were written, up to {@linkcode DRAIN_TIMEOUT_MS})
- * or the transport closed. Transport errors are logged to stderr, one line
- * each (see {@linkcode describeTransportError}).
+ * A stdio transport that does not close when stdin ends: the v2 SDK's
+ * transport closes (and refuses every later write) as soon as stdin ends,
+ * which would drop the answers still in flight. Here stdin's end is reported
+ * through {@linkcode DrainingStdioTransport.onstdinend} and the owner closes
+ * the transport once those answers are written.
+ */
+export class DrainingStdioTransport extends StdioServerTransport {
+  /** Called once when stdin ends or closes; the transport stays open. */
+  onstdinend?: () => void;
+  #stdinEnded = false;
+
+  /** Replaces the SDK's close-on-end with the {@linkcode onstdinend} report. */
+  override _onstdinclose = (): void => {
+    if (this.#stdinEnded) return;
+    this.#stdinEnded = true;
+    this.onstdinend?.();
+  };
+}
+
+/**
+ * Serves stdio with one dual-era MCP connection and resolves when the session
+ * is over: stdin ended (and in-flight answers were written, up to
+ * {@linkcode DRAIN_TIMEOUT_MS}) or the transport closed. The SDK's
+ * `serveStdio` pins the connection to the era of its first message: an
+ * `initialize` pins 2025-11-25 (handshake, elicitation, unsolicited
+ * list-changed notifications), a request carrying the 2026-07-28 `_meta`
+ * envelope pins 2026-07-28 (`server/discover`, `subscriptions/listen`,
+ * `input_required`). Transport errors are logged to stderr, one line each
+ * (see {@linkcode describeTransportError}).
  *
- * @param server The MCP server.
+ * @param createServer Builds the one server of the connection, told its era;
+ *   called once, on the first message.
  * @param options `log`: where the one-line reports go (default: stderr via
- *   `console.error`; never stdout).
+ *   `console.error`; never stdout). `onFirstAnswer`: called once, after the
+ *   first response of the session was written (work that can wait, such as
+ *   the search index, starts then). @default none
  * @returns A promise that settles once serving started, holding `closed`,
  *   which resolves with `{exitCode}` when the session is over: 0 normally,
  *   {@linkcode EXIT_OVERSIZED_MESSAGE} when a message over the read buffer
  *   closed it.
  *
- * Source: MCP 2025-11-25, "Transports", stdio (the server MAY write logs to
- * stderr and MUST NOT write anything but MCP messages to stdout).
+ * Source: MCP 2025-11-25 and 2026-07-28, "Transports", stdio (the server MAY
+ * write logs to stderr and MUST NOT write anything but MCP messages to stdout).
  */
 export async function serveOverStdio(
-  server: Server,
-  options: { log?: (line: string) => void } = {},
+  createServer: (context: McpRequestContext) => Server,
+  options: { log?: (line: string) => void; onFirstAnswer?: () => void } = {},
 ): Promise<{ closed: Promise<StdioSessionEnd> }> {
   const log = options.log ?? ((line: string) => console.error(line));
-  const transport = new StdioServerTransport();
+  const transport = new DrainingStdioTransport();
   const inFlight = new Set<string | number>();
   let idle: (() => void) | null = null;
   let isOversized = false;
-  transport.onerror = (error: Error) => {
-    const report = describeTransportError(error);
-    if (report.isOversized) isOversized = true;
-    log(report.line);
+  let firstAnswer = options.onFirstAnswer;
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if (!("method" in message) && "id" in message && message.id !== undefined) {
+      if (firstAnswer !== undefined) {
+        const call = firstAnswer;
+        firstAnswer = undefined;
+        call();
+      }
+      inFlight.delete(message.id);
+      if (inFlight.size === 0 && idle !== null) idle();
+    }
   };
-  const closed = new Promise<StdioSessionEnd>((resolve) => {
-    const end = () => resolve({ exitCode: isOversized ? EXIT_OVERSIZED_MESSAGE : 0 });
-    let stdinEnded = false;
-    const finishWhenIdle = () => {
-      if (inFlight.size === 0) end();
-      else idle = end;
-    };
-    process.stdin.on("end", () => {
-      if (stdinEnded) return;
-      stdinEnded = true;
-      setTimeout(end, DRAIN_TIMEOUT_MS).unref?.();
-      finishWhenIdle();
-    });
-    transport.onclose = end;
+  const handle = serveStdio(createServer, {
+    legacy: "serve",
+    transport,
+    onerror: (error: Error) => {
+      const report = describeTransportError(error);
+      if (report.isOversized) isOversized = true;
+      log(report.line);
+    },
   });
-  await server.connect(transport);
   const receive = transport.onmessage;
   transport.onmessage = (message: JSONRPCMessage) => {
     if ("method" in message && "id" in message) inFlight.add(message.id);
     receive?.(message);
   };
-  const send = transport.send.bind(transport);
-  transport.send = async (message: JSONRPCMessage) => {
-    await send(message);
-    if (!("method" in message) && "id" in message && message.id !== undefined) {
-      inFlight.delete(message.id);
-      if (inFlight.size === 0 && idle !== null) idle();
-    }
-  };
-  return { closed };
+  const sdkClose = transport.onclose;
+  const closed = new Promise<StdioSessionEnd>((resolve) => {
+    let isDone = false;
+    const end = () => {
+      if (isDone) return;
+      isDone = true;
+      resolve({ exitCode: isOversized ? EXIT_OVERSIZED_MESSAGE : 0 });
+      handle.close().catch(() => {});
+    };
+    transport.onstdinend = () => {
+      setTimeout(end, DRAIN_TIMEOUT_MS).unref?.();
+      if (inFlight.size === 0) end();
+      else idle = end;
+    };
+    transport.onclose = () => {
+      sdkClose?.();
+      end();
+    };
+  });
+  return await Promise.resolve({ closed });
 }
 
 /**

@@ -20,11 +20,13 @@ import type {
   ExitMessage,
   OverlayMessage,
   ReadyMessage,
+  RemoteRootsMessage,
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
 import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
 import type { LiveRefresh } from "../refresh/live_refresh.ts";
+import { createRemoteRootsHandler } from "../refresh/remote_roots_refresh.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
@@ -38,7 +40,7 @@ import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { summariseProblems } from "./summary.ts";
 
-/** How long after connecting the search index waits for a client that never says it is initialized, in ms. */
+/** How long after connecting the search index waits for a first answer to go out, in ms. */
 const FIRST_ANSWER_GRACE_MS = 2_000;
 
 /** Aborted when the trusted part relays SIGTERM/SIGINT (a `shutdown` message). */
@@ -59,10 +61,19 @@ const owner: {
   pending: OverlayMessage | null;
 } = { context: null, refresh: null, isLive: false, pending: null };
 
+/** Set once serving: applies the trusted part's new remote roots. */
+let onRemoteRoots: ((roots: RemoteRootsMessage["roots"]) => void) | null = null;
+let pendingRemoteRoots: RemoteRootsMessage["roots"] | null = null;
+
 self.onmessage = (
-  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage>,
+  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage | RemoteRootsMessage>,
 ) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
+  if (event.data?.type === "remote-roots") {
+    if (onRemoteRoots === null) pendingRemoteRoots = event.data.roots;
+    else onRemoteRoots(event.data.roots);
+    return;
+  }
   if (event.data?.type === "overlay") {
     if (owner.context === null || !owner.isLive) owner.pending = event.data;
     else applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh });
@@ -118,30 +129,33 @@ async function serve(start: StartMessage): Promise<void> {
   let ended: Promise<number>;
   let refresh: Awaited<ReturnType<typeof startConfiguredRefresh>>;
   // The search index is built after the first answer went out (issue 13): over stdio once the
-  // client says it is initialized (or after a grace period), over HTTP at once.
+  // first response is written (or after a grace period), over HTTP at once.
   let firstAnswered: Promise<void> = Promise.resolve();
   if (config.options.http === null) {
     // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
     refresh = await startConfiguredRefresh(await store, config);
-    const server = createSkillServer({ store: await store, config, ...withScripts });
+    const current = await store;
+    let answered = () => {};
     firstAnswered = new Promise((resolve) => {
       const grace = setTimeout(resolve, FIRST_ANSWER_GRACE_MS);
-      const previous = server.oninitialized;
-      server.oninitialized = () => {
+      answered = () => {
         clearTimeout(grace);
-        previous?.();
         resolve();
       };
     });
-    const { closed } = await serveOverStdio(server);
-    registerLiveServer(server);
+    // One dual-era connection: the server is built on the first message, told its era.
+    const { closed } = await serveOverStdio(({ era }) => {
+      const server = createSkillServer({ store: current, config, era, ...withScripts });
+      registerLiveServer(server);
+      return server;
+    }, { onFirstAnswer: () => answered() });
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     ended = closed.then((end) => end.exitCode);
   } else {
     const service = serveOverHttp(config, {
       store,
-      createServer: (current, { isStateless }) =>
-        createSkillServer({ store: current, config, isStateless, ...withScripts }),
+      createServer: (current, info) =>
+        createSkillServer({ store: current, config, ...info, ...withScripts }),
       signal: shutdownRequested.signal,
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
@@ -156,8 +170,11 @@ async function serve(start: StartMessage): Promise<void> {
   const pending = owner.pending;
   owner.pending = null;
   if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
+  onRemoteRoots = createRemoteRootsHandler(await store, config);
+  if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
   const first = await loading;
-  post({ type: "ready", ...summariseProblems(first.catalog), skillLoads: first.skillLoads });
+  // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
+  post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   await Promise.race([firstAnswered, ended]);
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   warmSearchIndex(await store).catch((error: unknown) => {

@@ -54,7 +54,7 @@ async function sha256(path: string): Promise<string> {
   return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
 }
 
-Deno.test("make compile embeds exactly the trusted flags and includes the worker module", async () => {
+Deno.test("make compile embeds exactly the trusted flags and includes both worker modules", async () => {
   const plan = await make("compile-plan");
   assert.equal(plan.code, 0, plan.stderr);
   const argv = plan.stdout.trimEnd().split("\n");
@@ -65,6 +65,8 @@ Deno.test("make compile embeds exactly the trusted flags and includes the worker
   assert.deepEqual(argv.slice(2 + flags.length), [
     "--include",
     "src/worker/entry.ts",
+    "--include",
+    "src/remote/fetcher_entry.ts",
     "--output",
     `dist/${BINARY_NAME}`,
     "main.ts",

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { bannerText } from "../../src/cli/banner.ts";
 import { jsonForTerminal } from "../../src/cli/terminal_text.ts";
 import { parseCommandLine } from "../../src/config/cli.ts";
+import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import { summariseProblems } from "../../src/worker/summary.ts";
 import { runProgram } from "../support/program.ts";
 import { makeTree } from "../skills/_tree.ts";
@@ -124,7 +125,7 @@ Deno.test("attack: the start-up banner escapes problem details, roots and the la
     getEnv: () => undefined,
     cwd: "/",
   });
-  const summary = summariseProblems({
+  const summary = summariseProblems(createCatalogStore({
     roots: config.roots,
     skills: [],
     byName: new Map(),
@@ -134,7 +135,7 @@ Deno.test("attack: the start-up banner escapes problem details, roots and the la
       severity: "warning",
       detail: `The frontmatter name "${hostile}" differs`,
     }],
-  });
+  }));
   const text = bannerText(config, { type: "ready", ...summary }, [`skillgate${hostile}`, "serve"]);
   assertNoRawControl(text, "the banner");
   assert.match(text, /name-mismatch/);

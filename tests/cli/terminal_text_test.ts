@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { cutToWidth, oneLine, padEnd, safeTerminalText } from "../../src/cli/terminal_text.ts";
+import {
+  cutToWidth,
+  oneLine,
+  oneLineName,
+  padEnd,
+  safeTerminalText,
+} from "../../src/cli/terminal_text.ts";
+import { problemLine } from "../../src/cli/problem_line.ts";
 
 Deno.test("safeTerminalText() escapes escape sequences, C1 controls and bidi overrides", () => {
   assert.equal(safeTerminalText("a\x1b[2Jb"), "a\\u{1b}[2Jb");
@@ -13,6 +20,21 @@ Deno.test("safeTerminalText() escapes escape sequences, C1 controls and bidi ove
 
 Deno.test("oneLine() collapses whitespace and line breaks to single spaces", () => {
   assert.equal(oneLine("  Use when:\n  the user\t asks  "), "Use when: the user asks");
+});
+
+Deno.test("oneLineName() shows a newline in a folder name as an escape, never as a space", () => {
+  assert.equal(oneLineName("/r/a\nb"), "/r/a\\u{a}b");
+  assert.equal(
+    oneLineName(" tab\there \u2028x\r\u202e "),
+    " tab\\u{9}here \\u{2028}x\\u{d}\\u{202e} ",
+  );
+  const line = problemLine({
+    path: "/r/a\nb",
+    severity: "error",
+    reason: "unusable-name",
+    detail: "first line\nsecond",
+  });
+  assert.equal(line, "/r/a\\u{a}b: error unusable-name: first line second");
 });
 
 Deno.test("cutToWidth() keeps text that fits and ends cut text in an ellipsis", () => {

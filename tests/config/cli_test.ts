@@ -25,6 +25,18 @@ Deno.test("parseCommandLine() reads roots from arguments, resolving relative pat
   );
 });
 
+Deno.test("parseCommandLine() takes a ROOT argument exactly: trailing whitespace is part of the name", () => {
+  const config = parse(["list", "/tmp/x/trail ", " lead", "/tmp/tab\t"]);
+  assert.deepEqual(config.roots.map((root) => root.path), [
+    "/tmp/x/trail ",
+    "/work/ lead",
+    "/tmp/tab\t",
+  ]);
+  assert.deepEqual(parse(["validate", "/s/a "]).targets, ["/s/a "]);
+  const listed = parse(["/arg "], { MCP_SKILLS_PATH: " /h1 , /h2 " });
+  assert.deepEqual(listed.roots.map((root) => root.path), ["/h1", "/h2"], "variable lists trim");
+});
+
 Deno.test("parseCommandLine() treats serve as the default command", () => {
   assert.equal(parse(["/a"]).command, "serve");
   assert.deepEqual(parse(["/a"]).roots, [{ path: "/a", from: "argument" }]);

@@ -142,7 +142,7 @@ for (const corpus of corpora()) {
       await Deno.symlink("/etc/passwd", planted);
       await rejectsWith(
         () => client.readResource({ uri }),
-        -32002,
+        -32602,
         new RegExp(
           `"${RegExp.escape(uri)}" is not served: path "${
             RegExp.escape(rich.plainFile)
@@ -155,19 +155,22 @@ for (const corpus of corpora()) {
       );
     });
 
-    await t.step("URIs that are not served get -32002 naming the URI", async () => {
-      for (
-        const uri of [
-          "skill://no-such-skill/SKILL.md",
-          `skill://${rich.skill}/../${other}/SKILL.md`,
-          `skill://${rich.skill}/..%2F..%2F..%2Fetc%2Fpasswd`,
-          `skill://${rich.skill}/SKILL.md?raw`,
-          "file:///etc/passwd",
-        ]
-      ) {
-        await rejectsWith(() => client.readResource({ uri }), -32002, /is not served/);
-      }
-    });
+    await t.step(
+      "URIs that are not served get -32602 (SEP-2164, both eras) naming the URI",
+      async () => {
+        for (
+          const uri of [
+            "skill://no-such-skill/SKILL.md",
+            `skill://${rich.skill}/../${other}/SKILL.md`,
+            `skill://${rich.skill}/..%2F..%2F..%2Fetc%2Fpasswd`,
+            `skill://${rich.skill}/SKILL.md?raw`,
+            "file:///etc/passwd",
+          ]
+        ) {
+          await rejectsWith(() => client.readResource({ uri }), -32602, /is not served/);
+        }
+      },
+    );
 
     await t.step("a cursor the server did not issue is refused with -32602", async () => {
       await rejectsWith(() => client.listResources({ cursor: "forged" }), -32602, /Cursor/);
@@ -190,7 +193,7 @@ for (const corpus of corpora()) {
       assert.deepEqual(await client.unsubscribeResource({ uri: "skill://never/SKILL.md" }), {});
       await rejectsWith(
         () => client.subscribeResource({ uri: "skill://no-such-skill/SKILL.md" }),
-        -32002,
+        -32602,
         /no skill named "no-such-skill"/,
       );
     });

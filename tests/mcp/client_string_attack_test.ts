@@ -7,10 +7,9 @@
 
 import assert from "node:assert/strict";
 import { catalogIndex } from "../../src/mcp/catalog_index.ts";
-import { McpError } from "../../src/mcp/sdk.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import { looseRequest } from "../support/loose_request.ts";
-import type { CallToolResult } from "../support/sdk_client.ts";
+import { type CallToolResult, McpError } from "../support/sdk_client.ts";
 import { connectClient, httpConfig, testHandler } from "../transports/_http.ts";
 import { type CountingCatalog, countingCatalog } from "./_counting_catalog.ts";
 
@@ -136,7 +135,7 @@ Deno.test("attack: 4 MiB resources/read URI is refused without a lookup", async 
   await withClient(async (client) => {
     await assert.rejects(
       client.readResource({ uri: `skill://skill-00001/${HUGE}` }),
-      refused(-32002, /longer than 8192 characters/),
+      refused(-32602, /longer than 8192 characters/),
     );
     assertNoScan("resources/read");
     assert.equal(counting.counts.mapLookups, 0);
@@ -147,7 +146,7 @@ Deno.test("attack: 4 MiB resources/subscribe URI is refused without a lookup", a
   await withClient(async (client) => {
     await assert.rejects(
       client.subscribeResource({ uri: `skill://skill-00001/${HUGE}` }),
-      refused(-32002, /longer than 8192 characters/),
+      refused(-32602, /longer than 8192 characters/),
     );
     await client.unsubscribeResource({ uri: `skill://skill-00001/${HUGE}` });
     assertNoScan("resources/subscribe");

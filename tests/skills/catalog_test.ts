@@ -157,6 +157,25 @@ Deno.test("buildCatalog() skips a folder whose name cannot name a skill", async 
   assert.ok(problems.every((p) => p.severity === "error"));
 });
 
+Deno.test("attack: a skill folder named with U+202E (bidi), U+2028 or U+FFFD is not served; the problem names the rule", async () => {
+  await using tree = await makeTree({
+    "pdf\u202Egnp/SKILL.md": skillMd("x"),
+    "line\u2028sep/SKILL.md": skillMd("y"),
+    "bad\ufffdutf/SKILL.md": skillMd("z"),
+    "good/SKILL.md": skillMd("good"),
+  });
+  const catalog = await build([tree.path]);
+  assert.deepEqual(names(catalog), ["good"]);
+  const problems = withReason(catalog, "unusable-name");
+  const byPath = new Map(problems.map((p) => [p.path, p.detail]));
+  assert.match(byPath.get(tree.at("pdf\u202Egnp")) ?? "", /rule "bidi-character"/);
+  assert.match(byPath.get(tree.at("line\u2028sep")) ?? "", /rule "control-character"/);
+  assert.match(byPath.get(tree.at("bad\ufffdutf")) ?? "", /rule "replacement-character"/);
+  for (const detail of byPath.values()) {
+    assert.ok(!/[\u202E\u2028\ufffd]/u.test(detail), `detail escapes the name: ${detail}`);
+  }
+});
+
 Deno.test("buildCatalog() serves a mismatched name under the directory name", async () => {
   await using tree = await makeTree({ "dir-name/SKILL.md": skillMd("other-name") });
   const catalog = await build([tree.path]);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  directoryNameRule,
   isSkippedEntryName,
   isSpecName,
   isUsableDirectoryName,
@@ -65,4 +66,17 @@ Deno.test("isSkippedEntryName() skips dot-entries and node_modules", () => {
   assert.equal(isSkippedEntryName("node_modules"), true);
   assert.equal(isSkippedEntryName("scripts"), false);
   assert.equal(isSkippedEntryName("node_modules2"), false);
+});
+
+Deno.test("directoryNameRule() refuses bidi, controls, U+2028/9 and U+FFFD in a skill folder name as the served-file rule does", () => {
+  assert.equal(directoryNameRule("pdf\u202Egnp"), "bidi-character");
+  assert.equal(directoryNameRule("a\u2066b"), "bidi-character");
+  assert.equal(directoryNameRule("a\nb"), "control-character");
+  assert.equal(directoryNameRule("a\u2028b"), "control-character");
+  assert.equal(directoryNameRule("a\u2029b"), "control-character");
+  assert.equal(directoryNameRule("a\ufffdb"), "replacement-character");
+  assert.equal(directoryNameRule("a\ud800b"), "lone-surrogate");
+  assert.equal(directoryNameRule("has space"), "whitespace");
+  assert.equal(directoryNameRule("pdf"), null);
+  assert.equal(isUsableDirectoryName("pdf\u202Egnp"), false);
 });

@@ -29,7 +29,13 @@ export interface ConnectedV2 extends AsyncDisposable {
  */
 export async function connectStdioV2(
   args: readonly string[],
-  options: { env?: Record<string, string> } = {},
+  options: {
+    env?: Record<string, string>;
+    /** Pin the 2026-07-28 revision (server/discover + per-request envelope) instead of initialize. */
+    modern?: boolean;
+    /** Declare elicitation and answer every confirmation with this action. */
+    elicitation?: "accept" | "decline";
+  } = {},
 ): Promise<ConnectedV2> {
   const transport = new StdioClientTransportV2({
     command: Deno.execPath(),
@@ -42,7 +48,17 @@ export async function connectStdioV2(
   transport.stderr?.on("data", (chunk: Uint8Array) => {
     stderr += new TextDecoder().decode(chunk);
   });
-  const client = new ClientV2({ name: "skillgate-tests-v2", version: "1.0.0" });
+  const client = new ClientV2({ name: "skillgate-tests-v2", version: "1.0.0" }, {
+    ...(options.modern === true ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+    ...(options.elicitation === undefined ? {} : { capabilities: { elicitation: { form: {} } } }),
+  });
+  const action = options.elicitation;
+  if (action !== undefined) {
+    client.setRequestHandler(
+      "elicitation/create",
+      () => action === "accept" ? { action, content: { run: true } } : { action },
+    );
+  }
   await client.connect(transport);
   return {
     client,

@@ -23,6 +23,9 @@ export {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+// The 1.x client's error class (what a 2025-era client sees as a JSON-RPC error)
+// @ts-types="@modelcontextprotocol/sdk/types"
+export { McpError } from "@modelcontextprotocol/sdk/types.js";
 // skill_run tests (tests/e2e/skill_run_test.ts): elicitation and progress
 // @ts-types="@modelcontextprotocol/sdk/types"
 export { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";

@@ -53,6 +53,8 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/skills/index_cache.ts": "the worker's own index cache file (never inside a skill root; " +
     "an entry is used only while the file version it names matches exactly)",
   "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
+  "src/remote/lock_file.ts": "the owner's lock file (--lock or ./skillgate.lock)",
+  "src/remote/sources_cache.ts": "the sources cache's own state.json (never a skill file)",
 };
 
 /** The allowances, folders first. Paths are relative to the repository root. */
@@ -68,6 +70,24 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: [...PROCESS_DOORS, "Deno.stat", "Deno.lstat", "Deno.realPath"],
     reason: "the one runner: spawns granted scripts (argv array, allowlisted environment, own " +
       "process group) and resolves the interpreter and script it runs",
+  },
+  {
+    path: "src/remote/lock_file.ts",
+    apis: ["Deno.open"],
+    reason: "reads the owner's lock file (--lock, or ./skillgate.lock), stat-bounded; never a " +
+      "client path",
+  },
+  {
+    path: "src/remote/sources_cache.ts",
+    apis: ["Deno.lstat", "Deno.readTextFile", "Deno.readDir"],
+    reason: "the sources cache's own files: state.json (lstat-checked, size-capped) and the " +
+      "commit folders it prunes; fixed names under the cache, never a client path",
+  },
+  {
+    path: "src/remote/remote_roots.ts",
+    apis: ["Deno.readDir", "Deno.realPath"],
+    reason: "trusted part, --frozen: walks a cached commit's folders (links refused, file " +
+      "count capped) to re-hash its files, each read through the path gate, against the lock",
   },
   {
     path: "src/sandbox/environ_scrub.ts",
@@ -174,10 +194,11 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/config/file/load_config.ts",
-    apis: ["Deno.open"],
+    apis: ["node:fs"],
     reason: "trusted part: reads the owner's configuration file and overrides.json (at start-up " +
-      "and after an edit) within a byte cap; paths come from --config, SKILLGATE_CONFIG or XDG, " +
-      "never from a client, and the worker never reads them",
+      "and after an edit) within a byte cap, opened O_NONBLOCK through node:fs so a FIFO cannot " +
+      "block it; paths come from --config, SKILLGATE_CONFIG or XDG, never from a client, and the " +
+      "worker never reads them",
   },
   {
     path: "src/config/file/watch_owner_files.ts",

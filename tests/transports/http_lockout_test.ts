@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "../../src/mcp/sdk.ts";
+import { Server } from "../../src/mcp/sdk.ts";
 import type { HttpHandler } from "../../src/transports/http/handler.ts";
 import {
   httpConfig,
@@ -121,8 +121,8 @@ function gatedServerFactory(gate: Promise<void>): () => Server {
     const server = new Server({ name: "gated", version: "1.0.0" }, {
       capabilities: { tools: {} },
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
-    server.setRequestHandler(CallToolRequestSchema, async () => {
+    server.setRequestHandler("tools/list", () => ({ tools: [] }));
+    server.setRequestHandler("tools/call", async () => {
       await gate;
       return { content: [{ type: "text", text: "done" }] };
     });

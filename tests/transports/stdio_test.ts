@@ -20,7 +20,7 @@ function jsonRpcIds(stdout: string): unknown[] {
   });
 }
 
-Deno.test("stdio logs a line that is not JSON-RPC on stderr and still answers the next request", async () => {
+Deno.test("stdio skips a line that is not JSON, logs valid JSON that is not JSON-RPC, and still answers the next request", async () => {
   const stdin = [
     INITIALIZE,
     INITIALIZED,
@@ -34,9 +34,11 @@ Deno.test("stdio logs a line that is not JSON-RPC on stderr and still answers th
   assert.ok(ids.includes(1) && ids.includes(2), `answers 1 and 2 arrived: ${ids}`);
   const reports = run.stderr.split("\n")
     .filter((line) => line.startsWith("skillgate: ignored a message that is not valid JSON-RPC: "));
-  assert.equal(reports.length, 2, run.stderr);
-  assert.match(reports[0] ?? "", /"this is not json" is not valid JSON$/);
-  assert.match(reports[1] ?? "", /valid JSON, but not a JSON-RPC 2\.0 request/);
+  // The v2 SDK's stdio reader skips a line that is not JSON without reporting
+  // it (tolerance for noise on the pipe); valid JSON that is not JSON-RPC is
+  // still reported through the transport's onerror.
+  assert.equal(reports.length, 1, run.stderr);
+  assert.match(reports[0] ?? "", /valid JSON, but not a JSON-RPC 2\.0 request/);
   assert.ok(!run.stdout.includes("skillgate:"), "nothing but JSON-RPC on stdout");
 });
 

@@ -118,6 +118,13 @@ function optionValue(document: JsonDocument, option: OptionSpec, key: string, no
         throw expected(document, node, key, "a non-empty string");
       }
       return node.value.trim();
+    case "repeatable":
+      // `"source": ["github:acme/skills", ...]`: one spec per entry, as the repeated flag.
+      return stringList(document, node, key, (entry, entryNode) => {
+        if (entry.trim() === "") {
+          throw document.errorAt(entryNode.offset, `"${key}" entries must not be empty`, key);
+        }
+      });
     case "list":
       return stringList(document, node, key, (entry, entryNode) => {
         try {

@@ -113,6 +113,8 @@ function valueSchema(option: OptionSpec): Record<string, unknown> {
       return { type: "string", enum: [...kind.values] };
     case "string":
       return { type: "string", minLength: 1 };
+    case "repeatable":
+      return { type: "array", items: { type: "string", minLength: 1 } };
     case "list": {
       const items: Record<string, unknown> = { type: "string", minLength: 1 };
       if (kind.entries === "origin") items.pattern = "^https?://[^/]+$";

@@ -68,16 +68,18 @@ export interface LiveReview {
  * Compares the owner's files as they are now with what is in force.
  *
  * @param state What is in force.
- * @param configText The configuration file's text now (null: absent).
- * @param overridesText `overrides.json`'s text now (null: absent).
+ * @param configText The configuration file's text now (null: absent; a
+ *   {@linkcode ConfigFileError}: it could not be read, e.g. not a regular file).
+ * @param overridesText `overrides.json`'s text now (null: absent; an error
+ *   as for `configText`).
  * @returns The narrowed overrides and the problems to report.
  *
  * Source: issue 19, "Live changes".
  */
 export function reviewOwnerFiles(
   state: LiveConfigState,
-  configText: string | null,
-  overridesText: string | null,
+  configText: string | null | ConfigFileError,
+  overridesText: string | null | ConfigFileError,
 ): LiveReview {
   const found: Finding[] = [];
   const configName = basename(state.location.path);
@@ -85,6 +87,7 @@ export function reviewOwnerFiles(
   let file: ConfigFile | null = null;
   let next: Config | null = null;
   try {
+    if (configText instanceof ConfigFileError) throw configText;
     if (configText !== null) file = parseConfigFile(state.location.path, configText);
     next = parseCommandLine({ ...state.input, file });
   } catch (error) {
@@ -98,6 +101,7 @@ export function reviewOwnerFiles(
   }
   let overrides = state.overrides;
   try {
+    if (overridesText instanceof ConfigFileError) throw overridesText;
     const proposed = overridesText === null
       ? {}
       : parseOverridesFile(state.location.overridesPath, overridesText);

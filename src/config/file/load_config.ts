@@ -9,6 +9,7 @@
  * @module
  */
 
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { type CommandLineInput, parseCommandLine, UsageError } from "../cli.ts";
 import type { Config } from "../config.ts";
@@ -59,32 +60,56 @@ export function locateConfig(
 }
 
 /**
- * Reads a file of the owner's configuration, bounded: one open, a check
- * that it is a regular file, and at most {@linkcode MAX_CONFIG_FILE_BYTES}
- * + 1 bytes read.
+ * Reads a file of the owner's configuration, bounded: one open that cannot
+ * block (`O_NONBLOCK`, through `node:fs`: `Deno.open` takes no such flag, and
+ * opening a FIFO with no writer would otherwise wait forever), a check on the
+ * open handle that it is a regular file, and at most
+ * {@linkcode MAX_CONFIG_FILE_BYTES} + 1 bytes read. A symlink is followed (an
+ * owner may link their configuration from elsewhere); what it ends at must be
+ * a regular file.
  *
  * @param path Absolute path.
  * @returns Its text, or null when it does not exist.
- * @throws {ConfigFileError} When it is not a regular file, is larger than
- *   {@linkcode MAX_CONFIG_FILE_BYTES}, is not UTF-8, or cannot be read.
+ * @throws {ConfigFileError} When it is not a regular file (a FIFO, socket,
+ *   device or folder), is larger than {@linkcode MAX_CONFIG_FILE_BYTES}, is
+ *   not UTF-8, or cannot be read.
  *
  * Requires `--allow-read` on `path` (the trusted part holds it).
  */
-export async function readOwnerFile(path: string): Promise<string | null> {
-  let file: Deno.FsFile;
+export function readOwnerFile(path: string): Promise<string | null> {
   try {
-    file = await Deno.open(path, { read: true });
+    return Promise.resolve(readOwnerFileSync(path));
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    return Promise.reject(error);
+  }
+}
+
+const OWNER_OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+function readOwnerFileSync(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, OWNER_OPEN_FLAGS);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof Deno.errors.NotFound || code === "ENOENT") return null;
     throw new ConfigFileError(path, 1, 1, `cannot be read (${errorName(error)})`);
   }
   try {
-    if (!(await file.stat()).isFile) throw new ConfigFileError(path, 1, 1, "is not a regular file");
+    const info = fstatSync(fd);
+    if (!info.isFile()) {
+      throw new ConfigFileError(
+        path,
+        1,
+        1,
+        `is not a regular file (it is ${kindOf(info)}); replace it with a regular JSON file`,
+      );
+    }
     const buffer = new Uint8Array(MAX_CONFIG_FILE_BYTES + 1);
     let filled = 0;
     while (filled < buffer.length) {
-      const read = await file.read(buffer.subarray(filled));
-      if (read === null) break;
+      const read = readSync(fd, buffer, filled, buffer.length - filled, null);
+      if (read === 0) break;
       filled += read;
     }
     if (filled > MAX_CONFIG_FILE_BYTES) {
@@ -99,8 +124,16 @@ export async function readOwnerFile(path: string): Promise<string | null> {
     if (error instanceof ConfigFileError) throw error;
     throw new ConfigFileError(path, 1, 1, `cannot be read (${errorName(error)})`);
   } finally {
-    file.close();
+    closeSync(fd);
   }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isDirectory()) return "a folder";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  return "a special file";
 }
 
 /**

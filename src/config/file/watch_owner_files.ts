@@ -68,16 +68,11 @@ export function watchOwnerFiles(
   let running: Promise<void> = Promise.resolve();
   let isClosed = false;
   const review = async () => {
-    let configText: string | null;
-    let overridesText: string | null;
-    try {
-      configText = await readOwnerFile(state.location.path);
-      overridesText = await readOwnerFile(state.location.overridesPath);
-    } catch (error) {
-      if (!(error instanceof ConfigFileError)) throw error;
-      options.log(`skillgate: ${error.message}; the last good configuration stays in force`);
-      return;
-    }
+    // A file that cannot be read (not a regular file, too large, not UTF-8)
+    // is a config-invalid problem for that file; the other is still reviewed,
+    // and the next valid edit is applied.
+    const configText = await readOrError(state.location.path);
+    const overridesText = await readOrError(state.location.overridesPath);
     const outcome = reviewOwnerFiles(current, configText, overridesText);
     current = { ...current, overrides: outcome.overrides, caps: outcome.caps };
     const update = { overlay: overlayOf(outcome), caps: outcome.caps };
@@ -174,4 +169,14 @@ export function problemLine(problem: Problem, folder: string, ownerDetail?: stri
     ? file
     : `${file}:${problem.line}:${problem.column ?? 1}`;
   return `skillgate: ${place}: ${problem.reason}: ${ownerDetail ?? problem.detail}`;
+}
+
+/** The file's text, null when absent, or the {@linkcode ConfigFileError} that refused it. */
+async function readOrError(path: string): Promise<string | null | ConfigFileError> {
+  try {
+    return await readOwnerFile(path);
+  } catch (error) {
+    if (error instanceof ConfigFileError) return error;
+    throw error;
+  }
 }

@@ -10,7 +10,7 @@
 
 import type { Catalog } from "../../skills/skill.ts";
 import type { MethodFamily } from "../family.ts";
-import { type CompleteRequest, CompleteRequestSchema, type CompleteResult } from "../sdk.ts";
+import type { CompleteRequest, CompleteResult } from "../sdk.ts";
 import { catalogIndex } from "../catalog_index.ts";
 import { assertClientString } from "../client_strings.ts";
 import { GENERIC_PROMPT_ARGUMENT, GENERIC_PROMPT_NAME } from "../prompts/prompt_skills.ts";
@@ -23,7 +23,7 @@ export const completionsFamily: MethodFamily = {
   capabilities: () => ({ completions: {} }),
   install: (server, context) => {
     server.setRequestHandler(
-      CompleteRequestSchema,
+      "completion/complete",
       (request) => complete(context.store.current(), request.params),
     );
   },
@@ -36,7 +36,7 @@ export const completionsFamily: MethodFamily = {
  * @param params The request's `ref`, `argument` and optional `context`.
  * @returns `{completion: {values, total, hasMore}}`; empty values for a
  *   reference or argument that has no completion.
- * @throws {McpError} -32602 before any lookup when the argument's value is
+ * @throws {ProtocolError} -32602 before any lookup when the argument's value is
  *   over MAX_COMPLETION_VALUE_CHARS (1,024), the prompt or context name over
  *   MAX_CLIENT_NAME_CHARS (255), the argument name over 255, or the
  *   reference URI over MAX_URI_CHARS (8,192).

@@ -24,9 +24,17 @@ import { catalogChannel, describeWithCatalog } from "./model_catalog.ts";
 export const LOADING_TOOLS: ReadonlySet<string> = new Set(["skill_load", "skill_file"]);
 
 /** How one server offers its tools. */
+/**
+ * The capabilities one 2026-07-28 request declared in its `_meta` envelope
+ * (absent on 2025-era requests, which use what `initialize` declared).
+ */
+export interface RequestCapabilities {
+  readonly extensions?: Readonly<Record<string, unknown>>;
+}
+
 export interface ToolOffer {
   /** Whether `tools/list` lists the tool and `tools/call` accepts it, now. */
-  isOffered(name: string): boolean;
+  isOffered(name: string, declared?: RequestCapabilities): boolean;
   /** The tool's description as `tools/list` shows it now. */
   describe(name: string, base: string): string;
 }
@@ -63,8 +71,10 @@ export function createToolOffer(server: Server, context: ServerContext): ToolOff
   const mode = context.config.options.tools;
   const isToolDescription = catalogChannel(context.config) === "tool-description";
   const isAuto = mode === "auto" && !isToolDescription && context.isStateless !== true;
-  const clientLoadsSkills = () =>
-    server.getClientCapabilities()?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
+  // On 2026-07-28 `auto` decides per request, from the envelope's declared
+  // capabilities; on 2025-11-25 from what initialize declared.
+  const clientLoadsSkills = (declared?: RequestCapabilities) =>
+    (declared ?? server.getClientCapabilities())?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
   if (isAuto) {
     const previous = server.oninitialized;
     server.oninitialized = () => {
@@ -77,10 +87,10 @@ export function createToolOffer(server: Server, context: ServerContext): ToolOff
     };
   }
   return {
-    isOffered(name) {
+    isOffered(name, declared) {
       if (!LOADING_TOOLS.has(name)) return true;
       if (mode === "never") return false;
-      return !(isAuto && clientLoadsSkills());
+      return !(isAuto && clientLoadsSkills(declared));
     },
     describe(name, base) {
       if (!isToolDescription || name !== "skill_load") return base;

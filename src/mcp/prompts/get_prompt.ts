@@ -10,7 +10,7 @@ import { quotePath } from "../../files/path_gate.ts";
 import type { Catalog } from "../../skills/skill.ts";
 import { catalogIndex, closeNames, type NameList } from "../catalog_index.ts";
 import { assertClientString, MAX_SUGGESTION_NEEDLE_CHARS } from "../client_strings.ts";
-import { ErrorCode, type GetPromptResult, McpError } from "../sdk.ts";
+import { type GetPromptResult, ProtocolError, ProtocolErrorCode } from "../sdk.ts";
 import {
   GENERIC_PROMPT_ARGUMENT,
   GENERIC_PROMPT_NAME,
@@ -31,7 +31,7 @@ const MAX_QUOTED_CHARS = 80;
  * @param name The prompt name the client sent.
  * @param args The prompt arguments the client sent, if any.
  * @returns The skill's prompt result (see `buildSkillPromptResult`).
- * @throws {McpError} (as a rejection) -32602 for a name (or `name` argument)
+ * @throws {ProtocolError} (as a rejection) -32602 for a name (or `name` argument)
  *   over MAX_CLIENT_NAME_CHARS (255), refused before any lookup; for a
  *   prompt that is not served, for the generic
  *   prompt without a `name` argument, or with a name that is not a
@@ -82,8 +82,8 @@ export async function getPrompt(
   return await buildSkillPromptResult(skill);
 }
 
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
+function invalid(message: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
 function quote(value: string): string {

@@ -6,7 +6,7 @@
  */
 
 import type { Catalog, Skill } from "../../skills/skill.ts";
-import { ErrorCode, type ListPromptsResult, McpError, type Prompt } from "../sdk.ts";
+import { type ListPromptsResult, type Prompt, ProtocolError, ProtocolErrorCode } from "../sdk.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
 import { assertClientString } from "../client_strings.ts";
 import { upperBound } from "../resources/served_file.ts";
@@ -28,7 +28,7 @@ export interface PromptPageOptions {
  * @returns `{prompts, nextCursor?}`. The first page starts with the generic
  *   prompt; a cursor encodes the last skill name served, so a refresh between
  *   pages neither skips nor repeats a skill that stayed.
- * @throws {McpError} -32602 when the cursor is over MAX_CURSOR_CHARS (8,192)
+ * @throws {ProtocolError} -32602 when the cursor is over MAX_CURSOR_CHARS (8,192)
  *   or not one this server issued.
  * @throws {RangeError} When `pageSize` is not an integer of at least 2.
  *
@@ -46,8 +46,8 @@ export function listPromptPage(catalog: Catalog, options: PromptPageOptions): Li
     assertClientString("cursor", "The cursor", options.cursor);
     const after = decodeNameCursor(options.cursor);
     if (after === null) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         "Cursor is not one this server issued; call prompts/list without a cursor to start over",
       );
     }

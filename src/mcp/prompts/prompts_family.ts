@@ -9,7 +9,6 @@
 
 import { PROMPT_PAGE_SIZE } from "../../caps.ts";
 import type { MethodFamily } from "../family.ts";
-import { GetPromptRequestSchema, ListPromptsRequestSchema } from "../sdk.ts";
 import { getPrompt } from "./get_prompt.ts";
 import { listPromptPage } from "./prompt_page.ts";
 
@@ -25,7 +24,7 @@ export const promptsFamily: MethodFamily = {
   }),
   install: (server, context) => {
     server.setRequestHandler(
-      ListPromptsRequestSchema,
+      "prompts/list",
       (request) =>
         listPromptPage(context.store.current(), {
           cursor: request.params?.cursor,
@@ -33,7 +32,7 @@ export const promptsFamily: MethodFamily = {
         }),
     );
     server.setRequestHandler(
-      GetPromptRequestSchema,
+      "prompts/get",
       (request) =>
         getPrompt(context.store.current(), request.params.name, request.params.arguments),
     );

@@ -14,7 +14,12 @@ import { MAX_RESOURCE_READ_BYTES } from "../../caps.ts";
 import { FileTooLargeError } from "../../files/bounded_read.ts";
 import { PathRefusedError } from "../../files/path_gate.ts";
 import type { Skill } from "../../skills/skill.ts";
-import { ErrorCode, type GetPromptResult, McpError, type PromptMessage } from "../sdk.ts";
+import {
+  type GetPromptResult,
+  type PromptMessage,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "../sdk.ts";
 import { readServedFile, servedContents } from "../resources/read_served_file.ts";
 import { skillFileUri } from "../resources/skill_uri.ts";
 
@@ -33,7 +38,7 @@ const SKILL_MD_MEDIA_TYPE = "text/markdown";
  *   content is `{type: "resource", resource: {uri: skill://<name>/SKILL.md,
  *   mimeType: "text/markdown", text}}` holding the file's exact text (base64
  *   `blob` instead if it is not strictly UTF-8), for the assistant.
- * @throws {McpError} -32603 when SKILL.md can no longer be read (the gate
+ * @throws {ProtocolError} -32603 when SKILL.md can no longer be read (the gate
  *   refuses it now) or is larger than `maxBytes`.
  *
  * Requires `--allow-read` on the skill folder.
@@ -54,8 +59,8 @@ export async function buildSkillPromptResult(
     );
   } catch (error) {
     if (error instanceof PathRefusedError || error instanceof FileTooLargeError) {
-      throw new McpError(
-        ErrorCode.InternalError,
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
         `The instructions of skill "${skill.name}" cannot be served: ${error.message}`,
       );
     }

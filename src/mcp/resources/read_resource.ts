@@ -10,11 +10,11 @@ import { mediaTypeFor } from "../../files/media_type.ts";
 import { PathRefusedError } from "../../files/path_gate.ts";
 import type { Catalog } from "../../skills/skill.ts";
 import { AnswerBudgetBusyError, answerBytesFor, answerBytesForText } from "../answer_budget.ts";
-import { McpError, type ReadResourceResult } from "../sdk.ts";
+import { ProtocolError, type ReadResourceResult } from "../sdk.ts";
 import { readServedFile, servedContents } from "./read_served_file.ts";
 import { resourceNotFound, resourceTooLarge } from "./resource_errors.ts";
 import { findServedFile, type ServedFile } from "./served_file.ts";
-import { parseSkillUri, skillFileUri } from "./skill_uri.ts";
+import { catalogPrefixes, parseSkillUri, skillFileUri } from "./skill_uri.ts";
 
 /** JSON-RPC code of a read refused because the answer budget stayed spent (retry later). */
 export const JSONRPC_SERVER_BUSY = -32000;
@@ -25,14 +25,14 @@ export const JSONRPC_SERVER_BUSY = -32000;
  * @param catalog The snapshot the request works on.
  * @param uri The URI as the client sent it.
  * @returns The skill, the listed file and the file's canonical URI.
- * @throws {McpError} -32002 when the URI does not parse as a skill file URI
+ * @throws {ProtocolError} -32002 when the URI does not parse as a skill file URI
  *   or names a skill or file the catalog does not list.
  */
 export function resolveResourceUri(
   catalog: Catalog,
   uri: string,
 ): ServedFile & { readonly uri: string } {
-  const parsed = parseSkillUri(uri);
+  const parsed = parseSkillUri(uri, catalogPrefixes(catalog));
   if (!parsed.ok) throw resourceNotFound(uri, parsed.reason);
   const served = findServedFile(catalog, parsed.name, parsed.path);
   if ("reason" in served) {
@@ -53,7 +53,7 @@ export function resolveResourceUri(
  * @returns `{contents: [{uri, mimeType, text | blob}]}` with the canonical
  *   URI (as listed): `text` when the bytes decode strictly as UTF-8 and hold
  *   no NUL (a BOM is kept), else `blob` (standard base64 of the exact bytes).
- * @throws {McpError} -32002 when the URI is not served or the path gate
+ * @throws {ProtocolError} -32002 when the URI is not served or the path gate
  *   refuses the file now (e.g. it became a symlink leading outside the skill
  *   after it was listed); -32602 when the file is over `maxBytes`; -32000
  *   when the answer budget stayed spent for the whole wait (retry later).
@@ -94,7 +94,7 @@ async function holdOrBusy(
     return await hold(bytes);
   } catch (error) {
     if (error instanceof AnswerBudgetBusyError) {
-      throw new McpError(JSONRPC_SERVER_BUSY, error.message);
+      throw new ProtocolError(JSONRPC_SERVER_BUSY, error.message);
     }
     throw error;
   }

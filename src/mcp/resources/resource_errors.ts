@@ -7,9 +7,15 @@
  */
 
 import { quotePath } from "../../files/path_gate.ts";
-import { ErrorCode, McpError } from "../sdk.ts";
+import { ProtocolError, ProtocolErrorCode } from "../sdk.ts";
 
-/** JSON-RPC code for a resource that is not served (MCP 2025-11-25). */
+/**
+ * The code a handler throws for a resource that is not served: the SDK's
+ * `ResourceNotFound` (-32002, MCP 2025-11-25). The v2 SDK's wire codecs send
+ * it as -32602 with `data.uri` on both eras (SEP-2164; the 2026-07-28 code),
+ * so clients see -32602; the conformance scenario
+ * `sep-2164-resource-not-found` checks that.
+ */
 export const RESOURCE_NOT_FOUND = -32002;
 
 /** Characters of a URI quoted in a message or in error data at most. */
@@ -20,15 +26,16 @@ const MAX_QUOTED_URI_CHARS = 300;
  *
  * @param uri The URI as the client sent it.
  * @param reason Why, in sentence case without a final period (client-safe).
- * @returns An `McpError` with code {@linkcode RESOURCE_NOT_FOUND}, a message
+ * @returns An `ProtocolError` with code {@linkcode RESOURCE_NOT_FOUND}, a message
  *   naming the URI and the reason, and `data: {uri}`.
  *
  * Source: MCP 2025-11-25, "Resources", error handling (-32002 resource not
- * found; the 2026-07-28 revision moves it to -32602).
+ * found; the 2026-07-28 revision and SEP-2164 move it to -32602, which the
+ * SDK's codecs put on the wire for both eras).
  */
-export function resourceNotFound(uri: string, reason: string): McpError {
+export function resourceNotFound(uri: string, reason: string): ProtocolError {
   const shown = cut(uri);
-  return new McpError(
+  return new ProtocolError(
     RESOURCE_NOT_FOUND,
     `Resource ${quotePath(shown)} is not served: ${lowerFirst(reason)}`,
     { uri: shown },
@@ -41,7 +48,7 @@ export function resourceNotFound(uri: string, reason: string): McpError {
  * @param uri The URI as the client sent it.
  * @param details The skill name, the file's relative path, its size and the
  *   cap, both in bytes.
- * @returns An `McpError` -32602 whose message states the size and the cap and
+ * @returns An `ProtocolError` -32602 whose message states the size and the cap and
  *   tells the client to page the file with the `skill_file` tool; `data`
  *   carries `{uri, sizeBytes, maxBytes}`.
  *
@@ -50,11 +57,11 @@ export function resourceNotFound(uri: string, reason: string): McpError {
 export function resourceTooLarge(
   uri: string,
   details: { name: string; path: string; sizeBytes: number; maxBytes: number },
-): McpError {
+): ProtocolError {
   const { name, path, sizeBytes, maxBytes } = details;
   const call = JSON.stringify({ name, paths: [{ path, offset: 0 }] });
-  return new McpError(
-    ErrorCode.InvalidParams,
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
     `Resource ${quotePath(cut(uri))} is ${sizeBytes} bytes, over the ${maxBytes}-byte cap of ` +
       `resources/read, so it is not returned (not even in part). Read it in pages with the ` +
       `skill_file tool, starting with ${call} and continuing at each answer's nextOffset`,

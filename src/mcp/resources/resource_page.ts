@@ -7,7 +7,12 @@
  */
 
 import type { Catalog, Skill, SkillFile } from "../../skills/skill.ts";
-import { ErrorCode, type ListResourcesResult, McpError, type Resource } from "../sdk.ts";
+import {
+  type ListResourcesResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Resource,
+} from "../sdk.ts";
 import { describeSkillFile } from "./describe_resource.ts";
 import {
   decodeResourceCursor,
@@ -34,7 +39,7 @@ export interface ResourcePageOptions {
  *   after the cursor's (skill name, file path); `nextCursor` is present
  *   exactly when more entries follow. A cursor whose skill or file is gone
  *   continues at the next entry in order.
- * @throws {McpError} -32602 when the cursor is over MAX_CURSOR_CHARS (8,192)
+ * @throws {ProtocolError} -32602 when the cursor is over MAX_CURSOR_CHARS (8,192)
  *   or not one this server issued.
  * @throws {RangeError} When `pageSize` is not a positive integer.
  *
@@ -54,8 +59,8 @@ export function listResourcePage(
     assertClientString("cursor", "The cursor", options.cursor);
     const after = decodeResourceCursor(options.cursor);
     if (after === null) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         "Cursor is not one this server issued; call resources/list without a cursor to start over",
       );
     }

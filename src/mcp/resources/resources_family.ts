@@ -11,17 +11,16 @@
 import { MAX_RESOURCE_READ_BYTES, RESOURCE_PAGE_SIZE } from "../../caps.ts";
 import { holdAnswerBytes } from "../answer_budget.ts";
 import type { MethodFamily } from "../family.ts";
-import {
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
-  type ResourceTemplate,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "../sdk.ts";
+import type { ResourceTemplate } from "../sdk.ts";
+import { handlerExtra } from "../handler_extra.ts";
 import { readSkillResource, resolveResourceUri } from "./read_resource.ts";
 import { listResourcePage } from "./resource_page.ts";
-import { parseSkillUri, SKILL_FILE_URI_TEMPLATE, skillFileUri } from "./skill_uri.ts";
+import {
+  catalogPrefixes,
+  parseSkillUri,
+  SKILL_FILE_URI_TEMPLATE,
+  skillFileUri,
+} from "./skill_uri.ts";
 import { addSubscription, removeSubscription } from "./subscriptions.ts";
 
 /** The one resource template: any file of any skill. */
@@ -49,7 +48,7 @@ export const resourcesFamily: MethodFamily = {
   },
   install: (server, context) => {
     server.setRequestHandler(
-      ListResourcesRequestSchema,
+      "resources/list",
       (request) =>
         listResourcePage(context.store.current(), {
           cursor: request.params?.cursor,
@@ -57,24 +56,27 @@ export const resourcesFamily: MethodFamily = {
         }),
     );
     server.setRequestHandler(
-      ListResourceTemplatesRequestSchema,
+      "resources/templates/list",
       () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE] }),
     );
     server.setRequestHandler(
-      ReadResourceRequestSchema,
+      "resources/read",
       (request, extra) =>
         readSkillResource(context.store.current(), request.params.uri, {
           maxBytes: MAX_RESOURCE_READ_BYTES,
-          hold: (bytes) => holdAnswerBytes(extra, bytes),
+          hold: (bytes) => holdAnswerBytes(handlerExtra(extra), bytes),
         }),
     );
-    server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    server.setRequestHandler("resources/subscribe", (request) => {
       const served = resolveResourceUri(context.store.current(), request.params.uri);
       addSubscription(server, served.uri);
       return {};
     });
-    server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
-      const parsed = parseSkillUri(request.params.uri);
+    server.setRequestHandler("resources/unsubscribe", (request) => {
+      const parsed = parseSkillUri(
+        request.params.uri,
+        catalogPrefixes(context.store.current()),
+      );
       if (parsed.ok) removeSubscription(server, skillFileUri(parsed.name, parsed.path));
       return {};
     });

@@ -9,6 +9,8 @@
 
 import { checkPathString, quotePath } from "../../files/path_gate.ts";
 import { isUsableDirectoryName } from "../../skills/names.ts";
+import { PREFIX_SEPARATOR } from "../../skills/discover.ts";
+import type { Catalog } from "../../skills/skill.ts";
 import { MAX_URI_CHARS } from "../../caps.ts";
 
 /** The scheme of skill file URIs. */
@@ -41,7 +43,9 @@ export interface UnparsedSkillUri {
 }
 
 /**
- * Builds the canonical URI of a skill file: `skill://<name>/<path>`, the name
+ * Builds the canonical URI of a skill file: `skill://<name>/<path>`, or for a
+ * served name `PREFIX__NAME` (a prefixed root or a remote source; no folder
+ * name holds `__`) `skill://PREFIX/NAME/<path>`; the name parts
  * and each path segment percent-encoded as `encodeURIComponent` does (so `/`
  * inside a segment, space, `?`, `#`, `%` and non-ASCII are escaped; letters,
  * digits and `-_.!~*'()` are kept).
@@ -58,7 +62,31 @@ export interface UnparsedSkillUri {
  */
 export function skillFileUri(name: string, path: string): string {
   const encodedPath = path.split("/").map(encodeURIComponent).join("/");
-  return `${SKILL_URI_SCHEME}://${encodeURIComponent(name)}/${encodedPath}`;
+  const separator = name.indexOf(PREFIX_SEPARATOR);
+  const skillPath = separator < 0
+    ? encodeURIComponent(name)
+    : `${encodeURIComponent(name.slice(0, separator))}/${
+      encodeURIComponent(name.slice(separator + PREFIX_SEPARATOR.length))
+    }`;
+  return `${SKILL_URI_SCHEME}://${skillPath}/${encodedPath}`;
+}
+
+const PREFIXES = new WeakMap<Catalog, ReadonlySet<string>>();
+
+/**
+ * The prefixes a catalog serves under (its roots' `prefix`), for
+ * {@linkcode parseSkillUri}. Cached per snapshot.
+ *
+ * @param catalog The snapshot.
+ * @returns The set of prefixes (empty when no root has one).
+ */
+export function catalogPrefixes(catalog: Catalog): ReadonlySet<string> {
+  let prefixes = PREFIXES.get(catalog);
+  if (prefixes === undefined) {
+    prefixes = new Set(catalog.roots.flatMap((root) => root.prefix ?? []));
+    PREFIXES.set(catalog, prefixes);
+  }
+  return prefixes;
 }
 
 /**
@@ -74,13 +102,25 @@ export function skillFileUri(name: string, path: string): string {
  * `node_modules` segment, no `%`, backslash or control character). Raw `..`
  * segments are refused, not resolved.
  *
+ * Prefixes: when the first segment is one of `prefixes`, the second is the
+ * folder name and the served name is `PREFIX__NAME`
+ * (`skill://acme-skills/pdf/SKILL.md` names `acme-skills__pdf`). No local
+ * skill is served under a name equal to a prefix (the catalog refuses it),
+ * so a first segment that is a prefix never means a local skill's nested
+ * file. A first segment holding `__` is refused: that is a served name, not
+ * a URI segment.
+ *
  * @param uri The URI as the client sent it.
- * @returns `{ok: true, name, path}` or `{ok: false, reason}`.
+ * @param prefixes The catalog's prefixes ({@linkcode catalogPrefixes}). @default none
+ * @returns `{ok: true, name, path}` (name: the served name) or `{ok: false, reason}`.
  *
  * Source: SEP-2640 (skill URIs); RFC 3986 sections 3 and 2.1; the path rule
  * in `/work/shared/notes/anchors.md`.
  */
-export function parseSkillUri(uri: string): ParsedSkillUri | UnparsedSkillUri {
+export function parseSkillUri(
+  uri: string,
+  prefixes: ReadonlySet<string> = new Set(),
+): ParsedSkillUri | UnparsedSkillUri {
   if (typeof uri !== "string" || uri.length === 0) return refuse("The URI is empty");
   if (uri.length > MAX_URI_CHARS) {
     return refuse(`The URI is longer than ${MAX_URI_CHARS} characters`);
@@ -99,17 +139,30 @@ export function parseSkillUri(uri: string): ParsedSkillUri | UnparsedSkillUri {
   }
   const name = decode(afterSlashes.slice(0, slash));
   if (name === null) return refuse("The skill name has malformed percent-encoding");
-  if (!isUsableDirectoryName(name)) {
+  if (!isUsableDirectoryName(name) || name.includes(PREFIX_SEPARATOR)) {
     return refuse(`The skill name ${quotePath(name)} is not usable`);
   }
-  const segments = afterSlashes.slice(slash + 1).split("/").map(decode);
+  let tail = afterSlashes.slice(slash + 1);
+  let served = name;
+  if (prefixes.has(name)) {
+    const next = tail.indexOf("/");
+    const folder = next < 0 ? null : decode(tail.slice(0, next));
+    if (folder === null || !isUsableDirectoryName(folder) || folder.includes(PREFIX_SEPARATOR)) {
+      return refuse(
+        `The URI names no skill under prefix ${quotePath(name)}; use skill://PREFIX/NAME/SKILL.md`,
+      );
+    }
+    served = `${name}${PREFIX_SEPARATOR}${folder}`;
+    tail = tail.slice(next + 1);
+  }
+  const segments = tail.split("/").map(decode);
   if (segments.some((segment) => segment === null)) {
     return refuse("The file path has malformed percent-encoding");
   }
   const path = segments.join("/");
   const refusal = checkPathString(path);
   if (refusal !== null) return refuse(refusal);
-  return { ok: true, name, path };
+  return { ok: true, name: served, path };
 }
 
 function decode(component: string): string | null {

@@ -15,7 +15,7 @@
  */
 
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from "../../caps.ts";
-import { ErrorCode, McpError, type Server } from "../sdk.ts";
+import { ProtocolError, ProtocolErrorCode, type Server } from "../sdk.ts";
 
 const byServer = new WeakMap<Server, Set<string>>();
 
@@ -26,7 +26,7 @@ const byServer = new WeakMap<Server, Set<string>>();
  * @param uri The canonical URI.
  * @param maxSubscriptions Subscriptions the session may hold. @default
  *   MAX_SUBSCRIPTIONS_PER_SESSION (1,024)
- * @throws {McpError} -32602 when the session already holds
+ * @throws {ProtocolError} -32602 when the session already holds
  *   `maxSubscriptions` others.
  *
  * Source: MCP 2025-11-25, "Resources", subscriptions.
@@ -42,8 +42,8 @@ export function addSubscription(
     byServer.set(server, uris);
   }
   if (!uris.has(uri) && uris.size >= maxSubscriptions) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `A session may hold at most ${maxSubscriptions} resource subscriptions; unsubscribe from ` +
         "some first",
     );

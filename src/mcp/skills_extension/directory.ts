@@ -10,7 +10,12 @@
 import { mediaTypeFor } from "../../files/media_type.ts";
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { findListedFile, lowerBound } from "../resources/served_file.ts";
-import { parseSkillUri, SKILL_URI_SCHEME, skillFileUri } from "../resources/skill_uri.ts";
+import {
+  catalogPrefixes,
+  parseSkillUri,
+  SKILL_URI_SCHEME,
+  skillFileUri,
+} from "../resources/skill_uri.ts";
 
 /** The media type of a directory resource (SEP-2640, "Directory Resources"). */
 export const DIRECTORY_MIME_TYPE = "inode/directory";
@@ -48,20 +53,18 @@ export function resolveDirectory(
   uri: string,
 ): ResolvedDirectory | { readonly reason: string } {
   if (typeof uri !== "string") return { reason: "The URI must be a string" };
-  const prefix = `${SKILL_URI_SCHEME}://`;
+  const prefixes = catalogPrefixes(catalog);
   let name: string;
   let path: string;
-  const authorityOnly = uri.slice(0, prefix.length).toLowerCase() === prefix &&
-    !uri.slice(prefix.length).replace(/\/$/, "").includes("/");
-  if (authorityOnly) {
-    const parsed = parseSkillUri(`${uri.replace(/\/$/, "")}/SKILL.md`);
-    if (!parsed.ok) {
-      return { reason: `${quoteUri(uri)} is not a directory resource: ${parsed.reason}` };
-    }
-    name = parsed.name;
+  // A skill's own folder: its SKILL.md URI minus the file (skill://NAME or skill://PREFIX/NAME).
+  const asRoot = uri.toLowerCase().startsWith(`${SKILL_URI_SCHEME}://`)
+    ? parseSkillUri(`${uri.replace(/\/$/, "")}/SKILL.md`, prefixes)
+    : null;
+  if (asRoot !== null && asRoot.ok && asRoot.path === "SKILL.md") {
+    name = asRoot.name;
     path = "";
   } else {
-    const parsed = parseSkillUri(uri);
+    const parsed = parseSkillUri(uri, prefixes);
     if (!parsed.ok) {
       return { reason: `${quoteUri(uri)} is not a directory resource: ${parsed.reason}` };
     }

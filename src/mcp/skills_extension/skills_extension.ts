@@ -10,7 +10,9 @@
  */
 
 import { z } from "zod";
-import { ErrorCode, McpError, type Server } from "../sdk.ts";
+import { type HandlerContext, ProtocolError, ProtocolErrorCode, type Server } from "../sdk.ts";
+import { extensionCacheFields } from "../cache_hints.ts";
+import type { Config } from "../../config/config.ts";
 import type { MethodFamily } from "../family.ts";
 import { upperBound } from "../resources/served_file.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
@@ -29,21 +31,12 @@ export const DIRECTORY_PAGE_SIZE = 200;
 
 const looseParams = z.looseObject({}).optional();
 
-/** `skills/list`: params `{cursor?}`. */
-export const ListSkillsRequestSchema = z.object({
-  method: z.literal("skills/list"),
-  params: looseParams,
-});
-/** `skills/get`: params `{uri}`. */
-export const GetSkillRequestSchema = z.object({
-  method: z.literal("skills/get"),
-  params: looseParams,
-});
-/** `resources/directory/read`: params `{uri, cursor?}`. */
-export const ReadDirectoryRequestSchema = z.object({
-  method: z.literal("resources/directory/read"),
-  params: looseParams,
-});
+/**
+ * The params check the SDK runs for our custom methods (`skills/list`,
+ * `skills/get`, `resources/directory/read`): any object; each handler parses
+ * its own params below, so the errors are ours.
+ */
+const anyParams = { params: looseParams };
 
 // Caps on client strings: src/caps.ts (checked before any lookup; lookups are Maps).
 const listParams = z.object({ cursor: z.string().max(MAX_CURSOR_CHARS).optional() });
@@ -64,7 +57,8 @@ export const skillsExtensionFamily: MethodFamily = {
     // SEP-2640: a server declaring the extension MUST declare `resources`.
     resources: {},
   }),
-  install: (server, context) => serveSkillsExtension(server, context.store, sharedDigests),
+  install: (server, context) =>
+    serveSkillsExtension(server, context.store, sharedDigests, context.config),
 };
 
 /**
@@ -73,7 +67,7 @@ export const skillsExtensionFamily: MethodFamily = {
  * @param server The low-level SDK server.
  * @param store Where each request reads its snapshot (once, at its start).
  * @param digests The digest cache for manifests.
- * @throws {McpError} From the handlers: -32602 for bad params, a cursor this
+ * @throws {ProtocolError} From the handlers: -32602 for bad params, a cursor this
  *   server did not issue, a URI that is not a served skill (`skills/get`) or
  *   not a served directory (`resources/directory/read`).
  *
@@ -86,9 +80,13 @@ export function serveSkillsExtension(
   server: Server,
   store: CatalogStore,
   digests: DigestCache,
+  config?: Config,
 ): void {
-  server.setRequestHandler(ListSkillsRequestSchema, async (request) => {
-    const params = parseParams(listParams, request.params);
+  // ttlMs/cacheScope on 2026-07-28 requests only (src/mcp/cache_hints.ts).
+  const cache = (ctx: HandlerContext) =>
+    config === undefined ? {} : extensionCacheFields(ctx, config);
+  server.setRequestHandler("skills/list", anyParams, async (raw, ctx) => {
+    const params = parseParams(listParams, raw);
     const view = extensionView(store.current());
     let start = 0;
     if (params.cursor !== undefined) {
@@ -100,20 +98,20 @@ export function serveSkillsExtension(
     const skills: SkillEntry[] = await skillEntries(page, digests);
     const last = skills.at(-1);
     return start + page.length < view.skills.length && last !== undefined
-      ? { skills, nextCursor: encodeNameCursor(last.uri) }
-      : { skills };
+      ? { skills, nextCursor: encodeNameCursor(last.uri), ...cache(ctx) }
+      : { skills, ...cache(ctx) };
   });
 
-  server.setRequestHandler(GetSkillRequestSchema, async (request) => {
-    const params = parseParams(getParams, request.params);
+  server.setRequestHandler("skills/get", anyParams, async (raw, ctx) => {
+    const params = parseParams(getParams, raw);
     const skill = extensionView(store.current()).byUri.get(params.uri);
     if (skill === undefined) throw invalid(`No skill is served at ${quoteUri(params.uri)}`);
     const [entry] = await skillEntries([skill], digests);
-    return { skill: entry };
+    return { skill: entry, ...cache(ctx) };
   });
 
-  server.setRequestHandler(ReadDirectoryRequestSchema, (request) => {
-    const params = parseParams(directoryParams, request.params);
+  server.setRequestHandler("resources/directory/read", anyParams, (raw, ctx) => {
+    const params = parseParams(directoryParams, raw);
     const directory = resolveDirectory(store.current(), params.uri);
     if ("reason" in directory) throw invalid(directory.reason);
     const children = directoryChildren(directory);
@@ -127,8 +125,8 @@ export function serveSkillsExtension(
     const last = resources.at(-1);
     return Promise.resolve(
       start + resources.length < children.length && last !== undefined
-        ? { resources, nextCursor: encodeNameCursor(last.name) }
-        : { resources },
+        ? { resources, nextCursor: encodeNameCursor(last.name), ...cache(ctx) }
+        : { resources, ...cache(ctx) },
     );
   });
 }
@@ -141,6 +139,6 @@ function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
   throw invalid(`Invalid params: ${where}: ${issue?.message ?? "not accepted"}`);
 }
 
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
+function invalid(message: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }

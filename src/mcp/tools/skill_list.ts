@@ -53,7 +53,8 @@ const skillSummaryShape = z.object({
 });
 
 const outputSchema = z.object({
-  roots: z.array(z.object({ path: z.string(), from: z.string() })),
+  /** Roots: a local one by its path; a remote source by its spec (never its cache folder). */
+  roots: z.array(z.object({ path: z.string(), from: z.string(), prefix: z.string().optional() })),
   hosted: z.boolean(),
   total: z.number().int(),
   skills: z.array(skillSummaryShape),
@@ -162,7 +163,11 @@ export function listSkills(
   const start = after === null ? 0 : upperBound(matching, after, (skill) => skill.name);
   const page = matching.slice(start, start + options.limit);
   const answer: SkillListAnswer = {
-    roots: catalog.roots.map((root) => ({ path: root.path, from: root.from })),
+    roots: catalog.roots.map((root) => ({
+      path: root.source ?? root.path,
+      from: root.from,
+      ...(root.prefix === undefined ? {} : { prefix: root.prefix }),
+    })),
     hosted: options.hosted,
     total: matching.length,
     skills: page.map((skill) => {
@@ -192,7 +197,7 @@ function summarise(
   const summary: SkillListAnswer["skills"][number] = {
     name: skill.name,
     description: skill.description,
-    source: skill.root,
+    source: skill.source ?? skill.root,
     files: skill.files.length,
     bytes: skill.bytes,
     ...(plan === undefined ? {} : skillScriptFields(skill, plan, mode)),

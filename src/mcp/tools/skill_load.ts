@@ -71,7 +71,7 @@ export function loadSkill(skill: Skill): SkillLoadAnswer {
   const answer: SkillLoadAnswer = {
     name: skill.name,
     description: skill.description,
-    source: skill.root,
+    source: skill.source ?? skill.root,
     body: skill.body,
     truncated: skill.bodyTruncated,
     files: skill.files.map((file) => ({ path: file.path, size: file.size })),

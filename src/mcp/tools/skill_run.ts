@@ -18,7 +18,8 @@ import type { ScriptService } from "../../scripts/service.ts";
 import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
 import { MAX_CLIENT_NAME_CHARS, MAX_PATH_CHARS } from "../../caps.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
-import { defineTool, type ToolCallExtra } from "./tool.ts";
+import { defineTool, type ToolCallExtra, type UserAnswer } from "./tool.ts";
+import type { InputRequiredResult } from "../sdk.ts";
 
 /** How often progress is reported while a run waits or runs, in ms (at least once a second). */
 export const PROGRESS_INTERVAL_MS = 500;
@@ -132,7 +133,19 @@ async function confirm(
   token: string | undefined,
   service: ScriptService,
   extra: ToolCallExtra | undefined,
-): Promise<ToolResult | null> {
+): Promise<ToolResult | InputRequiredResult | null> {
+  const round = extra?.inputRound;
+  if (round !== undefined && round.state !== undefined) {
+    // 2026-07-28 retry: the echoed requestState is a confirmation token, checked
+    // like any token (HMAC over this exact preview, single use, expiring) before
+    // the user's answer is even read; tampered or replayed state is refused.
+    const verdict = await service.confirmer.check(round.state, preview);
+    if (verdict === "ok") return declinedOrNull(preview, round.answer ?? "cancel");
+    return await refuseToken(verdict, preview, service);
+  }
+  if (round !== undefined && round.canElicit) {
+    return round.ask(confirmationMessage(preview), await service.confirmer.issue(preview));
+  }
   if (extra?.askUser !== undefined) {
     let answer;
     try {
@@ -140,12 +153,7 @@ async function confirm(
     } catch {
       answer = "cancel" as const;
     }
-    if (answer === "accept") return null;
-    return toolError(
-      "CONFIRMATION_DECLINED",
-      `The user did not agree to run "${preview.willRun.script}" (${answer})`,
-      "Do not run it again unless the user asks; carry on without it",
-    );
+    return declinedOrNull(preview, answer);
   }
   if (token === undefined) {
     return toolSuccess(
@@ -159,6 +167,25 @@ async function confirm(
   }
   const verdict = await service.confirmer.check(token, preview);
   if (verdict === "ok") return null;
+  return await refuseToken(verdict, preview, service);
+}
+
+/** Null when the user accepted; otherwise the CONFIRMATION_DECLINED error. */
+function declinedOrNull(preview: RunPreview, answer: UserAnswer): ToolResult | null {
+  if (answer === "accept") return null;
+  return toolError(
+    "CONFIRMATION_DECLINED",
+    `The user did not agree to run "${preview.willRun.script}" (${answer})`,
+    "Do not run it again unless the user asks; carry on without it",
+  );
+}
+
+/** The tool error for a token (or 2026-07-28 requestState) that did not verify. */
+async function refuseToken(
+  verdict: Exclude<Awaited<ReturnType<ScriptService["confirmer"]["check"]>>, "ok">,
+  preview: RunPreview,
+  service: ScriptService,
+): Promise<ToolResult> {
   if (verdict === "DRAFT_CHANGED") {
     return toolError(
       "DRAFT_CHANGED",

@@ -11,7 +11,7 @@ import type { z } from "zod";
 import type { Caps } from "../../caps.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
-import type { ToolAnnotations } from "../sdk.ts";
+import type { InputRequiredResult, ToolAnnotations } from "../sdk.ts";
 import type { ToolResult } from "../tool_result.ts";
 
 /** What every tool handler may use. */
@@ -32,6 +32,20 @@ export interface ToolContext {
 /** How the user answered a confirmation request. */
 export type UserAnswer = "accept" | "decline" | "cancel";
 
+/**
+ * A 2026-07-28 request's multi-round-trip input (src/mcp/elicitation/input_round.ts).
+ */
+export interface InputRound {
+  /** The `requestState` the client echoed on this retry: untrusted, raw. */
+  readonly state?: string;
+  /** The user's answer to our confirmation request, when the retry carries one. */
+  readonly answer?: UserAnswer;
+  /** Whether the request's `_meta` envelope declared elicitation. */
+  readonly canElicit: boolean;
+  /** Builds the `input_required` result asking `message`, carrying `requestState`. */
+  ask(message: string, requestState: string): InputRequiredResult;
+}
+
 /** What one tool call may use besides its arguments (see `src/mcp/tool_call_extra.ts`). */
 export interface ToolCallExtra {
   /** Aborted when the client cancels the request. */
@@ -46,6 +60,8 @@ export interface ToolCallExtra {
    * `AnswerBudgetBusyError` when the wait timed out.
    */
   readonly holdAnswerBytes?: (bytes: number) => Promise<() => void>;
+  /** Present on a 2026-07-28 request: asks through `input_required` instead of elicitation. */
+  readonly inputRound?: InputRound;
 }
 
 /** One tool. `Input` is what `inputSchema` parses to. */
@@ -59,13 +75,15 @@ export interface SkillTool<Input> {
   readonly annotations: ToolAnnotations;
   /**
    * Answers one call. The result can only come from `toolSuccess` (JSON that
-   * conforms to `outputSchema`) or `toolError` (see `src/mcp/tool_result.ts`).
+   * conforms to `outputSchema`) or `toolError` (see `src/mcp/tool_result.ts`),
+   * or, on a 2026-07-28 request, be an `input_required` result built by
+   * `extra.inputRound.ask`.
    */
   readonly call: (
     input: Input,
     context: ToolContext,
     extra?: ToolCallExtra,
-  ) => Promise<ToolResult>;
+  ) => Promise<ToolResult | InputRequiredResult>;
 }
 
 /** Annotations of a tool that only reads skills: read-only, idempotent, closed-world. */

@@ -2,8 +2,14 @@
  * The pool of request bodies being read, apart from the requests in flight:
  * reading a body takes one of these slots and nothing else, so senders that
  * trickle or stall cannot hold the slots that answers need. Never refuses:
- * when every slot is taken, the read that has waited longest for its next
- * bytes is ended (its caller answers 408) and the new read takes its slot.
+ * when every slot is taken, one read is ended (its caller answers 408) and
+ * the new read takes its slot. The one ended is, among the reads of the
+ * lowest rank present, the one that has waited longest for its next bytes.
+ * Rank is the caller's: the handler gives the first body of an existing
+ * session rank 1 and everything else (no session: `initialize` or junk; a
+ * session's second body at once) rank 0, so a flood of sessionless stalled
+ * bodies can never end the body of a client already holding a session,
+ * while a newcomer's `initialize` still always gets a slot.
  * Each read also has its own deadline (`HTTP_BODY_TIMEOUT_MS`), enforced by
  * `readJsonBody`.
  *
@@ -25,11 +31,14 @@ export interface BodyPool {
   /** Reads in progress. */
   count(): number;
   /**
-   * Takes a slot, ending the most stalled read first when the pool is full.
+   * Takes a slot, ending the most stalled read of the lowest rank present
+   * first when the pool is full.
    *
+   * @param rank 0 or more; higher ranks are ended only when no lower rank is
+   *   in the pool. @default 0
    * @returns The slot.
    */
-  enter(): BodySlot;
+  enter(rank?: number): BodySlot;
 }
 
 /**
@@ -43,14 +52,18 @@ export function createBodyPool(
   maxReads: number,
   nowMs: () => number = () => performance.now(),
 ): BodyPool {
-  const reads = new Set<{ controller: AbortController; lastProgressMs: number }>();
+  type Read = { controller: AbortController; lastProgressMs: number; rank: number };
+  const reads = new Set<Read>();
   return {
     count: () => reads.size,
-    enter: () => {
+    enter: (rank = 0) => {
       if (reads.size >= maxReads) {
-        let stalled: { controller: AbortController; lastProgressMs: number } | undefined;
+        let stalled: Read | undefined;
         for (const read of reads) {
-          if (stalled === undefined || read.lastProgressMs < stalled.lastProgressMs) {
+          if (
+            stalled === undefined || read.rank < stalled.rank ||
+            (read.rank === stalled.rank && read.lastProgressMs < stalled.lastProgressMs)
+          ) {
             stalled = read;
           }
         }
@@ -59,7 +72,7 @@ export function createBodyPool(
           stalled.controller.abort();
         }
       }
-      const read = { controller: new AbortController(), lastProgressMs: nowMs() };
+      const read: Read = { controller: new AbortController(), lastProgressMs: nowMs(), rank };
       reads.add(read);
       return {
         signal: read.controller.signal,

@@ -31,6 +31,7 @@ import { createAnswerBudget, createAnswerTicket, ticketAuthInfo } from "../../mc
 import { registerLiveServer } from "../../mcp/live_servers.ts";
 import {
   isInitializeRequest,
+  type McpHttpHandler,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "../../mcp/sdk.ts";
@@ -52,6 +53,7 @@ import {
   retryLaterResponse,
 } from "./responses.ts";
 import { createSessionTable, type HttpSession } from "./sessions.ts";
+import { claimsModernEra, createModernRoute } from "./modern_route.ts";
 
 /** The path MCP is served at. */
 export const MCP_PATH = "/mcp";
@@ -96,7 +98,10 @@ export interface HttpHandlerOptions {
    * Builds the MCP server for one session (or one stateless request). The
    * worker passes `createSkillServer`; tests may pass their own.
    */
-  readonly createServer: (store: CatalogStore, info: { isStateless: boolean }) => Server;
+  readonly createServer: (
+    store: CatalogStore,
+    info: { isStateless: boolean; era?: "legacy" | "modern" },
+  ) => Server;
   /** Overrides of the ceilings (tests). */
   readonly limits?: Partial<HttpLimits>;
   /** Clock for idle sessions, in ms since the epoch. @default Date.now */
@@ -195,6 +200,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   });
   const checkToken = config.httpToken === null ? null : createBearerCheck(config.httpToken);
   const isStateless = config.options.stateless;
+  /** The 2026-07-28 route (src/transports/http/modern_route.ts), made on first use. */
+  let modernRoute: McpHttpHandler | null = null;
   const inFlight = createInFlight(limits.maxInFlight);
   const bodyPool = createBodyPool(limits.maxBodyReads);
   const eventBudget = createEventBudget({
@@ -235,9 +242,13 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   Promise.resolve(options.store).then((loaded) => (store = loaded), () => {});
   let isDraining = false;
   let openStreams = 0;
-  /** Reads a body in the body pool (never in a request slot); counts it on its session. */
+  /**
+   * Reads a body in the body pool (never in a request slot); counts it on its
+   * session. A session's first body at once ranks above sessionless bodies, so
+   * a flood of stalled sessionless bodies cannot end it.
+   */
   const readBody = async (request: Request, session?: HttpSession) => {
-    const slot = bodyPool.enter();
+    const slot = bodyPool.enter(session !== undefined && session.bodyReads === 0 ? 1 : 0);
     if (session !== undefined) session.bodyReads++;
     try {
       return await readJsonBody(request, limits.maxBodyBytes, {
@@ -349,6 +360,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
     const body = await readBody(request);
     if (body.kind !== "json") return bodyRefusal(body);
+    if (await claimsModernEra(request, body.value)) {
+      return await handleModern(request, body.value, loaded, info);
+    }
     const releaseClient = enterClient(clientUnitOf(config.options.host, info));
     if (releaseClient === null) return clientBusy();
     const release = inFlight.tryEnter();
@@ -394,7 +408,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
           "Bad Request: Mcp-Session-Id header is required",
         );
       }
-      return await openSession(request, loaded, clientUnitOf(config.options.host, info));
+      return await openSession(request, loaded, info);
     }
     const session = sessions.get(sessionId);
     if (session === undefined) {
@@ -468,13 +482,76 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
   }
 
+  /**
+   * Serves one 2026-07-28 request through the SDK's stateless handler, under
+   * the same admission as any request: the client's share, the in-flight
+   * pool and the answer budget (released when the response body ends).
+   */
+  /** Whether a parsed body is one `subscriptions/listen` request. */
+  function isListenRequest(body: unknown): boolean {
+    return typeof body === "object" && body !== null && !Array.isArray(body) &&
+      (body as { method?: unknown }).method === "subscriptions/listen";
+  }
+
+  async function handleModern(
+    request: Request,
+    parsedBody: unknown,
+    loaded: CatalogStore,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
+    const releaseClient = enterClient(clientUnitOf(config.options.host, info));
+    if (releaseClient === null) return clientBusy();
+    const release = inFlight.tryEnter();
+    if (release === null) {
+      releaseClient();
+      return poolFull();
+    }
+    const ticket = createAnswerTicket(answerBudget);
+    const finish = () => {
+      release();
+      releaseClient();
+      ticket.releaseAll();
+    };
+    try {
+      modernRoute ??= createModernRoute(
+        () => options.createServer(loaded, { isStateless: false, era: "modern" }),
+        { maxBodyBytes: limits.maxBodyBytes, maxSubscriptions: limits.maxSessions },
+      );
+      const response = await modernRoute.fetch(request, {
+        parsedBody,
+        authInfo: ticketAuthInfo(ticket),
+      });
+      if (isListenRequest(parsedBody) && response.ok && response.body !== null) {
+        // A listen stream lives as long as the client listens: like the 2025 GET
+        // stream it is not a request in flight, so it gives its pool slot back;
+        // it keeps the client's share (one client cannot hold every stream) and
+        // the SDK caps subscriptions at the session cap (modern_route.ts).
+        release();
+        ticket.releaseAll();
+        openStreams++;
+        return whenBodyEnds(response, () => {
+          openStreams--;
+          releaseClient();
+        });
+      }
+      return whenBodyEnds(response, finish);
+    } catch (error) {
+      finish();
+      return internalError(error);
+    }
+  }
+
   async function openSession(
     request: Request,
     loaded: CatalogStore,
-    unit: string,
+    info: ConnectionInfo | undefined,
   ): Promise<Response> {
     const body = await readBody(request);
     if (body.kind !== "json") return bodyRefusal(body);
+    if (await claimsModernEra(request, body.value)) {
+      return await handleModern(request, body.value, loaded, info);
+    }
+    const unit = clientUnitOf(config.options.host, info);
     const isInitialize = Array.isArray(body.value)
       ? body.value.some((message) => isInitializeRequest(message))
       : isInitializeRequest(body.value);
@@ -565,6 +642,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       const isIdle = await inFlight.idle(limits.drainTimeoutMs);
       await stopWork?.();
       await sessions.closeAll();
+      await modernRoute?.close();
       return isIdle;
     },
     closeIdleSessions: () => sessions.closeIdle(nowMs(), limits.sessionIdleMs),

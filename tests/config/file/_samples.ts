@@ -2,6 +2,11 @@
 
 import { DEFAULT_OPTION_VALUES, type OptionSpec } from "../../../src/config/options.ts";
 
+/** File keys a sample of a remote source needs beside it: its owner on the allowlist. */
+export const ALLOW_FOR_SOURCES: Readonly<Record<string, unknown>> = Object.freeze({
+  githubAllow: ["acme"],
+});
+
 /** A sample value: what the file holds, what a flag or variable says, and the parsed value. */
 export interface Sample {
   readonly json: unknown;
@@ -42,7 +47,9 @@ export function samplesFor(option: OptionSpec): [Sample, Sample] {
         { json: "beta.example", text: "beta.example", value: "beta.example" },
       ];
     case "list": {
-      const [a, b] = kind.entries === "origin"
+      const [a, b] = option.key === "rootPrefix"
+        ? ["team=/r", "ops=/r"] // PREFIX=PATH naming the root the tests configure
+        : kind.entries === "origin"
         ? ["https://a.example", "https://b.example:8443"]
         : kind.entries === "host"
         ? ["a.example:8080", "b.example"]
@@ -55,5 +62,14 @@ export function samplesFor(option: OptionSpec): [Sample, Sample] {
     }
     case "port":
       return [{ json: 8123, text: "8123", value: 8123 }, { json: 9123, text: "9123", value: 9123 }];
+    case "repeatable": {
+      // Remote sources: the owner `acme` must be allowed too (see ALLOW_FOR_SOURCES).
+      const [a, b] = ["github:acme/one", "github:acme/two"];
+      return [{ json: [a], text: a, value: [a] }, {
+        json: [a, b],
+        text: `${a} ${b}`,
+        value: [a, b],
+      }];
+    }
   }
 }

@@ -9,7 +9,12 @@ import { parseCommandLine } from "../../../src/config/cli.ts";
 import { parseConfigFile } from "../../../src/config/file/config_file.ts";
 import { ConfigFileError } from "../../../src/config/file/json_document.ts";
 import { fileKeyOf, OPTIONS } from "../../../src/config/options.ts";
-import { samplesFor } from "./_samples.ts";
+import { ALLOW_FOR_SOURCES, samplesFor } from "./_samples.ts";
+
+/** A remote source sample needs its owner allowed (default deny). */
+function withAllow(option: { kind: { type: string } }): Record<string, unknown> {
+  return option.kind.type === "repeatable" ? ALLOW_FOR_SOURCES : {};
+}
 
 const FILE = "/home/u/.config/skillgate/config.json";
 const FILE_OPTIONS = OPTIONS.filter((option) => option.isFileKey !== false);
@@ -41,7 +46,7 @@ Deno.test("parseConfigFile(): every option of the table round-trips through the 
   for (const option of FILE_OPTIONS) {
     await t.step(fileKeyOf(option), () => {
       for (const sample of samplesFor(option)) {
-        const text = JSON.stringify({ [fileKeyOf(option)]: sample.json });
+        const text = JSON.stringify({ ...withAllow(option), [fileKeyOf(option)]: sample.json });
         const config = parse(["/r"], {}, text);
         let expected = sample.value;
         if (option.key === "httpTokenFile") expected = `/home/u/.config/skillgate/${sample.value}`;
@@ -61,7 +66,7 @@ Deno.test("parseCommandLine(): flag > variable > file > default, for every optio
       const [fileSample, envSample] = samplesFor(option);
       // The flag takes a third value where there is one, else the file's (still from the flag).
       const flagSample = fileSample;
-      const text = JSON.stringify({ [fileKeyOf(option)]: fileSample.json });
+      const text = JSON.stringify({ ...withAllow(option), [fileKeyOf(option)]: fileSample.json });
       const env = { [option.env]: envSample.text };
       const flag = option.kind.type === "boolean"
         ? `--${option.flag}=${flagSample.text}`

@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { parseCommandLine } from "../../../src/config/cli.ts";
 import { parseConfigFile } from "../../../src/config/file/config_file.ts";
 import { type LiveConfigState, reviewOwnerFiles } from "../../../src/config/file/live_config.ts";
+import { readOwnerFile } from "../../../src/config/file/load_config.ts";
+import { ConfigFileError } from "../../../src/config/file/json_document.ts";
 
 const LOCATION = {
   path: "/c/skillgate/config.json",
@@ -130,4 +132,28 @@ Deno.test("reviewOwnerFiles(): a broken edit is config-invalid with its place; t
   assert.match(review.ownerDetails[0]!, /got a string/);
   assert.equal(overrides?.path, "overrides.json");
   assert.equal(overrides?.reason, "config-invalid");
+});
+
+Deno.test("attack: overrides.json swapped for a FIFO is a config-invalid problem without blocking, and the next valid narrowing edit applies", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-live-" });
+  try {
+    const made = await new Deno.Command("mkfifo", { args: [`${dir}/overrides.json`] }).output();
+    assert.ok(made.success);
+    const refused = await readOwnerFile(`${dir}/overrides.json`).catch((error) => error);
+    assert.ok(refused instanceof ConfigFileError);
+    const first = reviewOwnerFiles(state(), START, refused);
+    assert.equal(first.problems.length, 1);
+    assert.equal(first.problems[0]?.reason, "config-invalid");
+    assert.equal(first.problems[0]?.path, "overrides.json");
+    assert.match(String(first.problems[0]?.detail), /not a regular file \(it is a FIFO\)/);
+    assert.deepEqual(first.overrides, {});
+    await Deno.writeTextFile(`${dir}/next.json`, '{ "skills": { "pdf": { "enabled": false } } }');
+    await Deno.rename(`${dir}/next.json`, `${dir}/overrides.json`);
+    const text = await readOwnerFile(`${dir}/overrides.json`);
+    const second = reviewOwnerFiles({ ...state(), overrides: first.overrides }, START, text);
+    assert.deepEqual(second.overrides, { pdf: { enabled: false } });
+    assert.deepEqual(second.problems, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

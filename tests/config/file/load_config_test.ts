@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { configReport, renderConfig } from "../../../src/cli/config_command.ts";
 import { UsageError } from "../../../src/config/cli.ts";
 import { ConfigFileError } from "../../../src/config/file/json_document.ts";
-import { loadConfig } from "../../../src/config/file/load_config.ts";
+import { loadConfig, readOwnerFile } from "../../../src/config/file/load_config.ts";
 
 async function withFolder(run: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "skillgate-config-" });
@@ -50,6 +50,46 @@ Deno.test("loadConfig(): --config must name a file that exists; its errors are l
         error.message === `${dir}/bad.json:2:12: "tools" must be one of "auto", "always", ` +
             `"never", got "sometimes"`,
     );
+  });
+});
+
+async function mkfifo(path: string): Promise<void> {
+  const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+  assert.ok(made.success, new TextDecoder().decode(made.stderr));
+}
+
+Deno.test("attack: a FIFO at config.json or overrides.json is refused as not a regular file, without waiting for a writer", async () => {
+  await withFolder(async (dir) => {
+    await Deno.mkdir(`${dir}/skillgate`);
+    await mkfifo(`${dir}/skillgate/config.json`);
+    await assert.rejects(
+      load(["/r"], { XDG_CONFIG_HOME: dir }),
+      (error: unknown) =>
+        error instanceof ConfigFileError &&
+        error.message.includes("is not a regular file (it is a FIFO)"),
+    );
+    await Deno.remove(`${dir}/skillgate/config.json`);
+    await mkfifo(`${dir}/skillgate/overrides.json`);
+    await assert.rejects(
+      readOwnerFile(`${dir}/skillgate/overrides.json`),
+      (error: unknown) =>
+        error instanceof ConfigFileError && error.message.includes("(it is a FIFO)"),
+    );
+    await Deno.mkdir(`${dir}/folder.json`);
+    await assert.rejects(
+      readOwnerFile(`${dir}/folder.json`),
+      (error: unknown) =>
+        error instanceof ConfigFileError && error.message.includes("(it is a folder)"),
+    );
+  });
+});
+
+Deno.test("readOwnerFile() follows a symlinked configuration to a regular file", async () => {
+  await withFolder(async (dir) => {
+    await Deno.writeTextFile(`${dir}/real.json`, '{ "maxSkills": 3 }');
+    await Deno.symlink(`${dir}/real.json`, `${dir}/config.json`);
+    assert.equal(await readOwnerFile(`${dir}/config.json`), '{ "maxSkills": 3 }');
+    assert.equal(await readOwnerFile(`${dir}/absent.json`), null);
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../../src/caps.ts";
 import { getPrompt } from "../../../src/mcp/prompts/get_prompt.ts";
-import { McpError } from "../../../src/mcp/sdk.ts";
+import { ProtocolError } from "../../../src/mcp/sdk.ts";
 import { buildCatalog } from "../../../src/skills/catalog.ts";
 import type { Catalog } from "../../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../../skills/_tree.ts";
@@ -14,7 +14,7 @@ async function catalogOf(path: string): Promise<Catalog> {
 
 function invalidParams(pattern: RegExp): (error: unknown) => boolean {
   return (error) => {
-    assert.ok(error instanceof McpError, String(error));
+    assert.ok(error instanceof ProtocolError, String(error));
     assert.equal(error.code, -32602);
     assert.match(error.message, pattern);
     return true;
@@ -93,7 +93,7 @@ Deno.test("prompts/get refuses a SKILL.md swapped for a symlink after listing", 
     await assert.rejects(
       () => getPrompt(catalog, "themes", undefined),
       (error: unknown) =>
-        error instanceof McpError && error.code === -32603 &&
+        error instanceof ProtocolError && error.code === -32603 &&
         /instructions of skill "themes" cannot be served.*outside the skill/.test(error.message),
     );
   });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { listPromptPage } from "../../../src/mcp/prompts/prompt_page.ts";
-import { McpError, type Prompt } from "../../../src/mcp/sdk.ts";
+import { type Prompt, ProtocolError } from "../../../src/mcp/sdk.ts";
 import type { Catalog } from "../../../src/skills/skill.ts";
 import { testCatalog } from "../resources/_catalog.ts";
 
@@ -60,6 +60,6 @@ Deno.test("prompts/list pages with a name cursor, each prompt exactly once", () 
   }
   assert.throws(
     () => listPromptPage(catalog, { cursor: "nope", pageSize: 5 }),
-    (error: unknown) => error instanceof McpError && error.code === -32602,
+    (error: unknown) => error instanceof ProtocolError && error.code === -32602,
   );
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../../src/caps.ts";
 import { readSkillResource } from "../../../src/mcp/resources/read_resource.ts";
-import { McpError, type ReadResourceResult } from "../../../src/mcp/sdk.ts";
+import { ProtocolError, type ReadResourceResult } from "../../../src/mcp/sdk.ts";
 import { buildCatalog } from "../../../src/skills/catalog.ts";
 import type { Catalog } from "../../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../../skills/_tree.ts";
@@ -20,7 +20,7 @@ function only(result: ReadResourceResult): Record<string, unknown> {
 
 function isMcpError(code: number, pattern: RegExp): (error: unknown) => boolean {
   return (error) => {
-    assert.ok(error instanceof McpError, String(error));
+    assert.ok(error instanceof ProtocolError, String(error));
     assert.equal(error.code, code, error.message);
     assert.match(error.message, pattern);
     return true;
@@ -103,8 +103,8 @@ Deno.test("readSkillResource() answers -32002 naming the URI for anything not li
       () => readSkillResource(catalog, uri, { maxBytes: 1024 }),
       (error: unknown) => {
         assert.ok(isMcpError(-32002, reason)(error));
-        assert.ok((error as McpError).message.includes(JSON.stringify(uri)), "names the URI");
-        assert.deepEqual((error as McpError).data, { uri });
+        assert.ok((error as ProtocolError).message.includes(JSON.stringify(uri)), "names the URI");
+        assert.deepEqual((error as ProtocolError).data, { uri });
         return true;
       },
       uri,

@@ -4,7 +4,7 @@ import {
   encodeResourceCursor,
 } from "../../../src/mcp/resources/resource_cursor.ts";
 import { listResourcePage } from "../../../src/mcp/resources/resource_page.ts";
-import { McpError, type Resource } from "../../../src/mcp/sdk.ts";
+import { ProtocolError, type Resource } from "../../../src/mcp/sdk.ts";
 import type { Catalog } from "../../../src/skills/skill.ts";
 import { testCatalog } from "./_catalog.ts";
 
@@ -93,7 +93,8 @@ Deno.test("listResourcePage() refuses a cursor it did not issue with -32602", ()
   assert.throws(
     () => listResourcePage(CATALOG, { cursor: "bogus", pageSize: 10 }),
     (error: unknown) =>
-      error instanceof McpError && error.code === -32602 && /Cursor is not one/.test(error.message),
+      error instanceof ProtocolError && error.code === -32602 &&
+      /Cursor is not one/.test(error.message),
   );
 });
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { McpError, Server } from "../../../src/mcp/sdk.ts";
+import { ProtocolError, Server } from "../../../src/mcp/sdk.ts";
 import {
   addSubscription,
   removeSubscription,
@@ -42,7 +42,7 @@ Deno.test("attack: subscribing to every served file stops at the per-session cap
   for (let index = 0; index < 3; index++) addSubscription(server, `skill://a/${index}.md`, 3);
   addSubscription(server, "skill://a/0.md", 3);
   assert.throws(() => addSubscription(server, "skill://a/3.md", 3), (error) => {
-    assert.ok(error instanceof McpError);
+    assert.ok(error instanceof ProtocolError);
     assert.equal(error.code, -32602);
     assert.match(error.message, /at most 3 resource subscriptions/);
     return true;

@@ -113,7 +113,10 @@ async function callTool(
 ): Promise<ToolResult> {
   const tool = TOOLS.find((candidate) => candidate.name === name);
   assert.ok(tool !== undefined, name);
-  return await tool.call(tool.inputSchema.parse(args), context);
+  const result = await tool.call(tool.inputSchema.parse(args), context);
+  // Without a 2026-07-28 input round no tool answers input_required.
+  assert.ok(!("resultType" in result), "a tool result, not input_required");
+  return result as ToolResult;
 }
 
 Deno.test("every tool's success structuredContent validates against its declared outputSchema", async (t) => {

@@ -1,0 +1,41 @@
+/**
+ * The fetcher worker: the only code that talks to GitHub. It runs with
+ * exactly the set from `computeFetcherPermissions()` (net: API and download
+ * hosts; read/write: the sources cache; env: `GITHUB_TOKEN`), so even a bug
+ * here cannot read a skill root or write anywhere else.
+ *
+ * @module
+ */
+
+/// <reference lib="deno.worker" />
+
+import { type FetchOutcome, fetchSource } from "./fetch_source.ts";
+import type { FetcherErrorMessage, FetchMessage, OutcomesMessage } from "./fetcher_messages.ts";
+import { parseSourceSpec } from "./source_spec.ts";
+
+self.onmessage = async (event: MessageEvent<FetchMessage>) => {
+  const message = event.data;
+  if (message?.type !== "fetch") return;
+  try {
+    const token = Deno.env.get("GITHUB_TOKEN") ?? null;
+    const context = {
+      endpoints: message.endpoints,
+      cacheDir: message.cacheDir,
+      caps: message.caps,
+      token: token === "" ? null : token,
+    };
+    const outcomes: FetchOutcome[] = [];
+    for (const order of message.orders) {
+      const source = parseSourceSpec(order.given);
+      outcomes.push(await fetchSource({ ...order, source }, context));
+    }
+    self.postMessage({ type: "outcomes", id: message.id, outcomes } satisfies OutcomesMessage);
+  } catch (error) {
+    const reply: FetcherErrorMessage = {
+      type: "error",
+      id: message.id,
+      message: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    };
+    self.postMessage(reply);
+  }
+};

@@ -1,0 +1,52 @@
+/**
+ * The fetcher worker's Deno permission set, with a reason per entry: net to
+ * the API host and its download host, read and write on the sources cache,
+ * the one environment name `GITHUB_TOKEN`; nothing else (no run, sys, ffi,
+ * no skill root, no other folder).
+ *
+ * @module
+ */
+
+import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
+import type { GitHubEndpoints } from "./github_hosts.ts";
+
+/** The one environment name the fetcher reads. */
+export const FETCHER_ENV_NAMES: readonly string[] = Object.freeze(["GITHUB_TOKEN"]);
+
+/**
+ * Computes the fetcher's set.
+ *
+ * @param endpoints The API host and download host (`host:port`).
+ * @param cacheDir The sources cache folder, absolute.
+ * @returns The frozen set and a reason for each entry, keyed `kind:value`.
+ */
+export function computeFetcherPermissions(
+  endpoints: GitHubEndpoints,
+  cacheDir: string,
+): ExplainedPermissions {
+  const net = [...new Set([endpoints.apiHost, endpoints.downloadHost])];
+  const reasons: Record<string, string> = {
+    [`net:${endpoints.apiHost}`]:
+      "the GitHub API host (--github-api): resolve refs, ask for tarballs",
+    [`read:${cacheDir}`]: "the sources cache: the last good copies and their state",
+    [`write:${cacheDir}`]: "the sources cache: extract into a fresh folder, then swap it in",
+    "env:GITHUB_TOKEN": "sent to the API host only, never on a redirect, never logged",
+  };
+  if (endpoints.downloadHost !== endpoints.apiHost) {
+    reasons[`net:${endpoints.downloadHost}`] =
+      "the download host the API redirects tarballs to (codeload.github.com or " +
+      "--github-download-host); no token goes there";
+  }
+  return Object.freeze({
+    permissions: Object.freeze({
+      read: Object.freeze([cacheDir]),
+      run: Object.freeze([]),
+      env: FETCHER_ENV_NAMES,
+      net: Object.freeze(net),
+      write: Object.freeze([cacheDir]),
+      sys: Object.freeze([]),
+      ffi: Object.freeze([]),
+    }),
+    reasons: Object.freeze(reasons),
+  });
+}

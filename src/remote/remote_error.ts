@@ -1,0 +1,33 @@
+/**
+ * The one error class of remote fetching. Its `reason` is stable and becomes
+ * the problem a client sees; its message names the source, never a token, a
+ * host path or an allow-list.
+ *
+ * @module
+ */
+
+/** Why a fetch failed. */
+export type RemoteFailure =
+  | "not-found" // 404: no such repository, ref or path (or no access)
+  | "rate-limited" // 403/429 with the rate-limit headers
+  | "unauthorized" // 401/403 otherwise: the token is missing, wrong or lacks access
+  | "offline" // the network or the host is unreachable
+  | "refused-host" // a redirect led off the allowed hosts
+  | "too-large" // a byte, member or size cap
+  | "timeout" // the fetch outlived fetchTimeoutMs
+  | "unsafe-archive" // absolute path, `..`, link, device, duplicate
+  | "bad-archive" // not gzip/tar, corrupt header
+  | "lock-mismatch" // content differs from the lock
+  | "http"; // any other answer
+
+/** A failed fetch, with a stable reason. */
+export class RemoteError extends Error {
+  /**
+   * @param reason The stable reason.
+   * @param message What happened and what to do, sentence case.
+   */
+  constructor(readonly reason: RemoteFailure, message: string) {
+    super(message);
+    this.name = "RemoteError";
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * Turns the configured sources into roots the catalog serves, from the
+ * sources cache alone (start-up never waits on the network): a source with a
+ * good copy becomes a root at its commit folder with its prefix; one without
+ * becomes an unavailable root carrying a problem, so every local skill is
+ * still served. With a lock, only the locked commit with the locked digests
+ * is served; with `--frozen` its files are re-hashed first. Runs in the
+ * trusted part; requires `--allow-read` on the sources cache.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { readWhole } from "../files/bounded_read.ts";
+import { resolveSkillFile } from "../files/path_gate.ts";
+import { isSkippedEntryName } from "../skills/names.ts";
+import type { Problem } from "../skills/problem.ts";
+import type { Root } from "../skills/skill.ts";
+import type { FetchOutcome } from "./fetch_source.ts";
+import { groupSkills, type Lock, type LockedSource, sameSkills } from "./lock_file.ts";
+import type { RemoteCaps } from "./remote_caps.ts";
+import { readState, servedDir, sourceKey, type SourceState } from "./sources_cache.ts";
+import type { GitHubSource } from "./source_spec.ts";
+import type { ExtractedFile } from "./tar_extract.ts";
+
+/** How to judge the cache. */
+export interface RemoteRootOptions {
+  readonly cacheDir: string;
+  readonly lock: Lock | null;
+  /** `--frozen`: re-hash the cached files against the lock; refuse a source missing from it. */
+  readonly frozen: boolean;
+  readonly caps: RemoteCaps;
+}
+
+/**
+ * The roots for every source, in configuration order.
+ *
+ * @param sources The configured sources.
+ * @param options Cache folder, lock, frozen, caps.
+ * @param outcomes The last fetch outcome per spec (after a background
+ *   fetch), to report a failed fetch as a served-stale or unavailable
+ *   problem. @default none (start-up)
+ * @returns One root per source (`from: "remote"`, its prefix and spec).
+ */
+export async function remoteRoots(
+  sources: readonly GitHubSource[],
+  options: RemoteRootOptions,
+  outcomes: ReadonlyMap<string, FetchOutcome> = new Map(),
+): Promise<Root[]> {
+  const roots: Root[] = [];
+  for (const source of sources) {
+    roots.push(await remoteRoot(source, options, outcomes.get(source.spec) ?? null));
+  }
+  return roots;
+}
+
+async function remoteRoot(
+  source: GitHubSource,
+  options: RemoteRootOptions,
+  outcome: FetchOutcome | null,
+): Promise<Root> {
+  const key = await sourceKey(source);
+  const state = await readState(options.cacheDir, key);
+  const locked = options.lock?.sources.find((entry) => entry.spec === source.spec) ?? null;
+  const base = { from: "remote" as const, prefix: source.prefix, source: source.spec };
+  const note = (reason: Problem["reason"], severity: Problem["severity"], detail: string) => ({
+    path: source.spec,
+    reason,
+    severity,
+    detail,
+  });
+  const unavailable = (problem: Problem): Root => ({
+    ...base,
+    path: join(options.cacheDir, key),
+    isUnavailable: true,
+    notes: [problem],
+  });
+  const failure = outcome?.failure ?? null;
+  if (options.frozen && locked === null) {
+    return unavailable(note(
+      "remote-unavailable",
+      "error",
+      `${source.spec} is not in the lock and --frozen is set; run skillgate sync to pin it`,
+    ));
+  }
+  const usable = state !== null && state.spec === source.spec ? state : null;
+  if (usable === null) {
+    return unavailable(note(
+      "remote-unavailable",
+      "error",
+      failure === null
+        ? `${source.spec} has not been fetched yet; it is being fetched in the background ` +
+          "(or run skillgate sync)"
+        : `${source.spec} has no copy to serve: ${failure.message}`,
+    ));
+  }
+  const mismatch = await lockMismatch(usable, locked, options, key, source);
+  if (mismatch !== null) {
+    return unavailable(note("remote-lock-mismatch", "error", `${source.spec}: ${mismatch}`));
+  }
+  const notes: Problem[] = [];
+  if (failure !== null) {
+    notes.push(note(
+      "remote-stale",
+      "warning",
+      `${source.spec} is served from its last good copy (${usable.commit.slice(0, 12)}): ` +
+        failure.message,
+    ));
+  }
+  if (outcome?.updateAvailable) {
+    notes.push(note(
+      "remote-update",
+      "warning",
+      `${source.spec} has moved to ${outcome.updateAvailable.slice(0, 12)}; the lock pins ` +
+        `${usable.commit.slice(0, 12)}. Run skillgate sync --update to move it`,
+    ));
+  }
+  return {
+    ...base,
+    path: servedDir(options.cacheDir, key, usable.commit, source),
+    ...(notes.length === 0 ? {} : { notes }),
+  };
+}
+
+/**
+ * Which sources' cached copies are at the locked commit but no longer match
+ * the lock on disk (re-hashed through the path gate), so they must be
+ * fetched again. Requires `--allow-read` on the cache.
+ *
+ * @param sources The configured sources.
+ * @param options Cache folder, lock, caps (`frozen` is ignored: always re-hashed).
+ * @returns The specs to fetch again.
+ */
+export async function damagedCopies(
+  sources: readonly GitHubSource[],
+  options: RemoteRootOptions,
+): Promise<Set<string>> {
+  const damaged = new Set<string>();
+  for (const source of sources) {
+    const locked = options.lock?.sources.find((entry) => entry.spec === source.spec) ?? null;
+    if (locked === null) continue;
+    const key = await sourceKey(source);
+    const state = await readState(options.cacheDir, key);
+    if (state === null || state.spec !== source.spec || state.commit !== locked.commit) continue;
+    if (await lockMismatch(state, locked, { ...options, frozen: true }, key, source) !== null) {
+      damaged.add(source.spec);
+    }
+  }
+  return damaged;
+}
+
+/** Why the cached copy may not be served under the lock, or null. */
+async function lockMismatch(
+  state: SourceState,
+  locked: LockedSource | null,
+  options: RemoteRootOptions,
+  key: string,
+  source: GitHubSource,
+): Promise<string | null> {
+  if (locked === null) return null;
+  if (state.commit !== locked.commit) {
+    return `the cached copy is commit ${state.commit.slice(0, 12)} and the lock pins ` +
+      `${locked.commit.slice(0, 12)}; the locked commit is being fetched in the background`;
+  }
+  if (!sameSkills(state.skills, locked.skills)) {
+    return "the cached copy's files do not match the lock; it is not served";
+  }
+  if (!options.frozen) return null;
+  const files = await hashTree(
+    servedDir(options.cacheDir, key, state.commit, source),
+    options.caps,
+  );
+  if (files === null || !sameSkills(groupSkills(files), locked.skills)) {
+    return "the cached files do not match the lock's digests (--frozen); run skillgate sync";
+  }
+  return null;
+}
+
+/**
+ * Hashes the files a skill could serve under `dir`, each read through the
+ * path gate (`resolveSkillFile()` + `readWhole()`, the one way skill content
+ * is read); dot-entries and `node_modules` are passed over as discovery
+ * does. A link, a special file, a file over `maxMemberBytes` or more files
+ * than `maxMembers` answers null (not the content that was checked).
+ */
+async function hashTree(
+  dir: string,
+  caps: RemoteCaps,
+): Promise<Map<string, ExtractedFile> | null> {
+  const files = new Map<string, ExtractedFile>();
+  let realDir: string;
+  try {
+    realDir = await Deno.realPath(dir);
+  } catch {
+    return null;
+  }
+  const walk = async (relative: string): Promise<boolean> => {
+    for await (const entry of Deno.readDir(relative === "" ? realDir : join(realDir, relative))) {
+      if (isSkippedEntryName(entry.name)) continue;
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isSymlink) return false;
+      if (entry.isDirectory) {
+        if (!await walk(path)) return false;
+        continue;
+      }
+      if (!entry.isFile || files.size >= caps.maxMembers) return false;
+      const data = await readWhole(await resolveSkillFile(realDir, path), caps.maxMemberBytes);
+      const digest = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>),
+      );
+      files.set(path, {
+        size: data.length,
+        digest: `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`,
+      });
+    }
+    return true;
+  };
+  try {
+    return await walk("") ? files : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * What every remote-aware command derives from the configuration: the
+ * endpoints, the sources cache folder, the caps and the fetcher's permission
+ * set. One place, so `sync`, `serve` and `permissions` agree.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
+import { computeFetcherPermissions } from "./fetcher_permissions.ts";
+import type { FetcherSetup } from "./fetcher_host.ts";
+import { decideEndpoints } from "./github_hosts.ts";
+import type { RemoteCaps } from "./remote_caps.ts";
+import { sourcesCacheDir } from "./sources_cache.ts";
+
+/** The remote settings of one configuration. */
+export interface RemoteSetup extends FetcherSetup {
+  /** The fetcher worker's permission set, with reasons. */
+  readonly fetcher: ExplainedPermissions;
+}
+
+/** The sources cache cannot be placed (no `XDG_CACHE_HOME`, no `HOME`). */
+export class CacheDirError extends Error {
+  override name = "CacheDirError";
+}
+
+/**
+ * Derives the remote setup.
+ *
+ * @param config The configuration (its sources already passed the allowlist).
+ * @param getEnv Reads `XDG_CACHE_HOME` and `HOME`.
+ * @returns The setup, or null when no source is configured.
+ * @throws {CacheDirError} When neither variable gives an absolute folder.
+ */
+export function remoteSetup(
+  config: Config,
+  getEnv: (name: string) => string | undefined,
+): RemoteSetup | null {
+  if (config.remoteSources.length === 0) return null;
+  const cacheDir = sourcesCacheDir(getEnv);
+  if (cacheDir === null) {
+    throw new CacheDirError(
+      "The sources cache needs XDG_CACHE_HOME or HOME set to an absolute folder",
+    );
+  }
+  const endpoints = decideEndpoints(config.options.githubApi, config.options.githubDownloadHost);
+  const caps: RemoteCaps = {
+    maxArchiveBytes: config.options.remoteMaxArchiveBytes,
+    maxUnpackedBytes: config.options.remoteMaxUnpackedBytes,
+    maxMembers: config.options.remoteMaxMembers,
+    maxMemberBytes: config.options.remoteMaxMemberBytes,
+    fetchTimeoutMs: config.options.remoteTimeoutSeconds * 1000,
+  };
+  return Object.freeze({
+    endpoints,
+    cacheDir,
+    caps: Object.freeze(caps),
+    fetcher: computeFetcherPermissions(endpoints, cacheDir),
+  });
+}

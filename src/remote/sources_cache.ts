@@ -1,0 +1,245 @@
+/**
+ * The sources cache: `$XDG_CACHE_HOME/skillgate/sources/` (beside the index
+ * cache, never inside it). One folder per source:
+ *
+ * ```text
+ * <cache>/<key>/state.json        the commit served, its ETag, its skills' digests
+ * <cache>/<key>/commits/<sha>/<leaf>/  that commit's source PATH, extracted and checked
+ * <cache>/<key>/tmp-<uuid>/       an extraction in progress (never served)
+ * ```
+ *
+ * A commit is extracted into a fresh `tmp-` folder and becomes visible only
+ * by two renames after every check passed: the folder to `commits/<sha>`,
+ * then a new `state.json` over the old one. A reader sees the old state or
+ * the new one, never half. The fetcher writes here; the serving side only
+ * reads.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { MAX_STATE_BYTES } from "./remote_caps.ts";
+import type { SkillDigests } from "./lock_file.ts";
+import type { GitHubSource } from "./source_spec.ts";
+
+/** What `state.json` holds: the last good copy of a source. */
+export interface SourceState {
+  readonly spec: string;
+  readonly commit: string;
+  /** ETag of the last ref resolution (for conditional polling), or null. */
+  readonly etag: string | null;
+  /** The commit that resolution answered (a 304 means the ref is still there). */
+  readonly etagCommit: string | null;
+  /** The ref the commit was resolved from (null: default branch). */
+  readonly ref: string | null;
+  /** When this copy was checked, ms since the epoch. */
+  readonly checkedAtMs: number;
+  readonly skills: Readonly<Record<string, SkillDigests>>;
+}
+
+const COMMIT = /^[0-9a-f]{40}$/;
+
+/**
+ * The sources cache folder from the environment.
+ *
+ * @param getEnv Reads `XDG_CACHE_HOME` and `HOME`.
+ * @returns `$XDG_CACHE_HOME/skillgate/sources` (absolute XDG only), else
+ *   `$HOME/.cache/skillgate/sources`, else null when neither is set.
+ */
+export function sourcesCacheDir(getEnv: (name: string) => string | undefined): string | null {
+  const xdg = getEnv("XDG_CACHE_HOME");
+  if (xdg !== undefined && xdg.startsWith("/")) return join(xdg, "skillgate", "sources");
+  const home = getEnv("HOME");
+  if (home !== undefined && home.startsWith("/")) {
+    return join(home, ".cache", "skillgate", "sources");
+  }
+  return null;
+}
+
+/**
+ * A source's folder name: `owner-repo-` plus 16 hex of the SHA-256 of its
+ * canonical spec (so two specs of one repository never share a folder).
+ *
+ * @param source The source.
+ * @returns A single path segment.
+ */
+export async function sourceKey(source: GitHubSource): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(source.spec)),
+  );
+  const hex = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${`${source.owner}-${source.repo}`.replace(/[^a-z0-9._-]/g, "-")}-${hex}`;
+}
+
+/**
+ * The folder served for a commit.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @param commit 40 hex.
+ * @returns `<cache>/<key>/commits/<commit>`.
+ */
+export function commitDir(cacheDir: string, key: string, commit: string): string {
+  return join(cacheDir, key, "commits", commit);
+}
+
+/**
+ * The folder name a source's PATH is extracted under: PATH's last segment,
+ * or the repository name when PATH is empty. It is the root discovery
+ * walks, so a PATH that is itself a skill is named after its own folder
+ * (`github:acme/skills/pdf` serves `acme-skills__pdf`), as a local root is.
+ *
+ * @param source The source.
+ * @returns One path segment.
+ */
+export function sourceLeaf(source: GitHubSource): string {
+  return source.path === "" ? source.repo : source.path.slice(source.path.lastIndexOf("/") + 1);
+}
+
+/**
+ * The folder served for a source at a commit: the root the catalog walks.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @param commit 40 hex.
+ * @param source The source (for {@linkcode sourceLeaf}).
+ * @returns `<cache>/<key>/commits/<commit>/<leaf>`.
+ */
+export function servedDir(
+  cacheDir: string,
+  key: string,
+  commit: string,
+  source: GitHubSource,
+): string {
+  return join(commitDir(cacheDir, key, commit), sourceLeaf(source));
+}
+
+/**
+ * Reads a source's `state.json`. Requires `--allow-read` on the cache.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @returns The state, or null when there is none or it is unusable (a
+ *   half-written or edited file counts as no cache).
+ */
+export async function readState(cacheDir: string, key: string): Promise<SourceState | null> {
+  let text: string;
+  try {
+    const path = join(cacheDir, key, "state.json");
+    const info = await Deno.lstat(path);
+    if (!info.isFile || info.size > MAX_STATE_BYTES) return null;
+    text = await Deno.readTextFile(path);
+  } catch {
+    return null;
+  }
+  try {
+    const value = JSON.parse(text);
+    if (typeof value?.spec !== "string" || !COMMIT.test(value?.commit)) return null;
+    if (typeof value.skills !== "object" || value.skills === null) return null;
+    return Object.freeze({
+      spec: value.spec,
+      commit: value.commit,
+      etag: typeof value.etag === "string" ? value.etag : null,
+      etagCommit: COMMIT.test(value.etagCommit) ? value.etagCommit : null,
+      ref: typeof value.ref === "string" ? value.ref : null,
+      checkedAtMs: typeof value.checkedAtMs === "number" ? value.checkedAtMs : 0,
+      skills: value.skills,
+    });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Makes a fresh extraction folder, first removing `tmp-` folders older than
+ * `staleAfterMs` (left by a process that stopped mid-extraction; a younger
+ * one may belong to another process sharing the cache). Requires
+ * `--allow-read` and `--allow-write` on the cache.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @param staleAfterMs Age in ms beyond which a `tmp-` folder is abandoned.
+ *   @default 3600000 (1 hour)
+ * @returns The new empty folder `<cache>/<key>/tmp-<uuid>`.
+ */
+export async function freshExtractionDir(
+  cacheDir: string,
+  key: string,
+  staleAfterMs = 3_600_000,
+): Promise<string> {
+  await Deno.mkdir(join(cacheDir, key, "commits"), { recursive: true, mode: 0o755 });
+  for await (const entry of Deno.readDir(join(cacheDir, key))) {
+    if (!entry.isDirectory || !entry.name.startsWith("tmp-")) continue;
+    const path = join(cacheDir, key, entry.name);
+    const info = await Deno.lstat(path).catch(() => null);
+    const ageMs = Date.now() - (info?.mtime?.getTime() ?? Date.now());
+    if (ageMs > staleAfterMs) await Deno.remove(path, { recursive: true }).catch(() => {});
+  }
+  const dir = join(cacheDir, key, `tmp-${crypto.randomUUID()}`);
+  await Deno.mkdir(dir, { mode: 0o755 });
+  return dir;
+}
+
+/**
+ * Swaps a checked extraction in: renames it to `commits/<sha>` (an existing
+ * folder for the same commit, fetched again because it no longer matched,
+ * is moved aside and removed), then
+ * replaces `state.json` by rename, then removes older commits but the one
+ * served before (a reader may still be on it) and stray `tmp-` folders.
+ * Requires `--allow-read` and `--allow-write` on the cache.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @param extracted The folder from {@linkcode freshExtractionDir}, checked.
+ * @param state The new state.
+ */
+export async function swapIn(
+  cacheDir: string,
+  key: string,
+  extracted: string,
+  state: SourceState,
+): Promise<void> {
+  const previous = await readState(cacheDir, key);
+  const target = commitDir(cacheDir, key, state.commit);
+  try {
+    await Deno.rename(extracted, target);
+  } catch {
+    // The same commit is already there (a rename onto a non-empty folder fails): it was
+    // fetched again because the copy on disk no longer matched, so the checked one replaces
+    // it. The old one is moved aside first, then removed.
+    const aside = join(cacheDir, key, `tmp-${crypto.randomUUID()}`);
+    await Deno.rename(target, aside);
+    await Deno.rename(extracted, target);
+    await Deno.remove(aside, { recursive: true });
+  }
+  await writeState(cacheDir, key, state);
+  const keep = new Set([state.commit, previous?.commit]);
+  for await (const entry of Deno.readDir(join(cacheDir, key, "commits"))) {
+    if (!keep.has(entry.name)) {
+      await Deno.remove(join(cacheDir, key, "commits", entry.name), { recursive: true });
+    }
+  }
+}
+
+/**
+ * Rewrites `state.json` atomically (for a new ETag or check time).
+ * Requires `--allow-write` on the cache.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @param state The new state.
+ */
+export async function writeState(cacheDir: string, key: string, state: SourceState): Promise<void> {
+  const temporary = join(cacheDir, key, `state.${crypto.randomUUID()}.tmp`);
+  await Deno.writeTextFile(temporary, JSON.stringify(state), { createNew: true, mode: 0o644 });
+  await Deno.rename(temporary, join(cacheDir, key, "state.json"));
+}
+
+/**
+ * Removes a failed extraction.
+ *
+ * @param dir The folder from {@linkcode freshExtractionDir}.
+ */
+export async function discardExtraction(dir: string): Promise<void> {
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
