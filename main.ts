@@ -37,7 +37,7 @@ import { runSyncCommand } from "./src/cli/sync_command.ts";
 import { prepareRemote, startRemoteRefresh } from "./src/remote/remote_serve.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
-import { releaseEnv } from "./src/sandbox/env_release.ts";
+import { createEnvReleaseService } from "./src/sandbox/env_release_service.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
 import { VERSION } from "./src/version.ts";
@@ -125,7 +125,7 @@ async function main(): Promise<number> {
   const cacheDir = prepareIndexCacheDir(config.indexCacheDir);
   if (cacheDir.warning !== null) logErrorLine(`skillgate: ${cacheDir.warning}`);
   if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
-  const { scripts, explained, indexCacheDir } = await computeWorkerSet(
+  const workerSet = await computeWorkerSet(
     config,
     [...paths, ...remote?.paths ?? []],
     {
@@ -133,6 +133,7 @@ async function main(): Promise<number> {
       ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
     },
   );
+  const { scripts, explained, indexCacheDir } = workerSet;
   if (scripts.refusal !== null) {
     logErrorLine(`skillgate: ${scripts.refusal}`);
     return EXIT_USAGE;
@@ -149,7 +150,11 @@ async function main(): Promise<number> {
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;
-  const getEnv = (name: string) => Deno.env.get(name);
+  // Granted values leave this part per run, bounded by the declaration read again (issue 13).
+  const envRelease = createEnvReleaseService(workerSet, {
+    caps: config.caps,
+    getEnv: (name) => Deno.env.get(name),
+  });
   const session = startWorker(
     new URL("./src/worker/entry.ts", import.meta.url),
     config,
@@ -158,7 +163,7 @@ async function main(): Promise<number> {
     {
       scripts: scripts.facts,
       groupKiller: scripts.groupKiller,
-      releaseEnv: (request) => releaseEnv(scripts.grant, request, getEnv),
+      releaseEnv: envRelease.release,
       overlay: { overrides, problems: [] },
     },
   );
@@ -204,6 +209,7 @@ async function main(): Promise<number> {
   // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
   void ownerWatch;
   remoteRefresh?.close();
+  envRelease.reader.close();
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
   return exit.code;
 }

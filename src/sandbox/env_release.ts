@@ -2,31 +2,32 @@
  * The trusted part's rule for releasing environment values to one run
  * (issue 13): the worker builds the catalog, so the trusted part no longer
  * knows what skills declare, and it does not take the worker's word for it.
- * A value leaves the trusted part only for a name the owner's grant gives
- * that exact (skill, script):
+ * A value leaves the trusted part only for a name that
  *
- * - `MCP_SKILL_RUN` rows (hosted or standalone): the names in the rows for
- *   that skill and script. A worker that claims a declaration the skill
- *   lacks gets nothing more: the grant, not the claim, bounds the answer.
- * - standalone without `MCP_SKILL_RUN` (the declarations stand; the person
- *   at the terminal is the owner and confirms each run's preview, which
- *   lists these names): the names asked for, minus skillgate's own settings
- *   (`MCP_*`, `SKILLGATE_*`) and the loader variables. A compromised worker
- *   could ask for any other name of the user's own session here; set
- *   `MCP_SKILL_RUN` to bound it (README, "Environment values").
- * - hosted without a grant, a placeholder grant, an unreadable grant: none.
+ * 1. the script's own declaration lists, as the declaration reader
+ *    (`declared_env_entry.ts`, an isolate that reads the roots only and never
+ *    sees client input) reads it afresh from the skill's SKILL.md: these are
+ *    exactly the names the run's preview lists and the user confirms; and
+ * 2. the owner allows: with `MCP_SKILL_RUN` rows (hosted or standalone), the
+ *    names the rows give that exact (skill, script); standalone without a
+ *    grant (the declarations stand), any declared name but skillgate's own
+ *    settings (`MCP_*`, `SKILLGATE_*`) and the loader variables; hosted
+ *    without a grant, a placeholder grant, an unreadable grant: none.
  *
- * The base names (`PATH`, `HOME`, `LANG`, `TZ`, `TMPDIR`) are not secrets and
- * are handed over at start in the script facts.
+ * A worker that claims a declaration the skill lacks gets nothing more: the
+ * declaration, not the claim, bounds the answer. The base names (`PATH`,
+ * `HOME`, `LANG`, `TZ`, `TMPDIR`) are not secrets and are handed over at start
+ * in the script facts.
  *
  * @module
  */
 
 import type { Grant } from "../scripts/grant.ts";
+import type { DeclaredEnvRequest } from "../skills/declared_env.ts";
 import { BASE_ENV_NAMES } from "../scripts/script_env.ts";
 import { MAX_ENV_REQUEST_NAMES } from "./messages.ts";
 
-/** Names standalone-without-a-grant never releases: skillgate's own settings and loaders. */
+/** Names standalone-without-a-grant never releases, declared or not: skillgate's own settings and loaders. */
 const NEVER_RELEASED = /^(MCP_|SKILLGATE_|LD_|DYLD_)/;
 
 /**
@@ -67,24 +68,40 @@ export function releasableNames(
   return released;
 }
 
+/** One run's environment request, as the worker sends it. */
+export interface EnvReleaseRequest extends DeclaredEnvRequest {
+  /** The names the worker asks for (more than `MAX_ENV_REQUEST_NAMES`: none). */
+  readonly names: readonly string[];
+}
+
 /**
- * The values released for one run: {@linkcode releasableNames}, each looked
- * up now (an unset name is absent).
+ * The values released for one run: {@linkcode releasableNames} that the
+ * script's declaration lists (asked of the declaration reader only when the
+ * owner's rule leaves a name to release), each looked up now (an unset name
+ * is absent).
  *
  * @param grant The trusted part's grant.
- * @param request Skill, script and the names asked for.
- * @param getEnv The trusted part's environment lookup (after the scrub, values
- *   are still readable through `Deno.env`).
+ * @param request Skill, script, the skill folder and the names asked for.
+ * @param sources `getEnv`: the trusted part's environment lookup (after the
+ *   scrub, values are still readable through `Deno.env`); `declaredEnv`: the
+ *   declaration reader (`declared_env_host.ts`).
  * @returns Name to value, frozen.
  */
-export function releaseEnv(
+export async function releaseEnv(
   grant: Grant,
-  request: { skill: string; script: string; names: readonly string[] },
-  getEnv: (name: string) => string | undefined,
-): Readonly<Record<string, string>> {
+  request: EnvReleaseRequest,
+  sources: {
+    readonly getEnv: (name: string) => string | undefined;
+    readonly declaredEnv: (request: DeclaredEnvRequest) => Promise<readonly string[]>;
+  },
+): Promise<Readonly<Record<string, string>>> {
   const values: Record<string, string> = {};
-  for (const name of releasableNames(grant, request)) {
-    const value = getEnv(name);
+  const allowed = releasableNames(grant, request);
+  if (allowed.length === 0) return Object.freeze(values);
+  const declared = new Set(await sources.declaredEnv(request));
+  for (const name of allowed) {
+    if (!declared.has(name)) continue;
+    const value = sources.getEnv(name);
     if (value !== undefined) values[name] = value;
   }
   return Object.freeze(values);

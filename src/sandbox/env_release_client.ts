@@ -11,7 +11,7 @@ import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
 
 /** Asks for the values of `names` for one run of `script` of `skill`. */
 export type EnvReleaser = (
-  request: { skill: string; script: string; names: readonly string[] },
+  request: { skill: string; script: string; dir: string; names: readonly string[] },
 ) => Promise<Readonly<Record<string, string>>>;
 
 /**
@@ -30,6 +30,8 @@ export function createEnvReleaseClient(port: RequestPort<EnvRequestMessage>): En
         ? reply.values as Record<string, unknown>
         : {},
     onTimeout: {},
+    // The trusted part may first start the declaration reader (which gives up after 10 s).
+    timeoutMs: 15_000,
   });
   return async (request) => {
     const values = await ask({ type: "env", ...request, names: [...request.names] });

@@ -133,10 +133,12 @@ export interface LocateFdReplyMessage {
 export interface EnvRequestMessage {
   readonly type: "env";
   readonly id: number;
-  /** The skill's directory name. */
+  /** The skill's served name. */
   readonly skill: string;
   /** The script path as declared. */
   readonly script: string;
+  /** The skill folder's real path (the declaration reader checks it; never trusted). */
+  readonly dir: string;
   /** The names asked for (at most `MAX_ENV_REQUEST_NAMES`). */
   readonly names: readonly string[];
 }
@@ -212,7 +214,8 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
 function isEnvRequest(data: object): data is EnvRequestMessage {
   const request = data as Record<string, unknown>;
   return Number.isSafeInteger(request.id) && typeof request.skill === "string" &&
-    typeof request.script === "string" && Array.isArray(request.names) &&
+    typeof request.script === "string" && typeof request.dir === "string" &&
+    Array.isArray(request.names) &&
     request.names.length <= MAX_ENV_REQUEST_NAMES &&
     request.names.every((name) => typeof name === "string");
 }

@@ -67,7 +67,7 @@ export function startWorker(
   options: {
     scripts?: ScriptHostFacts;
     groupKiller?: GroupKiller;
-    releaseEnv?: (request: EnvRequestMessage) => Readonly<Record<string, string>>;
+    releaseEnv?: (request: EnvRequestMessage) => Promise<Readonly<Record<string, string>>>;
     overlay?: CatalogOverlay;
   } = {},
 ): WorkerSession {
@@ -99,9 +99,10 @@ export function startWorker(
         });
       }
       if (message?.type === "env") {
-        const values = releaseEnv?.(message) ?? {};
-        const reply: EnvReplyMessage = { type: "env-reply", id: message.id, values };
-        worker.postMessage(reply);
+        void (releaseEnv?.(message) ?? Promise.resolve({})).catch(() => ({})).then((values) => {
+          const reply: EnvReplyMessage = { type: "env-reply", id: message.id, values };
+          worker.postMessage(reply);
+        });
       }
       if (message?.type === "exit") {
         worker.terminate();

@@ -31,6 +31,13 @@ export interface WorkerSet {
   readonly indexCacheDir: string | null;
   /** The worker's permissions with a reason per entry. */
   readonly explained: ExplainedPermissions;
+  /**
+   * The declaration reader's permissions (`declared_env_host.ts`): the roots
+   * and the sources cache, read only; nothing else.
+   */
+  readonly declarationReader: ExplainedPermissions;
+  /** Real paths a skill folder must lie inside for the declaration reader. */
+  readonly declarationBases: readonly string[];
 }
 
 /**
@@ -74,6 +81,11 @@ export async function computeWorkerSet(
     indexCacheDir: indexCache,
     scripts,
     explained: computeWorkerPermissions(roots, { run, ...listen, indexCache, ...sources }),
+    declarationReader: computeWorkerPermissions(roots, sources),
+    declarationBases: [
+      ...roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
+      ...(options.sourcesCache === undefined ? [] : [realPathOr(options.sourcesCache)]),
+    ],
   };
 }
 
@@ -102,4 +114,13 @@ function spawnedPrograms(
         "its process group is registered";
     return { path: spawned, reason };
   });
+}
+
+/** The real path of `path`, or `path` itself when it cannot be resolved (yet). */
+function realPathOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }

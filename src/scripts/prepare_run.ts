@@ -66,6 +66,8 @@ export interface PreparedRun {
   readonly spec: RunSpec;
   /** Names of the environment the script receives, sorted. */
   readonly envNames: readonly string[];
+  /** The skill folder's real path (the trusted part reads the declaration there again). */
+  readonly skillDir: string;
   /** `sandbox` mode: what the script sees (for the missing-mount note). */
   readonly layout?: SandboxLayout;
 }
@@ -200,6 +202,7 @@ export async function prepareRun(
       stopsBeforeExec: wrapped.stopsBeforeExec,
     },
     envNames,
+    skillDir: skill.realDir,
     ...(wrapped.layout === undefined ? {} : { layout: wrapped.layout }),
   };
 }

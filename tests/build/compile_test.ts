@@ -54,7 +54,7 @@ async function sha256(path: string): Promise<string> {
   return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
 }
 
-Deno.test("make compile embeds exactly the trusted flags and includes both worker modules", async () => {
+Deno.test("make compile embeds exactly the trusted flags and includes every worker module", async () => {
   const plan = await make("compile-plan");
   assert.equal(plan.code, 0, plan.stderr);
   const argv = plan.stdout.trimEnd().split("\n");
@@ -67,6 +67,8 @@ Deno.test("make compile embeds exactly the trusted flags and includes both worke
     "src/worker/entry.ts",
     "--include",
     "src/remote/fetcher_entry.ts",
+    "--include",
+    "src/sandbox/declared_env_entry.ts",
     "--output",
     `dist/${BINARY_NAME}`,
     "main.ts",

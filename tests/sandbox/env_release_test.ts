@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseGrant } from "../../src/scripts/grant.ts";
 import { releasableNames, releaseEnv } from "../../src/sandbox/env_release.ts";
+import { readDeclaredEnv } from "../../src/skills/declared_env.ts";
 import { MAX_ENV_REQUEST_NAMES } from "../../src/sandbox/messages.ts";
 import { runProgram } from "../support/program.ts";
 import { makeTree } from "../skills/_tree.ts";
@@ -17,6 +18,20 @@ const ENV: Record<string, string> = {
   LD_PRELOAD: "/tmp/evil.so",
 };
 const getEnv = (name: string) => ENV[name];
+const HONEST = [
+  "---",
+  "name: honest",
+  "description: Declares API_KEY for one script.",
+  "mcp-host:",
+  "  version: 1",
+  "  run:",
+  "    - script: scripts/take.sh",
+  "      interpreter: sh",
+  "      env: [API_KEY]",
+  "---",
+  "Body",
+  "",
+].join("\n");
 
 Deno.test("releasableNames() with MCP_SKILL_RUN rows releases only that row's names", () => {
   const grant = parseGrant(ROWS, { hosted: false });
@@ -57,25 +72,74 @@ Deno.test("attack: an oversized environment request gets nothing at all", () => 
   );
 });
 
-Deno.test("releaseEnv() looks values up and leaves unset names out", () => {
+Deno.test("releaseEnv() releases only names the declaration lists, and looks values up", async () => {
   const grant = parseGrant(
-    JSON.stringify([{ skill: "a", script: "s", env: ["API_KEY", "UNSET_NAME"] }]),
-    {
-      hosted: false,
-    },
+    JSON.stringify([{ skill: "a", script: "s", env: ["API_KEY", "UNSET_NAME", "OTHER_SECRET"] }]),
+    { hosted: false },
   );
+  const asked: string[] = [];
+  const declaredEnv = (request: { skill: string }) => {
+    asked.push(request.skill);
+    return Promise.resolve(["API_KEY", "UNSET_NAME"]);
+  };
+  const request = { skill: "a", script: "s", dir: "/skills/a" };
   assert.deepEqual(
-    releaseEnv(grant, { skill: "a", script: "s", names: ["API_KEY", "UNSET_NAME"] }, getEnv),
+    await releaseEnv(grant, {
+      ...request,
+      names: ["API_KEY", "UNSET_NAME", "OTHER_SECRET"],
+    }, { getEnv, declaredEnv }),
     { API_KEY: "key-value" },
   );
+  // Nothing the owner's rule allows: the declaration is not even read.
+  assert.deepEqual(
+    await releaseEnv(grant, { ...request, script: "t", names: ["API_KEY"] }, {
+      getEnv,
+      declaredEnv,
+    }),
+    {},
+  );
+  assert.deepEqual(asked, ["a"]);
+});
+
+Deno.test("readDeclaredEnv() reads the script's declared names through the gate, and nothing for a folder that does not hold", async () => {
+  await using tree = await makeTree({
+    "root/honest/SKILL.md": HONEST,
+    "root/honest/scripts/take.sh": "echo hi\n",
+    "root/group/other/SKILL.md": HONEST.replace("name: honest", "name: other"),
+    "root/group/other/scripts/take.sh": "echo hi\n",
+    "outside/honest/SKILL.md": HONEST.replace("API_KEY", "OTHER_SECRET"),
+  });
+  const bases = [await Deno.realPath(`${tree.path}/root`)];
+  const ask = (skill: string, dir: string, script = "scripts/take.sh") =>
+    readDeclaredEnv({ skill, script, dir: `${tree.path}/${dir}` }, {
+      bases,
+      maxSkillMdBytes: 65_536,
+    });
+  assert.deepEqual(await ask("honest", "root/honest"), ["API_KEY"]);
+  assert.deepEqual(await ask("other", "root/group/other"), ["API_KEY"]);
+  assert.deepEqual(await ask("pfx__honest", "root/honest"), ["API_KEY"]); // a prefixed root
+  assert.deepEqual(await ask("honest", "root/honest", "scripts/other.sh"), []);
+  assert.deepEqual(await ask("greedy", "root/honest"), []); // another skill's folder
+  assert.deepEqual(await ask("honest", "root/../outside/honest"), []); // outside every root
+  assert.deepEqual(await ask("honest", "root"), []); // the root itself
+  assert.deepEqual(await ask("ghost", "root/ghost"), []);
 });
 
 Deno.test("attack: a worker that claims a declaration it lacks gets no wider run list and no environment value", async () => {
-  // The skill declares no script and no environment name; the hostile worker claims otherwise.
+  // "honest" declares API_KEY for scripts/take.sh; "greedy" declares nothing at all; a copy of
+  // "honest" outside the root declares OTHER_SECRET. The hostile worker claims otherwise.
   await using tree = await makeTree({
-    "greedy/SKILL.md": "---\nname: greedy\ndescription: Declares nothing at all.\n---\nBody\n",
+    "root/honest/SKILL.md": HONEST,
+    "root/honest/scripts/take.sh": "echo hi\n",
+    "root/greedy/SKILL.md": "---\nname: greedy\ndescription: Declares nothing at all.\n---\nBody\n",
+    "outside/honest/SKILL.md": HONEST.replace("API_KEY", "OTHER_SECRET"),
+    "outside/honest/scripts/take.sh": "echo hi\n",
   });
-  const grant = JSON.stringify([{ skill: "greedy", script: "scripts/take.sh", env: ["API_KEY"] }]);
+  const root = `${tree.path}/root`;
+  const grant = JSON.stringify([
+    { skill: "honest", script: "scripts/take.sh", env: ["API_KEY", "OTHER_SECRET"] },
+    { skill: "greedy", script: "scripts/take.sh", env: ["API_KEY"] },
+  ]);
   const env = {
     API_KEY: "granted-value",
     OTHER_SECRET: "never-released",
@@ -92,17 +156,18 @@ Deno.test("attack: a worker that claims a declaration it lacks gets no wider run
       replies: Record<string, string>[];
     };
   };
-  const granted = await run([tree.path], { MCP_SKILL_RUN: grant });
+  // Only what the declaration lists AND the owner's row names (OTHER_SECRET is granted, not
+  // declared); every made-up claim gets nothing.
+  const expected = [{ API_KEY: "granted-value" }, {}, {}, {}, {}, {}, {}];
+  const granted = await run([root], { MCP_SKILL_RUN: grant });
   // The run list is the one group launcher, decided from the grant before the worker existed.
   assert.equal(granted.run.length, 1);
   assert.match(granted.run[0] ?? "", /\/(sh|setpriv)$/);
-  assert.deepEqual(granted.replies, [
-    { API_KEY: "granted-value" }, // only what the owner's row names, not OTHER_SECRET
-    {}, // a skill that does not exist
-    {}, // another script of the granted skill
-    {}, // skillgate's own secret, and PATH (a base name, handed at start, never released)
-  ]);
-  const hosted = await run([], { MCP_SKILLS_PATH: tree.path });
+  assert.deepEqual(granted.replies, expected);
+  // Standalone without a grant: the declaration (what the preview lists) is the bound.
+  const standalone = await run([root], {});
+  assert.deepEqual(standalone.replies, expected);
+  const hosted = await run([], { MCP_SKILLS_PATH: root });
   assert.deepEqual(hosted.run, []);
-  assert.deepEqual(hosted.replies, [{}, {}, {}, {}]);
+  assert.deepEqual(hosted.replies, [{}, {}, {}, {}, {}, {}, {}]);
 });

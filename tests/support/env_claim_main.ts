@@ -1,7 +1,8 @@
 /**
  * TEST-ONLY entry module (never shipped): the product's `serve` start-up as
  * main.ts runs it (roots checked, worker set computed from the grant, the
- * trusted environment release wired to the worker host), except that it
+ * trusted environment release and its declaration reader wired to the worker
+ * host), except that it
  * starts `env_claim_worker.ts`, a hostile worker that claims declarations no
  * skill has and asks for their values. Prints the worker's run list and the
  * replies it got as JSON on stdout.
@@ -9,14 +10,16 @@
 
 import { parseCommandLine } from "../../src/config/cli.ts";
 import { checkRoots } from "../../src/config/root_check.ts";
-import { releaseEnv } from "../../src/sandbox/env_release.ts";
+import { createEnvReleaseService } from "../../src/sandbox/env_release_service.ts";
 import { startWorker } from "../../src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "../../src/sandbox/worker_set.ts";
 
 const getEnv = (name: string) => Deno.env.get(name);
 const config = parseCommandLine({ args: Deno.args, getEnv, cwd: Deno.cwd() });
 const { paths } = await checkRoots(config.roots);
-const { scripts, explained } = await computeWorkerSet(config, paths, { getEnv });
+const set = await computeWorkerSet(config, paths, { getEnv });
+const { scripts, explained } = set;
+const envRelease = createEnvReleaseService(set, { caps: config.caps, getEnv });
 const session = startWorker(
   new URL("./env_claim_worker.ts", import.meta.url),
   config,
@@ -24,10 +27,11 @@ const session = startWorker(
   {
     scripts: scripts.facts,
     groupKiller: scripts.groupKiller,
-    releaseEnv: (request) => releaseEnv(scripts.grant, request, getEnv),
+    releaseEnv: envRelease.release,
   },
 );
 const exit = await session.exited;
+envRelease.reader.close();
 console.log(
   JSON.stringify({ run: explained.permissions.run, replies: JSON.parse(exit.message ?? "[]") }),
 );

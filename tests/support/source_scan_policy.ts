@@ -135,6 +135,19 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "asks to end is led by a child of this process; the pid is a number, never a path",
   },
   {
+    path: "src/skills/declared_env.ts",
+    apis: ["Deno.realPath", "Deno.lstat"],
+    reason: "declaration reader: resolves the skill folder the serving worker named to check " +
+      "it lies inside a root and carries the skill's name, and looks whether SKILL.md exists; " +
+      "SKILL.md itself is read through the path gate",
+  },
+  {
+    path: "src/sandbox/worker_set.ts",
+    apis: ["Deno.realPath"],
+    reason: "trusted part at start-up: the sources cache folder's real path (owner's " +
+      "configuration), a base the declaration reader checks skill folders against",
+  },
+  {
     path: "src/config/index_cache_dir.ts",
     apis: ["Deno.lstat"],
     reason: "trusted part at start-up: creates the index cache folder and checks it is a folder " +

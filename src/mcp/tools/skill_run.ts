@@ -241,6 +241,7 @@ async function execute(
       const released = await service.releaseEnv({
         skill: prepared.planned.skill,
         script: prepared.planned.script,
+        dir: prepared.skillDir,
         names: prepared.planned.grantedEnv,
       });
       const env = { ...released, ...prepared.spec.env };

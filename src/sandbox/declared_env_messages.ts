@@ -1,0 +1,25 @@
+/**
+ * The messages between the trusted part and the declaration reader
+ * (`declared_env_entry.ts`). Besides these, the reader asks where an opened
+ * file really is (`locate-fd`, `locate-fds`, as the serving worker does).
+ *
+ * @module
+ */
+
+import type { DeclaredEnvRequest } from "../skills/declared_env.ts";
+
+/** Trusted part to reader: which names does this script declare? */
+export interface DeclaredEnvQuestion {
+  readonly type: "declared-env";
+  readonly id: number;
+  readonly request: DeclaredEnvRequest;
+  /** Real paths the skill folder must lie inside, and the SKILL.md read cap in bytes. */
+  readonly options: { readonly bases: readonly string[]; readonly maxSkillMdBytes: number };
+}
+
+/** Reader to trusted part: the declared names (empty when anything did not hold). */
+export interface DeclaredEnvReply {
+  readonly type: "declared-env-reply";
+  readonly id: number;
+  readonly names: readonly string[];
+}

@@ -1,0 +1,51 @@
+/**
+ * Wires the trusted part's environment release: the owner's rule
+ * (`env_release.ts`) over the declaration reader (`declared_env_host.ts`),
+ * as `serve` hands it to the worker host.
+ *
+ * @module
+ */
+
+import type { Caps } from "../caps.ts";
+import type { Grant } from "../scripts/grant.ts";
+import { createDeclaredEnvReader, type DeclaredEnvReader } from "./declared_env_host.ts";
+import { type EnvReleaseRequest, releaseEnv } from "./env_release.ts";
+import type { WorkerSet } from "./worker_set.ts";
+
+/** The release function the worker host calls per run, and the reader to stop at exit. */
+export interface EnvReleaseService {
+  readonly release: (request: EnvReleaseRequest) => Promise<Readonly<Record<string, string>>>;
+  readonly reader: DeclaredEnvReader;
+}
+
+/**
+ * Creates the per-run release for a worker set.
+ *
+ * @param set The worker set (its grant, the reader's permissions and bases).
+ * @param options `caps`: the SKILL.md read cap the catalog uses; `getEnv`:
+ *   the trusted part's environment lookup.
+ * @returns The release function and its declaration reader (started on the
+ *   first request that has a name to release).
+ *
+ * Requires `--unstable-worker-options` and the permissions handed to the reader.
+ */
+export function createEnvReleaseService(
+  set: Pick<WorkerSet, "declarationReader" | "declarationBases"> & {
+    readonly scripts: { readonly grant: Grant };
+  },
+  options: { readonly caps: Caps; readonly getEnv: (name: string) => string | undefined },
+): EnvReleaseService {
+  const reader = createDeclaredEnvReader(
+    new URL("./declared_env_entry.ts", import.meta.url),
+    set.declarationReader.permissions,
+    { bases: set.declarationBases, maxSkillMdBytes: options.caps.maxSkillMdBytes },
+  );
+  return {
+    reader,
+    release: (request) =>
+      releaseEnv(set.scripts.grant, request, {
+        getEnv: options.getEnv,
+        declaredEnv: (asked) => reader.declaredEnv(asked),
+      }),
+  };
+}
