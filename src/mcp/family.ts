@@ -30,6 +30,12 @@ export interface ServerContext {
   readonly era?: "legacy" | "modern";
   /** Script running for `skill_run`; absent where this server runs no scripts. */
   readonly scripts?: ScriptService;
+  /**
+   * Set when the server was created before the catalog was complete (a large
+   * catalog over stdio, issue 13): the instructions then say it is loading,
+   * and requests that read it wait for it (`src/transports/stdio.ts`). @default none
+   */
+  readonly catalogLoading?: { readonly skillFolders: number };
 }
 
 /** One family of MCP methods. */

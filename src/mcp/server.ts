@@ -52,7 +52,11 @@ export function createSkillServer(context: ServerContext): Server {
     { name: "skillgate", title: "skillgate", version: VERSION },
     {
       capabilities,
-      instructions: serverInstructions(context.config, context.store.current()),
+      instructions: serverInstructions(
+        context.config,
+        context.store.current(),
+        context.catalogLoading,
+      ),
       // ttlMs/cacheScope of 2026-07-28 answers (values and reasons: cache_hints.ts).
       cacheHints: sdkCacheHints(context.config),
     },

@@ -45,6 +45,12 @@ export interface BuildCatalogOptions {
    * flushed once the build is done. @default none
    */
   readonly indexCache?: IndexCache;
+  /**
+   * Called once every root was walked, with how many skill folders will be
+   * loaded (before any is): the worker answers `initialize` early for a large
+   * catalog (issue 13). @default none
+   */
+  readonly onDiscovered?: (skillFolders: number) => void;
 }
 
 type Slot =
@@ -93,6 +99,7 @@ export async function buildCatalog(
     }
   }
   const loadable = refuseDuplicates(slots);
+  options.onDiscovered?.(loadable.length);
   const leftOut = await loadUpToCap(loadable, caps, {
     concurrency,
     load: options.load ?? ((candidate, caps) => loadSkill(candidate, caps, options.indexCache)),

@@ -72,7 +72,9 @@ export class DrainingStdioTransport extends StdioServerTransport {
  * @param options `log`: where the one-line reports go (default: stderr via
  *   `console.error`; never stdout). `onFirstAnswer`: called once, after the
  *   first response of the session was written (work that can wait, such as
- *   the search index, starts then). @default none
+ *   the search index, starts then). @default none `holdUntil`: until it
+ *   resolves, every message but `initialize` and `ping` waits, in arrival
+ *   order (a large catalog still loading: issue 13). @default none
  * @returns A promise that settles once serving started, holding `closed`,
  *   which resolves with `{exitCode}` when the session is over: 0 normally,
  *   {@linkcode EXIT_OVERSIZED_MESSAGE} when a message over the read buffer
@@ -83,7 +85,11 @@ export class DrainingStdioTransport extends StdioServerTransport {
  */
 export async function serveOverStdio(
   createServer: (context: McpRequestContext) => Server,
-  options: { log?: (line: string) => void; onFirstAnswer?: () => void } = {},
+  options: {
+    log?: (line: string) => void;
+    onFirstAnswer?: () => void;
+    holdUntil?: Promise<void>;
+  } = {},
 ): Promise<{ closed: Promise<StdioSessionEnd> }> {
   const log = options.log ?? ((line: string) => console.error(line));
   const transport = new DrainingStdioTransport();
@@ -114,9 +120,19 @@ export async function serveOverStdio(
     },
   });
   const receive = transport.onmessage;
+  // Held until the catalog is complete: everything but `initialize` and `ping`, in order.
+  let held: JSONRPCMessage[] | null = options.holdUntil === undefined ? null : [];
+  options.holdUntil?.then(() => {
+    const queued = held ?? [];
+    held = null;
+    for (const message of queued) receive?.(message);
+  });
   transport.onmessage = (message: JSONRPCMessage) => {
     if ("method" in message && "id" in message) inFlight.add(message.id);
-    receive?.(message);
+    const answersAtOnce = "method" in message &&
+      (message.method === "initialize" || message.method === "ping");
+    if (held !== null && (held.length > 0 || !answersAtOnce)) held.push(message);
+    else receive?.(message);
   };
   const sdkClose = transport.onclose;
   const closed = new Promise<StdioSessionEnd>((resolve) => {

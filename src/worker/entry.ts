@@ -40,6 +40,14 @@ import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { summariseProblems } from "./summary.ts";
 
+/**
+ * Skill folders from which, over stdio, `initialize` is answered before the
+ * catalog is loaded (issue 13: at this size the model catalog in the
+ * instructions is cut to its budget anyway). Smaller catalogs load first, so
+ * their instructions list the skills.
+ */
+const EARLY_ANSWER_MIN_SKILLS = 1_000;
+
 /** How long after connecting the search index waits for a first answer to go out, in ms. */
 const FIRST_ANSWER_GRACE_MS = 2_000;
 
@@ -90,11 +98,11 @@ self.onmessage = (
  * The first snapshot, and how many skill folders this worker loaded for it.
  * The index cache (when configured) spares re-parsing unchanged SKILL.md files.
  */
-async function firstCatalog(config: Config) {
+async function firstCatalog(config: Config, onDiscovered: (skillFolders: number) => void) {
   const indexCache = openIndexCache(config.indexCacheDir, {
     rootsKey: config.roots.map((root) => root.path).join("\0"),
   });
-  const catalog = await buildCatalog(config.roots, config.caps, { indexCache });
+  const catalog = await buildCatalog(config.roots, config.caps, { indexCache, onDiscovered });
   // skills/list digests of unchanged file versions come from the cache too.
   attachIndexCache(config.indexCacheDir === null ? null : indexCache);
   return { catalog, skillLoads: skillLoadsSoFar() };
@@ -120,21 +128,35 @@ async function serve(start: StartMessage): Promise<void> {
       releaseEnv: createEnvReleaseClient(self),
     });
   const withScripts = scripts === undefined ? {} : { scripts };
-  const loading = firstCatalog(config);
+  let discovered: (skillFolders: number) => void = () => {};
+  const discovery = new Promise<number>((resolve) => (discovered = resolve));
+  const loading = firstCatalog(config, (count) => discovered(count));
+  // A large catalog over stdio: `initialize` is answered once discovery counted the skill
+  // folders, before they are loaded; everything else waits for the complete catalog.
+  const earlyFolders = config.options.http !== null ? null : await Promise.race([
+    discovery.then((count) => count >= EARLY_ANSWER_MIN_SKILLS ? count : null),
+    loading.then(() => null),
+  ]);
+  const early = earlyFolders === null
+    ? null
+    : createCatalogStore(await buildCatalog([], config.caps), start.overlay);
   const store = loading.then((first) => {
-    const created = createCatalogStore(first.catalog, start.overlay);
+    const created = early ?? createCatalogStore(first.catalog, start.overlay);
+    if (early !== null) early.swap(first.catalog);
     owner.context = { store: created, config, caps };
     return created;
   });
   let ended: Promise<number>;
-  let refresh: Awaited<ReturnType<typeof startConfiguredRefresh>>;
+  let refresh: Awaited<ReturnType<typeof startConfiguredRefresh>> = null;
   // The search index is built after the first answer went out (issue 13): over stdio once the
   // first response is written (or after a grace period), over HTTP at once.
   let firstAnswered: Promise<void> = Promise.resolve();
   if (config.options.http === null) {
     // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
-    refresh = await startConfiguredRefresh(await store, config);
-    const current = await store;
+    // Answered early (large catalog), the watcher starts once the catalog is complete, followed by
+    // a catch-up rescan of the roots (unchanged skills are reused), so such an edit is still seen.
+    if (early === null) refresh = await startConfiguredRefresh(await store, config);
+    const current = early ?? await store;
     let answered = () => {};
     firstAnswered = new Promise((resolve) => {
       const grace = setTimeout(resolve, FIRST_ANSWER_GRACE_MS);
@@ -144,11 +166,31 @@ async function serve(start: StartMessage): Promise<void> {
       };
     });
     // One dual-era connection: the server is built on the first message, told its era.
+    let isComplete = false;
+    const complete = store.then(() => {
+      isComplete = true;
+    });
     const { closed } = await serveOverStdio(({ era }) => {
-      const server = createSkillServer({ store: current, config, era, ...withScripts });
+      const loadingNote = isComplete || earlyFolders === null
+        ? {}
+        : { catalogLoading: { skillFolders: earlyFolders } };
+      const server = createSkillServer({
+        store: current,
+        config,
+        era,
+        ...withScripts,
+        ...loadingNote,
+      });
       registerLiveServer(server);
       return server;
-    }, { onFirstAnswer: () => answered() });
+    }, {
+      onFirstAnswer: () => answered(),
+      ...(early === null ? {} : { holdUntil: complete }),
+    });
+    if (early !== null) {
+      refresh = await startConfiguredRefresh(await store, config);
+      void refresh?.refresh(config.roots.map((root) => root.path));
+    }
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     ended = closed.then((end) => end.exitCode);
   } else {

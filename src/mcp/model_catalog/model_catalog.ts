@@ -189,11 +189,22 @@ export function renderSkillCatalog(
  *
  * @param config The configuration (`catalog` option).
  * @param catalog The snapshot at the time the server is created.
+ * @param loading Set when the catalog was still loading then (a large
+ *   catalog answered early over stdio): the instructions say so and point at
+ *   `skill_list`, which answers once it is complete. @default none
  * @returns The instructions text.
  */
-export function serverInstructions(config: Config, catalog: Catalog): string {
+export function serverInstructions(
+  config: Config,
+  catalog: Catalog,
+  loading?: { readonly skillFolders: number },
+): string {
   if (catalogChannel(config) === "tool-description") {
     return `${PREAMBLE} The skills served are listed in skill_load's description.`;
+  }
+  if (loading !== undefined) {
+    return `${PREAMBLE} The catalog of this session (${loading.skillFolders} skill folders) was ` +
+      "still loading when it started: call skill_list (or skill_search) to see the skills served.";
   }
   return `${PREAMBLE} The skills served when this session started:\n\n${catalogBlock(catalog)}`;
 }

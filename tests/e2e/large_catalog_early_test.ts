@@ -1,0 +1,47 @@
+/**
+ * A large catalog over stdio (issue 13): `initialize` is answered once the
+ * skill folders are counted, before they are loaded; the instructions say the
+ * catalog is loading; `skill_list` answers from the complete catalog; and an
+ * edit made right after connecting is served (the watcher starts after the
+ * first answer, followed by a catch-up rescan). Waits have a ceiling in
+ * seconds; nothing here measures speed.
+ */
+
+import assert from "node:assert/strict";
+import { connectStdio } from "../support/program.ts";
+
+const SKILLS = 1_000;
+const CEILING_MS = 60_000;
+
+function skillMd(name: string, description: string): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nBody text.\n`;
+}
+
+Deno.test("a catalog of 1,000 skills: initialize is answered while it loads, skill_list serves all of it, and an edit made right after connecting is served", async () => {
+  const root = await Deno.makeTempDir({ prefix: "skillgate-early-" });
+  try {
+    for (let i = 0; i < SKILLS; i++) {
+      const name = `s${String(i).padStart(4, "0")}`;
+      await Deno.mkdir(`${root}/${name}`);
+      await Deno.writeTextFile(`${root}/${name}/SKILL.md`, skillMd(name, `Skill number ${i}.`));
+    }
+    await using session = await connectStdio(["--no-index-cache", root]);
+    const instructions = session.client.getInstructions() ?? "";
+    assert.match(instructions, /\(1000 skill folders\) was still loading/);
+    // Right after connecting: the first skill (loaded first) gets a new description.
+    await Deno.writeTextFile(`${root}/s0000/SKILL.md`, skillMd("s0000", "Edited right away."));
+    const first = await session.call("skill_list", { limit: 1 });
+    assert.equal((first.structuredContent as { total: number }).total, SKILLS);
+    const deadline = Date.now() + CEILING_MS;
+    let description = "";
+    while (description !== "Edited right away.") {
+      assert.ok(Date.now() < deadline, `the edit was not served within ${CEILING_MS} ms`);
+      const answer = await session.call("skill_list", { limit: 1 });
+      const skills = (answer.structuredContent as { skills: { description: string }[] }).skills;
+      description = skills[0]?.description ?? "";
+      if (description !== "Edited right away.") await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
