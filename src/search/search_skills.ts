@@ -13,7 +13,9 @@
 import type { Catalog, Skill } from "../skills/skill.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
 import { createTimeSlice } from "../skills/_time_slice.ts";
-import { SkillSearchIndex } from "./skill_index.ts";
+import { DEFAULT_CAPS } from "../caps.ts";
+import { skillBodyText } from "../skills/skill_body.ts";
+import { type BodyReader, SkillSearchIndex } from "./skill_index.ts";
 import { cutSnippet } from "./snippet.ts";
 
 /** One store's index and the queue of work on it. */
@@ -27,14 +29,18 @@ class IndexHolder {
    * and nothing is queued, else after the work queued before it and a
    * (time-sliced) sync.
    */
-  run<T>(catalog: Catalog, use: (index: SkillSearchIndex) => T): Promise<T> {
+  run<T>(
+    catalog: Catalog,
+    readBody: BodyReader,
+    use: (index: SkillSearchIndex) => T,
+  ): Promise<T> {
     if (this.#pending === 0 && this.index.catalog === catalog) {
       return Promise.resolve(use(this.index));
     }
     this.#pending++;
     const result = this.#queue.then(async () => {
       try {
-        await this.index.syncSliced(catalog, createTimeSlice());
+        await this.index.syncSliced(catalog, createTimeSlice(), readBody);
         // Synchronously after the sync: nothing else runs in between.
         return use(this.index);
       } finally {
@@ -63,10 +69,22 @@ function holderOf(store: CatalogStore): IndexHolder {
  * background (time-sliced: requests keep being answered).
  *
  * @param store The store requests read.
+ * @param maxSkillMdBytes The SKILL.md read cap in bytes: bodies are read
+ *   through the gate to be indexed (the catalog holds none).
+ *   @default DEFAULT_CAPS.maxSkillMdBytes
  * @returns Resolves with how many skills were indexed once the build is done.
+ *
+ * Requires `--allow-read` on the roots.
  */
-export function warmSearchIndex(store: CatalogStore): Promise<number> {
-  return holderOf(store).run(store.current(), (index) => index.size);
+export function warmSearchIndex(
+  store: CatalogStore,
+  maxSkillMdBytes: number = DEFAULT_CAPS.maxSkillMdBytes,
+): Promise<number> {
+  return holderOf(store).run(store.current(), bodyReader(maxSkillMdBytes), (index) => index.size);
+}
+
+function bodyReader(maxSkillMdBytes: number): BodyReader {
+  return (skill) => skillBodyText(skill, maxSkillMdBytes);
 }
 
 /** One found skill with its snippet. */
@@ -93,15 +111,28 @@ export interface SearchResults {
  * @param catalog The snapshot this request answers from (`store.current()`).
  * @param query The query (1-512 characters; the tool checks).
  * @param limit Skills returned at most (1-100).
+ * @param maxSkillMdBytes The SKILL.md read cap in bytes (bodies are read
+ *   through the gate to index them and to cut the hits' snippets).
+ *   @default DEFAULT_CAPS.maxSkillMdBytes
  * @returns The best skills with snippets and the number that matched.
+ *
+ * Requires `--allow-read` on the roots.
  */
-export function searchCatalog(
+export async function searchCatalog(
   store: CatalogStore,
   catalog: Catalog,
   query: string,
   limit: number,
+  maxSkillMdBytes: number = DEFAULT_CAPS.maxSkillMdBytes,
 ): Promise<SearchResults> {
-  return holderOf(store).run(catalog, (index) => searchSkills(index, query, limit));
+  const readBody = bodyReader(maxSkillMdBytes);
+  // Ranked synchronously on the synced index; the hits' bodies are read afterwards.
+  const answer = await holderOf(store).run(
+    catalog,
+    readBody,
+    (index) => index.search(query, limit),
+  );
+  return await cutSnippets(answer, readBody);
 }
 
 /**
@@ -110,23 +141,31 @@ export function searchCatalog(
  * @param index A synced index.
  * @param query The query (1-512 characters; the tool checks).
  * @param limit Skills returned at most (1-100).
+ * @param readBody Reads a hit's body for its snippet. @default the body in memory, or none
  * @returns The best `limit` skills, best first, and how many matched in all.
  */
 export function searchSkills(
   index: SkillSearchIndex,
   query: string,
   limit: number,
-): SearchResults {
-  const answer = index.search(query, limit);
-  const found = answer.hits.map(({ skill, score }) => ({
+  readBody: BodyReader = (skill) => Promise.resolve(skill.body ?? ""),
+): Promise<SearchResults> {
+  return cutSnippets(index.search(query, limit), readBody);
+}
+
+async function cutSnippets(
+  answer: ReturnType<SkillSearchIndex["search"]>,
+  readBody: BodyReader,
+): Promise<SearchResults> {
+  const found = await Promise.all(answer.hits.map(async ({ skill, score }) => ({
     skill,
     score: Math.round(score * 10_000) / 10_000,
     snippet: cutSnippet(
-      { description: descriptionOf(skill), body: skill.body },
+      { description: descriptionOf(skill), body: await readBody(skill) },
       answer.matchOf,
       answer.termCount,
     ),
-  }));
+  })));
   return { found, total: answer.total };
 }
 

@@ -92,20 +92,31 @@ function descriptionText(skill: Skill): string {
     : `${skill.description}\n${skill.whenToUse}`;
 }
 
-/** Whether two versions of a skill are searched the same way. */
+/** Whether two versions of a skill are searched the same way (bodies: the same SKILL.md version). */
 function isSameText(a: Skill, b: Skill): boolean {
-  return a === b || (a.name === b.name && a.description === b.description &&
-    a.whenToUse === b.whenToUse && a.body === b.body);
+  if (a === b) return true;
+  if (a.name !== b.name || a.description !== b.description || a.whenToUse !== b.whenToUse) {
+    return false;
+  }
+  if (a.body !== undefined || b.body !== undefined) return a.body === b.body;
+  const fileA = a.files.find((file) => file.path === a.skillMdFile);
+  const fileB = b.files.find((file) => file.path === b.skillMdFile);
+  return fileA !== undefined && fileB !== undefined && fileA.ctimeMs != null &&
+    fileA.size === fileB.size && fileA.mtimeMs === fileB.mtimeMs &&
+    fileA.ctimeMs === fileB.ctimeMs && fileA.dev === fileB.dev && fileA.ino === fileB.ino;
 }
 
+/** Reads a skill's body for indexing (the catalog holds none; see `skill_body.ts`). */
+export type BodyReader = (skill: Skill) => Promise<string>;
+
 /** One skill's terms: term -> `[name, description, body]` frequencies, and each field's length in terms. */
-function analyse(skill: Skill): {
+function analyse(skill: Skill, body: string): {
   readonly frequencies: Map<string, [number, number, number]>;
   readonly lengths: [number, number, number];
 } {
   const frequencies = new Map<string, [number, number, number]>();
   const lengths: [number, number, number] = [0, 0, 0];
-  const texts = [skill.name, descriptionText(skill), skill.body];
+  const texts = [skill.name, descriptionText(skill), body];
   texts.forEach((text, field) => {
     const terms = indexTerms(text);
     lengths[field] = terms.length;
@@ -192,7 +203,7 @@ export class SkillSearchIndex {
   sync(catalog: Catalog): SyncReport {
     const steps = this.#syncSteps(catalog);
     let step = steps.next();
-    while (!step.done) step = steps.next();
+    while (!step.done) step = steps.next(step.value?.body ?? "");
     return step.value;
   }
 
@@ -204,25 +215,36 @@ export class SkillSearchIndex {
    *
    * @param catalog The snapshot to reflect.
    * @param slice When to yield.
+   * @param readBody Reads a body to index (the catalog holds none).
+   *   @default the body held in memory, or none
    * @returns What changed.
    */
-  async syncSliced(catalog: Catalog, slice: TimeSlice): Promise<SyncReport> {
+  async syncSliced(
+    catalog: Catalog,
+    slice: TimeSlice,
+    readBody: BodyReader = (skill) => Promise.resolve(skill.body ?? ""),
+  ): Promise<SyncReport> {
     const steps = this.#syncSteps(catalog);
     let step = steps.next();
     while (!step.done) {
       await slice.pause();
-      step = steps.next();
+      step = steps.next(step.value === null ? "" : await readBody(step.value));
     }
     return step.value;
   }
 
-  /** The work of a sync, one skill (re-)indexed or removed per step. */
-  *#syncSteps(catalog: Catalog): Generator<void, SyncReport> {
+  /**
+   * The work of a sync. Each step yields the skill whose body it needs next
+   * (the driver answers with the body) or null (a pause): changed and gone
+   * skills are taken out first, in one pass over the postings, then new and
+   * changed skills are indexed one per step.
+   */
+  *#syncSteps(catalog: Catalog): Generator<Skill | null, SyncReport, string> {
     if (catalog === this.#catalog) return { indexed: 0, removed: 0, kept: 0 };
-    let indexed = 0;
-    let removed = 0;
     let kept = 0;
     const wanted = new Set<string>();
+    const toIndex: Skill[] = [];
+    const toRemove = new Set<number>();
     for (const skill of catalog.skills) {
       if (!isInModelCatalog(skill)) continue;
       wanted.add(skill.name);
@@ -234,32 +256,30 @@ export class SkillSearchIndex {
         kept++;
         continue;
       }
-      if (slot !== undefined) {
-        this.#remove(slot);
-        removed++;
-      }
-      this.#add(skill);
-      this.#indexedTotal++;
-      indexed++;
-      yield;
+      if (slot !== undefined) toRemove.add(slot);
+      toIndex.push(skill);
     }
-    if (this.#slotByName.size > wanted.size) {
-      for (const [name, slot] of [...this.#slotByName]) {
-        if (wanted.has(name)) continue;
-        this.#remove(slot);
-        removed++;
-        yield;
-      }
+    for (const [name, slot] of this.#slotByName) {
+      if (!wanted.has(name)) toRemove.add(slot);
+    }
+    if (toRemove.size > 0) {
+      this.#removeSlots(toRemove);
+      yield null;
+    }
+    for (const skill of toIndex) {
+      const body = yield skill;
+      this.#add(skill, body);
+      this.#indexedTotal++;
     }
     this.#catalog = catalog;
-    return { indexed, removed, kept };
+    return { indexed: toIndex.length, removed: toRemove.size, kept };
   }
 
-  #add(skill: Skill): void {
+  #add(skill: Skill, body: string): void {
     const slot = this.#freeSlots.pop() ?? this.#slots.length;
     this.#slots[slot] = skill;
     this.#slotByName.set(skill.name, slot);
-    const { frequencies, lengths } = analyse(skill);
+    const { frequencies, lengths } = analyse(skill, body);
     for (let field = 0; field < 3; field++) {
       this.#lengths[slot * 3 + field] = lengths[field]!;
       this.#lengthSums[field]! += lengths[field]!;
@@ -275,33 +295,38 @@ export class SkillSearchIndex {
     }
   }
 
-  #remove(slot: number): void {
-    const skill = this.#slots[slot];
-    if (skill === null || skill === undefined) return;
-    for (const term of analyse(skill).frequencies.keys()) {
-      const postings = this.#postings.get(term);
-      if (postings === undefined) continue;
-      for (let at = 0; at < postings.length; at += 2) {
-        if (postings[at] !== slot) continue;
+  /** Takes skills out: one pass over every term's postings (no body is read again). */
+  #removeSlots(slots: ReadonlySet<number>): void {
+    const emptied: string[] = [];
+    for (const [term, postings] of this.#postings) {
+      for (let at = 0; at < postings.length;) {
+        if (!slots.has(postings[at]!)) {
+          at += 2;
+          continue;
+        }
         // Order within postings does not matter: move the last entry here.
         postings[at] = postings[postings.length - 2]!;
         postings[at + 1] = postings[postings.length - 1]!;
         postings.length -= 2;
-        break;
       }
-      if (postings.length === 0) {
-        this.#postings.delete(term);
-        const at = lowerBound(this.#terms, term);
-        if (this.#terms[at] === term) this.#terms.splice(at, 1);
+      if (postings.length === 0) emptied.push(term);
+    }
+    for (const term of emptied) this.#postings.delete(term);
+    if (emptied.length > 0) {
+      const gone = new Set(emptied);
+      this.#terms = this.#terms.filter((term) => !gone.has(term));
+    }
+    for (const slot of slots) {
+      const skill = this.#slots[slot];
+      if (skill === null || skill === undefined) continue;
+      for (let field = 0; field < 3; field++) {
+        this.#lengthSums[field]! -= this.#lengths[slot * 3 + field]!;
+        this.#lengths[slot * 3 + field] = 0;
       }
+      this.#slots[slot] = null;
+      this.#slotByName.delete(skill.name);
+      this.#freeSlots.push(slot);
     }
-    for (let field = 0; field < 3; field++) {
-      this.#lengthSums[field]! -= this.#lengths[slot * 3 + field]!;
-      this.#lengths[slot * 3 + field] = 0;
-    }
-    this.#slots[slot] = null;
-    this.#slotByName.delete(skill.name);
-    this.#freeSlots.push(slot);
   }
 
   /**

@@ -10,10 +10,11 @@ import { checkSkillScripts } from "../scripts/skill_scripts.ts";
 import { deepFreeze } from "./_freeze.ts";
 import { listSkillFiles } from "./_list_files.ts";
 import { problem } from "./_problems.ts";
-import { readSkillMd } from "./_read_skill_md.ts";
+import { readSkillMd, type SkillMdText } from "./_read_skill_md.ts";
+import { joinPath } from "./_path.ts";
 import type { SkillCandidate } from "./discover.ts";
-import { parseFrontmatter, splitFrontmatter } from "./frontmatter.ts";
-import type { IndexCache, ParsedSkillMd } from "./index_cache.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
+import type { FileVersion, IndexCache, ParsedSkillMd } from "./index_cache.ts";
 import type { Problem } from "./problem.ts";
 import type { Skill, SkillFile } from "./skill.ts";
 import { validateFrontmatter } from "./validate.ts";
@@ -44,9 +45,10 @@ export interface LoadedSkill {
  *
  * @param candidate The folder found by discovery.
  * @param caps The caps (`maxSkillMdBytes`, `maxFilesPerSkill`, `maxFoldersPerSkill`).
- * @param cache The index cache: SKILL.md is always read through the gate,
- *   but a version parsed before (same device, inode, size, mtime, ctime) is
- *   not parsed and validated again. @default none
+ * @param cache The index cache: a SKILL.md that is still a version parsed
+ *   before (a regular file with the same device, inode, size, mtime, ctime)
+ *   is not opened, parsed or validated again; any other is read through the
+ *   gate. The body is never kept (read it with `readSkillBody`). @default none
  * @returns The frozen skill (or null) and its problems in the order found.
  *
  * Requires `--allow-read` on the skill folder.
@@ -57,67 +59,63 @@ export async function loadSkill(
   cache?: IndexCache,
 ): Promise<LoadedSkill> {
   loads++;
-  const read = await readSkillMd(candidate, caps.maxSkillMdBytes);
-  if (!read.ok) return { skill: null, problems: [read.problem] };
-  const problems: Problem[] = [];
-  if (candidate.skillMdFile !== "SKILL.md") {
-    problems.push(problem(
-      read.path,
-      "skill-md-case",
-      "warning",
-      `"${candidate.skillMdFile}" should be named "SKILL.md"; it is served anyway. Rename the file`,
-    ));
-  }
-  if (read.truncated) {
-    problems.push(problem(
-      read.path,
-      "skill-md-truncated",
-      "warning",
-      `"${read.path}" is ${read.size} bytes; only the first ${caps.maxSkillMdBytes} are served ` +
-        "and the body is cut. Move detail into reference files",
-    ));
-  }
-  const version = {
-    dev: read.dev,
-    ino: read.ino,
-    size: read.size,
-    mtimeMs: read.mtimeMs,
-    ctimeMs: read.ctimeMs,
-  };
+  const path = joinPath(candidate.dir, candidate.skillMdFile);
   // Everything the parse depends on besides the bytes, NUL-separated (no path holds NUL).
-  const cacheKey = `${candidate.realDir}\0${read.path}\0${candidate.baseName}\0${read.truncated}`;
-  let known: ParsedSkillMd | null = cache?.lookup(cacheKey, version) ?? null;
-  let body = "";
-  if (known !== null) {
-    const split = splitFrontmatter(read.text);
-    if (!split.ok) known = null; // cannot be, for a version that parsed; parse it afresh
-    body = split.ok ? split.body : "";
+  const keyOf = (truncated: boolean) =>
+    `${candidate.realDir}\0${path}\0${candidate.baseName}\0${truncated}`;
+  // Warm start (issue 13): a SKILL.md that is still the very version the gate read and parsed
+  // before (a regular file, same device, inode, size, mtime AND ctime) is not opened again: its
+  // frontmatter comes from the cache, and its body is read through the gate when asked.
+  let known: ParsedSkillMd | null = null;
+  let read: Omit<SkillMdText, "ok" | "text"> | null = null;
+  const seen = cache === undefined ? null : regularFileVersion(candidate);
+  if (seen !== null) {
+    const truncated = seen.size > caps.maxSkillMdBytes;
+    known = cache?.lookup(keyOf(truncated), seen) ?? null;
+    if (known !== null) read = { ...seen, path, truncated };
   }
-  if (known === null) {
-    const parsed = parseFrontmatter(read.text);
-    if (!parsed.ok) {
-      const place = parsed.line === undefined ? {} : {
-        line: parsed.line,
-        ...(parsed.column === undefined ? {} : { column: parsed.column }),
-      };
-      problems.push({
-        ...problem(read.path, "malformed-frontmatter", "error", parsed.detail),
-        ...place,
+  const problems: Problem[] = [];
+  if (known === null || read === null) {
+    const opened = await readSkillMd(candidate, caps.maxSkillMdBytes);
+    if (!opened.ok) return { skill: null, problems: [opened.problem] };
+    read = opened;
+    warnAboutSkillMd(candidate, read, caps, problems);
+    const version = {
+      dev: opened.dev,
+      ino: opened.ino,
+      size: opened.size,
+      mtimeMs: opened.mtimeMs,
+      ctimeMs: opened.ctimeMs,
+    };
+    // Missed above for this version already (unless SKILL.md is not a plain regular file).
+    known = seen === null ? cache?.lookup(keyOf(opened.truncated), version) ?? null : null;
+    if (known === null) {
+      const parsed = parseFrontmatter(opened.text);
+      if (!parsed.ok) {
+        const place = parsed.line === undefined ? {} : {
+          line: parsed.line,
+          ...(parsed.column === undefined ? {} : { column: parsed.column }),
+        };
+        problems.push({
+          ...problem(opened.path, "malformed-frontmatter", "error", parsed.detail),
+          ...place,
+        });
+        return { skill: null, problems };
+      }
+      const findings = validateFrontmatter(parsed.frontmatter, {
+        dirName: candidate.baseName,
+        skillMdPath: opened.path,
+        keyLines: parsed.keyLines,
       });
-      return { skill: null, problems };
+      if (findings.some((p) => p.severity === "error")) {
+        problems.push(...findings);
+        return { skill: null, problems };
+      }
+      known = { frontmatter: parsed.frontmatter, keyLines: [...parsed.keyLines], findings };
+      cache?.remember(keyOf(opened.truncated), version, known);
     }
-    const findings = validateFrontmatter(parsed.frontmatter, {
-      dirName: candidate.baseName,
-      skillMdPath: read.path,
-      keyLines: parsed.keyLines,
-    });
-    if (findings.some((p) => p.severity === "error")) {
-      problems.push(...findings);
-      return { skill: null, problems };
-    }
-    known = { frontmatter: parsed.frontmatter, keyLines: [...parsed.keyLines], findings };
-    cache?.remember(cacheKey, version, known);
-    body = parsed.body;
+  } else {
+    warnAboutSkillMd(candidate, read, caps, problems);
   }
   problems.push(...known.findings);
   const keyLines = new Map(known.keyLines);
@@ -156,7 +154,6 @@ export async function loadSkill(
     frontmatter,
     description: frontmatter["description"] as string,
     ...(whenToUse === undefined ? {} : { whenToUse }),
-    body,
     bodyTruncated: read.truncated,
     skillMdBytes: read.size,
     files: listing.files,
@@ -166,4 +163,53 @@ export async function loadSkill(
   };
   // Frozen through and through: the frontmatter, the file list and each file.
   return { skill: deepFreeze(skill), problems };
+}
+
+/**
+ * The identity of the candidate's SKILL.md when it is a regular file now
+ * (lstat: a symlink is not one), or null. Only compared with index-cache
+ * entries, which the gate's own reads stored; never used to read anything.
+ */
+function regularFileVersion(candidate: SkillCandidate): FileVersion | null {
+  const entry = candidate.entries.find((item) => item.name === candidate.skillMdFile);
+  if (entry === undefined || !entry.isFile || entry.isSymlink) return null;
+  try {
+    const info = Deno.lstatSync(joinPath(candidate.realDir, candidate.skillMdFile));
+    if (!info.isFile) return null;
+    return {
+      dev: info.dev,
+      ino: info.ino,
+      size: info.size,
+      mtimeMs: info.mtime?.getTime() ?? null,
+      ctimeMs: info.ctime?.getTime() ?? null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The warnings about SKILL.md itself: its name's case, and a body cut at the read cap. */
+function warnAboutSkillMd(
+  candidate: SkillCandidate,
+  read: { readonly path: string; readonly size: number; readonly truncated: boolean },
+  caps: Caps,
+  problems: Problem[],
+): void {
+  if (candidate.skillMdFile !== "SKILL.md") {
+    problems.push(problem(
+      read.path,
+      "skill-md-case",
+      "warning",
+      `"${candidate.skillMdFile}" should be named "SKILL.md"; it is served anyway. Rename the file`,
+    ));
+  }
+  if (read.truncated) {
+    problems.push(problem(
+      read.path,
+      "skill-md-truncated",
+      "warning",
+      `"${read.path}" is ${read.size} bytes; only the first ${caps.maxSkillMdBytes} are served ` +
+        "and the body is cut. Move detail into reference files",
+    ));
+  }
 }

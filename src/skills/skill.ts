@@ -86,8 +86,12 @@ export interface Skill {
   readonly description: string;
   /** Frontmatter `when-to-use` (or `when_to_use`) when it is a string. */
   readonly whenToUse?: string;
-  /** Everything after the closing `---` line, verbatim (within the read cap). */
-  readonly body: string;
+  /**
+   * Everything after the closing `---` line, verbatim (within the read cap),
+   * when held in memory: catalogs built from disk leave it out (issue 13,
+   * lazy bodies) and `readSkillBody()` reads it through the gate when asked.
+   */
+  readonly body?: string;
   /** Whether SKILL.md was longer than the read cap, so `body` is cut. */
   readonly bodyTruncated: boolean;
   /** Size of the SKILL.md file in bytes. */

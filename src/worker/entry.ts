@@ -219,7 +219,7 @@ async function serve(start: StartMessage): Promise<void> {
   post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   await Promise.race([firstAnswered, ended]);
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
-  warmSearchIndex(await store).catch((error: unknown) => {
+  warmSearchIndex(await store, config.caps.maxSkillMdBytes).catch((error: unknown) => {
     console.error("skillgate: could not build the search index:", error);
   });
   const code = await ended;

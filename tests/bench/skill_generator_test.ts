@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { skillBodyText } from "../../src/skills/skill_body.ts";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { generatedSkillName, generateSkills } from "../../bench/support/skill_generator.ts";
@@ -15,7 +16,8 @@ Deno.test("generated skills are all served by the catalog with no problem", asyn
       "references/guide.md",
       "scripts/helper.py",
     ]);
-    assert.ok(skill.body.length >= 2_500, `body of "${skill.name}" is ${skill.body.length} chars`);
+    const body = await skillBodyText(skill, DEFAULT_CAPS.maxSkillMdBytes);
+    assert.ok(body.length >= 2_500, `body of "${skill.name}" is ${body.length} chars`);
   }
 });
 

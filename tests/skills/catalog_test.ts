@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readSkillBody, skillBodyText } from "../../src/skills/skill_body.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { type Caps, DEFAULT_CAPS } from "../../src/caps.ts";
 import type { Problem, ProblemReason } from "../../src/skills/problem.ts";
@@ -41,7 +42,8 @@ Deno.test("buildCatalog() serves skills in the root and its skills containers", 
   assert.equal(beta?.dir, tree.at("skills/beta"));
   assert.equal(beta?.root, tree.path);
   assert.equal(beta?.description, "Does beta things");
-  assert.equal(beta?.body, "Body\n");
+  assert.equal(beta?.body, undefined, "the catalog holds no bodies");
+  assert.equal(await skillBodyText(beta!, DEFAULT_CAPS.maxSkillMdBytes), "Body\n");
   assert.equal(beta?.skillMdFile, "SKILL.md");
 });
 
@@ -293,7 +295,11 @@ Deno.test("buildCatalog() truncates a long SKILL.md on a UTF-8 boundary", async 
   const catalog = await build([tree.path], { maxSkillMdBytes: cap });
   const skill = catalog.byName.get("big");
   assert.equal(skill?.bodyTruncated, true);
-  assert.equal(skill?.body, "é".repeat(5));
+  assert.deepEqual(await readSkillBody(skill!, cap), {
+    ok: true,
+    body: "é".repeat(5),
+    truncated: true,
+  });
   assert.equal(skill?.skillMdBytes, head.length + 200);
   const problem = single(catalog, "skill-md-truncated");
   assert.equal(problem.severity, "warning");
@@ -301,7 +307,7 @@ Deno.test("buildCatalog() truncates a long SKILL.md on a UTF-8 boundary", async 
 
   const whole = await build([tree.path], { maxSkillMdBytes: head.length + 200 });
   assert.equal(whole.byName.get("big")?.bodyTruncated, false);
-  assert.equal(whole.byName.get("big")?.body, body);
+  assert.equal(await skillBodyText(whole.byName.get("big")!, head.length + 200), body);
 });
 
 Deno.test("buildCatalog() reads a huge sparse SKILL.md without reading all of it", async () => {
@@ -313,7 +319,8 @@ Deno.test("buildCatalog() reads a huge sparse SKILL.md without reading all of it
   const skill = catalog.byName.get("sparse");
   assert.equal(skill?.bodyTruncated, true);
   assert.equal(skill?.skillMdBytes, 512 * 1024 * 1024);
-  assert.equal(skill?.body.length, DEFAULT_CAPS.maxSkillMdBytes - skillMd("sparse").length + 5);
+  const read = await skillBodyText(skill!, DEFAULT_CAPS.maxSkillMdBytes);
+  assert.equal(read.length, DEFAULT_CAPS.maxSkillMdBytes - skillMd("sparse").length + 5);
 });
 
 Deno.test("buildCatalog() refuses an unreadable SKILL.md", async () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { skillBodyText } from "../../src/skills/skill_body.ts";
 import { join } from "node:path";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
@@ -20,7 +21,8 @@ for (const corpus of corpora()) {
       assert.equal(skill.description, oracle["description"], skill.name);
       assert.deepEqual(skill.frontmatter, oracle, skill.name);
       assert.equal(skill.frontmatter["name"], skill.name);
-      assert.ok(skill.body.length > 0 && !skill.body.startsWith("---"), skill.name);
+      const body = await skillBodyText(skill, DEFAULT_CAPS.maxSkillMdBytes);
+      assert.ok(body.length > 0 && !body.startsWith("---"), skill.name);
       assert.equal(skill.bodyTruncated, false);
     }
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { skillBodyText } from "../../src/skills/skill_body.ts";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { type IndexCache, openIndexCache } from "../../src/skills/index_cache.ts";
@@ -34,7 +35,11 @@ Deno.test("index cache: an unchanged SKILL.md is not parsed again, a changed one
   const again = await build(tree.path, second);
   assert.deepEqual(second.stats, { hits: 1, misses: 0 });
   assert.equal(again.byName.get("notes")?.description, "Keeps notes one");
-  assert.match(again.byName.get("notes")?.body ?? "", /\S/, "the body is read through the gate");
+  assert.match(
+    await skillBodyText(again.byName.get("notes")!, DEFAULT_CAPS.maxSkillMdBytes),
+    /\S/,
+    "the body is read through the gate",
+  );
   await Deno.writeTextFile(
     tree.at("notes/SKILL.md"),
     skillMd("notes", "Keeps notes, second version"),

@@ -180,6 +180,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "event loop between folders",
   },
   {
+    path: "src/skills/_load_skill.ts",
+    apis: ["Deno.lstat"],
+    reason: "warm start: compares SKILL.md's identity (lstat: a regular file, device, inode, " +
+      "size, mtime, ctime) with the index cache's entry for it; never reads it (SKILL.md is " +
+      "read through the path gate, when it changed and when its body is asked for)",
+  },
+  {
     path: "src/skills/_list_files.ts",
     apis: ["Deno.stat", "Deno.realPath"],
     reason: "discovery: sizes the files of a skill (one statSync per file) and keeps symlinks " +

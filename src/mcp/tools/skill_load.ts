@@ -9,7 +9,8 @@
 
 import { z } from "zod";
 import type { Skill } from "../../skills/skill.ts";
-import { toolSuccess } from "../tool_result.ts";
+import { readSkillBody } from "../../skills/skill_body.ts";
+import { toolError, toolSuccess } from "../tool_result.ts";
 import { MAX_CLIENT_NAME_CHARS } from "../../caps.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { loadedScripts, loadedScriptShape } from "./script_summary.ts";
@@ -48,15 +49,24 @@ export const skillLoadTool = defineTool({
   inputSchema,
   outputSchema,
   annotations: READ_ONLY_ANNOTATIONS,
-  call: (input, context) => {
+  call: async (input, context) => {
     const catalog = context.store.current();
     const found = lookUpSkill(catalog, input.name);
-    if (!isSkill(found)) return Promise.resolve(found);
-    const answer = loadSkill(found);
+    if (!isSkill(found)) return found;
+    // The catalog holds no bodies (issue 13): read this one now, through the gate.
+    const read = await readSkillBody(found, context.caps.maxSkillMdBytes);
+    if (!read.ok) {
+      return toolError(
+        "SKILL_NOT_FOUND",
+        `The instructions of skill "${found.name}" cannot be read now: ${read.detail}`,
+        "The skill changed on disk; call skill_list to see the catalog as it is now",
+      );
+    }
+    const answer = loadSkill(found, read);
     if (context.scripts !== undefined) {
       answer.scripts = loadedScripts(found, context.scripts.plan(catalog));
     }
-    return Promise.resolve(toolSuccess(answer));
+    return toolSuccess(answer);
   },
 });
 
@@ -64,20 +74,24 @@ export const skillLoadTool = defineTool({
  * Builds the `skill_load` answer for a skill. Pure.
  *
  * @param skill The skill from the current snapshot.
+ * @param read Its body as read now (`readSkillBody`), and whether it was cut.
  * @returns The answer; `truncationNote` says how to read the rest when the
  *   body was cut at the SKILL.md read cap.
  */
-export function loadSkill(skill: Skill): SkillLoadAnswer {
+export function loadSkill(
+  skill: Skill,
+  read: { readonly body: string; readonly truncated: boolean },
+): SkillLoadAnswer {
   const answer: SkillLoadAnswer = {
     name: skill.name,
     description: skill.description,
     source: skill.source ?? skill.root,
-    body: skill.body,
-    truncated: skill.bodyTruncated,
+    body: read.body,
+    truncated: read.truncated,
     files: skill.files.map((file) => ({ path: file.path, size: file.size })),
   };
   if (skill.whenToUse !== undefined) answer.whenToUse = skill.whenToUse;
-  if (skill.bodyTruncated) {
+  if (read.truncated) {
     answer.truncationNote = `${skill.skillMdFile} is ${skill.skillMdBytes} bytes, more than ` +
       `this server reads for instructions, so the body is cut. Read the rest with skill_file ` +
       `{"name": "${skill.name}", "paths": [{"path": "${skill.skillMdFile}", "offset": N}]}`;

@@ -59,6 +59,7 @@ export const skillSearchTool = defineTool({
       catalog,
       input.query,
       input.limit ?? DEFAULT_SEARCH_LIMIT,
+      context.caps.maxSkillMdBytes,
     );
     const answer: SkillSearchAnswer = {
       results: found.map(({ skill, score, snippet }) => ({
