@@ -105,11 +105,11 @@ async function run(context: BenchContext): Promise<SectionReport> {
   gc();
   const heapMib = (Deno.memoryUsage().heapUsed - heapBefore) / 1_048_576;
   const queries = timedQueries();
-  for (const query of queries.slice(0, 20)) searchSkills(index, query, 10); // warm-up
+  for (const query of queries.slice(0, 20)) await searchSkills(index, query, 10); // warm-up
   const samples: number[] = [];
   for (const query of queries) {
     const start = performance.now();
-    searchSkills(index, query, 10);
+    await searchSkills(index, query, 10);
     samples.push(performance.now() - start);
   }
   samples.sort((a, b) => a - b);
@@ -121,7 +121,7 @@ async function run(context: BenchContext): Promise<SectionReport> {
     const edited = memorySkill({
       name: target.name,
       description: target.description,
-      body: `${target.body}\nEdit ${edit}: mention zeppelin.`,
+      body: `${target.body ?? ""}\nEdit ${edit}: mention zeppelin.`,
     });
     const next = memoryCatalog(current.skills.map((skill) => skill === target ? edited : skill));
     const start = performance.now();
