@@ -15,9 +15,7 @@ import { helpText } from "./src/cli/help.ts";
 import { healthUrl, HealthUsageError, runHealthCommand } from "./src/cli/health_command.ts";
 import { launchWords } from "./src/cli/launch_command.ts";
 import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
-import { runPermissionsCommand } from "./src/cli/permissions_command.ts";
 import { startLine } from "./src/cli/start_line.ts";
-import { runValidateCommand } from "./src/cli/validate_command.ts";
 import { UsageError } from "./src/config/cli.ts";
 import { ConfigFileError } from "./src/config/file/json_document.ts";
 import {
@@ -33,7 +31,6 @@ import {
   runOverrideCommand,
   splitOverrideArgs,
 } from "./src/cli/override_command.ts";
-import { runSyncCommand } from "./src/cli/sync_command.ts";
 import { prepareRemote, startRemoteRefresh } from "./src/remote/remote_serve.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
@@ -89,10 +86,21 @@ async function main(): Promise<number> {
       return EXIT_USAGE;
     }
   }
-  if (config.command === "validate") return await runValidateCommand(config, commandIo());
+  // One-shot commands load their modules only when they run (serve starts without them: the
+  // YAML parser and the fetcher's code are the worker's and the sync command's to load).
+  if (config.command === "validate") {
+    const { runValidateCommand } = await import("./src/cli/validate_command.ts");
+    return await runValidateCommand(config, commandIo());
+  }
   if (config.command === "config") return await runConfigCommand(config, location, commandIo());
-  if (config.command === "permissions") return await runPermissionsCommand(config, commandIo());
-  if (config.command === "sync") return await runSyncCommand(config, commandIo());
+  if (config.command === "permissions") {
+    const { runPermissionsCommand } = await import("./src/cli/permissions_command.ts");
+    return await runPermissionsCommand(config, commandIo());
+  }
+  if (config.command === "sync") {
+    const { runSyncCommand } = await import("./src/cli/sync_command.ts");
+    return await runSyncCommand(config, commandIo());
+  }
   try {
     config = await settleHttpToken(config); // --http: the token in force, read here only
   } catch (error) {

@@ -229,7 +229,9 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
     path: "main.ts",
     apis: ["import()"],
-    reason: "trusted part: loads the list command (and with it zod and the MCP SDK) only when " +
-      "`skillgate list` runs; a fixed, relative module specifier that deno compile includes",
+    reason: "trusted part: loads the one-shot commands (list, validate, permissions, sync: with " +
+      "them zod, the MCP SDK, the YAML parser, the fetcher's code) only when they run, so " +
+      "`serve` starts without them (issue 13); fixed, relative module specifiers that deno " +
+      "compile includes",
   },
 ];
