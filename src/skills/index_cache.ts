@@ -124,14 +124,18 @@ export function openIndexCache(
   };
   const now = options.now ?? (() => Date.now());
   const path = dir === null ? null : `${dir}/${fileNameOf(options.rootsKey)}`;
-  const stored = path === null ? new Map<string, StoredEntry>() : load(path, warn);
+  // Read on first use, not at open: a large cache file is parsed after discovery, so a large
+  // catalog's early first answer (issue 13) does not wait for it.
+  let loaded: Map<string, StoredEntry> | null = null;
+  const stored = (): Map<string, StoredEntry> =>
+    loaded ??= path === null ? new Map<string, StoredEntry>() : load(path, warn);
   const kept = new Map<string, StoredEntry>();
   let changed = false;
   let hits = 0;
   let misses = 0;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   const find = (key: string, version: FileVersion): StoredEntry | null => {
-    const entry = kept.get(key) ?? stored.get(key);
+    const entry = kept.get(key) ?? stored().get(key);
     if (entry === undefined || !sameVersion(entry.v, version)) return null;
     kept.set(key, entry);
     return entry;
@@ -178,12 +182,16 @@ export function openIndexCache(
       if (path === null || dir === null) return;
       // Parses not used this time (a skill removed) are dropped; digests are kept until
       // replaced (they are looked up only when a listing asks).
-      for (const [key, entry] of stored) {
+      for (const [key, entry] of stored()) {
         if (isDigestKey(key) && !kept.has(key) && kept.size < MAX_INDEX_ENTRIES) {
           kept.set(key, entry);
         }
       }
-      if (!changed && kept.size === stored.size) return;
+      const isUnchanged = !changed && kept.size === stored().size;
+      // From now on `kept` holds every entry a lookup can use: the file's other parses (skills
+      // gone) need not stay in memory.
+      loaded = kept;
+      if (isUnchanged) return;
       changed = false;
       const body = JSON.stringify({ format: FORMAT, version: VERSION, entries: [...kept] });
       const temporary = `${path}.${crypto.randomUUID()}.tmp`;
