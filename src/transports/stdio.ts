@@ -75,6 +75,8 @@ export class DrainingStdioTransport extends StdioServerTransport {
  *   the search index, starts then). @default none `holdUntil`: until it
  *   resolves, every message but `initialize` and `ping` waits, in arrival
  *   order (a large catalog still loading: issue 13). @default none
+ *   `onRequest`: called as each request arrives (the worker builds the search
+ *   index once requests pause). @default none
  * @returns A promise that settles once serving started, holding `closed`,
  *   which resolves with `{exitCode}` when the session is over: 0 normally,
  *   {@linkcode EXIT_OVERSIZED_MESSAGE} when a message over the read buffer
@@ -89,6 +91,7 @@ export async function serveOverStdio(
     log?: (line: string) => void;
     onFirstAnswer?: () => void;
     holdUntil?: Promise<void>;
+    onRequest?: () => void;
   } = {},
 ): Promise<{ closed: Promise<StdioSessionEnd> }> {
   const log = options.log ?? ((line: string) => console.error(line));
@@ -128,7 +131,10 @@ export async function serveOverStdio(
     for (const message of queued) receive?.(message);
   });
   transport.onmessage = (message: JSONRPCMessage) => {
-    if ("method" in message && "id" in message) inFlight.add(message.id);
+    if ("method" in message && "id" in message) {
+      inFlight.add(message.id);
+      options.onRequest?.();
+    }
     const answersAtOnce = "method" in message &&
       (message.method === "initialize" || message.method === "ping");
     if (held !== null && (held.length > 0 || !answersAtOnce)) held.push(message);

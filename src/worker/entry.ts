@@ -48,6 +48,27 @@ import { summariseProblems } from "./summary.ts";
  */
 const EARLY_ANSWER_MIN_SKILLS = 1_000;
 
+/** How long requests must pause before the search index is built in the background, in ms. */
+const SEARCH_WARM_QUIET_MS = 300;
+
+/**
+ * Resolves once no request arrived for {@linkcode SEARCH_WARM_QUIET_MS}, or
+ * the session is over.
+ *
+ * @param lastRequestMs When the last request arrived (`performance.now()`).
+ * @param isOver Set once the session ended.
+ */
+async function whenQuiet(
+  lastRequestMs: () => number,
+  isOver: { readonly value: boolean },
+): Promise<void> {
+  for (;;) {
+    const waitMs = lastRequestMs() + SEARCH_WARM_QUIET_MS - performance.now();
+    if (waitMs <= 0 || isOver.value) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(waitMs)));
+  }
+}
+
 /** How long after connecting the search index waits for a first answer to go out, in ms. */
 const FIRST_ANSWER_GRACE_MS = 2_000;
 
@@ -151,6 +172,9 @@ async function serve(start: StartMessage): Promise<void> {
   // The search index is built after the first answer went out (issue 13): over stdio once the
   // first response is written (or after a grace period), over HTTP at once.
   let firstAnswered: Promise<void> = Promise.resolve();
+  // Over stdio the search index waits for a pause in requests too: a client paging through a
+  // large catalog right after connecting does not share the gate with 10,000 body reads.
+  let lastRequestMs = Number.NEGATIVE_INFINITY;
   if (config.options.http === null) {
     // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
     // Answered early (large catalog), the watcher starts once the catalog is complete, followed by
@@ -185,6 +209,7 @@ async function serve(start: StartMessage): Promise<void> {
       return server;
     }, {
       onFirstAnswer: () => answered(),
+      onRequest: () => (lastRequestMs = performance.now()),
       ...(early === null ? {} : { holdUntil: complete }),
     });
     if (early !== null) {
@@ -219,7 +244,11 @@ async function serve(start: StartMessage): Promise<void> {
   post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   await Promise.race([firstAnswered, ended]);
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
-  warmSearchIndex(await store, config.caps.maxSkillMdBytes).catch((error: unknown) => {
+  const isOver = { value: false };
+  void ended.then(() => (isOver.value = true));
+  whenQuiet(() => lastRequestMs, isOver).then(async () => {
+    if (!isOver.value) await warmSearchIndex(await store, config.caps.maxSkillMdBytes);
+  }).catch((error: unknown) => {
     console.error("skillgate: could not build the search index:", error);
   });
   const code = await ended;
