@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { skillBodyText } from "../../src/skills/skill_body.ts";
 import { checkSkillScripts } from "../../src/scripts/skill_scripts.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
@@ -50,7 +51,7 @@ Deno.test("a bad mcp-host block costs a skill its scripts, never its instruction
   });
   const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
   const skill = catalog.byName.get("demo");
-  assert.equal(skill?.body, "# Body\n");
+  assert.equal(await skillBodyText(skill!, DEFAULT_CAPS.maxSkillMdBytes), "# Body\n");
   assert.deepEqual(skill?.scripts?.scripts, []);
   const problem = catalog.problems.find((candidate) => candidate.reason === "declaration");
   assert.equal(problem?.severity, "error");
