@@ -1,8 +1,9 @@
 /**
- * The fetcher worker: the only code that talks to GitHub. It runs with
- * exactly the set from `computeFetcherPermissions()` (net: API and download
- * hosts; read/write: the sources cache; env: `GITHUB_TOKEN`), so even a bug
- * here cannot read a skill root or write anywhere else.
+ * The fetcher worker: the only code that talks to GitHub and to publishers.
+ * It runs with exactly the set from `computeFetcherPermissions()` (net: API
+ * and download hosts, the allowed publisher origins; read/write: the
+ * sources cache; env: `GITHUB_TOKEN`), so even a bug here cannot read a
+ * skill root or write anywhere else.
  *
  * @module
  */
@@ -11,7 +12,7 @@
 
 import { type FetchOutcome, fetchSource } from "./fetch_source.ts";
 import type { FetcherErrorMessage, FetchMessage, OutcomesMessage } from "./fetcher_messages.ts";
-import { parseSourceSpec } from "./source_spec.ts";
+import { parseRemoteSpec } from "./remote_source.ts";
 
 self.onmessage = async (event: MessageEvent<FetchMessage>) => {
   const message = event.data;
@@ -23,10 +24,11 @@ self.onmessage = async (event: MessageEvent<FetchMessage>) => {
       cacheDir: message.cacheDir,
       caps: message.caps,
       token: token === "" ? null : token,
+      publisherOrigins: message.publisherOrigins ?? [],
     };
     const outcomes: FetchOutcome[] = [];
     for (const order of message.orders) {
-      const source = parseSourceSpec(order.given);
+      const source = parseRemoteSpec(order.given);
       outcomes.push(await fetchSource({ ...order, source }, context));
     }
     self.postMessage({ type: "outcomes", id: message.id, outcomes } satisfies OutcomesMessage);

@@ -1,6 +1,7 @@
 /**
  * The fetcher worker's Deno permission set, with a reason per entry: net to
- * the API host and its download host, read and write on the sources cache,
+ * the API host and its download host and to each allowed publisher origin
+ * (`--well-known-allow`), read and write on the sources cache,
  * the one environment name `GITHUB_TOKEN`; nothing else (no run, sys, ffi,
  * no skill root, no other folder).
  *
@@ -8,7 +9,7 @@
  */
 
 import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
-import type { GitHubEndpoints } from "./github_hosts.ts";
+import { type GitHubEndpoints, hostPort } from "./github_hosts.ts";
 
 /** The one environment name the fetcher reads. */
 export const FETCHER_ENV_NAMES: readonly string[] = Object.freeze(["GITHUB_TOKEN"]);
@@ -18,13 +19,17 @@ export const FETCHER_ENV_NAMES: readonly string[] = Object.freeze(["GITHUB_TOKEN
  *
  * @param endpoints The API host and download host (`host:port`).
  * @param cacheDir The sources cache folder, absolute.
+ * @param publisherOrigins `--well-known-allow` origins (`https://host[:port]`),
+ *   each added as its `host:port` and nothing more. @default []
  * @returns The frozen set and a reason for each entry, keyed `kind:value`.
  */
 export function computeFetcherPermissions(
   endpoints: GitHubEndpoints,
   cacheDir: string,
+  publisherOrigins: readonly string[] = [],
 ): ExplainedPermissions {
-  const net = [...new Set([endpoints.apiHost, endpoints.downloadHost])];
+  const publisherHosts = publisherOrigins.map((origin) => hostPort(new URL(origin)));
+  const net = [...new Set([endpoints.apiHost, endpoints.downloadHost, ...publisherHosts])];
   const reasons: Record<string, string> = {
     [`net:${endpoints.apiHost}`]:
       "the GitHub API host (--github-api): resolve refs, ask for tarballs",
@@ -36,6 +41,11 @@ export function computeFetcherPermissions(
     reasons[`net:${endpoints.downloadHost}`] =
       "the download host the API redirects tarballs to (codeload.github.com or " +
       "--github-download-host); no token goes there";
+  }
+  for (const host of publisherHosts) {
+    reasons[`net:${host}`] ??=
+      "an allowed publisher origin (--well-known-allow): its index.json, artifacts and " +
+      "redirects within the allowed origins; no token goes there";
   }
   return Object.freeze({
     permissions: Object.freeze({

@@ -13,13 +13,17 @@
  *       "skills": { "pdf": { "files": { "SKILL.md": "sha256:<64 hex>" } } } } ] }
  * ```
  * A skill's key is its folder inside the source PATH (`.` when the PATH is
- * itself a skill); file paths are relative to that folder.
+ * itself a skill); file paths are relative to that folder. A publisher
+ * source (`"spec": "https://host/.well-known/agent-skills/"`) is pinned by
+ * its index's digest instead of a commit:
+ * `"resolved": { "indexDigest": "sha256:<64 hex>" }`, its skills keyed by name.
  *
  * @module
  */
 
 import { checkPathString } from "../files/path_gate.ts";
 import { MAX_STATE_BYTES } from "./remote_caps.ts";
+import { isPublisherSpec } from "./remote_source.ts";
 import type { ExtractedFile } from "./tar_extract.ts";
 
 /** Files of one skill: relative path -> `sha256:HEX`. */
@@ -28,6 +32,7 @@ export type SkillDigests = Readonly<Record<string, string>>;
 /** One source's pin. */
 export interface LockedSource {
   readonly spec: string;
+  /** The pinned revision: a commit (40 hex), or a publisher index's SHA-256 (64 hex, no prefix). */
   readonly commit: string;
   /** Skill folder -> its files' digests. */
   readonly skills: Readonly<Record<string, SkillDigests>>;
@@ -110,9 +115,18 @@ export function parseLock(text: string, where: string): Lock {
     if (!isRecord(entry) || typeof entry.spec !== "string") throw bad(`sources[${index}].spec`);
     if (seen.has(entry.spec)) throw bad(`"${entry.spec}" is listed twice`);
     seen.add(entry.spec);
-    const commit = isRecord(entry.resolved) ? entry.resolved.commit : undefined;
-    if (typeof commit !== "string" || !COMMIT.test(commit)) {
-      throw bad(`"${entry.spec}": resolved.commit must be 40 lowercase hex digits`);
+    let commit: unknown;
+    if (isPublisherSpec(entry.spec)) {
+      const digest = isRecord(entry.resolved) ? entry.resolved.indexDigest : undefined;
+      if (typeof digest !== "string" || !DIGEST.test(digest)) {
+        throw bad(`"${entry.spec}": resolved.indexDigest must be sha256: and 64 lowercase hex`);
+      }
+      commit = digest.slice("sha256:".length);
+    } else {
+      commit = isRecord(entry.resolved) ? entry.resolved.commit : undefined;
+      if (typeof commit !== "string" || !COMMIT.test(commit)) {
+        throw bad(`"${entry.spec}": resolved.commit must be 40 lowercase hex digits`);
+      }
     }
     if (!isRecord(entry.skills)) throw bad(`"${entry.spec}": skills must be an object`);
     const skills: Record<string, SkillDigests> = {};
@@ -129,7 +143,7 @@ export function parseLock(text: string, where: string): Lock {
       }
       skills[dir] = Object.freeze(files);
     }
-    return Object.freeze({ spec: entry.spec, commit, skills: Object.freeze(skills) });
+    return Object.freeze({ spec: entry.spec, commit: commit as string, skills: Object.freeze(skills) });
   });
   return Object.freeze({ sources: Object.freeze(sources) });
 }
@@ -144,7 +158,9 @@ export function parseLock(text: string, where: string): Lock {
 export function renderLock(lock: Lock): string {
   const sources = [...lock.sources].sort((a, b) => compare(a.spec, b.spec)).map((source) => ({
     spec: source.spec,
-    resolved: { commit: source.commit },
+    resolved: isPublisherSpec(source.spec)
+      ? { indexDigest: `sha256:${source.commit}` }
+      : { commit: source.commit },
     skills: Object.fromEntries(
       Object.keys(source.skills).sort(compare).map((dir) => [dir, {
         files: Object.fromEntries(

@@ -18,6 +18,8 @@ export type RemoteFailure =
   | "unsafe-archive" // absolute path, `..`, link, device, duplicate
   | "bad-archive" // not gzip/tar, corrupt header
   | "lock-mismatch" // content differs from the lock
+  | "digest-mismatch" // a publisher's artifact or file differs from its index digest
+  | "bad-index" // a publisher's index is not JSON with a skills list
   | "http"; // any other answer
 
 /** A failed fetch, with a stable reason. */
