@@ -22,7 +22,7 @@
 
 import { dirname, join } from "node:path";
 import type { FetchContext, FetchOutcome, FetchRequest } from "./fetch_source.ts";
-import { getFollowingRedirects, type GetAnswer } from "./http_get.ts";
+import { type GetAnswer, getFollowingRedirects } from "./http_get.ts";
 import { diffSkills, groupSkills, type SkillChanges, type SkillDigests } from "./lock_file.ts";
 import {
   type IndexEntry,
@@ -123,7 +123,11 @@ export async function fetchPublisher(
     let index = await askIndex(usable?.etagCommit != null && request.refetch !== true);
     const target = pinned ?? index.revision;
     const updateAvailable = pinned !== null && index.revision !== pinned ? index.revision : null;
-    const validators = { etag: index.etag, etagCommit: index.revision, lastModified: index.lastModified };
+    const validators = {
+      etag: index.etag,
+      etagCommit: index.revision,
+      lastModified: index.lastModified,
+    };
     if (cachedIsGood(target)) {
       return unchanged(source, { ...usable!, ...validators }, updateAvailable, context, key);
     }
@@ -142,20 +146,27 @@ export async function fetchPublisher(
       }
     }
     const parsed = parseIndex(index.bytes!, source.indexUrl, context.caps.maxMembers);
-    const skills = await downloadAndSwap(source, parsed, {
-      key,
-      expected,
-      state: {
-        spec: source.spec,
-        commit: target,
-        ...validators,
-        etagCommit: index.revision,
-        ref: null,
-        checkedAtMs: Date.now(),
-        problems: parsed.problems,
-        skills: {},
+    const skills = await downloadAndSwap(
+      source,
+      parsed,
+      {
+        key,
+        expected,
+        state: {
+          spec: source.spec,
+          commit: target,
+          ...validators,
+          etagCommit: index.revision,
+          ref: null,
+          checkedAtMs: Date.now(),
+          problems: parsed.problems,
+          skills: {},
+        },
       },
-    }, context, get, signal);
+      context,
+      get,
+      signal,
+    );
     const changes = diffSkills(usable?.skills ?? {}, skills);
     return {
       spec: source.spec,
@@ -224,13 +235,22 @@ async function downloadAndSwap(
   try {
     const root = join(dir, sourceLeaf(source));
     await Deno.mkdir(root, { mode: 0o755 });
-    const budget = { unpackedBytes: context.caps.maxUnpackedBytes, members: context.caps.maxMembers };
+    const budget = {
+      unpackedBytes: context.caps.maxUnpackedBytes,
+      members: context.caps.maxMembers,
+    };
     const all = new Map<string, ExtractedFile>();
     for (const entry of index.entries) {
       if (signal.aborted) throw new RemoteError("timeout", "The fetch took too long");
       const skillDir = join(root, entry.name);
       await Deno.mkdir(skillDir, { mode: 0o755 });
-      const files = await fetchEntry(entry, skillDir, { source, caps: context.caps, budget, get, signal });
+      const files = await fetchEntry(entry, skillDir, {
+        source,
+        caps: context.caps,
+        budget,
+        get,
+        signal,
+      });
       for (const [path, file] of files) all.set(`${entry.name}/${path}`, file);
     }
     const skills = groupSkills(all);
@@ -243,7 +263,11 @@ async function downloadAndSwap(
           `lock (skills differing: ${named.join(", ")}); the last good copy is kept`,
       );
     }
-    await swapIn(context.cacheDir, target.key, dir, { ...target.state, checkedAtMs: Date.now(), skills });
+    await swapIn(context.cacheDir, target.key, dir, {
+      ...target.state,
+      checkedAtMs: Date.now(),
+      skills,
+    });
     return skills;
   } catch (error) {
     await discardExtraction(dir);
@@ -268,7 +292,13 @@ async function fetchEntry(
 ): Promise<ReadonlyMap<string, ExtractedFile>> {
   const what = `skill "${entry.name}"`;
   if (entry.kind === "skill-md") {
-    const data = await download(entry.url, entry.digest, context.caps.maxMemberBytes, what, context);
+    const data = await download(
+      entry.url,
+      entry.digest,
+      context.caps.maxMemberBytes,
+      what,
+      context,
+    );
     spend(context, data.length, 1);
     await Deno.writeFile(join(skillDir, "SKILL.md"), data, { createNew: true, mode: 0o644 });
     return new Map([["SKILL.md", { size: data.length, digest: entry.digest }]]);
@@ -301,16 +331,27 @@ async function fetchEntry(
     if (missing.length > 0) {
       throw new RemoteError(
         "digest-mismatch",
-        `${context.source.spec}: ${what}: its package lacks "${missing[0]}"; the last good copy is kept`,
+        `${context.source.spec}: ${what}: its package lacks "${
+          missing[0]
+        }"; the last good copy is kept`,
       );
     }
   } else {
     if (entry.files.length > context.budget.members) {
-      throw new RemoteError("too-large", `${context.source.spec}: more than the member cap of files`);
+      throw new RemoteError(
+        "too-large",
+        `${context.source.spec}: more than the member cap of files`,
+      );
     }
     files = new Map();
     for (const file of entry.files) {
-      const data = await download(file.url, file.digest, context.caps.maxMemberBytes, `${what}: "${file.path}"`, context);
+      const data = await download(
+        file.url,
+        file.digest,
+        context.caps.maxMemberBytes,
+        `${what}: "${file.path}"`,
+        context,
+      );
       spend(context, data.length, 1);
       const target = join(skillDir, file.path);
       try {
@@ -371,7 +412,13 @@ async function unpack(
   what: string,
   context: EntryContext,
 ): Promise<ReadonlyMap<string, ExtractedFile>> {
-  const data = await download(url, digest, context.caps.maxArchiveBytes, `the archive of ${what}`, context);
+  const data = await download(
+    url,
+    digest,
+    context.caps.maxArchiveBytes,
+    `the archive of ${what}`,
+    context,
+  );
   const caps: RemoteCaps = {
     ...context.caps,
     maxUnpackedBytes: context.budget.unpackedBytes,
@@ -419,12 +466,18 @@ function checkStatus(answer: GetAnswer, source: PublisherSource, what: string): 
     throw new RemoteError("not-found", `${source.spec}: ${what} was not found (${answer.status})`);
   }
   if (answer.status === 401 || answer.status === 403) {
-    throw new RemoteError("unauthorized", `${source.spec}: the publisher refused ${what} (${answer.status})`);
+    throw new RemoteError(
+      "unauthorized",
+      `${source.spec}: the publisher refused ${what} (${answer.status})`,
+    );
   }
   if (answer.status === 429) {
     throw new RemoteError("rate-limited", `${source.spec}: the publisher is rate limiting; wait`);
   }
-  throw new RemoteError("http", `${source.spec}: the publisher answered ${answer.status} for ${what}`);
+  throw new RemoteError(
+    "http",
+    `${source.spec}: the publisher answered ${answer.status} for ${what}`,
+  );
 }
 
 function sameDigests(

@@ -143,7 +143,11 @@ export function parseLock(text: string, where: string): Lock {
       }
       skills[dir] = Object.freeze(files);
     }
-    return Object.freeze({ spec: entry.spec, commit: commit as string, skills: Object.freeze(skills) });
+    return Object.freeze({
+      spec: entry.spec,
+      commit: commit as string,
+      skills: Object.freeze(skills),
+    });
   });
   return Object.freeze({ sources: Object.freeze(sources) });
 }

@@ -99,7 +99,7 @@ export function parseIndex(
   if (!isRecord(value) || !Array.isArray(value.skills)) {
     throw new RemoteError(
       "bad-index",
-      "The publisher's index.json has no \"skills\" list; it is not a discovery index",
+      'The publisher\'s index.json has no "skills" list; it is not a discovery index',
     );
   }
   const problems: string[] = [];
@@ -184,7 +184,9 @@ function readEntry(
   if (!isRecord(raw)) throw new EntryProblem("it is not an object");
   if (typeof raw.name !== "string") throw new EntryProblem("it has no name");
   const issue = specNameIssue(raw.name);
-  if (issue !== null) throw new EntryProblem(`its name breaks the Agent Skills name rule: ${issue}`);
+  if (issue !== null) {
+    throw new EntryProblem(`its name breaks the Agent Skills name rule: ${issue}`);
+  }
   const looksDiscovery = typeof raw.type === "string" || typeof raw.url === "string";
   const looksFiles = Array.isArray(raw.files);
   const kind = shape === "discovery"

@@ -73,6 +73,13 @@ export function parsePublisherSpec(text: string): PublisherSource {
   if (url.search !== "" || url.hash !== "" || main.includes("?") || main.includes("#")) {
     throw new SourceSpecError(`Source "${given}": a query or fragment is not allowed; ${FORMS}`);
   }
+  // The URL parser folds `a/../b` and decodes nothing: judge the text as written.
+  const writtenPath = main.replace(/^[a-z]+:\/\/[^/]*/i, "");
+  if (/(^|\/)\.\.?(\/|$)|%|\\/.test(writtenPath)) {
+    throw new SourceSpecError(
+      `Source "${given}": the path must not hold '.', '..', '%' or '\\'; ${FORMS}`,
+    );
+  }
   let path = url.pathname.replace(/\/index\.json$/, "").replace(/\/+$/, "");
   if (path.endsWith(WELL_KNOWN)) path = path.slice(0, -WELL_KNOWN.length);
   const segments = path.split("/").filter((segment) => segment !== "");

@@ -113,12 +113,12 @@ export function startRemoteRefresh(
       const outcomes = await fetcher.fetch(
         sources.filter((source) => !(isPoll && source.kind === "github" && source.isCommitPin))
           .map((source) => ({
-          given: source.given,
-          locked: lock?.sources.find((entry) => entry.spec === source.spec) ?? null,
-          update: false,
-          checkForUpdate: lock !== null,
-          refetch: refetch.has(source.spec),
-        })),
+            given: source.given,
+            locked: lock?.sources.find((entry) => entry.spec === source.spec) ?? null,
+            update: false,
+            checkForUpdate: lock !== null,
+            refetch: refetch.has(source.spec),
+          })),
       );
       refetch = new Set();
       const bySpec = new Map<string, FetchOutcome>(outcomes.map((o) => [o.spec, o]));

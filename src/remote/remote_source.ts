@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type PublisherSource, parsePublisherSpec } from "./publisher_spec.ts";
+import { parsePublisherSpec, type PublisherSource } from "./publisher_spec.ts";
 import { type GitHubSource, parseSourceSpec, SourceSpecError } from "./source_spec.ts";
 
 /** Any configured remote source. */
@@ -53,7 +53,5 @@ export function isPublisherSpec(spec: string): boolean {
  * @returns E.g. `cbd72c5893c4` or `index sha256:0f3a…`.
  */
 export function revisionLabel(spec: string, revision: string): string {
-  return isPublisherSpec(spec)
-    ? `index sha256:${revision.slice(0, 12)}`
-    : revision.slice(0, 12);
+  return isPublisherSpec(spec) ? `index sha256:${revision.slice(0, 12)}` : revision.slice(0, 12);
 }

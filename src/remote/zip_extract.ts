@@ -294,7 +294,10 @@ function bad(what: string): RemoteError {
 }
 
 function tooLarge(budgetBytes: number): RemoteError {
-  return new RemoteError("too-large", `The archive unpacks past the cap (${budgetBytes} bytes left)`);
+  return new RemoteError(
+    "too-large",
+    `The archive unpacks past the cap (${budgetBytes} bytes left)`,
+  );
 }
 
 let crcTable: Uint32Array | null = null;
