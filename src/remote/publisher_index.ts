@@ -224,7 +224,6 @@ function readEntry(
       throw new EntryProblem("a file entry has no path");
     }
     const path = file.path;
-    // deno-lint-ignore no-control-regex
     const badRfc = /[^\x20-\x7e]|[\\?#[\]]/.test(path) || path.length > MAX_FILE_PATH_CHARS;
     const refusal = badRfc ? "characters the discovery RFC forbids" : checkPathString(path);
     if (refusal !== null) {

@@ -1,4 +1,4 @@
-import { assertEquals, assertRejects } from "./_assert.ts";
+import { assertEquals, assertThrows } from "./_assert.ts";
 import {
   DISCOVERY_SCHEMA,
   parseIndex,
@@ -145,10 +145,10 @@ Deno.test("attack: parseIndex() skips bad entries with a problem and serves the 
   assertEquals(filesIndex.problems.length, 7, JSON.stringify(filesIndex.problems));
 });
 
-Deno.test("parseIndex() refuses something that is not an index", async () => {
+Deno.test("parseIndex() refuses something that is not an index", () => {
   for (const body of ["not json", "[]", '{"version":"0.2.0"}', '{"skills":{}}']) {
-    const error = await assertRejects(
-      async () => parseIndex(new TextEncoder().encode(body), INDEX_URL),
+    const error = assertThrows(
+      () => parseIndex(new TextEncoder().encode(body), INDEX_URL),
       RemoteError,
     );
     assertEquals(error.reason, "bad-index");
