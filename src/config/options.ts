@@ -375,7 +375,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     flag: "well-known-allow",
     env: "SKILLGATE_WELL_KNOWN_ALLOW",
     key: "wellKnownAllow",
-    kind: { type: "list" },
+    kind: { type: "list", entries: "origin" },
     help: "publisher origins https://HOST[:PORT] whose /.well-known/agent-skills/ may be " +
       "fetched (comma-separated, exact match; default none)",
     narrowing: "subset",
