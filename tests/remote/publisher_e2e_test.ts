@@ -2,12 +2,15 @@
  * The real program with a well-known publisher and a GitHub source side by
  * side under one lock file: `sync` pins both, `permissions` shows the
  * fetcher reaching exactly the allowed origins, and `serve --frozen` (both
- * hosts down) serves both sources' skills to a real SDK client.
+ * hosts down) serves both sources' skills to a real SDK client; a served
+ * publisher is polled conditionally and its changes reach clients. Waits
+ * have a generous ceiling; nothing measures speed.
  */
 
 import { join } from "node:path";
 import { connectStdio, runProgram } from "../support/program.ts";
 import { toolJson } from "../support/tool_answer.ts";
+import { PromptListChangedNotificationSchema } from "../support/sdk_client.ts";
 import { publishSkills, startFakePublisher } from "../support/fake_publisher.ts";
 import { assertEquals } from "./_assert.ts";
 import { publish, remoteFixture, V1 } from "./_remote_fixture.ts";
@@ -121,3 +124,58 @@ Deno.test("a publisher whose origin is not allowed is refused at start and never
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("serve: a publisher's change reaches clients by a conditional poll; a removed skill goes", async () => {
+  await using pub = startFakePublisher();
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-pub-serve-" });
+  try {
+    await publishSkills(pub, [
+      { name: "brand", as: "files+tar.gz", files: { "SKILL.md": md("brand", "v1") } },
+      { name: "style", as: "files", files: { "SKILL.md": md("style", "v1") } },
+    ]);
+    let heard = 0;
+    await using session = await connectStdio([
+      "serve",
+      `--source=${pub.base},prefix=pub`,
+      `--well-known-allow=${pub.origin}`,
+      `--lock=${join(dir, "none.lock")}`,
+      "--poll=1",
+    ], {
+      env: { XDG_CACHE_HOME: join(dir, "cache") },
+      beforeConnect: (client) =>
+        client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+          heard++;
+        }),
+    });
+    const names = async () =>
+      ((await session.call("skill_list", {})).structuredContent as { skills: { name: string }[] })
+        .skills.map((skill) => skill.name);
+    await until("the publisher's skills", async () => (await names()).length === 2);
+    assertEquals(await names(), ["pub__brand", "pub__style"]);
+    // Unchanged: polls are answered 304 and fetch nothing else.
+    await until("a 304 poll", () => pub.seen.some((r) => r.status === 304));
+    const artifacts = pub.seen.filter((r) => !r.path.endsWith("/index.json")).length;
+    const polls = pub.seen.length;
+    await until("another poll", () => pub.seen.length > polls);
+    assertEquals(pub.seen.filter((r) => !r.path.endsWith("/index.json")).length, artifacts);
+    // The publisher drops style and adds csv: the next poll swaps the new index in.
+    const before = heard;
+    await publishSkills(pub, [
+      { name: "brand", as: "files+tar.gz", files: { "SKILL.md": md("brand", "v1") } },
+      { name: "csv", as: "files+zip", files: { "SKILL.md": md("csv", "v1") } },
+    ]);
+    await until("the polled change", async () => (await names()).includes("pub__csv"));
+    assertEquals(await names(), ["pub__brand", "pub__csv"]);
+    assertEquals(heard > before, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

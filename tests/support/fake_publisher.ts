@@ -115,7 +115,9 @@ let dateTick = Date.UTC(2026, 0, 1);
 /**
  * Publishes skills: builds each artifact, serves it, and writes the index
  * in the shape the publications call for (`discovery` when every skill is
- * `skill-md`/`tar.gz`/`zip`, else `files`), replacing what was published.
+ * `skill-md`/`tar.gz`/`zip`, else `files`; a `skill-md`/`tar.gz`/`zip`
+ * skill in a `files` index is then an entry of the wrong shape, which
+ * readers skip), replacing what was published.
  *
  * @param fake The publisher.
  * @param skills The skills.
