@@ -38,6 +38,7 @@ import {
   discardExtraction,
   freshExtractionDir,
   readState,
+  servedDir,
   sourceKey,
   sourceLeaf,
   type SourceState,
@@ -152,6 +153,7 @@ export async function fetchPublisher(
       {
         key,
         expected,
+        previous: usable,
         state: {
           spec: source.spec,
           commit: target,
@@ -225,6 +227,8 @@ async function downloadAndSwap(
   target: {
     readonly key: string;
     readonly expected: Readonly<Record<string, SkillDigests>> | null;
+    /** The state served before (its removed skills are pruned after the swap). */
+    readonly previous: SourceState | null;
     readonly state: SourceState;
   },
   context: FetchContext,
@@ -232,6 +236,7 @@ async function downloadAndSwap(
   signal: AbortSignal,
 ): Promise<Record<string, Record<string, string>>> {
   const dir = await freshExtractionDir(context.cacheDir, target.key);
+  let skills: Record<string, Record<string, string>>;
   try {
     const root = join(dir, sourceLeaf(source));
     await Deno.mkdir(root, { mode: 0o755 });
@@ -253,7 +258,7 @@ async function downloadAndSwap(
       });
       for (const [path, file] of files) all.set(`${entry.name}/${path}`, file);
     }
-    const skills = groupSkills(all);
+    skills = groupSkills(all);
     if (target.expected !== null && !sameDigests(target.expected, skills)) {
       const changes = diffSkills(target.expected, skills);
       const named = [...changes.added, ...changes.removed, ...changes.changed].slice(0, 5);
@@ -268,10 +273,41 @@ async function downloadAndSwap(
       checkedAtMs: Date.now(),
       skills,
     });
-    return skills;
   } catch (error) {
     await discardExtraction(dir);
     throw error;
+  }
+  await pruneRemoved(source, context.cacheDir, target, skills);
+  return skills;
+}
+
+/**
+ * After a successful swap, removes from the revision kept for reads in
+ * flight (the one served before) every skill the new index no longer
+ * lists, so a removed skill is gone from the cache at once; that revision
+ * itself goes at the next swap, as for a GitHub source.
+ */
+async function pruneRemoved(
+  source: PublisherSource,
+  cacheDir: string,
+  target: {
+    readonly key: string;
+    readonly previous: SourceState | null;
+    readonly state: SourceState;
+  },
+  skills: Readonly<Record<string, SkillDigests>>,
+): Promise<void> {
+  const previous = target.previous;
+  if (previous === null || previous.commit === target.state.commit) return;
+  const kept = new Set(Object.keys(skills).map((dir) => dir.split("/")[0]));
+  const gone = new Set(
+    Object.keys(previous.skills).map((dir) => dir.split("/")[0]!).filter((top) => !kept.has(top)),
+  );
+  for (const name of gone) {
+    await Deno.remove(
+      join(servedDir(cacheDir, target.key, previous.commit, source), name),
+      { recursive: true },
+    ).catch(() => {});
   }
 }
 
