@@ -251,6 +251,12 @@ Deno.test("attack: a redirect to an origin off the list is refused and never req
   );
   assertEquals(allowed.failure, null);
   assertEquals(other.seen.map((r) => r.path), ["/.well-known/agent-skills/pdf/SKILL.md"]);
+  // The index itself redirected off the list: refused, the copy fetched above is kept.
+  fx.pub.redirects.set("/.well-known/agent-skills/index.json", `${other.base}index.json`);
+  const seenBefore = other.seen.length;
+  const index = await fetchSource({ source: fx.source, ...follow }, fx.context());
+  assertEquals([index.failure?.reason, index.commit], ["refused-host", allowed.commit]);
+  assertEquals(other.seen.length, seenBefore);
 });
 
 Deno.test("fetchSource() re-polls with If-None-Match; a 304 does no other work", async () => {
