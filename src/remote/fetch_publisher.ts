@@ -157,7 +157,9 @@ export async function fetchPublisher(
         state: {
           spec: source.spec,
           commit: target,
-          ...validators,
+          // From the answer whose body is unpacked (a 304 may have been asked again in full).
+          etag: index.etag,
+          lastModified: index.lastModified,
           etagCommit: index.revision,
           ref: null,
           checkedAtMs: Date.now(),
