@@ -11,6 +11,8 @@ import type { z } from "zod";
 import type { Caps } from "../../caps.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
+import type { Config } from "../../config/config.ts";
+import type { OverrideWriter } from "../../sandbox/override_write_client.ts";
 import type { InputRequiredResult, ToolAnnotations } from "../sdk.ts";
 import type { ToolResult } from "../tool_result.ts";
 
@@ -27,6 +29,10 @@ export interface ToolContext {
    * `MCP_CONFIRM_SECRET` (see `src/transports/http/http_run_refusal.ts`).
    */
   readonly runRefusal?: { readonly message: string; readonly hint: string } | null;
+  /** The configuration (the views read roots, sources and options from it). */
+  readonly config?: Config;
+  /** Asks the trusted part to set one override switch (`skill_settings_write`). */
+  readonly writeOverride?: OverrideWriter;
 }
 
 /** How the user answered a confirmation request. */
@@ -73,6 +79,11 @@ export interface SkillTool<Input> {
   readonly outputSchema: z.ZodType;
   /** Behaviour hints; `tools/list` sets their `title` to the tool's `title`. */
   readonly annotations: ToolAnnotations;
+  /**
+   * The tool's `_meta` in `tools/list` (MCP Apps: `ui.resourceUri` names its
+   * view, `ui.visibility` who may call it; see `src/mcp/apps/app_meta.ts`). @default none
+   */
+  readonly _meta?: Readonly<Record<string, unknown>>;
   /**
    * Answers one call. The result can only come from `toolSuccess` (JSON that
    * conforms to `outputSchema`) or `toolError` (see `src/mcp/tool_result.ts`),
