@@ -77,7 +77,7 @@ export async function startSettingsView(root: HTMLElement, connection: Connectio
         { name, switch: key, value },
       );
       status.textContent = answer.status === "written"
-        ? `${name}: ${LABELS[key].toLowerCase()} ${value ? "on" : "off"} (saved to overrides.json)`
+        ? `${name}: “${LABELS[key]}” turned ${value ? "on" : "off"} (saved to overrides.json)`
         : `${name}: nothing to change`;
     } catch (error) {
       showError(error);

@@ -78,7 +78,7 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
       "header",
       {},
       h("h1", {}, "Skills"),
-      h("form", { role: "search", onsubmit: onSearch }, search),
+      h("div", { role: "search" }, search),
     ),
     status,
     h("div", { class: "columns" }, h("nav", { "aria-label": "Skill list" }, list), detail),
@@ -93,11 +93,13 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
     searchTimer = setTimeout(() => void runSearch(), 200);
   });
 
-  function onSearch(event: Event): void {
+  // No <form>: a view runs in a sandbox without allow-forms, where a submission is blocked.
+  search.addEventListener("keydown", (event: KeyboardEvent) => {
+    if (event.key !== "Enter") return;
     event.preventDefault();
     clearTimeout(searchTimer);
     void runSearch();
-  }
+  });
 
   async function runSearch(): Promise<void> {
     const query = search.value.trim();
