@@ -172,7 +172,8 @@ export function overlayOf(
 export function keptSetByView(setByView: SetByView, overrides: SkillOverrides): SetByView {
   const kept: Record<string, OverrideSwitch[]> = {};
   for (const [name, switches] of Object.entries(setByView)) {
-    const off = switches.filter((key) => overrides[name]?.[key] === false);
+    const entry = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
+    const off = switches.filter((key) => entry?.[key] === false);
     if (off.length > 0) kept[name] = off;
   }
   return kept;

@@ -89,6 +89,8 @@ export function readViewOverrideRequest(value: unknown): ViewOverrideRequest | n
   if (typeof value !== "object" || value === null) return null;
   const { name, switch: key, value: on } = value as Record<string, unknown>;
   if (typeof name !== "string" || name.length > 255 || !isUsableDirectoryName(name)) return null;
+  // "__proto__" would name the prototype in a plain object, not a skill.
+  if (name === "__proto__") return null;
   if (!(OVERRIDE_SWITCHES as readonly unknown[]).includes(key)) return null;
   if (typeof on !== "boolean") return null;
   return { name, switch: key as OverrideSwitch, value: on };
@@ -113,9 +115,13 @@ export function decideViewOverride(
   inForce: OverridesInForce,
 ): ViewOverrideDecision {
   const { name, switch: key } = request;
-  const isOffInFile = file[name]?.[key] === false;
-  const isOffInForce = inForce.overrides[name]?.[key] === false;
-  const isViews = fileSetByView[name]?.includes(key) === true;
+  // Own entries only: a skill may be named "constructor" or "toString".
+  const fileEntry = own(file, name);
+  const forceEntry = own(inForce.overrides, name);
+  const viewsEntry = own(fileSetByView, name);
+  const isOffInFile = fileEntry?.[key] === false;
+  const isOffInForce = forceEntry?.[key] === false;
+  const isViews = viewsEntry?.includes(key) === true;
   if (!request.value) {
     if (isOffInFile && isOffInForce) {
       return { ok: true, file, inForce, changed: false };
@@ -128,16 +134,13 @@ export function decideViewOverride(
         hint: "Ask the server's owner to tidy overrides.json, or use skillgate override",
       };
     }
-    const nextFile = { ...file, [name]: { ...file[name], [key]: false } };
+    const nextFile = { ...file, [name]: { ...fileEntry, [key]: false } };
     // Recorded as the view's only when the owner had not turned it off already.
     const nextSetByView = isOffInFile ? fileSetByView : {
       ...fileSetByView,
-      [name]: [...(fileSetByView[name] ?? []), key],
+      [name]: [...(viewsEntry ?? []), key],
     };
-    const overrides = {
-      ...inForce.overrides,
-      [name]: { ...inForce.overrides[name], [key]: false },
-    };
+    const overrides = { ...inForce.overrides, [name]: { ...forceEntry, [key]: false } };
     return {
       ok: true,
       file: nextFile,
@@ -155,12 +158,12 @@ export function decideViewOverride(
       hint: `Only the owner can change it: skillgate override ${name} ${onSwitch(key)}`,
     };
   }
-  const nextFile = { ...file, [name]: without(file[name] ?? {}, key) };
+  const nextFile = { ...file, [name]: without(fileEntry ?? {}, key) };
   const nextSetByView = {
     ...fileSetByView,
-    [name]: fileSetByView[name]!.filter((item) => item !== key),
+    [name]: (viewsEntry ?? []).filter((item) => item !== key),
   };
-  const overrides = { ...inForce.overrides, [name]: without(inForce.overrides[name] ?? {}, key) };
+  const overrides = { ...inForce.overrides, [name]: without(forceEntry ?? {}, key) };
   return {
     ok: true,
     file: nextFile,
@@ -251,6 +254,10 @@ function refusal(
   hint = "Check the request against skill_settings and try again",
 ): ViewOverrideAnswer {
   return { ok: false, code, message, hint };
+}
+
+function own<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 function without(entry: SkillOverride, key: OverrideSwitch): Record<string, boolean> {

@@ -88,8 +88,8 @@ export function settingsAnswer(context: ToolContext): SkillSettingsAnswer {
     total: base.skills.length,
     skills: base.skills.slice(0, MAX_SETTINGS_SKILLS).map((skill) => {
       const state = (key: OverrideSwitch): SwitchState => {
-        const isOffByOverride = overlay.overrides[skill.name]?.[key] === false;
-        const isViews = overlay.setByView?.[skill.name]?.includes(key) === true;
+        const isOffByOverride = ownEntry(overlay.overrides, skill.name)?.[key] === false;
+        const isViews = ownEntry(overlay.setByView ?? {}, skill.name)?.includes(key) === true;
         const isOffInFrontmatter = frontmatterTurnsOff(skill, key);
         const offBy: SwitchState["offBy"] = isOffByOverride
           ? (isViews ? "view" : "owner")
@@ -114,6 +114,17 @@ export function settingsAnswer(context: ToolContext): SkillSettingsAnswer {
     }),
     ...ownerLines(context.config),
   };
+}
+
+/**
+ * A record's own entry (a skill may be named "constructor").
+ *
+ * @param record Overrides or `setByView`.
+ * @param name A skill name.
+ * @returns The entry, or undefined when the record has none of its own.
+ */
+export function ownEntry<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 /**

@@ -17,7 +17,7 @@ import { appToolMeta, SETTINGS_VIEW_URI } from "../apps/app_meta.ts";
 import type { InputRequiredResult } from "../sdk.ts";
 import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
 import { settingsConfirmer, settingsRefusal } from "./settings_guard.ts";
-import { frontmatterTurnsOff } from "./skill_settings.ts";
+import { frontmatterTurnsOff, ownEntry } from "./skill_settings.ts";
 import { defineTool, type ToolCallExtra, type UserAnswer } from "./tool.ts";
 
 const inputSchema = z.object({
@@ -85,8 +85,8 @@ export const skillSettingsWriteTool = defineTool({
         );
       }
       const overlay = context.store.overlay();
-      const isOff = overlay.overrides[input.name]?.[key] === false;
-      if (isOff && overlay.setByView?.[input.name]?.includes(key) !== true) {
+      const isOff = ownEntry(overlay.overrides, input.name)?.[key] === false;
+      if (isOff && ownEntry(overlay.setByView ?? {}, input.name)?.includes(key) !== true) {
         return toolError(
           "OVERRIDE_OWNED",
           `The owner turned "${key}" off for "${input.name}"; a view may only turn back on ` +
