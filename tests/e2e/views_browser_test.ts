@@ -143,8 +143,10 @@ Deno.test({
           },
         } as ClientCapabilities,
       });
+      const forms: unknown[] = [];
       client.setRequestHandler(ElicitRequestSchema, (request) => {
         asked.push(request.params.message);
+        forms.push((request.params as { requestedSchema?: unknown }).requestedSchema);
         return answers.shift() ?? { action: "decline" };
       });
       await client.connect(
@@ -306,6 +308,10 @@ Deno.test({
             );
             assert.equal(asked.length, 1);
             assert.match(asked[0]!, /Disable skill "meeting-notes"/);
+            assert.equal(
+              (forms[0] as { properties: { run: { title: string } } }).properties.run.title,
+              "Make this change",
+            );
             await until("the client hears list_changed", () => notified.length > 0);
             const file = JSON.parse(await Deno.readTextFile(overridesPath));
             assert.deepEqual(file.skills["meeting-notes"], { enabled: false });

@@ -15,6 +15,7 @@ import type { ViewOverrideRequest } from "../../config/file/view_override_write.
 import { OVERRIDE_SWITCHES, type OverrideSwitch } from "../../skills/overrides.ts";
 import { appToolMeta, SETTINGS_VIEW_URI } from "../apps/app_meta.ts";
 import type { InputRequiredResult } from "../sdk.ts";
+import type { ConfirmationWords } from "../elicitation/run_confirmation.ts";
 import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
 import { settingsConfirmer, settingsRefusal } from "./settings_guard.ts";
 import { frontmatterTurnsOff, ownEntry } from "./skill_settings.ts";
@@ -45,6 +46,12 @@ const WHAT: Record<OverrideSwitch, [string, string]> = {
   modelInvocable: ["Hide from the model", "Show to the model again"],
   userInvocable: ["Remove the prompt of", "Give back the prompt of"],
 };
+
+/** The checkbox of the confirmation form. */
+const SETTINGS_WORDS: ConfirmationWords = Object.freeze({
+  title: "Make this change",
+  description: "Leave checked to write exactly this change to overrides.json",
+});
 
 /** The `skill_settings_write` tool (app-only: for the settings view). */
 export const skillSettingsWriteTool = defineTool({
@@ -142,12 +149,16 @@ async function confirm(
     return declinedOrNull(request, round.answer ?? "cancel");
   }
   if (round !== undefined && round.canElicit) {
-    return round.ask(settingsConfirmationMessage(request), await settingsConfirmer.issue(request));
+    return round.ask(
+      settingsConfirmationMessage(request),
+      await settingsConfirmer.issue(request),
+      SETTINGS_WORDS,
+    );
   }
   if (extra?.askUser !== undefined) {
     let answer: UserAnswer;
     try {
-      answer = await extra.askUser(settingsConfirmationMessage(request));
+      answer = await extra.askUser(settingsConfirmationMessage(request), SETTINGS_WORDS);
     } catch {
       answer = "cancel";
     }

@@ -15,6 +15,7 @@ import type { Config } from "../../config/config.ts";
 import type { OverrideWriter } from "../../sandbox/override_write_client.ts";
 import type { InputRequiredResult, ToolAnnotations } from "../sdk.ts";
 import type { ToolResult } from "../tool_result.ts";
+import type { ConfirmationWords } from "../elicitation/run_confirmation.ts";
 
 /** What every tool handler may use. */
 export interface ToolContext {
@@ -48,8 +49,11 @@ export interface InputRound {
   readonly answer?: UserAnswer;
   /** Whether the request's `_meta` envelope declared elicitation. */
   readonly canElicit: boolean;
-  /** Builds the `input_required` result asking `message`, carrying `requestState`. */
-  ask(message: string, requestState: string): InputRequiredResult;
+  /**
+   * Builds the `input_required` result asking `message`, carrying `requestState`;
+   * `words` name the form's checkbox (default: the run confirmation's).
+   */
+  ask(message: string, requestState: string, words?: ConfirmationWords): InputRequiredResult;
 }
 
 /** What one tool call may use besides its arguments (see `src/mcp/tool_call_extra.ts`). */
@@ -58,8 +62,11 @@ export interface ToolCallExtra {
   readonly signal?: AbortSignal;
   /** Present when the client sent a progress token. */
   readonly sendProgress?: (progress: number, message: string) => Promise<void>;
-  /** Present when the client declared elicitation: asks the user to confirm. */
-  readonly askUser?: (message: string) => Promise<UserAnswer>;
+  /**
+   * Present when the client declared elicitation: asks the user to confirm;
+   * `words` name the form's checkbox (default: the run confirmation's).
+   */
+  readonly askUser?: (message: string, words?: ConfirmationWords) => Promise<UserAnswer>;
   /**
    * Reserves the bytes of a large answer (see `src/mcp/answer_budget.ts`),
    * waiting its turn; returns the release for the call's `finally`. Throws
