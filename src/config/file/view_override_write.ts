@@ -206,7 +206,8 @@ export function createViewOverrideWriter(
         "SETTINGS_UNAVAILABLE",
         location === null
           ? "skillgate runs with --no-config, so there is no overrides.json to write"
-          : "skillgate runs with --static, so the catalog stays as it started",
+          : "skillgate does not follow its configuration files while serving (--static, or a " +
+            "folder it cannot watch), so the catalog stays as it started",
         `Use skillgate override ${request.name} ${
           request.value ? onSwitch(request.switch) : offSwitch(request.switch)
         } and restart`,

@@ -2,14 +2,16 @@
  * The two views as `ui://` resources with the MCP Apps media type
  * (`text/html;profile=mcp-app`): one self-contained page built from `views/`
  * (`views.generated.ts`, reproducible; no network: the page's own CSP and
- * the resource's `_meta.ui.csp` both allow no outside origin).
+ * the resource's `_meta.ui.csp` both allow no outside origin). The page
+ * (about 800 KB) is loaded on the first read, not at start-up: a literal
+ * dynamic import, part of the module graph (no read permission needed, and
+ * `deno compile` includes it).
  *
  * @module
  */
 
 import { APP_MIME_TYPE, type ReadResourceResult } from "../sdk.ts";
 import { SETTINGS_VIEW_URI, SKILLS_VIEW_URI } from "./app_meta.ts";
-import { VIEW_HTML_AFTER_NAME, VIEW_HTML_BEFORE_NAME } from "./views.generated.ts";
 
 /** Each view's URI and the name its page starts (`<body data-view>`). */
 const VIEW_NAMES: ReadonlyMap<string, string> = new Map([
@@ -32,12 +34,13 @@ export function isViewUri(uri: string): boolean {
  *
  * @param uri One of the view URIs ({@linkcode isViewUri}).
  * @returns The HTML, self-contained.
- * @throws {RangeError} For another URI.
+ * @throws {RangeError} For another URI (the promise rejects).
  */
-export function viewHtml(uri: string): string {
+export async function viewHtml(uri: string): Promise<string> {
   const name = VIEW_NAMES.get(uri);
   if (name === undefined) throw new RangeError(`"${uri}" is not a view`);
-  return `${VIEW_HTML_BEFORE_NAME}${name}${VIEW_HTML_AFTER_NAME}`;
+  const page = await import("./views.generated.ts");
+  return `${page.VIEW_HTML_BEFORE_NAME}${name}${page.VIEW_HTML_AFTER_NAME}`;
 }
 
 /**
@@ -51,12 +54,12 @@ export function viewHtml(uri: string): string {
  * Source: @modelcontextprotocol/ext-apps 2.0.4, `registerAppResource`
  * (`RESOURCE_MIME_TYPE`, `_meta.ui.csp`).
  */
-export function readViewResource(uri: string): ReadResourceResult {
+export async function readViewResource(uri: string): Promise<ReadResourceResult> {
   return {
     contents: [{
       uri,
       mimeType: APP_MIME_TYPE,
-      text: viewHtml(uri),
+      text: await viewHtml(uri),
       _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
     }],
   };

@@ -45,7 +45,7 @@ Deno.test("views.generated.ts is a fresh build of views/ (same sources, same byt
 
 Deno.test("attack: the view page reaches no network and runs only its own script", async () => {
   for (const uri of [SKILLS_VIEW_URI, SETTINGS_VIEW_URI]) {
-    const html = viewHtml(uri);
+    const html = await viewHtml(uri);
     for (
       const directive of [
         "default-src 'none'",
@@ -67,7 +67,7 @@ Deno.test("attack: the view page reaches no network and runs only its own script
     const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
     assert.match(VIEW_CSP, new RegExp(`script-src 'sha256-${hash.replace(/[+/]/g, "\\$&")}'`));
     assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\b(src|href)=/i);
-    const read = readViewResource(uri).contents[0] as Record<string, unknown>;
+    const read = (await readViewResource(uri)).contents[0] as Record<string, unknown>;
     assert.equal(read.mimeType, "text/html;profile=mcp-app");
     assert.deepEqual(read._meta, {
       ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
