@@ -23,20 +23,21 @@ import {
 declare global {
   /** Exposed by the test: one MCP request to skillgate, answered with its result. */
   function relay(method: string, params: unknown): Promise<unknown>;
-  interface Window {
-    openView(toolName: string, args: Record<string, unknown>): Promise<void>;
-    notifyListChanged(kind: "tools" | "resources" | "prompts"): Promise<void>;
-    viewLog: string[];
-  }
+  /** Opens a tool's view in the iframe and hands it the tool's input and result. */
+  var openView: (toolName: string, args: Record<string, unknown>) => Promise<void>;
+  /** Passes a server's list_changed notification on to the open view. */
+  var notifyListChanged: (kind: "tools" | "resources" | "prompts") => Promise<void>;
+  /** What the host saw, for a failing test's message. */
+  var viewLog: string[];
 }
 
 type ListedTool = { name: string; _meta?: Record<string, unknown> };
 
 let bridge: AppBridge | null = null;
 let tools: ListedTool[] = [];
-window.viewLog = [];
+globalThis.viewLog = [];
 
-window.openView = async (toolName, args) => {
+globalThis.openView = async (toolName, args) => {
   tools = ((await relay("tools/list", {})) as { tools: ListedTool[] }).tools;
   const tool = tools.find((candidate) => candidate.name === toolName);
   const uri = tool === undefined ? undefined : getToolUiResourceUri(tool);
@@ -65,7 +66,7 @@ window.openView = async (toolName, args) => {
     if (called === undefined || (visibility !== undefined && !visibility.includes("app"))) {
       throw new Error(`The view may not call ${params.name}`);
     }
-    window.viewLog.push(`call ${params.name}`);
+    globalThis.viewLog.push(`call ${params.name}`);
     return (await relay("tools/call", params)) as Awaited<
       ReturnType<NonNullable<AppBridge["oncalltool"]>>
     >;
@@ -78,15 +79,15 @@ window.openView = async (toolName, args) => {
     await next.sendToolInput({ arguments: args });
     const result = await relay("tools/call", { name: toolName, arguments: args });
     await next.sendToolResult(result as Parameters<AppBridge["sendToolResult"]>[0]);
-    window.viewLog.push(`opened ${toolName}`);
+    globalThis.viewLog.push(`opened ${toolName}`);
   };
   await next.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
   bridge = next;
   frame.srcdoc = content.text;
 };
 
-window.notifyListChanged = async (kind) => {
-  window.viewLog.push(`${kind} list changed`);
+globalThis.notifyListChanged = async (kind) => {
+  globalThis.viewLog.push(`${kind} list changed`);
   if (bridge === null) return;
   if (kind === "tools") await bridge.sendToolListChanged();
   if (kind === "resources") await bridge.sendResourceListChanged();
