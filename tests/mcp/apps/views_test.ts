@@ -13,6 +13,8 @@ import { SETTINGS_VIEW_URI, SKILLS_VIEW_URI } from "../../../src/mcp/apps/app_me
 import { readViewResource, viewHtml } from "../../../src/mcp/apps/view_resources.ts";
 import { VIEW_CSP } from "../../../src/mcp/apps/views.generated.ts";
 import { skillSettingsWriteTool } from "../../../src/mcp/tools/skill_settings_write.ts";
+import { browseAnswer } from "../../../src/mcp/tools/skill_browse.ts";
+import { freezeCatalog } from "../../../src/skills/_freeze.ts";
 import type { ToolCallExtra, ToolContext } from "../../../src/mcp/tools/tool.ts";
 import type { ViewOverrideRequest } from "../../../src/config/file/view_override_write.ts";
 import { createCatalogStore } from "../../../src/skills/catalog_store.ts";
@@ -233,4 +235,39 @@ Deno.test("attack: on 2026-07-28 the confirmation state is checked: a state for 
   );
   assert.equal((right as { isError?: boolean }).isError, undefined);
   assert.deepEqual(context.written, [{ name: "plain", switch: "enabled", value: false }]);
+});
+
+Deno.test("browseAnswer() shows each remote source with its sync state and notes", () => {
+  const skill = memorySkill({ name: "acme__deploy", description: "Deploys" });
+  const catalog = freezeCatalog(
+    [
+      { path: "/skills", from: "argument" },
+      { path: "/cache/a", from: "remote", source: "github:acme/skills@main", prefix: "acme" },
+      {
+        path: "/cache/b",
+        from: "remote",
+        source: "github:acme/old@v1",
+        prefix: "old",
+        notes: [{
+          path: "github:acme/old@v1",
+          reason: "remote-stale",
+          severity: "warning",
+          detail: "served from its last good commit",
+        }],
+      },
+      { path: "/cache/c", from: "remote", source: "github:acme/new", isUnavailable: true },
+    ],
+    [skill],
+    [],
+  );
+  const answer = browseAnswer(catalog, catalog.skills, 1, { hosted: false });
+  assert.deepEqual(
+    answer.sources.map((source) => [source.spec, source.state, source.notes.length]),
+    [
+      ["github:acme/skills@main", "synced", 0],
+      ["github:acme/old@v1", "stale", 1],
+      ["github:acme/new", "unavailable", 0],
+    ],
+  );
+  assert.deepEqual(answer.skills.map((shown) => shown.name), ["acme__deploy"]);
 });
