@@ -11,12 +11,14 @@ import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
+import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Catalog, Root } from "../skills/skill.ts";
 import {
   type GroupReplyMessage,
   type GroupRequestMessage,
   type LocateFdReplyMessage,
   type OverlayMessage,
+  type OverrideWriteReplyMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type RemoteRootsMessage,
@@ -53,7 +55,8 @@ export interface WorkerSession {
  *   answers the worker's process-group requests (without one, every request
  *   is refused); `catalog`: the catalog built at start-up, sent as the
  *   worker's first snapshot (without one, the worker builds it); `overlay`:
- *   the owner's overrides read at start-up.
+ *   the owner's overrides read at start-up; `writeOverride`: the trusted
+ *   part's writer of a settings view's requests (without one, each is refused).
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
@@ -65,10 +68,11 @@ export function startWorker(
     groupKiller?: GroupKiller;
     catalog?: Catalog | null;
     overlay?: CatalogOverlay;
+    writeOverride?: (request: unknown) => Promise<ViewOverrideAnswer>;
   } = {},
 ): WorkerSession {
   // The closures below keep only the killer: the catalog is not held here once sent.
-  const { groupKiller } = options;
+  const { groupKiller, writeOverride } = options;
   const worker = new Worker(entry, {
     type: "module",
     name: "skillgate-worker",
@@ -86,6 +90,24 @@ export function startWorker(
       if (message?.type === "locate-fd") {
         void locateDirectly(message.fd).then((path) => {
           const reply: LocateFdReplyMessage = { type: "locate-fd-reply", id: message.id, path };
+          worker.postMessage(reply);
+        });
+      }
+      if (message?.type === "override-write") {
+        const answering: Promise<ViewOverrideAnswer> = writeOverride === undefined
+          ? Promise.resolve({
+            ok: false,
+            code: "SETTINGS_UNAVAILABLE",
+            message: "This server does not write overrides",
+            hint: "Use skillgate override",
+          })
+          : writeOverride(message.request);
+        void answering.then((answer) => {
+          const reply: OverrideWriteReplyMessage = {
+            type: "override-write-reply",
+            id: message.id,
+            answer,
+          };
           worker.postMessage(reply);
         });
       }

@@ -15,6 +15,7 @@ import { createSkillServer } from "../mcp/server.ts";
 import { installFdLocator } from "../files/fd_location.ts";
 import { createFdLocateClient } from "../sandbox/fd_locate_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
+import { createOverrideWriteClient } from "../sandbox/override_write_client.ts";
 import type {
   ExitMessage,
   OverlayMessage,
@@ -113,7 +114,11 @@ async function serve(start: StartMessage): Promise<void> {
   const scripts = start.scripts === undefined
     ? undefined
     : createScriptService(config, start.scripts, { killer: createGroupKillClient(self) });
-  const withScripts = scripts === undefined ? {} : { scripts };
+  const withScripts = {
+    ...(scripts === undefined ? {} : { scripts }),
+    // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
+    writeOverride: createOverrideWriteClient(self),
+  };
   const loading = firstCatalog(config, start.catalog);
   const store = loading.then((first) => {
     const created = createCatalogStore(first.catalog, start.overlay);
