@@ -1,0 +1,153 @@
+/**
+ * A publisher as an attacker: hostile names, indexes and archives served by
+ * the project's loopback publisher (`tests/support/fake_publisher.ts`)
+ * against the fetcher's `fetchSource()`, plus the pure readers they reach.
+ */
+
+import { join } from "node:path";
+import { type FetchContext, fetchSource } from "../../src/remote/fetch_source.ts";
+import { decideEndpoints } from "../../src/remote/github_hosts.ts";
+import {
+  diffSkills,
+  groupSkills,
+  parseLock,
+  renderLock,
+  sameSkills,
+} from "../../src/remote/lock_file.ts";
+import { parsePublisherSpec, type PublisherSource } from "../../src/remote/publisher_spec.ts";
+import { DEFAULT_REMOTE_CAPS, type RemoteCaps } from "../../src/remote/remote_caps.ts";
+import { readState, sourceKey } from "../../src/remote/sources_cache.ts";
+import {
+  buildArchive,
+  type FakePublisher,
+  setIndex,
+  startFakePublisher,
+} from "../support/fake_publisher.ts";
+import { assertEquals } from "./_assert.ts";
+
+const follow = { locked: null, update: false, checkForUpdate: false };
+const SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+const md = (name: string, body = "Body.") =>
+  `---\nname: ${name}\ndescription: The ${name} skill.\n---\n${body}\n`;
+
+interface Fixture extends AsyncDisposable {
+  readonly pub: FakePublisher;
+  readonly source: PublisherSource;
+  readonly cacheDir: string;
+  context(caps?: Partial<RemoteCaps>): FetchContext;
+}
+
+async function fixture(): Promise<Fixture> {
+  const pub = startFakePublisher();
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-publisher-attack-" });
+  const cacheDir = join(dir, "sources");
+  await Deno.mkdir(cacheDir);
+  const source = parsePublisherSpec(`${pub.base},prefix=acme`);
+  return {
+    pub,
+    source,
+    cacheDir,
+    context: (caps = {}) => ({
+      endpoints: decideEndpoints("https://api.github.com", null),
+      cacheDir,
+      caps: { ...DEFAULT_REMOTE_CAPS, ...caps },
+      token: null,
+      publisherOrigins: [pub.origin],
+    }),
+    async [Symbol.asyncDispose]() {
+      await pub.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** Serves `files` as the archive of skill `name` and an index naming it. */
+async function publishArchive(
+  fx: Fixture,
+  name: string,
+  files: Record<string, string>,
+  as: "zip" | "tar.gz" = "zip",
+): Promise<void> {
+  const data = await buildArchive(as, files);
+  fx.pub.routes.set(`/.well-known/agent-skills/${name}.${as}`, data);
+  await setIndex(fx.pub, {
+    $schema: SCHEMA,
+    skills: [{
+      name,
+      type: "archive",
+      description: "d",
+      url: `${name}.${as}`,
+      digest: await sha(data),
+    }],
+  });
+}
+
+Deno.test("attack: a skill named constructor with files named like Object's statics changes nothing global", async () => {
+  await using fx = await fixture();
+  await publishArchive(fx, "constructor", {
+    "SKILL.md": md("constructor"),
+    "keys": "k",
+    "freeze": "f",
+    "entries": "e",
+  });
+  const outcome = await fetchSource({ source: fx.source, ...follow }, fx.context());
+  assertEquals(typeof Object.keys, "function");
+  assertEquals(typeof Object.freeze, "function");
+  assertEquals(outcome.failure, null);
+  assertEquals(outcome.changes.added, ["constructor"]);
+  assertEquals(Object.keys(outcome.skills?.constructor ?? {}).sort(), [
+    "SKILL.md",
+    "entries",
+    "freeze",
+    "keys",
+  ]);
+  const state = await readState(fx.cacheDir, await sourceKey(fx.source));
+  assertEquals(Object.keys(state?.skills ?? {}), ["constructor"]);
+});
+
+Deno.test("attack: skill folders named after Object.prototype members are compared by own keys", () => {
+  const file = (digest: string) => ({ size: 1, digest });
+  for (const name of ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"]) {
+    const skills = groupSkills(new Map([[`${name}/SKILL.md`, file(`sha256:${"a".repeat(64)}`)]]));
+    assertEquals(Object.keys(skills), [name], name);
+    assertEquals(Object.hasOwn(Object.prototype, "SKILL.md"), false, name);
+    // Missing on either side is a difference, never hidden by a prototype member.
+    assertEquals(diffSkills({}, skills), { added: [name], removed: [], changed: [] }, name);
+    assertEquals(diffSkills(skills, {}), { added: [], removed: [name], changed: [] }, name);
+    assertEquals(sameSkills(skills, {}), false, name);
+    const files = { [name]: `sha256:${"b".repeat(64)}` };
+    assertEquals(sameSkills({ s: files }, { s: {} }), false, name);
+    assertEquals(sameSkills({ s: { x: files[name]! } }, { s: files }), false, name);
+  }
+  assertEquals(typeof Object.keys, "function");
+});
+
+Deno.test("attack: a lock naming skills constructor and __proto__ keeps them as its own entries", () => {
+  const digest = `sha256:${"c".repeat(64)}`;
+  const text = JSON.stringify({
+    lockVersion: 1,
+    sources: [{
+      spec: "https://example.com/.well-known/agent-skills/",
+      resolved: { indexDigest: digest },
+      skills: {
+        constructor: { files: { "SKILL.md": digest, keys: digest } },
+        ["__proto__"]: { files: { "SKILL.md": digest } },
+      },
+    }],
+  });
+  const lock = parseLock(text, "skillgate.lock");
+  const skills = lock.sources[0]!.skills;
+  assertEquals(Object.keys(skills).sort(), ["__proto__", "constructor"]);
+  assertEquals(Object.getPrototypeOf(skills), Object.prototype);
+  assertEquals(typeof Object.keys, "function");
+  // A lock pinning a skill the fetched copy lacks is a mismatch, whatever its name.
+  assertEquals(sameSkills(skills, { constructor: skills["constructor"]! }), false);
+  assertEquals(parseLock(renderLock(lock), "skillgate.lock"), lock);
+});
+
+async function sha(data: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>),
+  );
+  return `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
