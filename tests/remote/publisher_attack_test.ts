@@ -14,6 +14,7 @@ import {
   renderLock,
   sameSkills,
 } from "../../src/remote/lock_file.ts";
+import { MAX_INDEX_PROBLEMS, parseIndex } from "../../src/remote/publisher_index.ts";
 import { parsePublisherSpec, type PublisherSource } from "../../src/remote/publisher_spec.ts";
 import { DEFAULT_REMOTE_CAPS, type RemoteCaps } from "../../src/remote/remote_caps.ts";
 import { readState, sourceKey } from "../../src/remote/sources_cache.ts";
@@ -143,6 +144,41 @@ Deno.test("attack: a lock naming skills constructor and __proto__ keeps them as 
   // A lock pinning a skill the fetched copy lacks is a mismatch, whatever its name.
   assertEquals(sameSkills(skills, { constructor: skills["constructor"]! }), false);
   assertEquals(parseLock(renderLock(lock), "skillgate.lock"), lock);
+});
+
+Deno.test("attack: an index of a million bad entries keeps a short problem list and a readable state", async () => {
+  await using fx = await fixture();
+  const data = new TextEncoder().encode(md("pdf"));
+  fx.pub.routes.set("/.well-known/agent-skills/pdf/SKILL.md", data);
+  const good = { name: "pdf", type: "skill-md", url: "pdf/SKILL.md", digest: await sha(data) };
+  const bad = new Array<number>(1_000_000).fill(0);
+  const few = bad.slice(0, 100_000);
+  // Compact: about 2 MB, under the index cap.
+  fx.pub.routes.set(
+    "/.well-known/agent-skills/index.json",
+    new TextEncoder().encode(JSON.stringify({ $schema: SCHEMA, skills: [good, ...bad] })),
+  );
+  const outcome = await fetchSource({ source: fx.source, ...follow }, fx.context());
+  assertEquals(outcome.failure, null);
+  assertEquals(Object.keys(outcome.skills ?? {}), ["pdf"]);
+  const state = await readState(fx.cacheDir, await sourceKey(fx.source));
+  assertEquals(state?.commit, outcome.commit);
+  const cap = DEFAULT_REMOTE_CAPS.maxMembers;
+  assertEquals(state?.problems?.slice(MAX_INDEX_PROBLEMS), [
+    `${cap - 1 - MAX_INDEX_PROBLEMS} more skipped entries are not listed`,
+    `the index lists more than ${cap} skills; the rest are skipped`,
+  ]);
+  // With no cap on items, the list stays as short at the reader.
+  const index = parseIndex(
+    new TextEncoder().encode(JSON.stringify({ skills: few })),
+    fx.source.indexUrl,
+    few.length,
+  );
+  assertEquals(index.problems.length, MAX_INDEX_PROBLEMS + 1);
+  assertEquals(
+    index.problems.at(-1),
+    `${few.length + 1 - MAX_INDEX_PROBLEMS} more skipped entries are not listed`,
+  );
 });
 
 async function sha(data: Uint8Array): Promise<string> {
