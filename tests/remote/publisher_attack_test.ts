@@ -6,6 +6,9 @@
 
 import { join } from "node:path";
 import { type FetchContext, fetchSource } from "../../src/remote/fetch_source.ts";
+import { parseCommandLine } from "../../src/config/cli.ts";
+import { startFetcher } from "../../src/remote/fetcher_host.ts";
+import { computeFetcherPermissions } from "../../src/remote/fetcher_permissions.ts";
 import { decideEndpoints } from "../../src/remote/github_hosts.ts";
 import {
   diffSkills,
@@ -17,6 +20,7 @@ import {
 import { MAX_INDEX_PROBLEMS, parseIndex } from "../../src/remote/publisher_index.ts";
 import { parsePublisherSpec, type PublisherSource } from "../../src/remote/publisher_spec.ts";
 import { DEFAULT_REMOTE_CAPS, type RemoteCaps } from "../../src/remote/remote_caps.ts";
+import { remoteSetup } from "../../src/remote/remote_setup.ts";
 import { readState, sourceKey } from "../../src/remote/sources_cache.ts";
 import {
   buildArchive,
@@ -187,3 +191,91 @@ async function sha(data: Uint8Array): Promise<string> {
   );
   return `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
+
+Deno.test("attack: with only publisher sources the fetcher holds neither GITHUB_TOKEN nor the GitHub hosts, our checks bypassed", async () => {
+  await using fx = await fixture();
+  await using offList = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response("reached"),
+  );
+  const endpoints = decideEndpoints(`http://127.0.0.1:${offList.addr.port}`, null);
+  const origins = [fx.pub.origin];
+  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir, origins, {
+    gitHub: false,
+  });
+  assertEquals([permissions.net, permissions.env], [[new URL(fx.pub.origin).host], []]);
+  const setup = {
+    endpoints,
+    cacheDir: fx.cacheDir,
+    caps: DEFAULT_REMOTE_CAPS,
+    publisherOrigins: origins,
+  };
+  const probe = startFetcher(
+    permissions,
+    setup,
+    new URL("../support/fetcher_wall_probe.ts", import.meta.url),
+  );
+  try {
+    const [results] = await probe.fetch([{
+      given: `/nonexistent|127.0.0.1:${offList.addr.port}`,
+      ...follow,
+    }]) as unknown as Record<string, string>[];
+    assertEquals(
+      [results?.readEnvToken, results?.fetchApiHost, results?.fetchPublisherOrigin],
+      ["NotCapable", "NotCapable", "ok"],
+    );
+  } finally {
+    probe.close();
+  }
+  // The product's own worker still fetches the publisher with that set.
+  const data = new TextEncoder().encode(md("pdf"));
+  fx.pub.routes.set("/.well-known/agent-skills/pdf/SKILL.md", data);
+  await setIndex(fx.pub, {
+    $schema: SCHEMA,
+    skills: [{
+      name: "pdf",
+      type: "skill-md",
+      description: "d",
+      url: "pdf/SKILL.md",
+      digest: await sha(data),
+    }],
+  });
+  const fetcher = startFetcher(permissions, setup);
+  try {
+    const [outcome] = await fetcher.fetch([{ given: fx.source.given, ...follow }]);
+    assertEquals(outcome?.failure, null);
+    assertEquals(Object.keys(outcome?.skills ?? {}), ["pdf"]);
+  } finally {
+    fetcher.close();
+  }
+});
+
+Deno.test("remoteSetup() gives the fetcher the GitHub hosts and GITHUB_TOKEN only with a GitHub source", () => {
+  const env = (name: string) => (name === "HOME" ? "/home/someone" : undefined);
+  const config = (sources: string[]) =>
+    parseCommandLine({
+      args: [
+        "serve",
+        "--well-known-allow=https://skills.acme.dev",
+        "--github-allow=acme",
+        ...sources.map((source) => `--source=${source}`),
+      ],
+      getEnv: () => undefined,
+      cwd: "/",
+      file: null,
+    });
+  const publisherOnly = remoteSetup(config(["https://skills.acme.dev/"]), env)!;
+  assertEquals(publisherOnly.fetcher.permissions.net, ["skills.acme.dev:443"]);
+  assertEquals(publisherOnly.fetcher.permissions.env, []);
+  assertEquals(
+    Object.keys(publisherOnly.fetcher.reasons).some((key) => key.includes("github")),
+    false,
+  );
+  const both = remoteSetup(config(["https://skills.acme.dev/", "github:acme/skills"]), env)!;
+  assertEquals(both.fetcher.permissions.net, [
+    "api.github.com:443",
+    "codeload.github.com:443",
+    "skills.acme.dev:443",
+  ]);
+  assertEquals(both.fetcher.permissions.env, ["GITHUB_TOKEN"]);
+});
