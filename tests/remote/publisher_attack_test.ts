@@ -185,6 +185,60 @@ Deno.test("attack: an index of a million bad entries keeps a short problem list 
   );
 });
 
+Deno.test("attack: redirects and url fields reach no origin off the list, however the target is written", async (t) => {
+  await using fx = await fixture();
+  await using other = startFakePublisher();
+  const data = new TextEncoder().encode(md("pdf"));
+  other.routes.set("/x/SKILL.md", data);
+  fx.pub.routes.set("/.well-known/agent-skills/pdf/SKILL.md", data);
+  const port = new URL(other.origin).port;
+  const ownPort = new URL(fx.pub.origin).port;
+  const index = async (url: string) =>
+    await setIndex(fx.pub, {
+      $schema: SCHEMA,
+      skills: [{ name: "pdf", type: "skill-md", description: "d", url, digest: await sha(data) }],
+    });
+  const cases: Array<[string, string | null, string]> = [
+    // [what, Location answered for the artifact (null: none), the entry's url]
+    ["a protocol-relative redirect", `//127.0.0.1:${port}/x/SKILL.md`, "pdf/SKILL.md"],
+    ["a backslash redirect", `/\\127.0.0.1:${port}/x/SKILL.md`, "pdf/SKILL.md"],
+    ["a redirect with credentials", `http://u:p@127.0.0.1:${ownPort}/x`, "pdf/SKILL.md"],
+    [
+      "a redirect to localhost (same socket, other origin)",
+      `http://localhost:${ownPort}/x`,
+      "pdf/SKILL.md",
+    ],
+    ["a redirect to https on the allowed port", `https://127.0.0.1:${ownPort}/x`, "pdf/SKILL.md"],
+    ["a redirect loop", "/.well-known/agent-skills/pdf/SKILL.md", "pdf/SKILL.md"],
+    ["a url field on another origin", null, `${other.origin}/x/SKILL.md`],
+    ["a protocol-relative url field", null, `//127.0.0.1:${port}/x/SKILL.md`],
+    ["a url field with credentials", null, `http://u@127.0.0.1:${ownPort}/x`],
+  ];
+  for (const [what, location, url] of cases) {
+    await t.step(what, async () => {
+      fx.pub.redirects.clear();
+      if (location !== null) {
+        fx.pub.redirects.set("/.well-known/agent-skills/pdf/SKILL.md", location);
+      }
+      await index(url);
+      const outcome = await fetchSource({ source: fx.source, ...follow }, fx.context());
+      const reason = what === "a redirect loop" ? "http" : "refused-host";
+      assertEquals(outcome.failure?.reason, reason, outcome.failure?.message);
+      assertEquals(outcome.status, "failed");
+      assertEquals(other.seen, []);
+    });
+  }
+  await t.step("a relative redirect within the origin is followed", async () => {
+    fx.pub.redirects.clear();
+    fx.pub.routes.set("/moved/SKILL.md", data);
+    fx.pub.redirects.set("/.well-known/agent-skills/pdf/SKILL.md", "/moved/SKILL.md");
+    await index("pdf/SKILL.md");
+    const outcome = await fetchSource({ source: fx.source, ...follow }, fx.context());
+    assertEquals(outcome.failure, null);
+    assertEquals(fx.pub.seen.at(-1)?.path, "/moved/SKILL.md");
+  });
+});
+
 async function sha(data: Uint8Array): Promise<string> {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>),
