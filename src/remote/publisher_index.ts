@@ -23,6 +23,7 @@
  */
 
 import { checkPathString } from "../files/path_gate.ts";
+import { quotePath } from "../files/served_name.ts";
 import { specNameIssue } from "../skills/names.ts";
 import { RemoteError } from "./remote_error.ts";
 
@@ -288,9 +289,10 @@ function resolveUrl(value: unknown, indexUrl: string): string {
   return url.href;
 }
 
+/** A value from the index for a problem: cut to 80 characters, controls and bidi escaped. */
 function quote(value: unknown): string {
   const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  return quotePath(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -239,6 +239,33 @@ Deno.test("attack: redirects and url fields reach no origin off the list, howeve
   });
 });
 
+Deno.test("attack: member names and index values carrying newlines or bidi marks reach no message raw", async () => {
+  await using fx = await fixture();
+  const hostile = "x\n[skillgate] all good\u202e/../a";
+  for (const as of ["zip", "tar.gz"] as const) {
+    await publishArchive(fx, "pdf", { "SKILL.md": md("pdf"), [hostile]: "x" }, as);
+    const outcome = await fetchSource({ source: fx.source, ...follow }, fx.context());
+    assertEquals(outcome.failure?.reason, "unsafe-archive", as);
+    const message = outcome.failure?.message ?? "";
+    assertEquals(/[\n\u202e]/.test(message), false, message);
+    assertEquals(message.includes("x\\u000a[skillgate] all good\\u202e"), true, message);
+  }
+  const index = parseIndex(
+    new TextEncoder().encode(JSON.stringify({
+      version: "0.2.0",
+      skills: [{ name: "a\u202eb", digest: "sha256:0", files: [] }],
+    })),
+    fx.source.indexUrl,
+  );
+  assertEquals(index.problems.length, 1);
+  assertEquals(index.problems[0]?.includes("\u202e"), false, index.problems[0]);
+  assertEquals(
+    index.problems[0]?.startsWith('skill "a\\u202eb" is skipped'),
+    true,
+    index.problems[0],
+  );
+});
+
 async function sha(data: Uint8Array): Promise<string> {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>),
