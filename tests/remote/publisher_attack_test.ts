@@ -266,6 +266,37 @@ Deno.test("attack: member names and index values carrying newlines or bidi marks
   );
 });
 
+Deno.test("attack: digests in another spelling than sha256: and 64 lowercase hex skip their entry", () => {
+  const hex = "ab".repeat(32);
+  const spellings = [
+    `sha256:${hex.toUpperCase()}`,
+    `SHA256:${hex}`,
+    `sha-256:${hex}`,
+    `sha256=${hex}`,
+    ` sha256:${hex}`,
+    `sha256:${hex}\n`,
+    `sha256:${hex.slice(1)}`,
+    `sha256:${hex}0`,
+    hex,
+    `sha512:${hex}${hex}`,
+  ];
+  const index = parseIndex(
+    new TextEncoder().encode(JSON.stringify({
+      $schema: SCHEMA,
+      skills: spellings.map((digest, i) => ({
+        name: `s${i}`,
+        type: "skill-md",
+        url: `s${i}/SKILL.md`,
+        digest,
+      })),
+    })),
+    "https://example.com/.well-known/agent-skills/index.json",
+  );
+  assertEquals(index.entries, []);
+  assertEquals(index.problems.length, spellings.length);
+  assertEquals(index.problems.every((problem) => problem.includes("64 lowercase hex")), true);
+});
+
 async function sha(data: Uint8Array): Promise<string> {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>),
