@@ -2,7 +2,8 @@
  * The fetcher worker: the only code that talks to GitHub and to publishers.
  * It runs with exactly the set from `computeFetcherPermissions()` (net: API
  * and download hosts, the allowed publisher origins; read/write: the
- * sources cache; env: `GITHUB_TOKEN`), so even a bug here cannot read a
+ * sources cache; env: `GITHUB_TOKEN`, the GitHub parts only with a GitHub
+ * source), so even a bug here cannot read a
  * skill root or write anywhere else.
  *
  * @module
@@ -18,7 +19,7 @@ self.onmessage = async (event: MessageEvent<FetchMessage>) => {
   const message = event.data;
   if (message?.type !== "fetch") return;
   try {
-    const token = Deno.env.get("GITHUB_TOKEN") ?? null;
+    const token = readToken();
     const context = {
       endpoints: message.endpoints,
       cacheDir: message.cacheDir,
@@ -41,3 +42,13 @@ self.onmessage = async (event: MessageEvent<FetchMessage>) => {
     self.postMessage(reply);
   }
 };
+
+/** `GITHUB_TOKEN`, or null when unset or not in the set (no GitHub source configured). */
+function readToken(): string | null {
+  try {
+    return Deno.env.get("GITHUB_TOKEN") ?? null;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) return null;
+    throw error;
+  }
+}

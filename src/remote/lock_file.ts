@@ -75,7 +75,9 @@ export function groupSkills(
       skillDirs.add(slash < 0 ? "." : path.slice(0, slash));
     }
   }
-  const skills: Record<string, Record<string, string>> = {};
+  // Maps, then own data properties only: a folder or file named like an
+  // Object.prototype member (`constructor`, `__proto__`) is a key, never a lookup.
+  const skills = new Map<string, Map<string, string>>();
   for (const [path, file] of files) {
     let dir = path.lastIndexOf("/") < 0 ? "." : path.slice(0, path.lastIndexOf("/"));
     while (!skillDirs.has(dir)) {
@@ -85,9 +87,23 @@ export function groupSkills(
     if (!skillDirs.has(dir)) continue;
     const relative = dir === "." ? path : path.slice(dir.length + 1);
     if (checkPathString(relative) !== null) continue;
-    (skills[dir] ??= {})[relative] = file.digest;
+    let skill = skills.get(dir);
+    if (skill === undefined) skills.set(dir, skill = new Map());
+    skill.set(relative, file.digest);
   }
-  return skills;
+  return ownRecord([...skills].map(([dir, skill]) => [dir, ownRecord(skill)]));
+}
+
+/**
+ * A plain object of own data properties from untrusted keys: every key,
+ * `__proto__` and `constructor` included, becomes an own property (never a
+ * prototype write, never a write through an inherited member).
+ *
+ * @param entries Key-value pairs (a later key wins).
+ * @returns The object.
+ */
+export function ownRecord<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  return Object.fromEntries(entries) as Record<string, T>;
 }
 
 /**
@@ -129,24 +145,24 @@ export function parseLock(text: string, where: string): Lock {
       }
     }
     if (!isRecord(entry.skills)) throw bad(`"${entry.spec}": skills must be an object`);
-    const skills: Record<string, SkillDigests> = {};
+    const skills = new Map<string, SkillDigests>();
     for (const [dir, skill] of Object.entries(entry.skills)) {
       if (!isRecord(skill) || !isRecord(skill.files)) {
         throw bad(`"${entry.spec}": skill "${dir}" needs files`);
       }
-      const files: Record<string, string> = {};
+      const files = new Map<string, string>();
       for (const [path, digest] of Object.entries(skill.files)) {
         if (typeof digest !== "string" || !DIGEST.test(digest)) {
           throw bad(`"${entry.spec}": "${dir}/${path}" needs a sha256:HEX digest`);
         }
-        files[path] = digest;
+        files.set(path, digest);
       }
-      skills[dir] = Object.freeze(files);
+      skills.set(dir, Object.freeze(ownRecord(files)));
     }
     return Object.freeze({
       spec: entry.spec,
       commit: commit as string,
-      skills: Object.freeze(skills),
+      skills: Object.freeze(ownRecord(skills)),
     });
   });
   return Object.freeze({ sources: Object.freeze(sources) });
@@ -195,9 +211,10 @@ export function diffSkills(
   before: Readonly<Record<string, SkillDigests>>,
   after: Readonly<Record<string, SkillDigests>>,
 ): SkillChanges {
-  const added = Object.keys(after).filter((dir) => !(dir in before)).sort(compare);
-  const removed = Object.keys(before).filter((dir) => !(dir in after)).sort(compare);
-  const changed = Object.keys(after).filter((dir) => dir in before)
+  // Own keys only: `in` would find `constructor` on every object.
+  const added = Object.keys(after).filter((dir) => !Object.hasOwn(before, dir)).sort(compare);
+  const removed = Object.keys(before).filter((dir) => !Object.hasOwn(after, dir)).sort(compare);
+  const changed = Object.keys(after).filter((dir) => Object.hasOwn(before, dir))
     .filter((dir) => !sameFiles(before[dir]!, after[dir]!)).sort(compare);
   return { added, removed, changed };
 }
@@ -219,7 +236,8 @@ export function sameSkills(
 
 function sameFiles(a: SkillDigests, b: SkillDigests): boolean {
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+  return keys.length === Object.keys(b).length &&
+    keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
 }
 
 /**

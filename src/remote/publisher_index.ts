@@ -23,6 +23,7 @@
  */
 
 import { checkPathString } from "../files/path_gate.ts";
+import { quotePath } from "../files/served_name.ts";
 import { specNameIssue } from "../skills/names.ts";
 import { RemoteError } from "./remote_error.ts";
 
@@ -31,6 +32,12 @@ export const DISCOVERY_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/
 /** Index versions of the files shape read as known (`0.2.p`). */
 const FILES_VERSION = /^0\.2\.(?:0|[1-9]\d{0,8})$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
+/**
+ * Problems listed per index at most (then one line counting the rest), so
+ * what is kept in `state.json` and shown as notes stays small whatever the
+ * publisher serves.
+ */
+export const MAX_INDEX_PROBLEMS = 50;
 /** Characters of a file path in the files shape at most (the path gate allows 1024). */
 const MAX_FILE_PATH_CHARS = 1024;
 
@@ -80,8 +87,10 @@ export interface PublisherIndex {
  *
  * @param bytes The index as downloaded (UTF-8 JSON).
  * @param indexUrl The URL it came from (artifact URLs resolve against it).
- * @param maxEntries Skills read at most; the rest are reported. @default 10000
- * @returns The entries and problems.
+ * @param maxEntries Items of `skills` examined at most, good or bad; the
+ *   rest are reported as one problem. @default 10000
+ * @returns The entries and at most {@linkcode MAX_INDEX_PROBLEMS} problems,
+ *   plus one line counting those not listed and one for the cap.
  * @throws {RemoteError} `bad-index` when it is not JSON, not an object, or
  *   has no `skills` list.
  */
@@ -123,9 +132,17 @@ export function parseIndex(
   }
   const entries: IndexEntry[] = [];
   const names = new Set<string>();
+  let unlisted = 0;
+  let isOverCap = false;
+  const report = (problem: string) => {
+    if (problems.length < MAX_INDEX_PROBLEMS) problems.push(problem);
+    else unlisted++;
+  };
+  // Every item counts against the cap, skipped or not: a hostile index of a
+  // million bad entries costs no more than one of maxEntries.
   for (const [index, raw] of value.skills.entries()) {
-    if (entries.length >= maxEntries) {
-      problems.push(`the index lists more than ${maxEntries} skills; the rest are skipped`);
+    if (index >= maxEntries) {
+      isOverCap = true;
       break;
     }
     const label = isRecord(raw) && typeof raw.name === "string"
@@ -138,8 +155,12 @@ export function parseIndex(
       entries.push(entry);
     } catch (error) {
       if (!(error instanceof EntryProblem)) throw error;
-      problems.push(`${label} is skipped: ${error.message}`);
+      report(`${label} is skipped: ${error.message}`);
     }
+  }
+  if (unlisted > 0) problems.push(`${unlisted} more skipped entries are not listed`);
+  if (isOverCap) {
+    problems.push(`the index lists more than ${maxEntries} skills; the rest are skipped`);
   }
   return { shape, entries, problems };
 }
@@ -268,9 +289,10 @@ function resolveUrl(value: unknown, indexUrl: string): string {
   return url.href;
 }
 
+/** A value from the index for a problem: cut to 80 characters, controls and bidi escaped. */
 function quote(value: unknown): string {
   const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  return quotePath(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

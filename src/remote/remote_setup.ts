@@ -60,6 +60,8 @@ export function remoteSetup(
     cacheDir,
     caps: Object.freeze(caps),
     publisherOrigins,
-    fetcher: computeFetcherPermissions(endpoints, cacheDir, publisherOrigins),
+    fetcher: computeFetcherPermissions(endpoints, cacheDir, publisherOrigins, {
+      gitHub: config.remoteSources.some((source) => source.kind === "github"),
+    }),
   });
 }

@@ -9,9 +9,11 @@
  * through the web-standard `DecompressionStream("deflate-raw")` with its
  * bytes counted against its declared size and the unpacked cap as they
  * inflate (a zip bomb stops at the cap), and its CRC-32 and SHA-256 are
- * taken from the same bytes that are written. The local header's name must
- * equal the central directory's (two names for one member is a known way
- * to fool scanners). Only "stored" (0) and "deflate" (8) are read, which is
+ * taken from the same bytes that are written. Each local header must agree
+ * with the central directory (name, method, no encryption, CRC and sizes
+ * unless a data descriptor carries them) and no two members' bytes may
+ * overlap: two readings of one archive are a known way to fool scanners,
+ * and overlapping members are how the densest zip bombs are built. Only "stored" (0) and "deflate" (8) are read, which is
  * what every common zip tool writes.
  *
  * Rule source: PKWARE APPNOTE.TXT 6.3.x (sections 4.3.7 local header,
@@ -39,6 +41,8 @@ interface Member {
   readonly path: string;
   readonly isDir: boolean;
   readonly method: number;
+  /** Flag bit 3: CRC and sizes follow the data (the local header may hold zeros). */
+  readonly descriptor: boolean;
   readonly crc: number;
   readonly compressedBytes: number;
   readonly bytes: number;
@@ -65,18 +69,24 @@ export async function extractZip(
   options: { readonly caps: RemoteCaps; readonly signal: AbortSignal },
 ): Promise<Extraction> {
   const { caps, signal } = options;
-  const members = readCentralDirectory(zip, caps);
+  const { members, cdOffset } = readCentralDirectory(zip, caps);
+  const dataStarts = locateMembers(zip, members, cdOffset);
   const files = new Map<string, ExtractedFile>();
   const madeDirs = new Set<string>([dest]);
   let unpackedBytes = 0;
   try {
-    for (const member of members) {
+    for (const [index, member] of members.entries()) {
       if (signal.aborted) throw new RemoteError("timeout", "Extraction took too long");
       if (member.isDir) {
         if (member.path !== "") await makeDirs(join(dest, member.path), madeDirs);
         continue;
       }
-      const data = await inflateMember(zip, member, caps.maxUnpackedBytes - unpackedBytes);
+      const data = await inflateMember(
+        zip,
+        member,
+        dataStarts[index]!,
+        caps.maxUnpackedBytes - unpackedBytes,
+      );
       unpackedBytes += data.length;
       const target = join(dest, member.path);
       await makeDirs(dirname(target), madeDirs);
@@ -94,7 +104,10 @@ export async function extractZip(
 }
 
 /** Reads and judges every central directory entry; nothing is written. */
-function readCentralDirectory(zip: Uint8Array, caps: RemoteCaps): Member[] {
+function readCentralDirectory(
+  zip: Uint8Array,
+  caps: RemoteCaps,
+): { members: Member[]; cdOffset: number } {
   const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   const eocd = findEndOfCentralDirectory(zip, view);
   const diskNumber = view.getUint16(eocd + 4, true);
@@ -124,6 +137,7 @@ function readCentralDirectory(zip: Uint8Array, caps: RemoteCaps): Member[] {
     }
     const madeBy = view.getUint16(offset + 4, true);
     const flags = view.getUint16(offset + 8, true);
+    const descriptor = (flags & 0x8) !== 0;
     const method = view.getUint16(offset + 10, true);
     const crc = view.getUint32(offset + 16, true);
     const compressedBytes = view.getUint32(offset + 20, true);
@@ -172,9 +186,73 @@ function readCentralDirectory(zip: Uint8Array, caps: RemoteCaps): Member[] {
       if (paths.has(path)) throw unsafe(`member "${name}" appears twice`);
       paths.add(path);
     }
-    members.push({ name, path, isDir, method, crc, compressedBytes, bytes, localOffset });
+    members.push({
+      name,
+      path,
+      isDir,
+      method,
+      descriptor,
+      crc,
+      compressedBytes,
+      bytes,
+      localOffset,
+    });
   }
-  return members;
+  return { members, cdOffset };
+}
+
+/**
+ * Reads every member's local header before a byte is written: it must
+ * agree with the central directory (name, method, no encryption, and CRC
+ * and sizes unless they follow in a data descriptor), and the members'
+ * bytes (header and data) must lie one after another before the central
+ * directory, never overlapping: one archive has one reading, whether a tool
+ * walks the local headers or the central directory, and no byte is
+ * inflated twice (the overlapping-member zip bomb).
+ *
+ * @returns Each member's data offset, in `members` order.
+ */
+function locateMembers(zip: Uint8Array, members: readonly Member[], cdOffset: number): number[] {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const spans: Array<{ start: number; end: number; name: string }> = [];
+  const starts = members.map((member) => {
+    const at = member.localOffset;
+    if (at + 30 > cdOffset || view.getUint32(at, true) !== LOCAL_SIGNATURE) {
+      throw bad(`member "${member.name}" has no local header`);
+    }
+    const flags = view.getUint16(at + 6, true);
+    const method = view.getUint16(at + 8, true);
+    const crc = view.getUint32(at + 14, true);
+    const compressedBytes = view.getUint32(at + 18, true);
+    const bytes = view.getUint32(at + 22, true);
+    const nameBytes = view.getUint16(at + 26, true);
+    const extraBytes = view.getUint16(at + 28, true);
+    const localName = decodeName(zip.subarray(at + 30, at + 30 + nameBytes));
+    if (localName !== member.name) {
+      throw unsafe(`member "${member.name}" has another name in its local header`);
+    }
+    // With a data descriptor the local fields may be zero; otherwise they must agree.
+    const agrees = (local: number, central: number) =>
+      local === central || (member.descriptor && local === 0);
+    if (
+      method !== member.method || (flags & 0x1) !== 0 || !agrees(crc, member.crc) ||
+      !agrees(compressedBytes, member.compressedBytes) || !agrees(bytes, member.bytes)
+    ) {
+      throw unsafe(`member "${member.name}" has a local header that disagrees with the directory`);
+    }
+    const start = at + 30 + nameBytes + extraBytes;
+    const end = start + member.compressedBytes;
+    if (end > cdOffset) throw bad(`member "${member.name}" is cut short`);
+    spans.push({ start: at, end, name: member.name });
+    return start;
+  });
+  spans.sort((a, b) => a.start - b.start);
+  for (let index = 1; index < spans.length; index++) {
+    if (spans[index]!.start < spans[index - 1]!.end) {
+      throw unsafe(`members "${spans[index - 1]!.name}" and "${spans[index]!.name}" overlap`);
+    }
+  }
+  return starts;
 }
 
 function findEndOfCentralDirectory(zip: Uint8Array, view: DataView): number {
@@ -191,22 +269,10 @@ function findEndOfCentralDirectory(zip: Uint8Array, view: DataView): number {
 async function inflateMember(
   zip: Uint8Array,
   member: Member,
+  start: number,
   budgetBytes: number,
 ): Promise<Uint8Array> {
-  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
-  const at = member.localOffset;
-  if (at + 30 > zip.length || view.getUint32(at, true) !== LOCAL_SIGNATURE) {
-    throw bad(`member "${member.name}" has no local header`);
-  }
-  const nameBytes = view.getUint16(at + 26, true);
-  const extraBytes = view.getUint16(at + 28, true);
-  const localName = decodeName(zip.subarray(at + 30, at + 30 + nameBytes));
-  if (localName !== member.name) {
-    throw unsafe(`member "${member.name}" has another name in its local header`);
-  }
-  const start = at + 30 + nameBytes + extraBytes;
   const end = start + member.compressedBytes;
-  if (end > zip.length) throw bad(`member "${member.name}" is cut short`);
   const raw = zip.subarray(start, end);
   const limit = Math.min(member.bytes, budgetBytes);
   let data: Uint8Array;
