@@ -28,7 +28,7 @@ export type JsonBody =
  * @param options `timeoutMs`: how long the whole body may take to arrive, in
  *   ms; @default HTTP_BODY_TIMEOUT_MS (30 s). `signal`: aborting it ends the
  *   read at once (`evicted`; the body pool does so for a stalled read when
- *   all slots are taken). `onProgress`: called with each chunk that arrives.
+ *   all slots are taken). `onProgress`: called with the size in bytes of each chunk that arrives.
  * @returns `json` with the parsed value; `too-large` when the declared or
  *   actual size exceeds `maxBytes`; `timed-out` when the body did not end in
  *   time (the body is cancelled; the caller answers 408); `evicted` when
@@ -43,7 +43,7 @@ export type JsonBody =
 export async function readJsonBody(
   request: Request,
   maxBytes: number,
-  options: { timeoutMs?: number; signal?: AbortSignal; onProgress?: () => void } = {},
+  options: { timeoutMs?: number; signal?: AbortSignal; onProgress?: (bytes: number) => void } = {},
 ): Promise<JsonBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
@@ -80,7 +80,7 @@ async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   timeoutMs: number,
-  options: { signal?: AbortSignal; onProgress?: () => void },
+  options: { signal?: AbortSignal; onProgress?: (bytes: number) => void },
 ): Promise<Uint8Array | "too-large" | "timed-out" | "evicted" | "aborted"> {
   if (body === null) return new Uint8Array(0);
   if (options.signal?.aborted === true) {
@@ -111,7 +111,7 @@ async function readCapped(
       }
       const { value, done } = next;
       if (done) break;
-      options.onProgress?.();
+      options.onProgress?.(value.byteLength);
       total += value.byteLength;
       if (total > maxBytes) {
         reader.cancel().catch(() => {});
