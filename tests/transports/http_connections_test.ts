@@ -299,3 +299,40 @@ function startedRequests(handler: { stats(): { inFlight: number; bodyReads: numb
   const stats = handler.stats();
   return stats.inFlight + stats.bodyReads;
 }
+
+Deno.test("attack: half-header connections, 300 at a time (up to 3,000), cannot keep a new client out", async () => {
+  await using server = await lowLimitService({ maxConnections: 64, headersTimeoutMs: 60_000 });
+  const flood = new Worker(new URL("./_half_header_flood.ts", import.meta.url), { type: "module" });
+  const started = Promise.withResolvers<void>();
+  flood.onmessage = (event) => {
+    if (event.data.kind === "started") started.resolve();
+  };
+  flood.postMessage({ port: server.service.port, total: 3_000, concurrency: 300 });
+  const whole = encoder.encode(
+    "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+  );
+  const answers: string[] = [];
+  try {
+    await started.promise;
+    // 100 new clients, one after another, while the flood keeps the cap full.
+    for (let index = 0; index < 100; index++) {
+      const newcomer = await connect(server.service);
+      try {
+        await newcomer.write(whole);
+        answers.push((await readUntilClosed(newcomer)).text.split("\r\n")[0] ?? "");
+      } finally {
+        newcomer.close();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.ok(server.service.connectionStats().evicted >= 300, "the flood filled the cap");
+  } finally {
+    flood.terminate();
+  }
+  assert.deepEqual(
+    answers.filter((line) => line !== "HTTP/1.1 200 OK"),
+    [],
+    `every one of ${answers.length} new clients was answered`,
+  );
+  assert.ok(server.service.connectionStats().open <= 64);
+});
