@@ -167,7 +167,7 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
     try {
       const socket = req.socket as unknown as ConnSocket;
       inProgress.set(req, socket);
-      connections?.requestStarted(socket);
+      connections?.requestStarted(socket, () => req.complete);
       res.once("close", () => {
         inProgress.delete(req);
         connections?.requestEnded(socket);
