@@ -18,7 +18,7 @@ SAY_CORPORA = "$(DENO)" run --frozen --cached-only --allow-read --allow-env=SKIL
 	tests/support/say_corpora.ts
 
 .PHONY: run test fmt lint check unit bench bench-attack compile print-flags deno deps clean
-.PHONY: compile-plan schema smoke mcpb descriptors
+.PHONY: compile-plan schema smoke mcpb descriptors views
 .DEFAULT_GOAL := run
 
 ## run: serve examples/skills over stdio (or ARGS='serve ~/skills'); the same as
@@ -31,6 +31,7 @@ test: deps
 	@"$(DENO)" fmt --check >&2
 	@"$(DENO)" lint >&2
 	@"$(DENO)" check --frozen main.ts src tests bench packaging .ci/smoke.ts >&2
+	@"$(DENO)" check --frozen views >&2
 	@$(SAY_CORPORA)
 	@"$(DENO)" test --frozen --cached-only --allow-all --unstable-worker-options tests/
 
@@ -53,6 +54,11 @@ bench-attack: deps
 ## (a test checks both are current)
 schema: deps
 	@$(DENO) run --frozen --cached-only --allow-write=config.schema.json,overrides.schema.json src/config/file/config_schema.ts
+
+## views: rebuild src/mcp/apps/views.generated.ts (the MCP Apps views) from views/ with the
+## pinned Deno's bundler (a test checks the committed file is a fresh build)
+views: deps
+	@"$(DENO)" run --frozen --cached-only --allow-read --allow-write --allow-run --allow-env views/build.ts
 
 print-flags:
 	@echo $(TRUSTED_FLAGS)

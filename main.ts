@@ -22,9 +22,12 @@ import {
   type ConfigLocation,
   loadConfig,
   loadOverrides,
+  loadSetByView,
   locateConfigOnly,
 } from "./src/config/file/load_config.ts";
-import { watchOwnerFiles } from "./src/config/file/watch_owner_files.ts";
+import { type OwnerFilesWatch, watchOwnerFiles } from "./src/config/file/watch_owner_files.ts";
+import { keptSetByView } from "./src/config/file/live_config.ts";
+import { createViewOverrideWriter } from "./src/config/file/view_override_write.ts";
 import { runConfigCommand } from "./src/cli/config_command.ts";
 import {
   parseOverrideArgs,
@@ -109,8 +112,10 @@ async function main(): Promise<number> {
     return EXIT_USAGE;
   }
   let overrides;
+  let setByView;
   try {
     overrides = await loadOverrides(location); // overrides.json: narrows what the worker serves
+    setByView = keptSetByView(await loadSetByView(location), overrides);
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
     logErrorLine(`skillgate: ${error.message}`);
@@ -163,6 +168,11 @@ async function main(): Promise<number> {
     caps: config.caps,
     getEnv: (name) => Deno.env.get(name),
   });
+  // The owner's files are watched here, never by the worker: it only receives what narrows.
+  let ownerWatch: OwnerFilesWatch | null = null;
+  // A settings view's write: checked and written here (the worker may only ask).
+  const writeOverride = (request: unknown) =>
+    createViewOverrideWriter(location, ownerWatch)(request);
   const session = startWorker(
     new URL("./src/worker/entry.ts", import.meta.url),
     config,
@@ -172,17 +182,18 @@ async function main(): Promise<number> {
       scripts: scripts.facts,
       groupKiller: scripts.groupKiller,
       releaseEnv: envRelease.release,
-      overlay: { overrides, problems: [] },
+      overlay: { overrides, problems: [], setByView },
+      writeOverride,
     },
   );
-  // The owner's files are watched here, never by the worker: it only receives what narrows.
-  const ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
+  ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
     {
       input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
       running: config,
       location,
       overrides,
       caps: config.caps,
+      setByView,
     },
     { onChange: (update) => session.postOverlay(update), log: logErrorLine },
   );

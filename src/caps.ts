@@ -113,7 +113,8 @@ export const MAX_HTTP_REQUESTS_PER_SESSION = 32;
  * full, the least-recently-used session with nothing in flight is closed for
  * it (of the client unit holding the most sessions, see
  * `src/transports/http/client_unit.ts`). Must stay above
- * MAX_HTTP_REQUESTS_IN_FLIGHT + MAX_HTTP_BODY_READS so one such session
+ * MAX_HTTP_REQUESTS_IN_FLIGHT + MAX_HTTP_BODY_READS +
+ * MAX_HTTP_BODY_READS_FOR_SESSIONS so one such session
  * always exists.
  */
 export const MAX_HTTP_SESSIONS = 1_024;
@@ -132,12 +133,27 @@ export const MAX_HTTP_SESSIONS_PER_CLIENT = 64;
 export const MAX_HTTP_REQUESTS_PER_CLIENT = 64;
 /**
  * Request bodies being read at once, apart from the requests in flight: a
- * slow body holds one of these and nothing else. When all are taken, the
- * read that has waited longest for its next bytes is ended (408) for the
- * new one. At most MAX_HTTP_BODY_READS x MAX_HTTP_BODY_BYTES (128 MiB) of
- * bodies are held. 32.
+ * slow body holds one of these and nothing else. When all are taken, a new
+ * read waits in line (highest rank first, then first come first served);
+ * a read that has been quiet for HTTP_BODY_STALL_MS (or trickles) gives its
+ * slot to the line and is answered 408. 32.
  */
 export const MAX_HTTP_BODY_READS = 32;
+/**
+ * Body slots beyond MAX_HTTP_BODY_READS that only a session's first body at
+ * once may take, so a flood of sessionless bodies (`initialize` or junk)
+ * never makes a working client wait. At most (MAX_HTTP_BODY_READS +
+ * MAX_HTTP_BODY_READS_FOR_SESSIONS) x MAX_HTTP_BODY_BYTES (160 MiB) of bodies
+ * are held. 8.
+ */
+export const MAX_HTTP_BODY_READS_FOR_SESSIONS = 8;
+/**
+ * How long a request body may stay quiet, in ms, before its read counts as
+ * stalled and gives its slot to a read waiting in line (only then: with
+ * nobody waiting, a quiet body keeps its slot up to HTTP_BODY_TIMEOUT_MS).
+ * 100.
+ */
+export const HTTP_BODY_STALL_MS = 100;
 
 // Memory budget of the HTTP worker. V8's heap limit in the worker is about
 // 4 GiB on a 64-bit host with 16 GiB or more (4,192 MiB measured under Deno

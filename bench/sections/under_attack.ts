@@ -6,7 +6,8 @@
  * (c) 256 unfinished request bodies; (d) 4 MiB strings to every method that
  * takes a client string. For each: the normal client's success rate and p99
  * latency, the server's peak RSS and open descriptors (sampled from
- * `/proc/PID/status` and `/proc/PID/fd`), and whether it survived. Every
+ * `/proc/PID/status` and `/proc/PID/fd`), whether it survived, and how many
+ * newcomers (a new session every 250 ms, one read each) were admitted. Every
  * attack is bounded in count and time and stops by itself.
  *
  * @module
@@ -17,6 +18,7 @@ import { type HttpProgram, startHttpProgram } from "../../tests/support/http_pro
 import type { BenchContext } from "../context.ts";
 import { openBenchSession } from "../support/http_session.ts";
 import { formatMs, type MarkdownTable } from "../support/markdown_table.ts";
+import type { NewcomerReport, NewcomerTask } from "../support/newcomer_worker.ts";
 import type { NormalClientReport, NormalClientTask } from "../support/normal_client_worker.ts";
 import { percentile } from "../support/stats.ts";
 import type { BenchSection, SectionReport } from "./section.ts";
@@ -30,6 +32,8 @@ const P99_FACTOR = 25;
 const P99_FLOOR_MS = 100;
 /** The normal client's per-request timeout, in ms (slower counts as a failure). */
 const NORMAL_TIMEOUT_MS = 10_000;
+/** Pause between one newcomer and the next, in ms. */
+const NEWCOMER_INTERVAL_MS = 250;
 
 /** The section. */
 export const underAttackSection: BenchSection = {
@@ -56,6 +60,7 @@ const ATTACKS: readonly Attack[] = [
 interface PhaseResult {
   readonly label: string;
   readonly report: NormalClientReport | null;
+  readonly newcomers: NewcomerReport | null;
   readonly peakRssMib: number | null;
   readonly peakFds: number | null;
   readonly survived: boolean;
@@ -97,6 +102,9 @@ async function run(context: BenchContext): Promise<SectionReport> {
       resultP99 === null ? "–" : formatMs(resultP99),
       result.peakRssMib === null ? "–" : result.peakRssMib.toFixed(0),
       result.peakFds === null ? "–" : String(result.peakFds),
+      result.newcomers === null || result.newcomers.attempts === 0
+        ? "–"
+        : `${result.newcomers.admitted} of ${result.newcomers.attempts}`,
       result.survived ? "yes" : "NO",
       meets ? "yes" : "no",
     ];
@@ -108,6 +116,7 @@ async function run(context: BenchContext): Promise<SectionReport> {
       "p99 ms",
       "server peak RSS MiB",
       "peak open fds",
+      "newcomers admitted",
       "survived",
       "meets target",
     ],
@@ -122,14 +131,22 @@ async function run(context: BenchContext): Promise<SectionReport> {
     `Target: survived; peak RSS < ${RSS_TARGET_MIB} MiB; success 100%; p99 <= max(${P99_FACTOR} x` +
     ` baseline p99, ${P99_FLOOR_MS} ms)` +
     (p99TargetMs === null ? "." : ` = ${formatMs(p99TargetMs)} ms here.`),
+    `Newcomers (another worker thread): one after another, ${NEWCOMER_INTERVAL_MS} ms apart, a` +
+    " new client opens a session, reads the same SKILL.md once and ends the session; admitted" +
+    ` when both answer HTTP 200 within ${NORMAL_TIMEOUT_MS / 1000} s (issue 11: a new session is` +
+    " always admitted; not part of the target).",
     "Peak RSS is the server's VmHWM (its whole life, one run); open fds are sampled every 250 ms" +
     " from /proc/PID/fd. Survived: the process is alive and /healthz answers after the attack.",
     ...results.map((result) => {
       const failure = result.report?.firstFailure;
+      const newcomerFailure = result.newcomers?.firstFailure;
       return `${result.label}: ${result.attackNote}` +
         (failure === null || failure === undefined
           ? ""
-          : `; first normal-client failure: ${failure}`);
+          : `; first normal-client failure: ${failure}`) +
+        (newcomerFailure === null || newcomerFailure === undefined
+          ? ""
+          : `; first newcomer failure: ${newcomerFailure}`);
     }),
   ];
   return { tables: [table], notes };
@@ -170,6 +187,24 @@ async function phase(
       timeoutMs: NORMAL_TIMEOUT_MS,
     };
     worker.postMessage(task);
+    const newcomerWorker = new Worker(new URL("../support/newcomer_worker.ts", import.meta.url), {
+      type: "module",
+    });
+    const newcomersReported = new Promise<NewcomerReport | null>((resolve) => {
+      newcomerWorker.onmessage = (event) => resolve(event.data);
+      newcomerWorker.onerror = (event) => {
+        event.preventDefault();
+        resolve(null);
+      };
+    });
+    const newcomerTask: NewcomerTask = {
+      url: server.url,
+      uri: normalUri,
+      durationMs,
+      intervalMs: NEWCOMER_INTERVAL_MS,
+      timeoutMs: NORMAL_TIMEOUT_MS,
+    };
+    newcomerWorker.postMessage(newcomerTask);
     const attackNote = attack === null
       ? "no attack"
       : await attack.run(server, performance.now() + durationMs, uris).catch((error) =>
@@ -177,11 +212,14 @@ async function phase(
       );
     const outcome = await reported;
     worker.terminate();
+    const newcomers = await newcomersReported;
+    newcomerWorker.terminate();
     const survived = await isAlive(server);
     const rss = readPeakRssMib(server.pid);
     return {
       label,
       report: "error" in outcome ? null : outcome,
+      newcomers,
       peakRssMib: rss,
       peakFds: peakFds === 0 ? null : peakFds,
       survived,

@@ -9,10 +9,14 @@
  * @module
  */
 
-import { dirname } from "node:path";
 import { UsageError } from "../config/cli.ts";
 import { type ConfigLocation, readOwnerFile } from "../config/file/load_config.ts";
-import { overridesFileText, parseOverridesFile } from "../config/file/overrides_file.ts";
+import {
+  overridesFileText,
+  parseOverridesFile,
+  parseSetByView,
+} from "../config/file/overrides_file.ts";
+import { writeAtomically } from "../config/file/write_atomically.ts";
 import { isUsableDirectoryName } from "../skills/names.ts";
 import type { OverrideSwitch, SkillOverride, SkillOverrides } from "../skills/overrides.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -127,22 +131,15 @@ export async function runOverrideCommand(
   }
   const next: Record<string, SkillOverride> = { ...current, [name]: entry };
   const schema = text === null ? null : schemaOf(text);
-  await writeAtomically(path, overridesFileText(next as SkillOverrides, schema));
+  // A switch the owner sets here is the owner's from now on: no view may turn it back on.
+  const byView = text === null ? {} : { ...parseSetByView(path, text) };
+  const changed = new Set(request.changes.map(([key]) => key));
+  if (byView[name] !== undefined) {
+    byView[name] = byView[name].filter((key) => !changed.has(key));
+  }
+  await writeAtomically(path, overridesFileText(next as SkillOverrides, schema, byView));
   await io.writeOut(`${name}: ${describe(entry)} (${path})\n`);
   return 0;
-}
-
-/** Writes `text` to a temporary file beside `path`, then renames it over `path`. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  await Deno.mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  try {
-    await Deno.writeTextFile(temporary, text, { createNew: true, mode: 0o600 });
-    await Deno.rename(temporary, path);
-  } catch (error) {
-    await Deno.remove(temporary).catch(() => {});
-    throw error;
-  }
 }
 
 function schemaOf(text: string): string | null {

@@ -25,6 +25,7 @@ import {
 import { CacheDirError, remoteSetup } from "../remote/remote_setup.ts";
 import { readState, sourceKey } from "../remote/sources_cache.ts";
 import { damagedCopies } from "../remote/remote_roots.ts";
+import { revisionLabel } from "../remote/remote_source.ts";
 import type { WorkerPermissions } from "../sandbox/worker_permissions.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 
@@ -137,7 +138,7 @@ export async function runSyncCommand(
 
 /** One line per source: its pin and what changed. */
 function describe(spec: string, before: LockedSource | null, outcome: FetchOutcome): string {
-  const commit = outcome.commit!.slice(0, 12);
+  const commit = revisionLabel(spec, outcome.commit!);
   if (before === null) {
     const count = Object.keys(outcome.skills ?? {}).length;
     return `${spec}: pinned ${commit} (${count} skill${count === 1 ? "" : "s"})`;
@@ -149,6 +150,6 @@ function describe(spec: string, before: LockedSource | null, outcome: FetchOutco
     ...removed.map((name) => `-${name}`),
     ...changed.map((name) => `~${name}`),
   ];
-  return `${spec}: ${before.commit.slice(0, 12)} -> ${commit}` +
+  return `${spec}: ${revisionLabel(spec, before.commit)} -> ${commit}` +
     (parts.length === 0 ? " (no skill changed)" : `: ${parts.join(" ")}`);
 }

@@ -21,13 +21,9 @@ import {
   type OptionValues,
 } from "./options.ts";
 import { decideEndpoints, EndpointError } from "../remote/github_hosts.ts";
-import {
-  type GitHubSource,
-  isOwnerAllowed,
-  parseSourceSpec,
-  SourceSpecError,
-  splitSourceList,
-} from "../remote/source_spec.ts";
+import { isOwnerAllowed, SourceSpecError, splitSourceList } from "../remote/source_spec.ts";
+import { isOriginAllowed, OriginListError, parseOriginList } from "../remote/publisher_spec.ts";
+import { parseRemoteSpec, type RemoteSource } from "../remote/remote_source.ts";
 import { PREFIX_SEPARATOR } from "../skills/discover.ts";
 
 /** A command line or environment value that cannot be used. Exit code 2. */
@@ -188,8 +184,9 @@ export function parseCommandLine(input: CommandLineInput): Config {
   if (command === "sync") {
     if (remoteSources.length === 0) {
       throw new UsageError(
-        "Nothing to sync; name remote sources with --source=github:OWNER/REPO (repeatable) or " +
-          "SKILLGATE_SOURCES, and their owners with --github-allow",
+        "Nothing to sync; name remote sources with --source=github:OWNER/REPO or " +
+          "--source=https://HOST/.well-known/agent-skills/ (repeatable) or SKILLGATE_SOURCES, " +
+          "and allow them with --github-allow (owners) or --well-known-allow (origins)",
       );
     }
   } else if (command !== "validate") {
@@ -268,14 +265,22 @@ export function parseCommandLine(input: CommandLineInput): Config {
 
 /**
  * Parses the remote sources and applies the start-up refusals: a spec that
- * does not parse, an owner off `--github-allow`, `--source` flags when
+ * does not parse, an owner off `--github-allow`, a publisher origin off
+ * `--well-known-allow` (or an entry there that is not an origin), `--source` flags when
  * hosted (there only the host's `SKILLGATE_SOURCES` counts), two sources with
  * one prefix, an unusable `--github-api`.
  */
 function parseSources(
   values: OptionValues,
   context: { hostedBy: string | null; sourcesFromFlags: boolean },
-): GitHubSource[] {
+): RemoteSource[] {
+  let origins: string[];
+  try {
+    origins = parseOriginList(values.wellKnownAllow);
+  } catch (error) {
+    if (error instanceof OriginListError) throw new UsageError(error.message);
+    throw error;
+  }
   if (values.sources.length === 0) return [];
   if (context.hostedBy !== null && context.sourcesFromFlags) {
     throw new UsageError(
@@ -289,16 +294,24 @@ function parseSources(
     if (error instanceof EndpointError) throw new UsageError(error.message);
     throw error;
   }
-  const sources: GitHubSource[] = [];
+  const sources: RemoteSource[] = [];
   for (const text of values.sources) {
-    let source: GitHubSource;
+    let source: RemoteSource;
     try {
-      source = parseSourceSpec(text);
+      source = parseRemoteSpec(text);
     } catch (error) {
       if (error instanceof SourceSpecError) throw new UsageError(error.message);
       throw error;
     }
-    if (!isOwnerAllowed(source.owner, values.githubAllow)) {
+    if (source.kind === "well-known") {
+      if (!isOriginAllowed(source, origins)) {
+        throw new UsageError(
+          `Source "${source.given}" is refused: its origin ${source.origin} is not allowed. ` +
+            "Publishers are denied by default; add the exact origin with --well-known-allow or " +
+            "SKILLGATE_WELL_KNOWN_ALLOW to fetch it",
+        );
+      }
+    } else if (!isOwnerAllowed(source.owner, values.githubAllow)) {
       throw new UsageError(
         `Source "${source.given}" is refused: its owner "${source.owner}" is not allowed. ` +
           "Remote sources are denied by default; add the owner with --github-allow or " +
@@ -320,10 +333,10 @@ function parseSources(
 }
 
 /** `sync --update SPEC`: the configured source SPEC names, as its canonical spec. */
-function sourceArgument(text: string, sources: readonly GitHubSource[]): string {
+function sourceArgument(text: string, sources: readonly RemoteSource[]): string {
   let spec: string;
   try {
-    spec = parseSourceSpec(text).spec;
+    spec = parseRemoteSpec(text).spec;
   } catch (error) {
     if (error instanceof SourceSpecError) throw new UsageError(error.message);
     throw error;
@@ -341,7 +354,7 @@ function applyRootPrefixes(
   roots: readonly Root[],
   entries: readonly string[],
   resolvePath: (path: string) => string,
-  sources: readonly GitHubSource[],
+  sources: readonly RemoteSource[],
 ): Root[] {
   const prefixes = new Map<string, string>();
   for (const entry of entries) {

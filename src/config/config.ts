@@ -9,7 +9,7 @@
 import type { Caps } from "../caps.ts";
 import type { Root } from "../skills/skill.ts";
 import type { OptionValues } from "./options.ts";
-import type { GitHubSource } from "../remote/source_spec.ts";
+import type { RemoteSource } from "../remote/remote_source.ts";
 
 /** What the command line asked for. */
 export type Command =
@@ -94,10 +94,10 @@ export interface Config {
   /** The configuration file that was read, or null when none was. */
   readonly configFile?: string | null;
   /**
-   * Remote sources, parsed, each owner on `--github-allow` (a source off the
-   * list stops start-up). Empty when none is configured.
+   * Remote sources, parsed, each owner on `--github-allow` and each
+   * publisher's origin on `--well-known-allow` (a source off its list stops start-up). Empty when none is configured.
    */
-  readonly remoteSources: readonly GitHubSource[];
+  readonly remoteSources: readonly RemoteSource[];
   /** The lock file, absolute (`--lock`, or `skillgate.lock` in the working directory). */
   readonly lockPath: string;
   /** `sync --update SPEC...`: the canonical specs to move; empty means all. */

@@ -119,6 +119,8 @@ export interface OptionValues extends Caps {
   sources: string[];
   /** Owners whose GitHub repositories may be fetched (default none). */
   githubAllow: string[];
+  /** Publisher origins (`https://host[:port]`) whose well-known skills may be fetched (default none). */
+  wellKnownAllow: string[];
   /** GitHub REST API base URL. */
   githubApi: string;
   /** Host tarball redirects may lead to (`host[:port]`), or null to derive it. */
@@ -163,6 +165,7 @@ export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
   noConfig: false,
   sources: [],
   githubAllow: [],
+  wellKnownAllow: [],
   githubApi: "https://api.github.com",
   githubDownloadHost: null,
   lock: null,
@@ -376,7 +379,8 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_SOURCES",
     key: "sources",
     kind: { type: "repeatable" },
-    help: "remote source github:OWNER/REPO[/PATH][@REF][,prefix=NAME] (repeatable; the " +
+    help: "remote source github:OWNER/REPO[/PATH][@REF][,prefix=NAME] or " +
+      "https://HOST[/BASE]/.well-known/agent-skills/[,prefix=NAME] (repeatable; the " +
       "variable is whitespace-separated)",
     narrowing: "subset",
   },
@@ -386,6 +390,15 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "githubAllow",
     kind: { type: "list" },
     help: "GitHub owners whose repositories may be fetched (comma-separated; default none)",
+    narrowing: "subset",
+  },
+  {
+    flag: "well-known-allow",
+    env: "SKILLGATE_WELL_KNOWN_ALLOW",
+    key: "wellKnownAllow",
+    kind: { type: "list", entries: "origin" },
+    help: "publisher origins https://HOST[:PORT] whose /.well-known/agent-skills/ may be " +
+      "fetched (comma-separated, exact match; default none)",
     narrowing: "subset",
   },
   {
@@ -437,7 +450,8 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_REMOTE_MAX_ARCHIVE_BYTES",
     key: "remoteMaxArchiveBytes",
     kind: integer(1024, 1024 * 1024 * 1024),
-    help: "bytes of one source's tarball downloaded at most (default 67108864)",
+    help: "bytes of one source's tarball, or one publisher artifact, downloaded at most " +
+      "(default 67108864)",
     narrowing: "lower",
   },
   {
@@ -445,7 +459,8 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_REMOTE_MAX_UNPACKED_BYTES",
     key: "remoteMaxUnpackedBytes",
     kind: integer(1024, 4 * 1024 * 1024 * 1024),
-    help: "bytes one tarball may unpack to, counted as it inflates (default 268435456)",
+    help: "bytes one tarball (or all of a publisher's skills) may unpack to, counted as it " +
+      "inflates (default 268435456)",
     narrowing: "lower",
   },
   {
@@ -453,7 +468,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_REMOTE_MAX_MEMBERS",
     key: "remoteMaxMembers",
     kind: integer(1, 1_000_000),
-    help: "members of one tarball at most (default 20000)",
+    help: "members of one tarball (or files of one publisher) at most (default 20000)",
     narrowing: "lower",
   },
   {

@@ -10,6 +10,7 @@
 import type { Config } from "../config/config.ts";
 import type { ScriptService } from "../scripts/service.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
+import type { OverrideWriter } from "../sandbox/override_write_client.ts";
 import type { Server, ServerCapabilities } from "./sdk.ts";
 
 /** What every family may use when it installs its handlers. */
@@ -36,6 +37,11 @@ export interface ServerContext {
    * and requests that read it wait for it (`src/transports/stdio.ts`). @default none
    */
   readonly catalogLoading?: { readonly skillFolders: number };
+  /**
+   * Asks the trusted part to set one override switch (a settings view's
+   * write); absent where nothing may be written (tests, probes).
+   */
+  readonly writeOverride?: OverrideWriter;
 }
 
 /** One family of MCP methods. */

@@ -54,3 +54,11 @@ export type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 export { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+// MCP Apps (the ext-apps 2.x line, matching the v2 SDK): the media type of a view, the
+// tool `_meta` key older hosts read, the extension's id and how a client declares it.
+export {
+  EXTENSION_ID as UI_EXTENSION_ID,
+  getUiCapability,
+  RESOURCE_MIME_TYPE as APP_MIME_TYPE,
+  RESOURCE_URI_META_KEY as APP_RESOURCE_URI_META_KEY,
+} from "@modelcontextprotocol/ext-apps/server";

@@ -7,7 +7,12 @@
  * @module
  */
 
-import { readRunConfirmation, RUN_CONFIRMATION_SCHEMA } from "./elicitation/run_confirmation.ts";
+import {
+  confirmationForm,
+  type ConfirmationWords,
+  readRunConfirmation,
+  RUN_CONFIRMATION_SCHEMA,
+} from "./elicitation/run_confirmation.ts";
 import { holdAnswerBytes } from "./answer_budget.ts";
 import type { Server } from "./sdk.ts";
 import type { ToolCallExtra, UserAnswer } from "./tools/tool.ts";
@@ -58,11 +63,13 @@ export function toolCallExtra(
         }),
     }),
     ...(!canElicit ? {} : {
-      askUser: async (message: string): Promise<UserAnswer> => {
+      askUser: async (message: string, words?: ConfirmationWords): Promise<UserAnswer> => {
         const result = await server.elicitInput({
           mode: "form",
           message,
-          requestedSchema: structuredClone(RUN_CONFIRMATION_SCHEMA) as ElicitSchema,
+          requestedSchema: structuredClone(
+            words === undefined ? RUN_CONFIRMATION_SCHEMA : confirmationForm(words),
+          ) as ElicitSchema,
         }, { signal: extra.signal });
         return readRunConfirmation(result);
       },

@@ -49,7 +49,15 @@ export type ToolErrorCode =
   | "DRAFT_CHANGED"
   | "RUN_QUEUE_FULL"
   | "RUN_CANCELLED"
-  | "RUN_FAILED";
+  | "RUN_FAILED"
+  // skill_settings_write (src/mcp/tools/skill_settings_write.ts) and the trusted part's
+  // checks of it (src/config/file/view_override_write.ts)
+  | "SETTINGS_REFUSED"
+  | "SETTINGS_UNAVAILABLE"
+  | "FRONTMATTER_SETTING"
+  | "OVERRIDE_OWNED"
+  | "OVERRIDE_INVALID"
+  | "OVERRIDE_LIMIT";
 
 /** The JSON of a tool error, as the text block of an `isError` result. */
 export interface ToolErrorBody {

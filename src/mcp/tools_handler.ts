@@ -20,6 +20,9 @@ import { skillListTool } from "./tools/skill_list.ts";
 import { skillLoadTool } from "./tools/skill_load.ts";
 import { skillRunTool } from "./tools/skill_run.ts";
 import { skillSearchTool } from "./tools/skill_search.ts";
+import { skillBrowseTool } from "./tools/skill_browse.ts";
+import { skillSettingsTool } from "./tools/skill_settings.ts";
+import { skillSettingsWriteTool } from "./tools/skill_settings_write.ts";
 import type { SkillTool, ToolCallExtra, ToolContext } from "./tools/tool.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
@@ -30,6 +33,9 @@ export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
   skillLoadTool as SkillTool<unknown>,
   skillFileTool as SkillTool<unknown>,
   skillRunTool as SkillTool<unknown>,
+  skillBrowseTool as SkillTool<unknown>,
+  skillSettingsTool as SkillTool<unknown>,
+  skillSettingsWriteTool as SkillTool<unknown>,
 ]);
 
 /** The tools family: `tools/list` and `tools/call` over {@linkcode TOOLS}. */
@@ -43,6 +49,8 @@ export const toolsFamily: MethodFamily = {
       hosted: context.config.hosted,
       ...(context.scripts === undefined ? {} : { scripts: context.scripts }),
       runRefusal: httpRunRefusal(context.config),
+      config: context.config,
+      ...(context.writeOverride === undefined ? {} : { writeOverride: context.writeOverride }),
     }, createToolOffer(server, context)),
 };
 
@@ -146,6 +154,7 @@ export function listedTool(tool: SkillTool<unknown>): Tool {
         Tool["outputSchema"]
       >,
       annotations: { ...tool.annotations, title: tool.title },
+      ...(tool._meta === undefined ? {} : { _meta: structuredClone(tool._meta) }),
     });
     listings.set(tool, listed);
   }

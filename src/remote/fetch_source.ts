@@ -30,11 +30,13 @@ import {
   writeState,
 } from "./sources_cache.ts";
 import type { GitHubSource } from "./source_spec.ts";
+import { fetchPublisher } from "./fetch_publisher.ts";
+import type { RemoteSource } from "./remote_source.ts";
 import { extractTarball } from "./tar_extract.ts";
 
 /** What to do for one source. */
 export interface FetchRequest {
-  readonly source: GitHubSource;
+  readonly source: RemoteSource;
   /** The lock's entry for this spec, or null (no lock, or not in it). */
   readonly locked: LockedSource | null;
   /** Move past the lock's pin to the ref's current commit (`sync --update`). */
@@ -55,6 +57,8 @@ export interface FetchContext {
   readonly caps: RemoteCaps;
   /** `GITHUB_TOKEN`, or null. */
   readonly token: string | null;
+  /** Origins publisher sources may fetch from (`--well-known-allow`). @default [] */
+  readonly publisherOrigins?: readonly string[];
 }
 
 /** The result for one source (plain data: it crosses the worker boundary). */
@@ -76,8 +80,9 @@ export interface FetchOutcome {
 const NO_CHANGES: SkillChanges = Object.freeze({ added: [], removed: [], changed: [] });
 
 /**
- * Fetches one source into the cache. Requires `--allow-net` (API host,
- * download host) and `--allow-read`/`--allow-write` on the cache folder.
+ * Fetches one source into the cache (a publisher through
+ * `fetchPublisher()`). Requires `--allow-net` (API host, download host, the
+ * allowed publisher origins) and `--allow-read`/`--allow-write` on the cache folder.
  *
  * @param request The source, its lock entry, and what to do.
  * @param context Endpoints, cache folder, caps, token.
@@ -89,6 +94,7 @@ export async function fetchSource(
   context: FetchContext,
 ): Promise<FetchOutcome> {
   const { source, locked } = request;
+  if (source.kind === "well-known") return await fetchPublisher({ ...request, source }, context);
   const key = await sourceKey(source);
   const state = await readState(context.cacheDir, key);
   const signal = AbortSignal.timeout(context.caps.fetchTimeoutMs);

@@ -37,6 +37,8 @@ export interface FetcherSetup {
   readonly endpoints: GitHubEndpoints;
   readonly cacheDir: string;
   readonly caps: RemoteCaps;
+  /** Origins publisher sources may fetch from (`--well-known-allow`, normalised). @default [] */
+  readonly publisherOrigins?: readonly string[];
 }
 
 /**
@@ -80,7 +82,15 @@ export function startFetcher(
   return {
     fetch(orders) {
       const id = nextId++;
-      const message: FetchMessage = { type: "fetch", id, ...setup, orders };
+      const message: FetchMessage = {
+        type: "fetch",
+        id,
+        endpoints: setup.endpoints,
+        cacheDir: setup.cacheDir,
+        caps: setup.caps,
+        publisherOrigins: setup.publisherOrigins ?? [],
+        orders,
+      };
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.postMessage(message);

@@ -29,6 +29,8 @@ export interface FetchMessage {
   readonly endpoints: GitHubEndpoints;
   readonly cacheDir: string;
   readonly caps: RemoteCaps;
+  /** Origins publisher sources may fetch from (`--well-known-allow`, normalised). */
+  readonly publisherOrigins: readonly string[];
   readonly orders: readonly FetchOrder[];
 }
 

@@ -14,13 +14,21 @@ import { RemoteError } from "./remote_error.ts";
 
 /** One GET's settings. */
 export interface GetOptions {
-  readonly endpoints: GitHubEndpoints;
+  /** The GitHub hosts every hop must be on (unless `refuse` is given). */
+  readonly endpoints?: GitHubEndpoints;
+  /**
+   * Decides each hop instead of `endpoints` (publisher sources: the origin
+   * allowlist); null allows it, a string is the refusal.
+   */
+  readonly refuse?: (url: URL) => string | null;
   /** `GITHUB_TOKEN`, or null. Sent only to the API host, only on the first hop. */
   readonly token: string | null;
   /** The `Accept` header. */
   readonly accept: string;
   /** An ETag to send as `If-None-Match` (first hop only). */
   readonly ifNoneMatch?: string | null;
+  /** A `Last-Modified` value to send as `If-Modified-Since` (first hop only). */
+  readonly ifModifiedSince?: string | null;
   /** Bytes of body read at most; more fails with `too-large`. */
   readonly maxBytes: number;
   /** Aborts the request (the fetch's deadline). */
@@ -37,10 +45,11 @@ export interface GetAnswer {
 
 /**
  * Fetches a URL, following at most {@linkcode MAX_REDIRECTS} redirects by hand.
- * Requires `--allow-net` for the API host and the download host.
+ * Requires `--allow-net` for every host a hop may reach (the API host and
+ * the download host, or the allowed publisher origins).
  *
- * @param url The first URL (on the API host).
- * @param options Endpoints, token, headers, byte cap and signal.
+ * @param url The first URL (on the API host, or a publisher's index or artifact).
+ * @param options Endpoints or `refuse`, token, headers, byte cap and signal.
  * @returns The final answer, any status but a redirect.
  * @throws {RemoteError} `refused-host` when a hop is off the allowed hosts,
  *   `offline` when the connection fails, `timeout` when the signal fires,
@@ -50,20 +59,31 @@ export interface GetAnswer {
 export async function getFollowingRedirects(url: URL, options: GetOptions): Promise<GetAnswer> {
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const refusal = refusalOfUrl(current, options.endpoints);
+    const endpoints = options.endpoints;
+    const refusal = options.refuse !== undefined
+      ? options.refuse(current)
+      : endpoints === undefined
+      ? "no allowed hosts were given"
+      : refusalOfUrl(current, endpoints);
     if (refusal !== null) {
       throw new RemoteError("refused-host", `Refused to fetch: ${refusal}`);
     }
     const headers = new Headers({
       "Accept": options.accept,
       "User-Agent": `skillgate/${VERSION}`,
-      "X-GitHub-Api-Version": "2022-11-28",
     });
-    const isApiHop = hop === 0 && hostPort(current) === options.endpoints.apiHost;
+    if (endpoints !== undefined && options.refuse === undefined) {
+      headers.set("X-GitHub-Api-Version", "2022-11-28");
+    }
+    const isApiHop = hop === 0 && endpoints !== undefined && options.refuse === undefined &&
+      hostPort(current) === endpoints.apiHost;
     if (isApiHop && options.token !== null && options.token !== "") {
       headers.set("Authorization", `Bearer ${options.token}`);
     }
     if (hop === 0 && options.ifNoneMatch) headers.set("If-None-Match", options.ifNoneMatch);
+    if (hop === 0 && options.ifModifiedSince) {
+      headers.set("If-Modified-Since", options.ifModifiedSince);
+    }
     let response: Response;
     try {
       response = await fetch(current, { headers, redirect: "manual", signal: options.signal });

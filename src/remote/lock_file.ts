@@ -13,13 +13,17 @@
  *       "skills": { "pdf": { "files": { "SKILL.md": "sha256:<64 hex>" } } } } ] }
  * ```
  * A skill's key is its folder inside the source PATH (`.` when the PATH is
- * itself a skill); file paths are relative to that folder.
+ * itself a skill); file paths are relative to that folder. A publisher
+ * source (`"spec": "https://host/.well-known/agent-skills/"`) is pinned by
+ * its index's digest instead of a commit:
+ * `"resolved": { "indexDigest": "sha256:<64 hex>" }`, its skills keyed by name.
  *
  * @module
  */
 
 import { checkPathString } from "../files/path_gate.ts";
 import { MAX_STATE_BYTES } from "./remote_caps.ts";
+import { isPublisherSpec } from "./remote_source.ts";
 import type { ExtractedFile } from "./tar_extract.ts";
 
 /** Files of one skill: relative path -> `sha256:HEX`. */
@@ -28,6 +32,7 @@ export type SkillDigests = Readonly<Record<string, string>>;
 /** One source's pin. */
 export interface LockedSource {
   readonly spec: string;
+  /** The pinned revision: a commit (40 hex), or a publisher index's SHA-256 (64 hex, no prefix). */
   readonly commit: string;
   /** Skill folder -> its files' digests. */
   readonly skills: Readonly<Record<string, SkillDigests>>;
@@ -70,7 +75,9 @@ export function groupSkills(
       skillDirs.add(slash < 0 ? "." : path.slice(0, slash));
     }
   }
-  const skills: Record<string, Record<string, string>> = {};
+  // Maps, then own data properties only: a folder or file named like an
+  // Object.prototype member (`constructor`, `__proto__`) is a key, never a lookup.
+  const skills = new Map<string, Map<string, string>>();
   for (const [path, file] of files) {
     let dir = path.lastIndexOf("/") < 0 ? "." : path.slice(0, path.lastIndexOf("/"));
     while (!skillDirs.has(dir)) {
@@ -80,9 +87,23 @@ export function groupSkills(
     if (!skillDirs.has(dir)) continue;
     const relative = dir === "." ? path : path.slice(dir.length + 1);
     if (checkPathString(relative) !== null) continue;
-    (skills[dir] ??= {})[relative] = file.digest;
+    let skill = skills.get(dir);
+    if (skill === undefined) skills.set(dir, skill = new Map());
+    skill.set(relative, file.digest);
   }
-  return skills;
+  return ownRecord([...skills].map(([dir, skill]) => [dir, ownRecord(skill)]));
+}
+
+/**
+ * A plain object of own data properties from untrusted keys: every key,
+ * `__proto__` and `constructor` included, becomes an own property (never a
+ * prototype write, never a write through an inherited member).
+ *
+ * @param entries Key-value pairs (a later key wins).
+ * @returns The object.
+ */
+export function ownRecord<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  return Object.fromEntries(entries) as Record<string, T>;
 }
 
 /**
@@ -110,26 +131,39 @@ export function parseLock(text: string, where: string): Lock {
     if (!isRecord(entry) || typeof entry.spec !== "string") throw bad(`sources[${index}].spec`);
     if (seen.has(entry.spec)) throw bad(`"${entry.spec}" is listed twice`);
     seen.add(entry.spec);
-    const commit = isRecord(entry.resolved) ? entry.resolved.commit : undefined;
-    if (typeof commit !== "string" || !COMMIT.test(commit)) {
-      throw bad(`"${entry.spec}": resolved.commit must be 40 lowercase hex digits`);
+    let commit: unknown;
+    if (isPublisherSpec(entry.spec)) {
+      const digest = isRecord(entry.resolved) ? entry.resolved.indexDigest : undefined;
+      if (typeof digest !== "string" || !DIGEST.test(digest)) {
+        throw bad(`"${entry.spec}": resolved.indexDigest must be sha256: and 64 lowercase hex`);
+      }
+      commit = digest.slice("sha256:".length);
+    } else {
+      commit = isRecord(entry.resolved) ? entry.resolved.commit : undefined;
+      if (typeof commit !== "string" || !COMMIT.test(commit)) {
+        throw bad(`"${entry.spec}": resolved.commit must be 40 lowercase hex digits`);
+      }
     }
     if (!isRecord(entry.skills)) throw bad(`"${entry.spec}": skills must be an object`);
-    const skills: Record<string, SkillDigests> = {};
+    const skills = new Map<string, SkillDigests>();
     for (const [dir, skill] of Object.entries(entry.skills)) {
       if (!isRecord(skill) || !isRecord(skill.files)) {
         throw bad(`"${entry.spec}": skill "${dir}" needs files`);
       }
-      const files: Record<string, string> = {};
+      const files = new Map<string, string>();
       for (const [path, digest] of Object.entries(skill.files)) {
         if (typeof digest !== "string" || !DIGEST.test(digest)) {
           throw bad(`"${entry.spec}": "${dir}/${path}" needs a sha256:HEX digest`);
         }
-        files[path] = digest;
+        files.set(path, digest);
       }
-      skills[dir] = Object.freeze(files);
+      skills.set(dir, Object.freeze(ownRecord(files)));
     }
-    return Object.freeze({ spec: entry.spec, commit, skills: Object.freeze(skills) });
+    return Object.freeze({
+      spec: entry.spec,
+      commit: commit as string,
+      skills: Object.freeze(ownRecord(skills)),
+    });
   });
   return Object.freeze({ sources: Object.freeze(sources) });
 }
@@ -144,7 +178,9 @@ export function parseLock(text: string, where: string): Lock {
 export function renderLock(lock: Lock): string {
   const sources = [...lock.sources].sort((a, b) => compare(a.spec, b.spec)).map((source) => ({
     spec: source.spec,
-    resolved: { commit: source.commit },
+    resolved: isPublisherSpec(source.spec)
+      ? { indexDigest: `sha256:${source.commit}` }
+      : { commit: source.commit },
     skills: Object.fromEntries(
       Object.keys(source.skills).sort(compare).map((dir) => [dir, {
         files: Object.fromEntries(
@@ -175,9 +211,10 @@ export function diffSkills(
   before: Readonly<Record<string, SkillDigests>>,
   after: Readonly<Record<string, SkillDigests>>,
 ): SkillChanges {
-  const added = Object.keys(after).filter((dir) => !(dir in before)).sort(compare);
-  const removed = Object.keys(before).filter((dir) => !(dir in after)).sort(compare);
-  const changed = Object.keys(after).filter((dir) => dir in before)
+  // Own keys only: `in` would find `constructor` on every object.
+  const added = Object.keys(after).filter((dir) => !Object.hasOwn(before, dir)).sort(compare);
+  const removed = Object.keys(before).filter((dir) => !Object.hasOwn(after, dir)).sort(compare);
+  const changed = Object.keys(after).filter((dir) => Object.hasOwn(before, dir))
     .filter((dir) => !sameFiles(before[dir]!, after[dir]!)).sort(compare);
   return { added, removed, changed };
 }
@@ -199,7 +236,8 @@ export function sameSkills(
 
 function sameFiles(a: SkillDigests, b: SkillDigests): boolean {
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+  return keys.length === Object.keys(b).length &&
+    keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
 }
 
 /**

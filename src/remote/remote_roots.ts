@@ -20,7 +20,7 @@ import type { FetchOutcome } from "./fetch_source.ts";
 import { groupSkills, type Lock, type LockedSource, sameSkills } from "./lock_file.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
 import { readState, servedDir, sourceKey, type SourceState } from "./sources_cache.ts";
-import type { GitHubSource } from "./source_spec.ts";
+import { isPublisherSpec, type RemoteSource, revisionLabel } from "./remote_source.ts";
 import type { ExtractedFile } from "./tar_extract.ts";
 
 /** How to judge the cache. */
@@ -43,7 +43,7 @@ export interface RemoteRootOptions {
  * @returns One root per source (`from: "remote"`, its prefix and spec).
  */
 export async function remoteRoots(
-  sources: readonly GitHubSource[],
+  sources: readonly RemoteSource[],
   options: RemoteRootOptions,
   outcomes: ReadonlyMap<string, FetchOutcome> = new Map(),
 ): Promise<Root[]> {
@@ -55,7 +55,7 @@ export async function remoteRoots(
 }
 
 async function remoteRoot(
-  source: GitHubSource,
+  source: RemoteSource,
   options: RemoteRootOptions,
   outcome: FetchOutcome | null,
 ): Promise<Root> {
@@ -103,7 +103,9 @@ async function remoteRoot(
     notes.push(note(
       "remote-stale",
       "warning",
-      `${source.spec} is served from its last good copy (${usable.commit.slice(0, 12)}): ` +
+      `${source.spec} is served from its last good copy (${
+        revisionLabel(source.spec, usable.commit)
+      }): ` +
         failure.message,
     ));
   }
@@ -111,9 +113,14 @@ async function remoteRoot(
     notes.push(note(
       "remote-update",
       "warning",
-      `${source.spec} has moved to ${outcome.updateAvailable.slice(0, 12)}; the lock pins ` +
-        `${usable.commit.slice(0, 12)}. Run skillgate sync --update to move it`,
+      `${source.spec} has moved to ${
+        revisionLabel(source.spec, outcome.updateAvailable)
+      }; the lock pins ` +
+        `${revisionLabel(source.spec, usable.commit)}. Run skillgate sync --update to move it`,
     ));
+  }
+  for (const problem of usable.problems ?? []) {
+    notes.push(note("remote-index", "warning", `${source.spec}: ${problem}`));
   }
   return {
     ...base,
@@ -132,7 +139,7 @@ async function remoteRoot(
  * @returns The specs to fetch again.
  */
 export async function damagedCopies(
-  sources: readonly GitHubSource[],
+  sources: readonly RemoteSource[],
   options: RemoteRootOptions,
 ): Promise<Set<string>> {
   const damaged = new Set<string>();
@@ -155,12 +162,16 @@ async function lockMismatch(
   locked: LockedSource | null,
   options: RemoteRootOptions,
   key: string,
-  source: GitHubSource,
+  source: RemoteSource,
 ): Promise<string | null> {
   if (locked === null) return null;
   if (state.commit !== locked.commit) {
-    return `the cached copy is commit ${state.commit.slice(0, 12)} and the lock pins ` +
-      `${locked.commit.slice(0, 12)}; the locked commit is being fetched in the background`;
+    return `the cached copy is ${isPublisherSpec(state.spec) ? "" : "commit "}${
+      revisionLabel(state.spec, state.commit)
+    } and the lock pins ` +
+      `${revisionLabel(state.spec, locked.commit)}; the locked ${
+        isPublisherSpec(state.spec) ? "index" : "commit"
+      } is being fetched in the background`;
   }
   if (!sameSkills(state.skills, locked.skills)) {
     return "the cached copy's files do not match the lock; it is not served";

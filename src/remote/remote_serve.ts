@@ -16,6 +16,7 @@ import type { FetchOutcome } from "./fetch_source.ts";
 import { type Fetcher, startFetcher } from "./fetcher_host.ts";
 import { type Lock, LockError, readLockFile } from "./lock_file.ts";
 import { remoteRoots } from "./remote_roots.ts";
+import { revisionLabel } from "./remote_source.ts";
 import { CacheDirError, type RemoteSetup, remoteSetup } from "./remote_setup.ts";
 
 /** The configuration with the remote roots added, and what serving them needs. */
@@ -110,13 +111,14 @@ export function startRemoteRefresh(
     isRunning = true;
     try {
       const outcomes = await fetcher.fetch(
-        sources.filter((source) => !(isPoll && source.isCommitPin)).map((source) => ({
-          given: source.given,
-          locked: lock?.sources.find((entry) => entry.spec === source.spec) ?? null,
-          update: false,
-          checkForUpdate: lock !== null,
-          refetch: refetch.has(source.spec),
-        })),
+        sources.filter((source) => !(isPoll && source.kind === "github" && source.isCommitPin))
+          .map((source) => ({
+            given: source.given,
+            locked: lock?.sources.find((entry) => entry.spec === source.spec) ?? null,
+            update: false,
+            checkForUpdate: lock !== null,
+            refetch: refetch.has(source.spec),
+          })),
       );
       refetch = new Set();
       const bySpec = new Map<string, FetchOutcome>(outcomes.map((o) => [o.spec, o]));
@@ -124,7 +126,9 @@ export function startRemoteRefresh(
         if (outcome.failure !== null) {
           options.log(`${outcome.spec}: ${outcome.failure.message} (${outcome.failure.reason})`);
         } else if (outcome.status === "fetched") {
-          options.log(`${outcome.spec}: now at ${outcome.commit?.slice(0, 12)}`);
+          options.log(
+            `${outcome.spec}: now at ${revisionLabel(outcome.spec, outcome.commit ?? "")}`,
+          );
         }
       }
       const roots = await remoteRoots(sources, {

@@ -11,6 +11,7 @@ import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
 import { computeFetcherPermissions } from "./fetcher_permissions.ts";
 import type { FetcherSetup } from "./fetcher_host.ts";
 import { decideEndpoints } from "./github_hosts.ts";
+import { parseOriginList } from "./publisher_spec.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
 import { sourcesCacheDir } from "./sources_cache.ts";
 
@@ -52,10 +53,15 @@ export function remoteSetup(
     maxMemberBytes: config.options.remoteMaxMemberBytes,
     fetchTimeoutMs: config.options.remoteTimeoutSeconds * 1000,
   };
+  // Checked at start-up (src/config/cli.ts); here only normalised.
+  const publisherOrigins = Object.freeze(parseOriginList(config.options.wellKnownAllow));
   return Object.freeze({
     endpoints,
     cacheDir,
     caps: Object.freeze(caps),
-    fetcher: computeFetcherPermissions(endpoints, cacheDir),
+    publisherOrigins,
+    fetcher: computeFetcherPermissions(endpoints, cacheDir, publisherOrigins, {
+      gitHub: config.remoteSources.some((source) => source.kind === "github"),
+    }),
   });
 }

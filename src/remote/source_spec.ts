@@ -8,6 +8,8 @@
 
 /** One parsed GitHub source. */
 export interface GitHubSource {
+  /** Which kind of source (`well-known` publishers are {@linkcode PublisherSource}). */
+  readonly kind: "github";
   /** Canonical spec, the lock's key: `github:owner/repo[/path][@ref]` (owner, repo lowercased). */
   readonly spec: string;
   /** The text as the owner wrote it (for messages). */
@@ -93,6 +95,7 @@ export function parseSourceSpec(text: string): GitHubSource {
   const spec = `github:${lowerOwner}/${lowerRepo}${path === "" ? "" : `/${path}`}` +
     (ref === null ? "" : `@${ref}`);
   return Object.freeze({
+    kind: "github" as const,
     spec,
     given,
     owner: lowerOwner,

@@ -5,6 +5,8 @@
  * ```text
  * <cache>/<key>/state.json        the commit served, its ETag, its skills' digests
  * <cache>/<key>/commits/<sha>/<leaf>/  that commit's source PATH, extracted and checked
+ *                                 (a publisher: <sha> is its index's SHA-256, <leaf>
+ *                                 `agent-skills`, one folder per skill)
  * <cache>/<key>/tmp-<uuid>/       an extraction in progress (never served)
  * ```
  *
@@ -20,16 +22,21 @@
 import { join } from "node:path";
 import { MAX_STATE_BYTES } from "./remote_caps.ts";
 import type { SkillDigests } from "./lock_file.ts";
-import type { GitHubSource } from "./source_spec.ts";
+import type { RemoteSource } from "./remote_source.ts";
 
 /** What `state.json` holds: the last good copy of a source. */
 export interface SourceState {
   readonly spec: string;
+  /** The revision served: a commit (40 hex), or a publisher index's SHA-256 (64 hex). */
   readonly commit: string;
-  /** ETag of the last ref resolution (for conditional polling), or null. */
+  /** ETag of the last ref resolution or index answer (for conditional polling), or null. */
   readonly etag: string | null;
-  /** The commit that resolution answered (a 304 means the ref is still there). */
+  /** The revision that answer named (a 304 means it is still current). */
   readonly etagCommit: string | null;
+  /** A publisher index's `Last-Modified`, sent as `If-Modified-Since`. @default null */
+  readonly lastModified?: string | null;
+  /** What a publisher's index reported (skipped entries, an unknown version). @default [] */
+  readonly problems?: readonly string[];
   /** The ref the commit was resolved from (null: default branch). */
   readonly ref: string | null;
   /** When this copy was checked, ms since the epoch. */
@@ -37,7 +44,8 @@ export interface SourceState {
   readonly skills: Readonly<Record<string, SkillDigests>>;
 }
 
-const COMMIT = /^[0-9a-f]{40}$/;
+/** A commit (40 hex) or a publisher index digest (64 hex). */
+const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /**
  * The sources cache folder from the environment.
@@ -57,18 +65,20 @@ export function sourcesCacheDir(getEnv: (name: string) => string | undefined): s
 }
 
 /**
- * A source's folder name: `owner-repo-` plus 16 hex of the SHA-256 of its
- * canonical spec (so two specs of one repository never share a folder).
+ * A source's folder name: `owner-repo-` (a publisher: its prefix) plus 16
+ * hex of the SHA-256 of its canonical spec (so two specs of one repository
+ * or host never share a folder).
  *
  * @param source The source.
  * @returns A single path segment.
  */
-export async function sourceKey(source: GitHubSource): Promise<string> {
+export async function sourceKey(source: RemoteSource): Promise<string> {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", new TextEncoder().encode(source.spec)),
   );
   const hex = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${`${source.owner}-${source.repo}`.replace(/[^a-z0-9._-]/g, "-")}-${hex}`;
+  const name = source.kind === "github" ? `${source.owner}-${source.repo}` : source.prefix;
+  return `${name.replace(/[^a-z0-9._-]/g, "-")}-${hex}`;
 }
 
 /**
@@ -89,10 +99,13 @@ export function commitDir(cacheDir: string, key: string, commit: string): string
  * walks, so a PATH that is itself a skill is named after its own folder
  * (`github:acme/skills/pdf` serves `acme-skills__pdf`), as a local root is.
  *
+ * A publisher's skills sit under `agent-skills/`, one folder per skill.
+ *
  * @param source The source.
  * @returns One path segment.
  */
-export function sourceLeaf(source: GitHubSource): string {
+export function sourceLeaf(source: RemoteSource): string {
+  if (source.kind === "well-known") return "agent-skills";
   return source.path === "" ? source.repo : source.path.slice(source.path.lastIndexOf("/") + 1);
 }
 
@@ -109,7 +122,7 @@ export function servedDir(
   cacheDir: string,
   key: string,
   commit: string,
-  source: GitHubSource,
+  source: RemoteSource,
 ): string {
   return join(commitDir(cacheDir, key, commit), sourceLeaf(source));
 }
@@ -143,6 +156,10 @@ export async function readState(cacheDir: string, key: string): Promise<SourceSt
       etagCommit: COMMIT.test(value.etagCommit) ? value.etagCommit : null,
       ref: typeof value.ref === "string" ? value.ref : null,
       checkedAtMs: typeof value.checkedAtMs === "number" ? value.checkedAtMs : 0,
+      lastModified: typeof value.lastModified === "string" ? value.lastModified : null,
+      problems: Array.isArray(value.problems)
+        ? value.problems.filter((entry: unknown) => typeof entry === "string")
+        : [],
       skills: value.skills,
     });
   } catch {

@@ -55,7 +55,9 @@ const BLOCK = 512;
  * @param gzip The downloaded archive.
  * @param dest An empty folder that exists.
  * @param subPath The source PATH inside the repository (`""` for all).
- * @param options The caps and the deadline signal.
+ * @param options The caps and the deadline signal; `hasTopFolder: false`
+ *   reads a publisher's skill archive, whose root is the skill folder
+ *   (no single top folder is stripped). @default hasTopFolder true (GitHub)
  * @returns The files written with their digests.
  * @throws {RemoteError} `unsafe-archive`, `too-large`, `bad-archive`, `timeout`.
  */
@@ -63,9 +65,14 @@ export async function extractTarball(
   gzip: Uint8Array,
   dest: string,
   subPath: string,
-  options: { readonly caps: RemoteCaps; readonly signal: AbortSignal },
+  options: {
+    readonly caps: RemoteCaps;
+    readonly signal: AbortSignal;
+    readonly hasTopFolder?: boolean;
+  },
 ): Promise<Extraction> {
   const { caps, signal } = options;
+  const hasTopFolder = options.hasTopFolder ?? true;
   const stream = new Blob([gzip as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
     new DecompressionStream("gzip"),
   );
@@ -100,10 +107,13 @@ export async function extractTarball(
       longName = null;
       const segments = checkedSegments(name);
       const first = segments[0];
-      if (first === undefined) throw unsafe(`an empty member name`);
+      if (first === undefined) {
+        if (!hasTopFolder && entry.type === "5") continue; // "./", the root itself
+        throw unsafe(`an empty member name`);
+      }
       if (top === null) top = first;
-      if (first !== top) throw unsafe(`member "${name}" is outside the top folder`);
-      const relative = inside(segments.slice(1), subPath);
+      if (hasTopFolder && first !== top) throw unsafe(`member "${name}" is outside the top folder`);
+      const relative = inside(hasTopFolder ? segments.slice(1) : segments, subPath);
       const isFile = entry.type === "0" || entry.type === "\0" || entry.type === "7";
       if (!isFile && entry.type !== "5" && !["1", "2", "3", "4", "6"].includes(entry.type)) {
         throw unsafe(`member "${name}" has unknown type "${entry.type}"`);

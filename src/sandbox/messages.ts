@@ -13,6 +13,7 @@ import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
+import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Root } from "../skills/skill.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
@@ -172,6 +173,25 @@ export interface LocateFdsReplyMessage {
 /** Descriptors one batched locate request may name at most; a longer one is ignored. */
 export const MAX_LOCATE_FDS = 4_096;
 
+ * Worker to trusted part: a settings view asks to set one override switch.
+ * The trusted part checks it (only narrowing, or turning back on what a view
+ * turned off: `src/config/file/view_override_write.ts`), writes
+ * `overrides.json` and posts the new overlay; the worker cannot write it.
+ */
+export interface OverrideWriteRequestMessage {
+  readonly type: "override-write";
+  readonly id: number;
+  /** Untrusted: checked by `readViewOverrideRequest` in the trusted part. */
+  readonly request: unknown;
+}
+
+/** Trusted part to worker: the outcome of an {@linkcode OverrideWriteRequestMessage}. */
+export interface OverrideWriteReplyMessage {
+  readonly type: "override-write-reply";
+  readonly id: number;
+  readonly answer: ViewOverrideAnswer;
+}
+
 /** Anything the worker may send. */
 export type WorkerMessage =
   | ReadyMessage
@@ -179,7 +199,8 @@ export type WorkerMessage =
   | GroupRequestMessage
   | LocateFdRequestMessage
   | LocateFdsRequestMessage
-  | EnvRequestMessage;
+  | EnvRequestMessage
+  | OverrideWriteRequestMessage;
 
 /**
  * Narrows an untrusted `MessageEvent.data` to a {@linkcode WorkerMessage}.
@@ -192,6 +213,11 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
   const message = data as { type?: unknown };
   if (message.type === "ready" || message.type === "exit") return data as WorkerMessage;
   if (message.type === "group") return isGroupRequest(data) ? data : null;
+  if (message.type === "override-write") {
+    return Number.isSafeInteger((data as Record<string, unknown>).id)
+      ? data as OverrideWriteRequestMessage
+      : null;
+  }
   if (message.type === "locate-fd") {
     const request = data as Record<string, unknown>;
     return Number.isSafeInteger(request.id) && Number.isSafeInteger(request.fd) &&

@@ -11,6 +11,7 @@ import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
+import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Root } from "../skills/skill.ts";
 import {
   type EnvReplyMessage,
@@ -20,6 +21,7 @@ import {
   type LocateFdReplyMessage,
   type LocateFdsReplyMessage,
   type OverlayMessage,
+  type OverrideWriteReplyMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type RemoteRootsMessage,
@@ -56,8 +58,10 @@ export interface WorkerSession {
  *   answers the worker's process-group requests (without one, every request
  *   is refused); `releaseEnv`: the trusted rule that answers the worker's
  *   environment requests (`env_release.ts`; without one, every request gets
- *   no value); `overlay`: the owner's overrides read at start-up. The worker
- *   builds the catalog itself: nothing of a skill is sent or held here.
+ *   no value); `overlay`: the owner's overrides read at start-up;
+ *   `writeOverride`: the trusted part's writer of a settings view's requests
+ *   (without one, each is refused). The worker builds the catalog itself:
+ *   nothing of a skill is sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
@@ -69,9 +73,10 @@ export function startWorker(
     groupKiller?: GroupKiller;
     releaseEnv?: (request: EnvRequestMessage) => Promise<Readonly<Record<string, string>>>;
     overlay?: CatalogOverlay;
+    writeOverride?: (request: unknown) => Promise<ViewOverrideAnswer>;
   } = {},
 ): WorkerSession {
-  const { groupKiller, releaseEnv } = options;
+  const { groupKiller, releaseEnv, writeOverride } = options;
   const worker = new Worker(entry, {
     type: "module",
     name: "skillgate-worker",
@@ -101,6 +106,24 @@ export function startWorker(
       if (message?.type === "env") {
         void (releaseEnv?.(message) ?? Promise.resolve({})).catch(() => ({})).then((values) => {
           const reply: EnvReplyMessage = { type: "env-reply", id: message.id, values };
+          worker.postMessage(reply);
+        });
+      }
+      if (message?.type === "override-write") {
+        const answering: Promise<ViewOverrideAnswer> = writeOverride === undefined
+          ? Promise.resolve({
+            ok: false,
+            code: "SETTINGS_UNAVAILABLE",
+            message: "This server does not write overrides",
+            hint: "Use skillgate override",
+          })
+          : writeOverride(message.request);
+        void answering.then((answer) => {
+          const reply: OverrideWriteReplyMessage = {
+            type: "override-write-reply",
+            id: message.id,
+            answer,
+          };
           worker.postMessage(reply);
         });
       }

@@ -22,6 +22,8 @@ export interface CatalogStore {
   swap(next: Catalog): void;
   /** Replaces the overlay atomically; returns the new served snapshot. */
   setOverlay(overlay: CatalogOverlay): Catalog;
+  /** The overlay in force (the settings view shows its overrides and `setByView`). */
+  overlay(): CatalogOverlay;
 }
 
 /**
@@ -50,5 +52,6 @@ export function createCatalogStore(
       snapshot = applyOverlay(base, layer);
       return snapshot;
     },
+    overlay: () => layer,
   };
 }

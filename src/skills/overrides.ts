@@ -36,6 +36,11 @@ export interface CatalogOverlay {
   readonly overrides: SkillOverrides;
   /** Problems about the owner's files (`restart-needed`, `config-invalid`), added to the view. */
   readonly problems: readonly Problem[];
+  /**
+   * The switches a settings view turned off (`overrides.json`'s `setByView`),
+   * the only ones a view may turn back on; shown by the settings view. @default none
+   */
+  readonly setByView?: Readonly<Record<string, readonly OverrideSwitch[]>>;
 }
 
 /** No overrides, no problems. */

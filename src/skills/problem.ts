@@ -42,6 +42,7 @@ export const PROBLEM_REASONS = [
   "remote-stale",
   "remote-update",
   "remote-lock-mismatch",
+  "remote-index",
 ] as const;
 
 /** One of {@linkcode PROBLEM_REASONS}. */

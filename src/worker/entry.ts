@@ -16,6 +16,7 @@ import { installFdLocator } from "../files/fd_location.ts";
 import { createFdLocateClient } from "../sandbox/fd_locate_client.ts";
 import { createEnvReleaseClient } from "../sandbox/env_release_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
+import { createOverrideWriteClient } from "../sandbox/override_write_client.ts";
 import type {
   ExitMessage,
   OverlayMessage,
@@ -148,7 +149,11 @@ async function serve(start: StartMessage): Promise<void> {
       killer: createGroupKillClient(self),
       releaseEnv: createEnvReleaseClient(self),
     });
-  const withScripts = scripts === undefined ? {} : { scripts };
+  const withScripts = {
+    ...(scripts === undefined ? {} : { scripts }),
+    // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
+    writeOverride: createOverrideWriteClient(self),
+  };
   let discovered: (skillFolders: number) => void = () => {};
   const discovery = new Promise<number>((resolve) => (discovered = resolve));
   const loading = firstCatalog(config, (count) => discovered(count));

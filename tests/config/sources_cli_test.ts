@@ -89,3 +89,52 @@ Deno.test("parseCommandLine() gives a local root a prefix with --root-prefix", (
     UsageError,
   );
 });
+
+Deno.test("parseCommandLine() reads a publisher source beside a GitHub one, each on its own list", () => {
+  const config = parse([
+    "/r",
+    ALLOW,
+    "--well-known-allow=https://Skills.Acme.dev",
+    "--source=github:acme/a",
+    "--source=https://skills.acme.dev/team",
+  ]);
+  assert.deepEqual(config.remoteSources.map((s) => [s.kind, s.spec, s.prefix]), [
+    ["github", "github:acme/a", "acme-a"],
+    [
+      "well-known",
+      "https://skills.acme.dev/team/.well-known/agent-skills/",
+      "skills-acme-dev-team",
+    ],
+  ]);
+  const sync = parse([
+    "sync",
+    "--well-known-allow=https://skills.acme.dev",
+    "--source=https://skills.acme.dev/",
+    "--update",
+    "https://skills.acme.dev/.well-known/agent-skills/index.json",
+  ]);
+  assert.deepEqual(sync.updateSpecs, ["https://skills.acme.dev/.well-known/agent-skills/"]);
+});
+
+Deno.test("attack: parseCommandLine() refuses a publisher off --well-known-allow (exact origin, default deny)", () => {
+  for (
+    const allow of [
+      [],
+      ["--well-known-allow=https://acme.dev"],
+      ["--well-known-allow=https://skills.acme.dev:8443"],
+      ["--well-known-allow=http://skills.acme.dev"],
+      ["--github-allow=skills.acme.dev"],
+    ]
+  ) {
+    assert.throws(
+      () => parse(["/r", ...allow, "--source=https://skills.acme.dev/"]),
+      (error: Error) =>
+        error instanceof UsageError && !error.message.includes("acme.dev:8443") &&
+        (error.message.includes("is not allowed") || error.message.includes("not an origin")),
+      allow.join(" "),
+    );
+  }
+  for (const entry of ["https://*.acme.dev", "https://acme.dev/path", "http://acme.dev"]) {
+    assert.throws(() => parse(["/r", `--well-known-allow=${entry}`]), UsageError, entry);
+  }
+});

@@ -11,6 +11,7 @@ import { decideEndpoints } from "../../src/remote/github_hosts.ts";
 import { DEFAULT_REMOTE_CAPS } from "../../src/remote/remote_caps.ts";
 import { assertEquals } from "./_assert.ts";
 import { publish, remoteFixture, V1 } from "./_remote_fixture.ts";
+import { publishSkills, startFakePublisher } from "../support/fake_publisher.ts";
 
 Deno.test("the fetcher worker fetches a source with exactly its permission set", async () => {
   await using fx = await remoteFixture();
@@ -40,7 +41,7 @@ Deno.test("the fetcher worker fetches a source with exactly its permission set",
   }
 });
 
-Deno.test("attack: the fetcher cannot read a skill root or write outside its cache, our checks bypassed", async () => {
+Deno.test("attack: the fetcher cannot read a skill root, write outside its cache or reach a port beside an allowed publisher, our checks bypassed", async () => {
   await using fx = await remoteFixture();
   const root = join(fx.dir, "skills", "local");
   await Deno.mkdir(root, { recursive: true });
@@ -49,11 +50,16 @@ Deno.test("attack: the fetcher cannot read a skill root or write outside its cac
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     () => new Response("reached"),
   );
+  await using publisher = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response("publisher"),
+  );
+  const publisherOrigins = [`http://127.0.0.1:${publisher.addr.port}`];
   const endpoints = decideEndpoints(fx.fake.apiUrl, fx.fake.downloadHost);
-  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir);
+  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir, publisherOrigins);
   const fetcher = startFetcher(
     permissions,
-    { endpoints, cacheDir: fx.cacheDir, caps: DEFAULT_REMOTE_CAPS },
+    { endpoints, cacheDir: fx.cacheDir, caps: DEFAULT_REMOTE_CAPS, publisherOrigins },
     new URL("../support/fetcher_wall_probe.ts", import.meta.url),
   );
   try {
@@ -75,11 +81,41 @@ Deno.test("attack: the fetcher cannot read a skill root or write outside its cac
       readEnvToken: "ok",
       readEnvHome: "NotCapable",
       fetchApiHost: "ok",
+      fetchPublisherOrigin: "ok",
       fetchOffList: "NotCapable",
       spawnShell: "NotCapable",
       listen: "NotCapable",
     });
     assertEquals(await Deno.readTextFile(join(root, "SKILL.md")), "---\nname: local\n---\n");
+  } finally {
+    fetcher.close();
+  }
+});
+
+Deno.test("the fetcher worker fetches a publisher source with exactly its permission set", async () => {
+  await using fx = await remoteFixture();
+  await using pub = startFakePublisher();
+  await publishSkills(pub, [{
+    name: "style",
+    as: "tar.gz",
+    files: { "SKILL.md": "---\nname: style\ndescription: d\n---\nBody\n" },
+  }]);
+  const endpoints = decideEndpoints(fx.fake.apiUrl, fx.fake.downloadHost);
+  const publisherOrigins = [pub.origin];
+  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir, publisherOrigins);
+  assertEquals(permissions.net.includes(new URL(pub.origin).host), true);
+  const fetcher = startFetcher(permissions, {
+    endpoints,
+    cacheDir: fx.cacheDir,
+    caps: DEFAULT_REMOTE_CAPS,
+    publisherOrigins,
+  });
+  try {
+    const [outcome] = await fetcher.fetch([
+      { given: pub.base, locked: null, update: false, checkForUpdate: false },
+    ]);
+    assertEquals(outcome?.failure, null);
+    assertEquals(Object.keys(outcome?.skills ?? {}), ["style"]);
   } finally {
     fetcher.close();
   }

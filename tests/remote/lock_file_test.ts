@@ -93,3 +93,41 @@ Deno.test("readLockFile() answers null for a missing lock and round-trips writeL
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("renderLock() pins a publisher by its index digest, and parseLock() reads it back", () => {
+  const spec = "https://skills.acme.dev/.well-known/agent-skills/";
+  const lock = {
+    sources: [
+      { spec: "github:a/a", commit: SHA, skills: {} },
+      { spec, commit: "c".repeat(64), skills: { brand: { "SKILL.md": A } } },
+    ],
+  };
+  const text = renderLock(lock);
+  const json = JSON.parse(text);
+  assertEquals(json.sources.map((s: { resolved: unknown }) => s.resolved), [
+    { commit: SHA },
+    { indexDigest: `sha256:${"c".repeat(64)}` },
+  ]);
+  assertEquals(renderLock(parseLock(text, "skillgate.lock")), text);
+  assertEquals(parseLock(text, "skillgate.lock").sources[1]?.commit, "c".repeat(64));
+});
+
+Deno.test("attack: parseLock() refuses a publisher pinned by a commit or a malformed index digest", () => {
+  const spec = "https://skills.acme.dev/.well-known/agent-skills/";
+  for (
+    const resolved of [
+      { commit: SHA },
+      { indexDigest: "c".repeat(64) },
+      { indexDigest: `sha256:${"C".repeat(64)}` },
+      { indexDigest: `sha256:${"c".repeat(40)}` },
+    ]
+  ) {
+    const text = JSON.stringify({ lockVersion: 1, sources: [{ spec, resolved, skills: {} }] });
+    assertThrows(
+      () => parseLock(text, "skillgate.lock"),
+      LockError,
+      undefined,
+      JSON.stringify(resolved),
+    );
+  }
+});

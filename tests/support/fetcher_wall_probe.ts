@@ -24,7 +24,7 @@ async function attempt(action: () => Promise<unknown>): Promise<string> {
 }
 
 self.onmessage = async (event: MessageEvent<FetchMessage>) => {
-  const { cacheDir, endpoints, id, orders } = event.data;
+  const { cacheDir, endpoints, id, orders, publisherOrigins } = event.data;
   const [root = "/nonexistent", offList = "127.0.0.1:9"] = (orders[0]?.given ?? "").split("|");
   const results = {
     writeInsideCache: await attempt(() => Deno.writeTextFile(join(cacheDir, "probe.txt"), "x")),
@@ -39,6 +39,11 @@ self.onmessage = async (event: MessageEvent<FetchMessage>) => {
     readEnvHome: await attempt(() => Promise.resolve(Deno.env.get("HOME"))),
     fetchApiHost: await attempt(async () => {
       await (await fetch(`http://${endpoints.apiHost}/`)).body?.cancel();
+    }),
+    fetchPublisherOrigin: await attempt(async () => {
+      const origin = publisherOrigins?.[0];
+      if (origin === undefined) throw new Error("NoPublisher");
+      await (await fetch(`${origin}/`)).body?.cancel();
     }),
     fetchOffList: await attempt(async () => {
       await (await fetch(`http://${offList}/`)).body?.cancel();

@@ -227,6 +227,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "to watch until it is created; the path comes from --config or XDG, never from a client",
   },
   {
+    path: "src/mcp/apps/view_resources.ts",
+    apis: ["import()"],
+    reason: "worker: loads the MCP Apps page (about 800 KB, views.generated.ts) on the first " +
+      "ui:// read instead of at start-up; a fixed, relative module specifier in the module " +
+      "graph (no read permission, deno compile includes it)",
+  },
+  {
     path: "main.ts",
     apis: ["import()"],
     reason: "trusted part: loads the one-shot commands (list, validate, permissions, sync: with " +

@@ -185,3 +185,36 @@ Deno.test("a slow body inside a session gets 408 and frees the session's slot", 
   assert.equal(ping.status, 200, `the session's one slot is free again: ${ping.text}`);
   assert.equal(h.http.stats().inFlight, 0);
 });
+
+/** A POST whose body arrives as exactly these chunks. */
+function chunkedRequest(chunks: readonly number[][]): Request {
+  return new Request("http://127.0.0.1/mcp", {
+    method: "POST",
+    body: new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new Uint8Array(chunk));
+        controller.close();
+      },
+    }),
+  });
+}
+
+Deno.test("readJsonBody() decodes a character split across chunks, and refuses bytes that are not strict UTF-8", async () => {
+  const bytes = [...new TextEncoder().encode('{"name":"\u{1F600}é"}')];
+  // Split inside the 4-byte emoji and inside the 2-byte é.
+  const split = await readJsonBody(
+    chunkedRequest([bytes.slice(0, 11), bytes.slice(11, 15), bytes.slice(15)]),
+    1024,
+  );
+  assert.deepEqual(split, { kind: "json", value: { name: "\u{1F600}é" } });
+  const invalid = await readJsonBody(chunkedRequest([[0x7b], [0xff], [0x7d]]), 1024);
+  assert.equal(invalid.kind, "malformed");
+  const cutShort = await readJsonBody(chunkedRequest([bytes.slice(0, 11)]), 1024);
+  assert.deepEqual(cutShort, {
+    kind: "malformed",
+    reason: "Parse error: the body is not valid UTF-8",
+  });
+  // A bad byte early does not hide that the body is also too large.
+  const both = await readJsonBody(chunkedRequest([[0xff], Array(2048).fill(0x61)]), 1024);
+  assert.equal(both.kind, "too-large");
+});

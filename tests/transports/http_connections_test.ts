@@ -212,19 +212,51 @@ Deno.test("attack: 300 connections that never finish headers stay within a cap o
   }
 });
 
-Deno.test("attack: when every connection at the cap has a request in progress, a new one is closed at accept", async () => {
-  await using server = await lowLimitService({ maxConnections: 4 }, { bodyTimeoutMs: 60_000 });
-  const port = server.service.port;
-  const busy = await Promise.all(Array.from({ length: 4 }, () => connect(server.service)));
+Deno.test("a client's Connection: close is honoured when the answer is an SSE stream", async () => {
+  await using server = await lowLimitService({ keepAliveIdleMs: 60_000 });
+  const conn = await connect(server.service);
   try {
-    await Promise.all(busy.map((conn) =>
-      conn.write(encoder.encode(
-        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
-          "Accept: application/json, text/event-stream\r\nContent-Length: 50\r\n\r\n{",
-      ))
+    await conn.write(encoder.encode(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.service.port}\r\n` +
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+        `Connection: close\r\nContent-Length: ${encoder.encode(INITIALIZE).length}\r\n\r\n` +
+        INITIALIZE,
     ));
-    // Wait until all four requests have started (their headers are parsed).
-    while (startedRequests(server.service.handler) < 4) {
+    // Only the server's close ends this read (the idle timeout is a minute away).
+    const { text, sawEof } = await readUntilClosed(conn);
+    assert.match(text, /content-type: text\/event-stream/i);
+    assert.doesNotMatch(text, /connection: keep-alive/i);
+    assert.ok(sawEof);
+  } finally {
+    conn.close();
+  }
+});
+
+Deno.test("attack: when every connection at the cap has work in progress (its body arrived), a new one is closed at accept", async () => {
+  await using server = await lowLimitService({ maxConnections: 4 });
+  const port = server.service.port;
+  const streams: Deno.TcpConn[] = [];
+  try {
+    // Four sessions, each holding its SSE stream open: requests in progress, bodies complete.
+    for (let index = 0; index < 4; index++) {
+      const opener = await connect(server.service);
+      await opener.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nConnection: close\r\n" +
+          `Content-Length: ${encoder.encode(INITIALIZE).length}\r\n\r\n${INITIALIZE}`,
+      ));
+      const { text } = await readUntilClosed(opener);
+      opener.close();
+      const sessionId = /mcp-session-id: (\S+)/i.exec(text)?.[1];
+      assert.ok(sessionId, text);
+      const stream = await connect(server.service);
+      streams.push(stream);
+      await stream.write(encoder.encode(
+        `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n` +
+          `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
+      ));
+    }
+    while (server.service.handler.stats().openStreams < 4) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const late = await connect(server.service);
@@ -236,6 +268,40 @@ Deno.test("attack: when every connection at the cap has a request in progress, a
     }
     assert.ok(server.service.connectionStats().refused >= 1);
     assert.ok(server.logs.some((line) => line.includes("HTTP connection limit reached")));
+  } finally {
+    for (const conn of streams) conn.close();
+  }
+});
+
+Deno.test("attack: unfinished bodies on every connection at the cap cannot keep a new client out; the oldest gives way", async () => {
+  await using server = await lowLimitService({ maxConnections: 4 }, { bodyTimeoutMs: 60_000 });
+  const port = server.service.port;
+  const busy: Deno.TcpConn[] = [];
+  try {
+    for (let index = 0; index < 4; index++) {
+      const conn = await connect(server.service);
+      busy.push(conn);
+      await conn.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nContent-Length: 50\r\n\r\n{",
+      ));
+      // One at a time, so which body has been arriving longest is known.
+      while (startedRequests(server.service.handler) < index + 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    const newcomer = await connect(server.service);
+    try {
+      await newcomer.write(
+        encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+      );
+      assert.match((await readUntilClosed(newcomer)).text, /^HTTP\/1\.1 200 /);
+    } finally {
+      newcomer.close();
+    }
+    const oldest = await readUntilClosed(busy[0] as Deno.TcpConn);
+    assert.equal(oldest.text, "", "the oldest unfinished body's connection was closed");
+    assert.equal(server.service.connectionStats().refused, 0);
   } finally {
     for (const conn of busy) conn.close();
   }
@@ -299,3 +365,40 @@ function startedRequests(handler: { stats(): { inFlight: number; bodyReads: numb
   const stats = handler.stats();
   return stats.inFlight + stats.bodyReads;
 }
+
+Deno.test("attack: half-header connections, 300 at a time (up to 3,000), cannot keep a new client out", async () => {
+  await using server = await lowLimitService({ maxConnections: 64, headersTimeoutMs: 60_000 });
+  const flood = new Worker(new URL("./_half_header_flood.ts", import.meta.url), { type: "module" });
+  const started = Promise.withResolvers<void>();
+  flood.onmessage = (event) => {
+    if (event.data.kind === "started") started.resolve();
+  };
+  flood.postMessage({ port: server.service.port, total: 3_000, concurrency: 300 });
+  const whole = encoder.encode(
+    "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+  );
+  const answers: string[] = [];
+  try {
+    await started.promise;
+    // 100 new clients, one after another, while the flood keeps the cap full.
+    for (let index = 0; index < 100; index++) {
+      const newcomer = await connect(server.service);
+      try {
+        await newcomer.write(whole);
+        answers.push((await readUntilClosed(newcomer)).text.split("\r\n")[0] ?? "");
+      } finally {
+        newcomer.close();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.ok(server.service.connectionStats().evicted >= 300, "the flood filled the cap");
+  } finally {
+    flood.terminate();
+  }
+  assert.deepEqual(
+    answers.filter((line) => line !== "HTTP/1.1 200 OK"),
+    [],
+    `every one of ${answers.length} new clients was answered`,
+  );
+  assert.ok(server.service.connectionStats().open <= 64);
+});

@@ -230,3 +230,18 @@ Deno.test("attack: beyond loopback one address's flood of requests takes its own
   assert.equal((await served).status, 200);
   for (const response of [...held, await served]) assert.match(await response.text(), /"done"/);
 });
+
+Deno.test("attack: 1,000 sessions that each work a little never evict a working client's session, and every newcomer gets in", async () => {
+  await using h = await testHandler(httpConfig(), { limits: { maxSessions: 16 } });
+  const working = await openSession(h.http);
+  const statuses: number[] = [];
+  // Each flood session asks something (so it is not "never used"), then goes idle; the
+  // working client asks one thing between every few of them, as an active client does.
+  for (let index = 0; index < 1_000; index++) {
+    const flood = await openSession(h.http);
+    assert.equal(await ping(h.http, flood), 200);
+    if (index % 4 === 0) statuses.push(await ping(h.http, working));
+  }
+  assert.equal(h.http.stats().sessions, 16, "the table never grows past its ceiling");
+  assert.deepEqual(statuses.filter((status) => status !== 200), [], "never evicted, never refused");
+});

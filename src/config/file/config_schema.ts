@@ -89,6 +89,15 @@ export function overridesSchema(): Record<string, unknown> {
           },
         },
       },
+      setByView: {
+        type: "object",
+        description: "Written by skillgate: the switches a settings view (MCP Apps) turned " +
+          "off, the only ones a view may turn back on",
+        additionalProperties: {
+          type: "array",
+          items: { enum: ["enabled", "modelInvocable", "userInvocable"] },
+        },
+      },
     },
   };
 }

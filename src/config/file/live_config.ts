@@ -21,13 +21,14 @@ import type { Problem } from "../../skills/problem.ts";
 import {
   type CatalogOverlay,
   narrowOverrides,
+  type OverrideSwitch,
   type SkillOverrides,
 } from "../../skills/overrides.ts";
 import { type ConfigFile, parseConfigFile } from "./config_file.ts";
 import { ConfigFileError } from "./json_document.ts";
 import type { ConfigLocation } from "./load_config.ts";
 import { narrows, sameValue } from "./narrowing.ts";
-import { parseOverridesFile } from "./overrides_file.ts";
+import { parseOverridesFile, parseSetByView, type SetByView } from "./overrides_file.ts";
 
 /** What the live review compares against: the start-up configuration and the overrides in force. */
 export interface LiveConfigState {
@@ -40,6 +41,8 @@ export interface LiveConfigState {
   readonly overrides: SkillOverrides;
   /** The caps in force (only ever lowered; `running.caps` at start-up). */
   readonly caps: Caps;
+  /** The switches a settings view turned off (`setByView`), as last read. @default none */
+  readonly setByView?: SetByView;
 }
 
 /** The options applied while serving when an edit lowers them: the caps. */
@@ -60,6 +63,8 @@ export interface LiveReview {
   readonly overrides: SkillOverrides;
   /** The caps now in force (the previous ones, lowered by the edit). */
   readonly caps: Caps;
+  /** `setByView` as the file now says, kept to the switches off in `overrides`. */
+  readonly setByView: SetByView;
   /** `restart-needed` and `config-invalid` problems (empty when all is applied). */
   readonly problems: readonly Problem[];
 }
@@ -100,6 +105,7 @@ export function reviewOwnerFiles(
     found.push(...changes.found);
   }
   let overrides = state.overrides;
+  let setByView = state.setByView ?? {};
   try {
     if (overridesText instanceof ConfigFileError) throw overridesText;
     const proposed = overridesText === null
@@ -107,6 +113,10 @@ export function reviewOwnerFiles(
       : parseOverridesFile(state.location.overridesPath, overridesText);
     const narrowed = narrowOverrides(state.overrides, proposed);
     overrides = narrowed.overrides;
+    setByView = keptSetByView(
+      overridesText === null ? {} : parseSetByView(state.location.overridesPath, overridesText),
+      overrides,
+    );
     if (narrowed.widened.length > 0) {
       const count = narrowed.widened.length;
       const tail = "widens what is served, so it takes effect at the next start; until then " +
@@ -123,6 +133,7 @@ export function reviewOwnerFiles(
   return {
     overrides,
     caps,
+    setByView,
     problems: found.map((finding) => finding.problem),
     ownerDetails: found.map((finding) => finding.ownerDetail),
   };
@@ -140,11 +151,32 @@ interface Finding {
  * @param review From {@linkcode reviewOwnerFiles}.
  * @returns The overrides and the problems, frozen.
  */
-export function overlayOf(review: LiveReview): CatalogOverlay {
+export function overlayOf(
+  review: Omit<LiveReview, "setByView"> & { readonly setByView?: SetByView },
+): CatalogOverlay {
   return Object.freeze({
     overrides: review.overrides,
     problems: Object.freeze([...review.problems]),
+    setByView: review.setByView ?? {},
   });
+}
+
+/**
+ * `setByView` kept to the switches that are off in `overrides` (a switch on
+ * again, or never off, cannot be a view's to turn back on).
+ *
+ * @param setByView As read from the file.
+ * @param overrides The overrides in force.
+ * @returns The kept entries (names without a switch left out).
+ */
+export function keptSetByView(setByView: SetByView, overrides: SkillOverrides): SetByView {
+  const kept: Record<string, OverrideSwitch[]> = {};
+  for (const [name, switches] of Object.entries(setByView)) {
+    const entry = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
+    const off = switches.filter((key) => entry?.[key] === false);
+    if (off.length > 0) kept[name] = off;
+  }
+  return kept;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { Config } from "../config.ts";
 import { isUnsetValue } from "../env_value.ts";
 import { type ConfigFile, parseConfigFile } from "./config_file.ts";
 import { ConfigFileError } from "./json_document.ts";
-import { parseOverridesFile } from "./overrides_file.ts";
+import { parseOverridesFile, parseSetByView, type SetByView } from "./overrides_file.ts";
 import type { SkillOverrides } from "../../skills/overrides.ts";
 
 /** Bytes of a configuration or overrides file read at most. */
@@ -212,4 +212,19 @@ export async function loadOverrides(location: ConfigLocation | null): Promise<Sk
   if (location === null) return {};
   const text = await readOwnerFile(location.overridesPath);
   return text === null ? {} : parseOverridesFile(location.overridesPath, text);
+}
+
+/**
+ * Reads `overrides.json`'s `setByView` (the switches a settings view turned off).
+ *
+ * @param location Where the configuration lives, or null under `--no-config`.
+ * @returns The switches by skill name (none when there is no file).
+ * @throws {ConfigFileError} When the file is not valid.
+ *
+ * Requires `--allow-read` on the configuration folder (trusted part only).
+ */
+export async function loadSetByView(location: ConfigLocation | null): Promise<SetByView> {
+  if (location === null) return {};
+  const text = await readOwnerFile(location.overridesPath);
+  return text === null ? {} : parseSetByView(location.overridesPath, text);
 }

@@ -15,6 +15,7 @@
 import { isUsableDirectoryName } from "../../skills/names.ts";
 import {
   OVERRIDE_SWITCHES,
+  type OverrideSwitch,
   type SkillOverride,
   type SkillOverrides,
 } from "../../skills/overrides.ts";
@@ -40,6 +41,7 @@ export function parseOverridesFile(path: string, text: string): SkillOverrides {
       }
       continue;
     }
+    if (top.key === SET_BY_VIEW_KEY) continue; // checked by parseSetByView
     if (top.key !== "skills") {
       throw document.errorAt(
         top.keyOffset,
@@ -90,17 +92,75 @@ export function parseOverridesFile(path: string, text: string): SkillOverrides {
       overrides[skill.key] = entry;
     }
   }
+  parseSetByView(path, text);
   return overrides;
 }
 
+/** The top-level key of the switches a settings view turned off. */
+export const SET_BY_VIEW_KEY = "setByView";
+
+/** The switches a settings view turned off, by served skill name. */
+export type SetByView = Readonly<Record<string, readonly OverrideSwitch[]>>;
+
 /**
- * The text `skillgate override` writes: sorted names, two-space JSON, a final newline.
+ * Reads `setByView` from an overrides file's text: which switches a settings
+ * view turned off (and so may turn back on).
+ *
+ * @param path The file's path, for messages.
+ * @param text Its content.
+ * @returns The switches by skill name (absent key: none).
+ * @throws {ConfigFileError} On invalid JSON, a name that cannot be a skill's,
+ *   or a value that is not a list of switch names; located by line and column.
+ */
+export function parseSetByView(path: string, text: string): SetByView {
+  const document = parseJsonDocument(path, text);
+  const found: Record<string, OverrideSwitch[]> = {};
+  for (const top of propertiesOf(document.root)) {
+    if (top.key !== SET_BY_VIEW_KEY) continue;
+    if (top.value.type !== "object") {
+      throw document.errorAt(
+        top.value.offset,
+        `"${SET_BY_VIEW_KEY}" must be an object of skill names`,
+        SET_BY_VIEW_KEY,
+      );
+    }
+    for (const skill of propertiesOf(top.value)) {
+      const key = `${SET_BY_VIEW_KEY}.${skill.key}`;
+      if (!isUsableDirectoryName(skill.key)) {
+        throw document.errorAt(skill.keyOffset, `"${skill.key}" cannot be a skill's name`, key);
+      }
+      const items = skill.value.type === "array" ? skill.value.children ?? [] : null;
+      const switches = items?.map((item) => item.value);
+      if (
+        switches === undefined ||
+        !switches.every((name) => (OVERRIDE_SWITCHES as readonly unknown[]).includes(name))
+      ) {
+        throw document.errorAt(
+          skill.value.offset,
+          `"${key}" must be a list of ${OVERRIDE_SWITCHES.join(", ")}`,
+          key,
+        );
+      }
+      found[skill.key] = [...new Set(switches as OverrideSwitch[])];
+    }
+  }
+  return found;
+}
+
+/**
+ * The text the trusted part writes: sorted names, two-space JSON, a final newline.
  *
  * @param overrides The overrides (entries without a switch are dropped).
  * @param schema The `$schema` value to keep, or null.
+ * @param setByView The switches a view turned off; a switch not off in
+ *   `overrides` is dropped, and the key is left out when none remain. @default none
  * @returns The file's content.
  */
-export function overridesFileText(overrides: SkillOverrides, schema: string | null): string {
+export function overridesFileText(
+  overrides: SkillOverrides,
+  schema: string | null,
+  setByView: SetByView = {},
+): string {
   const skills: Record<string, SkillOverride> = {};
   for (const name of Object.keys(overrides).sort()) {
     const entry = overrides[name]!;
@@ -109,7 +169,15 @@ export function overridesFileText(overrides: SkillOverrides, schema: string | nu
     );
     if (Object.keys(kept).length > 0) skills[name] = kept;
   }
+  const byView: Record<string, OverrideSwitch[]> = {};
+  for (const name of Object.keys(setByView).sort()) {
+    const kept = OVERRIDE_SWITCHES.filter((key) =>
+      setByView[name]!.includes(key) && skills[name]?.[key] === false
+    );
+    if (kept.length > 0) byView[name] = kept;
+  }
+  const ledger = Object.keys(byView).length === 0 ? {} : { [SET_BY_VIEW_KEY]: byView };
   return `${
-    JSON.stringify({ ...(schema === null ? {} : { $schema: schema }), skills }, null, 2)
+    JSON.stringify({ ...(schema === null ? {} : { $schema: schema }), skills, ...ledger }, null, 2)
   }\n`;
 }

@@ -11,15 +11,32 @@
 import { basename, dirname } from "node:path";
 import type { Caps } from "../../caps.ts";
 import { createPathDebouncer } from "../../refresh/debounce.ts";
-import type { CatalogOverlay } from "../../skills/overrides.ts";
+import type { CatalogOverlay, SkillOverrides } from "../../skills/overrides.ts";
 import type { Problem } from "../../skills/problem.ts";
 import { type LiveConfigState, overlayOf, reviewOwnerFiles } from "./live_config.ts";
 import { readOwnerFile } from "./load_config.ts";
 import { ConfigFileError } from "./json_document.ts";
+import type { SetByView } from "./overrides_file.ts";
+
+/** The overrides in force and the switches a settings view turned off. */
+export interface OverridesInForce {
+  readonly overrides: SkillOverrides;
+  readonly setByView: SetByView;
+}
 
 /** A running watch; `close()` stops it. */
 export interface OwnerFilesWatch extends AsyncDisposable {
   close(): Promise<void>;
+  /** What is in force now. */
+  inForce(): OverridesInForce;
+  /**
+   * Puts overrides the trusted part itself wrote in force (a settings view's
+   * checked write, `view_override_write.ts`) and posts the overlay at once;
+   * the review that follows the file's change then finds nothing new.
+   */
+  adopt(next: OverridesInForce): void;
+  /** Runs `task` between reviews, never during one (so a write and a review never interleave). */
+  exclusive<T>(task: () => Promise<T>): Promise<T>;
 }
 
 /** Options of {@linkcode watchOwnerFiles}. */
@@ -58,6 +75,7 @@ export function watchOwnerFiles(
   let lastPosted = JSON.stringify({
     overlay: overlayOf({
       overrides: state.overrides,
+      setByView: state.setByView ?? {},
       caps: state.caps,
       problems: [],
       ownerDetails: [],
@@ -65,7 +83,8 @@ export function watchOwnerFiles(
     caps: state.caps,
   });
   let reported = new Set<string>();
-  let running: Promise<void> = Promise.resolve();
+  let lastProblems: readonly Problem[] = [];
+  let running: Promise<unknown> = Promise.resolve();
   let isClosed = false;
   const review = async () => {
     // A file that cannot be read (not a regular file, too large, not UTF-8)
@@ -74,7 +93,13 @@ export function watchOwnerFiles(
     const configText = await readOrError(state.location.path);
     const overridesText = await readOrError(state.location.overridesPath);
     const outcome = reviewOwnerFiles(current, configText, overridesText);
-    current = { ...current, overrides: outcome.overrides, caps: outcome.caps };
+    current = {
+      ...current,
+      overrides: outcome.overrides,
+      caps: outcome.caps,
+      setByView: outcome.setByView,
+    };
+    lastProblems = outcome.problems;
     const update = { overlay: overlayOf(outcome), caps: outcome.caps };
     const text = JSON.stringify(update);
     if (text === lastPosted || isClosed) return;
@@ -125,9 +150,35 @@ export function watchOwnerFiles(
     debouncer.close();
     if (watcher !== null) closeQuietly(watcher);
     await pump;
-    await running;
+    await running.catch(() => {});
   };
-  return { close, [Symbol.asyncDispose]: close };
+  const adopt = (next: OverridesInForce) => {
+    current = { ...current, overrides: next.overrides, setByView: next.setByView };
+    const update = {
+      overlay: overlayOf({
+        overrides: next.overrides,
+        setByView: next.setByView,
+        caps: current.caps,
+        problems: lastProblems,
+        ownerDetails: [],
+      }),
+      caps: current.caps,
+    };
+    lastPosted = JSON.stringify(update);
+    if (!isClosed) options.onChange(update);
+  };
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const result = running.catch(() => {}).then(task);
+    running = result.catch(() => {});
+    return result;
+  };
+  return {
+    close,
+    inForce: () => ({ overrides: current.overrides, setByView: current.setByView ?? {} }),
+    adopt,
+    exclusive,
+    [Symbol.asyncDispose]: close,
+  };
 }
 
 /** Closes a watcher that a `break` out of its loop may already have closed. */

@@ -16,7 +16,12 @@
 
 import { type HandlerContext, inputRequired, type InputRequiredResult } from "../sdk.ts";
 import type { InputRound, UserAnswer } from "../tools/tool.ts";
-import { readRunConfirmation, RUN_CONFIRMATION_SCHEMA } from "./run_confirmation.ts";
+import {
+  confirmationForm,
+  type ConfirmationWords,
+  readRunConfirmation,
+  RUN_CONFIRMATION_SCHEMA,
+} from "./run_confirmation.ts";
 
 /** The envelope key of the capabilities the client declares per request. */
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
@@ -63,13 +68,15 @@ export function inputRoundOf(ctx: HandlerContext): InputRound | undefined {
     ...(typeof state === "string" ? { state } : {}),
     ...(answer === undefined ? {} : { answer }),
     canElicit: declared?.elicitation !== undefined,
-    ask: (message: string, requestState: string): InputRequiredResult =>
+    ask: (message: string, requestState: string, words?: ConfirmationWords): InputRequiredResult =>
       inputRequired({
         inputRequests: {
           [CONFIRM_INPUT_KEY]: inputRequired.elicit({
             mode: "form",
             message,
-            requestedSchema: structuredClone(RUN_CONFIRMATION_SCHEMA) as Parameters<
+            requestedSchema: structuredClone(
+              words === undefined ? RUN_CONFIRMATION_SCHEMA : confirmationForm(words),
+            ) as Parameters<
               typeof inputRequired.elicit
             >[0]["requestedSchema"],
           }),

@@ -30,17 +30,38 @@ export interface FormSchema {
  * content (or only the fields the user touched), and the schema's default
  * then stands for the untouched checkbox.
  */
-export const RUN_CONFIRMATION_SCHEMA: FormSchema = Object.freeze({
-  type: "object",
-  properties: Object.freeze({
-    run: Object.freeze({
-      type: "boolean",
-      title: "Run this script",
-      description: "Leave checked to run exactly what is shown",
-      default: true,
-    }),
-  }),
+export const RUN_CONFIRMATION_SCHEMA: FormSchema = confirmationForm({
+  title: "Run this script",
+  description: "Leave checked to run exactly what is shown",
 });
+
+/** The words on a confirmation form's one checkbox. */
+export interface ConfirmationWords {
+  readonly title: string;
+  readonly description: string;
+}
+
+/**
+ * A confirmation form of the same shape as {@linkcode RUN_CONFIRMATION_SCHEMA}
+ * (one checkbox, `run`, checked by default; read by {@linkcode readRunConfirmation})
+ * with other words, e.g. for a settings change.
+ *
+ * @param words The checkbox's title and description.
+ * @returns The frozen form schema.
+ */
+export function confirmationForm(words: ConfirmationWords): FormSchema {
+  return Object.freeze({
+    type: "object",
+    properties: Object.freeze({
+      run: Object.freeze({
+        type: "boolean",
+        title: words.title,
+        description: words.description,
+        default: true,
+      }),
+    }),
+  });
+}
 
 /**
  * Fills every property the content leaves out with the schema's `default`,

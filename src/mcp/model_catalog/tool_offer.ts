@@ -16,9 +16,20 @@
  */
 
 import type { ServerContext } from "../family.ts";
+import { clientShowsViews } from "../apps/app_meta.ts";
 import type { Server } from "../sdk.ts";
 import { SKILLS_EXTENSION_ID } from "../skills_extension/skills_extension.ts";
 import { catalogChannel, describeWithCatalog } from "./model_catalog.ts";
+
+/**
+ * The tools that open or serve an MCP Apps view: offered only to a client
+ * that declared it renders views (`src/mcp/apps/app_meta.ts`).
+ */
+export const VIEW_TOOLS: ReadonlySet<string> = new Set([
+  "skill_browse",
+  "skill_settings",
+  "skill_settings_write",
+]);
 
 /** The tools `--tools` governs. */
 export const LOADING_TOOLS: ReadonlySet<string> = new Set(["skill_load", "skill_file"]);
@@ -88,6 +99,9 @@ export function createToolOffer(server: Server, context: ServerContext): ToolOff
   }
   return {
     isOffered(name, declared) {
+      if (VIEW_TOOLS.has(name)) {
+        return clientShowsViews(declared ?? server.getClientCapabilities());
+      }
       if (!LOADING_TOOLS.has(name)) return true;
       if (mode === "never") return false;
       return !(isAuto && clientLoadsSkills(declared));

@@ -9,6 +9,7 @@
  */
 
 import { MAX_RESOURCE_READ_BYTES, RESOURCE_PAGE_SIZE } from "../../caps.ts";
+import { isViewUri, readViewResource } from "../apps/view_resources.ts";
 import { holdAnswerBytes } from "../answer_budget.ts";
 import type { MethodFamily } from "../family.ts";
 import type { ResourceTemplate } from "../sdk.ts";
@@ -62,10 +63,13 @@ export const resourcesFamily: MethodFamily = {
     server.setRequestHandler(
       "resources/read",
       (request, extra) =>
-        readSkillResource(context.store.current(), request.params.uri, {
-          maxBytes: MAX_RESOURCE_READ_BYTES,
-          hold: (bytes) => holdAnswerBytes(handlerExtra(extra), bytes),
-        }),
+        // The MCP Apps views (ui://skillgate/...), then skill files.
+        isViewUri(request.params.uri)
+          ? readViewResource(request.params.uri)
+          : readSkillResource(context.store.current(), request.params.uri, {
+            maxBytes: MAX_RESOURCE_READ_BYTES,
+            hold: (bytes) => holdAnswerBytes(handlerExtra(extra), bytes),
+          }),
     );
     server.setRequestHandler("resources/subscribe", (request) => {
       const served = resolveResourceUri(context.store.current(), request.params.uri);

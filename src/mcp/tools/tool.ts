@@ -11,8 +11,11 @@ import type { z } from "zod";
 import type { Caps } from "../../caps.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
+import type { Config } from "../../config/config.ts";
+import type { OverrideWriter } from "../../sandbox/override_write_client.ts";
 import type { InputRequiredResult, ToolAnnotations } from "../sdk.ts";
 import type { ToolResult } from "../tool_result.ts";
+import type { ConfirmationWords } from "../elicitation/run_confirmation.ts";
 
 /** What every tool handler may use. */
 export interface ToolContext {
@@ -27,6 +30,10 @@ export interface ToolContext {
    * `MCP_CONFIRM_SECRET` (see `src/transports/http/http_run_refusal.ts`).
    */
   readonly runRefusal?: { readonly message: string; readonly hint: string } | null;
+  /** The configuration (the views read roots, sources and options from it). */
+  readonly config?: Config;
+  /** Asks the trusted part to set one override switch (`skill_settings_write`). */
+  readonly writeOverride?: OverrideWriter;
 }
 
 /** How the user answered a confirmation request. */
@@ -42,8 +49,11 @@ export interface InputRound {
   readonly answer?: UserAnswer;
   /** Whether the request's `_meta` envelope declared elicitation. */
   readonly canElicit: boolean;
-  /** Builds the `input_required` result asking `message`, carrying `requestState`. */
-  ask(message: string, requestState: string): InputRequiredResult;
+  /**
+   * Builds the `input_required` result asking `message`, carrying `requestState`;
+   * `words` name the form's checkbox (default: the run confirmation's).
+   */
+  ask(message: string, requestState: string, words?: ConfirmationWords): InputRequiredResult;
 }
 
 /** What one tool call may use besides its arguments (see `src/mcp/tool_call_extra.ts`). */
@@ -52,8 +62,11 @@ export interface ToolCallExtra {
   readonly signal?: AbortSignal;
   /** Present when the client sent a progress token. */
   readonly sendProgress?: (progress: number, message: string) => Promise<void>;
-  /** Present when the client declared elicitation: asks the user to confirm. */
-  readonly askUser?: (message: string) => Promise<UserAnswer>;
+  /**
+   * Present when the client declared elicitation: asks the user to confirm;
+   * `words` name the form's checkbox (default: the run confirmation's).
+   */
+  readonly askUser?: (message: string, words?: ConfirmationWords) => Promise<UserAnswer>;
   /**
    * Reserves the bytes of a large answer (see `src/mcp/answer_budget.ts`),
    * waiting its turn; returns the release for the call's `finally`. Throws
@@ -73,6 +86,11 @@ export interface SkillTool<Input> {
   readonly outputSchema: z.ZodType;
   /** Behaviour hints; `tools/list` sets their `title` to the tool's `title`. */
   readonly annotations: ToolAnnotations;
+  /**
+   * The tool's `_meta` in `tools/list` (MCP Apps: `ui.resourceUri` names its
+   * view, `ui.visibility` who may call it; see `src/mcp/apps/app_meta.ts`). @default none
+   */
+  readonly _meta?: Readonly<Record<string, unknown>>;
   /**
    * Answers one call. The result can only come from `toolSuccess` (JSON that
    * conforms to `outputSchema`) or `toolError` (see `src/mcp/tool_result.ts`),

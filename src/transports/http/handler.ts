@@ -18,6 +18,7 @@ import {
   MAX_ANSWER_BYTES_IN_FLIGHT,
   MAX_HTTP_BODY_BYTES,
   MAX_HTTP_BODY_READS,
+  MAX_HTTP_BODY_READS_FOR_SESSIONS,
   MAX_HTTP_REQUESTS_IN_FLIGHT,
   MAX_HTTP_REQUESTS_PER_CLIENT,
   MAX_HTTP_REQUESTS_PER_SESSION,
@@ -76,6 +77,8 @@ export interface HttpLimits {
   readonly maxSessionsPerClient: number;
   /** Bodies read at once (a stalled one gives way). @default MAX_HTTP_BODY_READS (32) */
   readonly maxBodyReads: number;
+  /** Body slots only a session's first body may take. @default MAX_HTTP_BODY_READS_FOR_SESSIONS (8) */
+  readonly maxBodyReadsForSessions: number;
   /** UTF-8 bytes of stored SSE events across sessions. @default MAX_STORED_EVENT_BYTES_TOTAL (256 MiB) */
   readonly maxStoredEventBytes: number;
   /** UTF-8 bytes one stored SSE event may take. @default MAX_STORED_EVENT_BYTES_EACH (1 MiB) */
@@ -183,6 +186,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxSessionsPerClient: MAX_HTTP_SESSIONS_PER_CLIENT,
     maxInFlightPerClient: MAX_HTTP_REQUESTS_PER_CLIENT,
     maxBodyReads: MAX_HTTP_BODY_READS,
+    maxBodyReadsForSessions: MAX_HTTP_BODY_READS_FOR_SESSIONS,
     maxStoredEventBytes: MAX_STORED_EVENT_BYTES_TOTAL,
     maxStoredEventBytesEach: MAX_STORED_EVENT_BYTES_EACH,
     maxAnswerBytes: MAX_ANSWER_BYTES_IN_FLIGHT,
@@ -203,7 +207,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   /** The 2026-07-28 route (src/transports/http/modern_route.ts), made on first use. */
   let modernRoute: McpHttpHandler | null = null;
   const inFlight = createInFlight(limits.maxInFlight);
-  const bodyPool = createBodyPool(limits.maxBodyReads);
+  const bodyPool = createBodyPool(limits.maxBodyReads, {
+    reservedForSessions: limits.maxBodyReadsForSessions,
+  });
   const eventBudget = createEventBudget({
     maxBytes: limits.maxStoredEventBytes,
     maxEventBytes: limits.maxStoredEventBytesEach,
@@ -244,20 +250,38 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
   let openStreams = 0;
   /**
    * Reads a body in the body pool (never in a request slot); counts it on its
-   * session. A session's first body at once ranks above sessionless bodies, so
-   * a flood of stalled sessionless bodies cannot end it.
+   * session, from its wait in line on. A session's first body at once is
+   * served before sessionless bodies and ended after them (rank 1). The wait
+   * in line and the read share the body deadline.
    */
-  const readBody = async (request: Request, session?: HttpSession) => {
-    const slot = bodyPool.enter(session !== undefined && session.bodyReads === 0 ? 1 : 0);
+  const readBody = async (request: Request, session?: HttpSession): Promise<JsonBody> => {
+    const rank = session !== undefined && session.bodyReads === 0 ? 1 : 0;
     if (session !== undefined) session.bodyReads++;
+    const startedMs = performance.now();
     try {
-      return await readJsonBody(request, limits.maxBodyBytes, {
+      const slot = await bodyPool.enter(rank, {
         timeoutMs: limits.bodyTimeoutMs,
-        signal: slot.signal,
-        onProgress: slot.progress,
+        signal: request.signal,
       });
+      if (slot === "timed-out" || slot === "aborted") {
+        await request.body?.cancel().catch(() => {});
+        return slot === "aborted"
+          ? { kind: "aborted" }
+          : { kind: "timed-out", timeoutMs: limits.bodyTimeoutMs };
+      }
+      try {
+        const body = await readJsonBody(request, limits.maxBodyBytes, {
+          timeoutMs: Math.max(1, limits.bodyTimeoutMs - (performance.now() - startedMs)),
+          signal: slot.signal,
+          onProgress: slot.progress,
+        });
+        return body.kind === "timed-out"
+          ? { kind: "timed-out", timeoutMs: limits.bodyTimeoutMs }
+          : body;
+      } finally {
+        slot.release();
+      }
     } finally {
-      slot.release();
       if (session !== undefined) session.bodyReads--;
     }
   };

@@ -71,7 +71,13 @@ export async function answerNodeRequest(
     return;
   }
   const headers: [string, string][] = [];
-  response.headers.forEach((value, name) => headers.push([name, value]));
+  response.headers.forEach((value, name) => {
+    // Hop-by-hop (RFC 9110 section 7.6.1): whether the connection stays open is node:http's
+    // call, from the request and the server's state. The SDK sets `connection: keep-alive` on
+    // every SSE answer, which made node keep a connection the client asked to close.
+    if (name === "keep-alive" || (name === "connection" && value.toLowerCase() !== "close")) return;
+    headers.push([name, value]);
+  });
   // A body the handler did not read to its end cannot stay on a kept-alive connection.
   if (!req.complete) headers.push(["connection", "close"]);
   res.writeHead(response.status, response.statusText || undefined, headers.flat());

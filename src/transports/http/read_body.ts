@@ -28,7 +28,7 @@ export type JsonBody =
  * @param options `timeoutMs`: how long the whole body may take to arrive, in
  *   ms; @default HTTP_BODY_TIMEOUT_MS (30 s). `signal`: aborting it ends the
  *   read at once (`evicted`; the body pool does so for a stalled read when
- *   all slots are taken). `onProgress`: called with each chunk that arrives.
+ *   all slots are taken). `onProgress`: called with the size in bytes of each chunk that arrives.
  * @returns `json` with the parsed value; `too-large` when the declared or
  *   actual size exceeds `maxBytes`; `timed-out` when the body did not end in
  *   time (the body is cancelled; the caller answers 408); `evicted` when
@@ -43,7 +43,7 @@ export type JsonBody =
 export async function readJsonBody(
   request: Request,
   maxBytes: number,
-  options: { timeoutMs?: number; signal?: AbortSignal; onProgress?: () => void } = {},
+  options: { timeoutMs?: number; signal?: AbortSignal; onProgress?: (bytes: number) => void } = {},
 ): Promise<JsonBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
@@ -51,15 +51,12 @@ export async function readJsonBody(
     return { kind: "too-large", maxBytes };
   }
   const timeoutMs = options.timeoutMs ?? HTTP_BODY_TIMEOUT_MS;
-  const bytes = await readCapped(request.body, maxBytes, timeoutMs, options);
-  if (bytes === "too-large") return { kind: "too-large", maxBytes };
-  if (bytes === "timed-out") return { kind: "timed-out", timeoutMs };
-  if (bytes === "evicted") return { kind: "evicted" };
-  if (bytes === "aborted") return { kind: "aborted" };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
+  const text = await readCapped(request.body, maxBytes, timeoutMs, options);
+  if (text === "too-large") return { kind: "too-large", maxBytes };
+  if (text === "timed-out") return { kind: "timed-out", timeoutMs };
+  if (text === "evicted") return { kind: "evicted" };
+  if (text === "aborted") return { kind: "aborted" };
+  if (text === "not-utf8") {
     return { kind: "malformed", reason: "Parse error: the body is not valid UTF-8" };
   }
   try {
@@ -70,7 +67,10 @@ export async function readJsonBody(
 }
 
 /**
- * All bytes of `body`; `too-large` as soon as more than `maxBytes` arrived;
+ * The text of `body`, decoded as strict UTF-8 chunk by chunk as it arrives
+ * (a 4 MiB body is not decoded in one piece that would hold the worker for
+ * milliseconds at once); `too-large` as soon as more than `maxBytes`
+ * arrived; `not-utf8` at the end when a byte was not strict UTF-8;
  * `timed-out` when the body has not ended `timeoutMs` after the start;
  * `evicted` when `signal` aborts; `aborted` when the stream failed
  * (connection closed mid-body). Each refusal cancels the body without
@@ -80,15 +80,17 @@ async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   timeoutMs: number,
-  options: { signal?: AbortSignal; onProgress?: () => void },
-): Promise<Uint8Array | "too-large" | "timed-out" | "evicted" | "aborted"> {
-  if (body === null) return new Uint8Array(0);
+  options: { signal?: AbortSignal; onProgress?: (bytes: number) => void },
+): Promise<string | "too-large" | "timed-out" | "evicted" | "aborted" | "not-utf8"> {
+  if (body === null) return "";
   if (options.signal?.aborted === true) {
     body.cancel().catch(() => {});
     return "evicted";
   }
   const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const parts: string[] = [];
+  let isUtf8 = true;
   let total = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort = () => {};
@@ -111,24 +113,32 @@ async function readCapped(
       }
       const { value, done } = next;
       if (done) break;
-      options.onProgress?.();
+      options.onProgress?.(value.byteLength);
       total += value.byteLength;
       if (total > maxBytes) {
         reader.cancel().catch(() => {});
         return "too-large";
       }
-      chunks.push(value);
+      // Still read to the end after a bad byte, so an oversized body is refused as such.
+      if (isUtf8) {
+        try {
+          parts.push(decoder.decode(value, { stream: true }));
+        } catch {
+          isUtf8 = false;
+          parts.length = 0;
+        }
+      }
     }
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+  if (!isUtf8) return "not-utf8";
+  try {
+    parts.push(decoder.decode());
+  } catch {
+    return "not-utf8"; // the body ended inside a multi-byte sequence
   }
-  return bytes;
+  return parts.join("");
 }

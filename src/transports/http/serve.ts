@@ -167,7 +167,7 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
     try {
       const socket = req.socket as unknown as ConnSocket;
       inProgress.set(req, socket);
-      connections?.requestStarted(socket);
+      connections?.requestStarted(socket, () => req.complete);
       res.once("close", () => {
         inProgress.delete(req);
         connections?.requestEnded(socket);
@@ -183,7 +183,13 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
     }
   });
   connections = acceptConnections(listener, settings, {
-    onSocket: (socket) => server.emit("connection", socket),
+    onSocket: (socket) => {
+      // As Node's own server does (its `noDelay` option, on by default): an SSE answer goes out
+      // as its head and then its events, and with Nagle the second write waited for the
+      // client's delayed ACK: every answer took 40 ms more (measured: ping 44 ms, 3 ms without).
+      socket.setNoDelay(true);
+      server.emit("connection", socket);
+    },
     log,
   });
   // Starts node:http's header/request timeout checks (it arms them on `listening`).

@@ -52,7 +52,10 @@ async function makeContext(root: string, withScripts: boolean): Promise<ToolCont
     cwd: "/",
   });
   const store = createCatalogStore(await buildCatalog(config.roots, DEFAULT_CAPS));
-  if (!withScripts) return { store, caps: DEFAULT_CAPS, hosted: false };
+  // The trusted part's answer to a settings write (a view turning a switch off writes it).
+  const writeOverride: ToolContext["writeOverride"] = (request) =>
+    Promise.resolve({ ok: true, changed: !request.value });
+  if (!withScripts) return { store, caps: DEFAULT_CAPS, hosted: false, config, writeOverride };
   const interpreters = lookUpInterpreters("/usr/bin:/bin");
   const permittedPrograms = Object.values(interpreters).flatMap((entry) =>
     entry.available && entry.path !== null ? [entry.path] : []
@@ -66,7 +69,7 @@ async function makeContext(root: string, withScripts: boolean): Promise<ToolCont
     isolation: { mode: "process-group", unsharePath: null, note: "" },
     folderVerdicts: [],
   }, { killer: createGroupKiller() });
-  return { store, caps: DEFAULT_CAPS, hosted: false, scripts };
+  return { store, caps: DEFAULT_CAPS, hosted: false, scripts, config, writeOverride };
 }
 
 /** One success path: arguments, and optionally arguments derived from the previous answer. */
@@ -94,6 +97,12 @@ const SAMPLES: Record<string, readonly Sample[]> = {
     { name: "plain", paths: ["SKILL.md", "image.bin", "notes.md", "missing.md", "../up.md"] },
     { name: "plain", paths: [{ path: "notes.md", offset: 1_048_576, length: 10 }] },
     { name: "plain", paths: [{ path: "image.bin", offset: 6 }, ".hidden", "a\u0000b"] },
+  ],
+  skill_browse: [{}, { query: "plain" }, { query: "no such thing" }],
+  skill_settings: [{}],
+  skill_settings_write: [
+    { name: "plain", switch: "enabled", value: false },
+    { name: "plain", switch: "userInvocable", value: true },
   ],
   skill_run: [
     { name: "scripted", script: "scripts/hello.sh", args: ["a"] },

@@ -1,0 +1,292 @@
+/**
+ * A settings view's write to `overrides.json`, decided and done by the
+ * trusted part. The worker only asks (a `override-write` message); it holds
+ * no write permission anywhere near the owner's files. The server cannot tell
+ * a view's call from any other client's (the "app-only" visibility of a tool
+ * is a hint to the host, not access control), so the rules hold whoever asks:
+ *
+ * - turning a switch off always narrows: allowed, and recorded in
+ *   `setByView` unless the owner had already turned it off;
+ * - turning a switch back on is allowed only for a switch in `setByView` (a
+ *   view turned it off); never for one the owner set by hand or with
+ *   `skillgate override` (that command removes the switches it sets from
+ *   `setByView`). A skill's own frontmatter is never touched: an override
+ *   only narrows what the frontmatter allows, so removing one cannot widen
+ *   past it;
+ * - the file is written whole and renamed over the old one
+ *   (`write_atomically.ts`), between two reviews of the owner's files, and
+ *   the result is put in force at once (`OwnerFilesWatch.adopt`).
+ *
+ * @module
+ */
+
+import {
+  OVERRIDE_SWITCHES,
+  type OverrideSwitch,
+  type SkillOverride,
+  type SkillOverrides,
+} from "../../skills/overrides.ts";
+import { isUsableDirectoryName } from "../../skills/names.ts";
+import { ConfigFileError } from "./json_document.ts";
+import { type ConfigLocation, readOwnerFile } from "./load_config.ts";
+import { keptSetByView } from "./live_config.ts";
+import {
+  overridesFileText,
+  parseOverridesFile,
+  parseSetByView,
+  type SetByView,
+} from "./overrides_file.ts";
+import type { OverridesInForce } from "./watch_owner_files.ts";
+import { writeAtomically } from "./write_atomically.ts";
+
+/** The most skill names `overrides.json` may hold after a view's write. */
+export const MAX_VIEW_OVERRIDE_NAMES = 10_000;
+
+/** What a view asks: set one switch of one served skill name. */
+export interface ViewOverrideRequest {
+  readonly name: string;
+  readonly switch: OverrideSwitch;
+  /** false turns the switch off (narrows); true turns it back on. */
+  readonly value: boolean;
+}
+
+/** Why a write is refused (stable codes, shown to the client). */
+export type ViewOverrideRefusal =
+  | "OVERRIDE_INVALID"
+  | "OVERRIDE_OWNED"
+  | "OVERRIDE_LIMIT"
+  | "SETTINGS_UNAVAILABLE";
+
+/** The trusted part's answer to a view's write. */
+export type ViewOverrideAnswer =
+  | { readonly ok: true; readonly changed: boolean }
+  | {
+    readonly ok: false;
+    readonly code: ViewOverrideRefusal;
+    readonly message: string;
+    readonly hint: string;
+  };
+
+/** The outcome of {@linkcode decideViewOverride}. */
+export type ViewOverrideDecision =
+  | {
+    readonly ok: true;
+    /** The file's overrides after the write. */
+    readonly file: SkillOverrides;
+    /** What is in force after the write. */
+    readonly inForce: OverridesInForce;
+    readonly changed: boolean;
+  }
+  | Extract<ViewOverrideAnswer, { ok: false }>;
+
+/**
+ * Checks an untrusted request's shape (it crossed from the worker).
+ *
+ * @param value Whatever the worker sent.
+ * @returns The request, or null when it is not one.
+ */
+export function readViewOverrideRequest(value: unknown): ViewOverrideRequest | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { name, switch: key, value: on } = value as Record<string, unknown>;
+  if (typeof name !== "string" || name.length > 255 || !isUsableDirectoryName(name)) return null;
+  // "__proto__" would name the prototype in a plain object, not a skill.
+  if (name === "__proto__") return null;
+  if (!(OVERRIDE_SWITCHES as readonly unknown[]).includes(key)) return null;
+  if (typeof on !== "boolean") return null;
+  return { name, switch: key as OverrideSwitch, value: on };
+}
+
+/**
+ * Decides a view's write. Pure.
+ *
+ * @param request The checked request.
+ * @param file The overrides as the file says now.
+ * @param fileSetByView The file's `setByView`.
+ * @param inForce What is in force now (the file narrowed by every earlier edit).
+ * @returns The file's and the in-force overrides after the write, or the refusal.
+ *
+ * Source: issue 20 ("a write may only narrow, and may re-enable only what a
+ * view disabled itself").
+ */
+export function decideViewOverride(
+  request: ViewOverrideRequest,
+  file: SkillOverrides,
+  fileSetByView: SetByView,
+  inForce: OverridesInForce,
+): ViewOverrideDecision {
+  const { name, switch: key } = request;
+  // Own entries only: a skill may be named "constructor" or "toString".
+  const fileEntry = own(file, name);
+  const forceEntry = own(inForce.overrides, name);
+  const viewsEntry = own(fileSetByView, name);
+  const isOffInFile = fileEntry?.[key] === false;
+  const isOffInForce = forceEntry?.[key] === false;
+  const isViews = viewsEntry?.includes(key) === true;
+  if (!request.value) {
+    if (isOffInFile && isOffInForce) {
+      return { ok: true, file, inForce, changed: false };
+    }
+    if (!(name in file) && Object.keys(file).length >= MAX_VIEW_OVERRIDE_NAMES) {
+      return {
+        ok: false,
+        code: "OVERRIDE_LIMIT",
+        message: `overrides.json already names ${MAX_VIEW_OVERRIDE_NAMES} skills`,
+        hint: "Ask the server's owner to tidy overrides.json, or use skillgate override",
+      };
+    }
+    const nextFile = { ...file, [name]: { ...fileEntry, [key]: false } };
+    // Recorded as the view's only when the owner had not turned it off already.
+    const nextSetByView = isOffInFile ? fileSetByView : {
+      ...fileSetByView,
+      [name]: [...(viewsEntry ?? []), key],
+    };
+    const overrides = { ...inForce.overrides, [name]: { ...forceEntry, [key]: false } };
+    return {
+      ok: true,
+      file: nextFile,
+      inForce: { overrides, setByView: keptSetByView(nextSetByView, nextFile) },
+      changed: true,
+    };
+  }
+  if (!isOffInFile && !isOffInForce) return { ok: true, file, inForce, changed: false };
+  if (!isViews || !isOffInFile) {
+    return {
+      ok: false,
+      code: "OVERRIDE_OWNED",
+      message: `The owner turned "${key}" off for "${name}"; a view may only turn back on what ` +
+        "a view turned off",
+      hint: `Only the owner can change it: skillgate override ${name} ${onSwitch(key)}`,
+    };
+  }
+  const nextFile = { ...file, [name]: without(fileEntry ?? {}, key) };
+  const nextSetByView = {
+    ...fileSetByView,
+    [name]: (viewsEntry ?? []).filter((item) => item !== key),
+  };
+  const overrides = { ...inForce.overrides, [name]: without(forceEntry ?? {}, key) };
+  return {
+    ok: true,
+    file: nextFile,
+    inForce: { overrides, setByView: keptSetByView(nextSetByView, nextFile) },
+    changed: true,
+  };
+}
+
+/** Where the writer reads what is in force and puts the result. */
+export interface OverridesHolder {
+  inForce(): OverridesInForce;
+  adopt(next: OverridesInForce): void;
+  exclusive<T>(task: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Creates the trusted part's writer of a view's requests.
+ *
+ * @param location Where `overrides.json` lives, or null under `--no-config`
+ *   (every write refused).
+ * @param holder The owner-file watch (null under `--static`: every write
+ *   refused, the catalog stays as it started).
+ * @returns `write(request)`: reads the file, decides, writes atomically and
+ *   puts the result in force; never rejects (a failure is a refusal).
+ *
+ * Requires `--allow-read` and `--allow-write` on the configuration folder
+ * (the trusted part holds them; the worker holds neither).
+ */
+export function createViewOverrideWriter(
+  location: ConfigLocation | null,
+  holder: OverridesHolder | null,
+): (request: unknown) => Promise<ViewOverrideAnswer> {
+  return async (raw) => {
+    const request = readViewOverrideRequest(raw);
+    if (request === null) {
+      return refusal("OVERRIDE_INVALID", "The request is not a skill name, a switch and a value");
+    }
+    if (location === null || holder === null) {
+      return refusal(
+        "SETTINGS_UNAVAILABLE",
+        location === null
+          ? "skillgate runs with --no-config, so there is no overrides.json to write"
+          : "skillgate does not follow its configuration files while serving (--static, or a " +
+            "folder it cannot watch), so the catalog stays as it started",
+        `Use skillgate override ${request.name} ${
+          request.value ? onSwitch(request.switch) : offSwitch(request.switch)
+        } and restart`,
+      );
+    }
+    return await holder.exclusive(async () => {
+      const path = location.overridesPath;
+      let text: string | null;
+      let file: SkillOverrides;
+      let setByView: SetByView;
+      try {
+        text = await readOwnerFile(path);
+        file = text === null ? {} : parseOverridesFile(path, text);
+        setByView = text === null ? {} : parseSetByView(path, text);
+      } catch (error) {
+        if (!(error instanceof ConfigFileError)) throw error;
+        return refusal(
+          "SETTINGS_UNAVAILABLE",
+          "overrides.json is not valid, so it is not written",
+          "Ask the server's owner to fix overrides.json (skillgate override prints why)",
+        );
+      }
+      const decision = decideViewOverride(request, file, setByView, holder.inForce());
+      if (!decision.ok) return decision;
+      if (!decision.changed) return { ok: true, changed: false } as const;
+      await writeAtomically(
+        path,
+        overridesFileText(decision.file, schemaOf(text), decision.inForce.setByView),
+      );
+      holder.adopt(decision.inForce);
+      return { ok: true, changed: true } as const;
+    }).catch(() =>
+      refusal(
+        "SETTINGS_UNAVAILABLE",
+        "overrides.json could not be written",
+        "Ask the server's owner to check the configuration folder",
+      )
+    );
+  };
+}
+
+function refusal(
+  code: ViewOverrideRefusal,
+  message: string,
+  hint = "Check the request against skill_settings and try again",
+): ViewOverrideAnswer {
+  return { ok: false, code, message, hint };
+}
+
+function own<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
+function without(entry: SkillOverride, key: OverrideSwitch): Record<string, boolean> {
+  const copy: Record<string, boolean> = {};
+  for (const [name, value] of Object.entries(entry) as [string, boolean | undefined][]) {
+    if (name !== key && value !== undefined) copy[name] = value;
+  }
+  return copy;
+}
+
+function onSwitch(key: OverrideSwitch): string {
+  return { enabled: "--enable", modelInvocable: "--show-to-model", userInvocable: "--prompt" }[key];
+}
+
+function offSwitch(key: OverrideSwitch): string {
+  return {
+    enabled: "--disable",
+    modelInvocable: "--hide-from-model",
+    userInvocable: "--no-prompt",
+  }[key];
+}
+
+function schemaOf(text: string | null): string | null {
+  if (text === null) return null;
+  try {
+    const value = JSON.parse(text) as { $schema?: unknown };
+    return typeof value.$schema === "string" ? value.$schema : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The guard of the settings view's write tool, the same as `skill_run`'s:
+ * over HTTP without a bearer token any local user could reach the port, so
+ * writes are refused whatever the view; and every write is confirmed by the
+ * user (elicitation, or `input_required` on 2026-07-28) where the client
+ * supports it. The "app-only" visibility of the tool is a hint to the host,
+ * not access control: this guard and the trusted part's rules
+ * (`src/config/file/view_override_write.ts`) hold whoever calls.
+ *
+ * @module
+ */
+
+import { createConfirmer } from "../../scripts/confirm/confirmer.ts";
+import type { ToolContext } from "./tool.ts";
+
+/** Why writes are refused on a whole server: client-facing, and what to do. */
+export interface SettingsRefusal {
+  readonly message: string;
+  readonly hint: string;
+}
+
+/** How long a settings confirmation (the 2026-07-28 `requestState`) stays valid, in seconds. */
+export const SETTINGS_CONFIRM_TTL_SECONDS = 600;
+
+/**
+ * Why this server takes no write from a view, or null.
+ *
+ * @param context The tool context.
+ * @returns The refusal over HTTP without a bearer token, or where no writer
+ *   exists (no trusted part to ask); null otherwise.
+ *
+ * Source: issue 20 ("guarded like skill_run: refused over HTTP without a token").
+ */
+export function settingsRefusal(context: ToolContext): SettingsRefusal | null {
+  const config = context.config;
+  if (config !== undefined && config.options.http !== null && config.httpToken === null) {
+    return {
+      message: "Settings cannot be changed over HTTP without a bearer token " +
+        "(SKILLGATE_HTTP_TOKEN or --http-token-file): any local user can reach a loopback port",
+      hint: "Ask the server's owner to set a token, or to use skillgate override",
+    };
+  }
+  if (context.writeOverride === undefined) {
+    return {
+      message: "This server does not take settings from a view",
+      hint: "Ask the server's owner to use skillgate override",
+    };
+  }
+  return null;
+}
+
+/**
+ * The confirmer of settings writes on 2026-07-28 (the `requestState` of the
+ * `input_required` round is an HMAC token over the exact write, single use,
+ * expiring; a random key per process).
+ */
+export const settingsConfirmer = createConfirmer({
+  secret: null,
+  ttlSeconds: SETTINGS_CONFIRM_TTL_SECONDS,
+});

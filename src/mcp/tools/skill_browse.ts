@@ -1,0 +1,156 @@
+/**
+ * `skill_browse`: opens the skills view (MCP Apps) on the catalog, or on the
+ * skills a query finds (ranked by the same engine as `skill_search`). Its
+ * answer is what the view renders: each skill's description, problems and
+ * size, the catalog's problems, the roots, and the remote sources with their
+ * sync state. The view then reads a skill's SKILL.md and files with
+ * `skill_load`.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../caps.ts";
+import { searchCatalog } from "../../search/search_skills.ts";
+import type { Problem } from "../../skills/problem.ts";
+import type { Catalog, Skill } from "../../skills/skill.ts";
+import { appToolMeta, SKILLS_VIEW_URI } from "../apps/app_meta.ts";
+import { isInModelCatalog } from "../model_catalog/model_catalog.ts";
+import { isUserInvocable } from "../prompts/prompt_skills.ts";
+import { toolSuccess } from "../tool_result.ts";
+import { problemShape } from "./shapes.ts";
+import { listSkills, MAX_PROBLEMS_PER_ANSWER } from "./skill_list.ts";
+import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
+
+/** Skills one answer shows at most (a query narrows; `total` counts all). */
+export const MAX_BROWSE_SKILLS = 500;
+
+const inputSchema = z.object({
+  query: z.string().max(MAX_SEARCH_QUERY_CHARS).optional().describe(
+    "Optional: what to look for, in plain words; the view then shows the skills skill_search " +
+      "finds, best first",
+  ),
+}).strict();
+
+const sourceShape = z.object({
+  spec: z.string().describe("The source as configured (github:OWNER/REPO[/PATH][@REF])"),
+  prefix: z.string().optional(),
+  state: z.enum(["synced", "stale", "unavailable"]).describe(
+    "synced: served from its pinned or latest copy; stale: served from an older good copy; " +
+      "unavailable: nothing served yet",
+  ),
+  notes: z.array(problemShape),
+});
+
+const outputSchema = z.object({
+  query: z.string().optional(),
+  total: z.number().int().describe("Skills that match (all skills without a query)"),
+  skills: z.array(z.object({
+    name: z.string(),
+    description: z.string(),
+    whenToUse: z.string().optional(),
+    source: z.string(),
+    files: z.number().int(),
+    bytes: z.number().int(),
+    hiddenFromModel: z.boolean(),
+    hasPrompt: z.boolean(),
+    problems: z.array(problemShape),
+  })),
+  problems: z.array(problemShape),
+  problemsTotal: z.number().int(),
+  roots: z.array(z.object({ path: z.string(), from: z.string(), prefix: z.string().optional() })),
+  sources: z.array(sourceShape),
+});
+
+/** The JSON `skill_browse` answers with. */
+export type SkillBrowseAnswer = z.infer<typeof outputSchema>;
+
+/** The `skill_browse` tool. */
+export const skillBrowseTool = defineTool({
+  name: "skill_browse",
+  title: "Browse skills",
+  description: "Show the user the Agent Skills this server serves, in an interactive view: " +
+    "the catalog with search, each skill's description, problems and files, its SKILL.md " +
+    "rendered, and the remote sources with their sync state. Pass `query` to open it on the " +
+    "skills a search finds. For your own use, prefer skill_search and skill_load.",
+  inputSchema,
+  outputSchema,
+  annotations: READ_ONLY_ANNOTATIONS,
+  _meta: appToolMeta(SKILLS_VIEW_URI),
+  call: async (input, context) => {
+    const catalog = context.store.current();
+    const query = input.query?.trim() ?? "";
+    let chosen: readonly Skill[] = catalog.skills;
+    let total = catalog.skills.length;
+    if (/[\p{L}\p{N}]/u.test(query)) {
+      const results = await searchCatalog(context.store, catalog, query, MAX_SEARCH_LIMIT);
+      chosen = results.found.map((found) => found.skill);
+      total = results.total;
+    }
+    return toolSuccess(browseAnswer(catalog, chosen, total, {
+      hosted: context.hosted,
+      ...(query === "" ? {} : { query }),
+    }));
+  },
+});
+
+/**
+ * Builds the answer for the chosen skills. Pure.
+ *
+ * @param catalog The snapshot.
+ * @param chosen The skills to show, in order (at most {@linkcode MAX_BROWSE_SKILLS} are kept).
+ * @param total How many matched in all.
+ * @param options Whether the server is hosted, and the query when one was given.
+ * @returns The answer.
+ */
+export function browseAnswer(
+  catalog: Catalog,
+  chosen: readonly Skill[],
+  total: number,
+  options: { hosted: boolean; query?: string },
+): SkillBrowseAnswer {
+  // skill_list's answer gives the redacted problems and the roots as clients see them.
+  const listed = listSkills(catalog, {
+    query: "",
+    after: null,
+    limit: 1,
+    hosted: options.hosted,
+    maxProblems: Infinity,
+  });
+  const problems = listed.problems as Problem[];
+  return {
+    ...(options.query === undefined ? {} : { query: options.query }),
+    total,
+    skills: chosen.slice(0, MAX_BROWSE_SKILLS).map((skill) => ({
+      name: skill.name,
+      description: skill.description,
+      ...(skill.whenToUse === undefined ? {} : { whenToUse: skill.whenToUse }),
+      source: skill.source ?? skill.root,
+      files: skill.files.length,
+      bytes: skill.bytes,
+      hiddenFromModel: !isInModelCatalog(skill),
+      hasPrompt: isUserInvocable(skill),
+      problems: problems.filter((problem) => isAbout(problem, skill)).slice(0, 20),
+    })),
+    problems: problems.slice(0, MAX_PROBLEMS_PER_ANSWER),
+    problemsTotal: problems.length,
+    roots: listed.roots,
+    sources: catalog.roots.filter((root) => root.from === "remote").map((root) => {
+      const notes = [...root.notes ?? []];
+      const isStale = notes.some((note) => note.reason === "remote-stale");
+      return {
+        spec: root.source ?? root.path,
+        ...(root.prefix === undefined ? {} : { prefix: root.prefix }),
+        state: root.isUnavailable === true ? "unavailable" : isStale ? "stale" : "synced",
+        notes,
+      };
+    }),
+  };
+}
+
+/** Whether a problem's path lies in a skill's folder (as discovered, under its root). */
+function isAbout(problem: Problem, skill: Skill): boolean {
+  const folder = skill.dir.endsWith("/") ? skill.dir : `${skill.dir}/`;
+  return problem.path === skill.dir || problem.path.startsWith(folder) ||
+    problem.path === skill.name;
+}

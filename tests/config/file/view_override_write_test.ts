@@ -1,0 +1,254 @@
+/**
+ * A settings view's write, decided and done by the trusted part: only
+ * narrowing, or turning back on what a view turned off; never the owner's
+ * switches; written whole by rename; refused without a place to write.
+ */
+
+import assert from "node:assert/strict";
+import {
+  createViewOverrideWriter,
+  decideViewOverride,
+  type OverridesHolder,
+  readViewOverrideRequest,
+} from "../../../src/config/file/view_override_write.ts";
+import type { OverridesInForce } from "../../../src/config/file/watch_owner_files.ts";
+import { parseOverrideArgs, runOverrideCommand } from "../../../src/cli/override_command.ts";
+import type { CommandIo } from "../../../src/cli/command_io.ts";
+import { parseOverridesFile, parseSetByView } from "../../../src/config/file/overrides_file.ts";
+
+const NONE: OverridesInForce = { overrides: {}, setByView: {} };
+
+Deno.test("decideViewOverride() records a view's narrowing as the view's", () => {
+  const decision = decideViewOverride(
+    { name: "pdf", switch: "enabled", value: false },
+    {},
+    {},
+    NONE,
+  );
+  assert.ok(decision.ok);
+  assert.deepEqual(decision.file, { pdf: { enabled: false } });
+  assert.deepEqual(decision.inForce, {
+    overrides: { pdf: { enabled: false } },
+    setByView: { pdf: ["enabled"] },
+  });
+  assert.equal(decision.changed, true);
+});
+
+Deno.test("attack: a view cannot turn back on what the owner turned off", () => {
+  const owner = { pdf: { enabled: false } };
+  const decision = decideViewOverride(
+    { name: "pdf", switch: "enabled", value: true },
+    owner,
+    {},
+    { overrides: owner, setByView: {} },
+  );
+  assert.equal(decision.ok, false);
+  assert.equal(!decision.ok && decision.code, "OVERRIDE_OWNED");
+});
+
+Deno.test("attack: a view's disable of what the owner already disabled does not make it the view's", () => {
+  const owner = { pdf: { enabled: false } };
+  const again = decideViewOverride(
+    { name: "pdf", switch: "enabled", value: false },
+    owner,
+    {},
+    { overrides: owner, setByView: {} },
+  );
+  assert.ok(again.ok);
+  assert.equal(again.changed, false);
+  const back = decideViewOverride(
+    { name: "pdf", switch: "enabled", value: true },
+    again.file,
+    again.inForce.setByView,
+    again.inForce,
+  );
+  assert.equal(!back.ok && back.code, "OVERRIDE_OWNED");
+});
+
+Deno.test("decideViewOverride() turns back on what a view turned off, and only that switch", () => {
+  const file = { pdf: { enabled: false, userInvocable: false } };
+  const inForce: OverridesInForce = { overrides: file, setByView: { pdf: ["enabled"] } };
+  const decision = decideViewOverride(
+    { name: "pdf", switch: "enabled", value: true },
+    file,
+    { pdf: ["enabled"] },
+    inForce,
+  );
+  assert.ok(decision.ok);
+  assert.deepEqual(decision.file, { pdf: { userInvocable: false } });
+  assert.deepEqual(decision.inForce, {
+    overrides: { pdf: { userInvocable: false } },
+    setByView: {},
+  });
+  const owners = decideViewOverride(
+    { name: "pdf", switch: "userInvocable", value: true },
+    decision.file,
+    {},
+    decision.inForce,
+  );
+  assert.equal(!owners.ok && owners.code, "OVERRIDE_OWNED");
+});
+
+Deno.test("attack: a skill named like an Object.prototype member is looked up as itself", () => {
+  for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+    const off = decideViewOverride({ name, switch: "enabled", value: false }, {}, {}, NONE);
+    assert.ok(off.ok, name);
+    assert.deepEqual(off.inForce.setByView, { [name]: ["enabled"] });
+    const owner = { [name]: { enabled: false } };
+    const back = decideViewOverride(
+      { name, switch: "enabled", value: true },
+      owner,
+      {},
+      { overrides: owner, setByView: {} },
+    );
+    assert.equal(!back.ok && back.code, "OVERRIDE_OWNED", name);
+  }
+});
+
+Deno.test("attack: a hand-edited setByView for a switch not off in the file widens nothing", () => {
+  // The file was edited to turn the switch on, but the edit is not in force (it widens).
+  const inForce: OverridesInForce = {
+    overrides: { pdf: { enabled: false } },
+    setByView: {},
+  };
+  const decision = decideViewOverride(
+    { name: "pdf", switch: "enabled", value: true },
+    {},
+    { pdf: ["enabled"] },
+    inForce,
+  );
+  assert.equal(!decision.ok && decision.code, "OVERRIDE_OWNED");
+});
+
+Deno.test("attack: readViewOverrideRequest() refuses what the worker may forge", () => {
+  assert.deepEqual(readViewOverrideRequest({ name: "pdf", switch: "enabled", value: false }), {
+    name: "pdf",
+    switch: "enabled",
+    value: false,
+  });
+  for (
+    const forged of [
+      null,
+      "pdf",
+      { name: "../etc", switch: "enabled", value: false },
+      { name: "pdf", switch: "roots", value: false },
+      { name: "pdf", switch: "enabled", value: "false" },
+      { name: "x".repeat(300), switch: "enabled", value: false },
+      { name: "__proto__", switch: "enabled", value: false },
+    ]
+  ) {
+    assert.equal(readViewOverrideRequest(forged), null, JSON.stringify(forged)?.slice(0, 40));
+  }
+});
+
+/** A holder like the owner-file watch: what is in force, adopted writes, one at a time. */
+function holder(start: OverridesInForce = NONE): OverridesHolder & { adopted: OverridesInForce[] } {
+  let current = start;
+  let chain: Promise<unknown> = Promise.resolve();
+  const adopted: OverridesInForce[] = [];
+  return {
+    adopted,
+    inForce: () => current,
+    adopt: (next) => {
+      current = next;
+      adopted.push(next);
+    },
+    exclusive: <T>(task: () => Promise<T>) => {
+      const result = chain.then(task);
+      chain = result.catch(() => {});
+      return result;
+    },
+  };
+}
+
+function io(): CommandIo {
+  return {
+    writeOut: () => Promise.resolve(),
+    writeErr: () => Promise.resolve(),
+    isTerminal: false,
+    columns: 100,
+    cwd: "/",
+    getEnv: () => undefined,
+  };
+}
+
+Deno.test("createViewOverrideWriter() writes overrides.json whole by rename and puts it in force", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-view-write-" });
+  try {
+    const location = {
+      path: `${dir}/sg/config.json`,
+      overridesPath: `${dir}/sg/overrides.json`,
+      isExplicit: false,
+    };
+    const held = holder();
+    const write = createViewOverrideWriter(location, held);
+    // Two writes at once are done one after the other; neither is lost.
+    const answers = await Promise.all([
+      write({ name: "pdf", switch: "enabled", value: false }),
+      write({ name: "docx", switch: "modelInvocable", value: false }),
+    ]);
+    assert.deepEqual(answers, [{ ok: true, changed: true }, { ok: true, changed: true }]);
+    const text = await Deno.readTextFile(location.overridesPath);
+    assert.deepEqual(parseOverridesFile(location.overridesPath, text), {
+      docx: { modelInvocable: false },
+      pdf: { enabled: false },
+    });
+    assert.deepEqual(parseSetByView(location.overridesPath, text), {
+      docx: ["modelInvocable"],
+      pdf: ["enabled"],
+    });
+    assert.deepEqual(held.inForce().setByView, { docx: ["modelInvocable"], pdf: ["enabled"] });
+    assert.deepEqual([...Deno.readDirSync(`${dir}/sg`)].map((entry) => entry.name), [
+      "overrides.json",
+    ]);
+    // `skillgate override` makes a switch the owner's: no view may turn it back on.
+    assert.equal(
+      await runOverrideCommand(parseOverrideArgs(["pdf", "--disable"]), location, io()),
+      0,
+    );
+    const after = await Deno.readTextFile(location.overridesPath);
+    assert.deepEqual(parseSetByView(location.overridesPath, after), { docx: ["modelInvocable"] });
+    const refused = await createViewOverrideWriter(
+      location,
+      holder({
+        overrides: parseOverridesFile(location.overridesPath, after),
+        setByView: { docx: ["modelInvocable"] },
+      }),
+    )({ name: "pdf", switch: "enabled", value: true });
+    assert.equal(!refused.ok && refused.code, "OVERRIDE_OWNED");
+    const back = await write({ name: "docx", switch: "modelInvocable", value: true });
+    assert.deepEqual(back, { ok: true, changed: true });
+    assert.deepEqual(
+      JSON.parse(await Deno.readTextFile(location.overridesPath)),
+      { skills: { pdf: { enabled: false } } },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("createViewOverrideWriter() refuses under --no-config, --static, and over a broken file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-view-write-" });
+  try {
+    const request = { name: "pdf", switch: "enabled", value: false };
+    const noConfig = await createViewOverrideWriter(null, holder())(request);
+    assert.equal(!noConfig.ok && noConfig.code, "SETTINGS_UNAVAILABLE");
+    const location = {
+      path: `${dir}/config.json`,
+      overridesPath: `${dir}/overrides.json`,
+      isExplicit: false,
+    };
+    const isStatic = await createViewOverrideWriter(location, null)(request);
+    assert.equal(!isStatic.ok && isStatic.code, "SETTINGS_UNAVAILABLE");
+    assert.match(!isStatic.ok ? isStatic.hint : "", /skillgate override pdf --disable/);
+    const broken = '{ "skills": { "pdf": [ } }';
+    await Deno.writeTextFile(location.overridesPath, broken);
+    const held = holder();
+    const invalid = await createViewOverrideWriter(location, held)(request);
+    assert.equal(!invalid.ok && invalid.code, "SETTINGS_UNAVAILABLE");
+    assert.equal(await Deno.readTextFile(location.overridesPath), broken);
+    assert.deepEqual(held.adopted, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,273 @@
+/**
+ * The MCP Apps views: the page is a fresh build of views/ and reaches no
+ * network; the view tools name their view as ext-apps does and are offered
+ * only to clients that render views; the settings helper is app-only and
+ * guarded like skill_run (refusals before anyone is asked, the user confirms,
+ * the trusted part writes).
+ */
+
+import assert from "node:assert/strict";
+import { buildViewsModule, GENERATED_PATH } from "../../../views/build.ts";
+import { createSkillServer } from "../../../src/mcp/server.ts";
+import { SETTINGS_VIEW_URI, SKILLS_VIEW_URI } from "../../../src/mcp/apps/app_meta.ts";
+import { readViewResource, viewHtml } from "../../../src/mcp/apps/view_resources.ts";
+import { VIEW_CSP } from "../../../src/mcp/apps/views.generated.ts";
+import { skillSettingsWriteTool } from "../../../src/mcp/tools/skill_settings_write.ts";
+import { browseAnswer } from "../../../src/mcp/tools/skill_browse.ts";
+import { freezeCatalog } from "../../../src/skills/_freeze.ts";
+import type { ToolCallExtra, ToolContext } from "../../../src/mcp/tools/tool.ts";
+import type { ViewOverrideRequest } from "../../../src/config/file/view_override_write.ts";
+import { createCatalogStore } from "../../../src/skills/catalog_store.ts";
+import { DEFAULT_CAPS } from "../../../src/caps.ts";
+import { Client, InMemoryTransport } from "../../support/sdk_client.ts";
+import { memoryCatalog, memorySkill } from "../../support/memory_catalog.ts";
+import { REPO_ROOT } from "../../support/program.ts";
+import { testConfig } from "../skills_extension/_connect.ts";
+
+const UI_CLIENT = {
+  extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+};
+const VIEW_TOOLS = ["skill_browse", "skill_settings", "skill_settings_write"];
+
+function store() {
+  return createCatalogStore(memoryCatalog([
+    memorySkill({ name: "plain", description: "A plain skill" }),
+    memorySkill({
+      name: "quiet",
+      description: "Hidden by its author",
+      frontmatter: { "disable-model-invocation": true },
+    }),
+  ]));
+}
+
+Deno.test("views.generated.ts is a fresh build of views/ (same sources, same bytes)", async () => {
+  const committed = await Deno.readTextFile(`${REPO_ROOT}/${GENERATED_PATH}`);
+  assert.equal(await buildViewsModule(), committed, "run make views and commit the result");
+});
+
+Deno.test("attack: the view page reaches no network and runs only its own script", async () => {
+  for (const uri of [SKILLS_VIEW_URI, SETTINGS_VIEW_URI]) {
+    const html = await viewHtml(uri);
+    for (
+      const directive of [
+        "default-src 'none'",
+        "connect-src 'none'",
+        "img-src data:",
+        "frame-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+      ]
+    ) assert.ok(VIEW_CSP.includes(directive), directive);
+    assert.ok(html.includes(`content="${VIEW_CSP}"`));
+    // Exactly one script, inline, and its hash is the only one the CSP allows.
+    const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)];
+    assert.equal(scripts.length, 1);
+    const digest = await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode(scripts[0]![1]!),
+    );
+    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+    assert.match(VIEW_CSP, new RegExp(`script-src 'sha256-${hash.replace(/[+/]/g, "\\$&")}'`));
+    assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\b(src|href)=/i);
+    const read = (await readViewResource(uri)).contents[0] as Record<string, unknown>;
+    assert.equal(read.mimeType, "text/html;profile=mcp-app");
+    assert.deepEqual(read._meta, {
+      ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
+    });
+  }
+});
+
+async function connect(capabilities: Record<string, unknown>) {
+  const server = createSkillServer({ store: store(), config: testConfig() });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "views-test", version: "1.0.0" }, {
+    capabilities: capabilities as never,
+  });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    client,
+    [Symbol.asyncDispose]: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+Deno.test("tools/list offers the view tools only to a client that renders views, with their _meta", async () => {
+  {
+    await using plain = await connect({});
+    const names = (await plain.client.listTools()).tools.map((tool) => tool.name);
+    assert.deepEqual(names.filter((name) => VIEW_TOOLS.includes(name)), []);
+    await assert.rejects(
+      plain.client.callTool({ name: "skill_browse", arguments: {} }),
+      /Unknown tool/,
+    );
+  }
+  await using ui = await connect(UI_CLIENT);
+  const tools = (await ui.client.listTools()).tools;
+  const meta = (name: string) => tools.find((tool) => tool.name === name)?._meta;
+  assert.deepEqual(meta("skill_browse"), {
+    ui: { resourceUri: SKILLS_VIEW_URI, visibility: ["model", "app"] },
+    "ui/resourceUri": SKILLS_VIEW_URI,
+  });
+  assert.deepEqual(meta("skill_settings"), {
+    ui: { resourceUri: SETTINGS_VIEW_URI, visibility: ["model", "app"] },
+    "ui/resourceUri": SETTINGS_VIEW_URI,
+  });
+  assert.deepEqual((meta("skill_settings_write")?.ui as { visibility: string[] }).visibility, [
+    "app",
+  ]);
+  const page = await ui.client.readResource({ uri: SKILLS_VIEW_URI });
+  assert.equal(page.contents[0]?.mimeType, "text/html;profile=mcp-app");
+  assert.match(String((page.contents[0] as { text: string }).text), /data-view="skills"/);
+  const browse = await ui.client.callTool({ name: "skill_browse", arguments: {} });
+  const skills = (browse.structuredContent as {
+    skills: { name: string; hiddenFromModel: boolean }[];
+  }).skills;
+  assert.deepEqual(skills.map((skill) => [skill.name, skill.hiddenFromModel]), [
+    ["plain", false],
+    ["quiet", true],
+  ]);
+});
+
+/** A context with a writer that records what reached the trusted part. */
+function settingsContext(flags: string[] = []): ToolContext & { written: ViewOverrideRequest[] } {
+  const written: ViewOverrideRequest[] = [];
+  return {
+    store: store(),
+    caps: DEFAULT_CAPS,
+    hosted: false,
+    config: testConfig(flags),
+    writeOverride: (request) => {
+      written.push(request);
+      return Promise.resolve({ ok: true, changed: true });
+    },
+    written,
+  };
+}
+
+function errorOf(result: unknown): string {
+  const content = (result as { content: { text: string }[] }).content;
+  return JSON.parse(content[0]!.text).error;
+}
+
+Deno.test("attack: skill_settings_write over HTTP without a token is refused before anyone is asked", async () => {
+  const context = settingsContext(["--http=3999"]);
+  let asked = 0;
+  const extra: ToolCallExtra = {
+    askUser: () => {
+      asked++;
+      return Promise.resolve("accept");
+    },
+  };
+  const result = await skillSettingsWriteTool.call(
+    { name: "plain", switch: "enabled", value: false },
+    context,
+    extra,
+  );
+  assert.equal(errorOf(result), "SETTINGS_REFUSED");
+  assert.deepEqual([asked, context.written.length], [0, 0]);
+});
+
+Deno.test("attack: a view cannot turn on what the skill's own frontmatter turns off", async () => {
+  const context = settingsContext();
+  const result = await skillSettingsWriteTool.call(
+    { name: "quiet", switch: "modelInvocable", value: true },
+    context,
+  );
+  assert.equal(errorOf(result), "FRONTMATTER_SETTING");
+  assert.deepEqual(context.written, []);
+});
+
+Deno.test("skill_settings_write asks the user first; a decline writes nothing, an accept writes", async () => {
+  const context = settingsContext();
+  const asked: string[] = [];
+  const answers = ["decline", "accept"] as const;
+  const extra: ToolCallExtra = {
+    askUser: (message) => {
+      asked.push(message);
+      return Promise.resolve(answers[asked.length - 1]!);
+    },
+  };
+  const input = { name: "plain", switch: "enabled", value: false } as const;
+  assert.equal(
+    errorOf(await skillSettingsWriteTool.call(input, context, extra)),
+    "CONFIRMATION_DECLINED",
+  );
+  assert.deepEqual(context.written, []);
+  const accepted = await skillSettingsWriteTool.call(input, context, extra);
+  assert.deepEqual((accepted as { structuredContent: unknown }).structuredContent, {
+    status: "written",
+    name: "plain",
+    switch: "enabled",
+    value: false,
+  });
+  assert.deepEqual(context.written, [input]);
+  assert.match(asked[0]!, /Disable skill "plain"\?/);
+});
+
+Deno.test("attack: on 2026-07-28 the confirmation state is checked: a state for another write is refused", async () => {
+  const context = settingsContext();
+  let state = "";
+  const ask = (_message: string, requestState: string) => {
+    state = requestState;
+    return { resultType: "input_required" } as never;
+  };
+  const first = await skillSettingsWriteTool.call(
+    { name: "plain", switch: "enabled", value: false },
+    context,
+    { inputRound: { canElicit: true, ask } },
+  );
+  assert.equal((first as { resultType?: string }).resultType, "input_required");
+  assert.notEqual(state, "");
+  // The same state replayed for a different write is refused, and nothing is written.
+  const other = await skillSettingsWriteTool.call(
+    { name: "plain", switch: "userInvocable", value: false },
+    context,
+    { inputRound: { canElicit: true, ask, state, answer: "accept" } },
+  );
+  assert.equal(errorOf(other), "DRAFT_CHANGED");
+  const right = await skillSettingsWriteTool.call(
+    { name: "plain", switch: "enabled", value: false },
+    context,
+    { inputRound: { canElicit: true, ask, state, answer: "accept" } },
+  );
+  assert.equal((right as { isError?: boolean }).isError, undefined);
+  assert.deepEqual(context.written, [{ name: "plain", switch: "enabled", value: false }]);
+});
+
+Deno.test("browseAnswer() shows each remote source with its sync state and notes", () => {
+  const skill = memorySkill({ name: "acme__deploy", description: "Deploys" });
+  const catalog = freezeCatalog(
+    [
+      { path: "/skills", from: "argument" },
+      { path: "/cache/a", from: "remote", source: "github:acme/skills@main", prefix: "acme" },
+      {
+        path: "/cache/b",
+        from: "remote",
+        source: "github:acme/old@v1",
+        prefix: "old",
+        notes: [{
+          path: "github:acme/old@v1",
+          reason: "remote-stale",
+          severity: "warning",
+          detail: "served from its last good commit",
+        }],
+      },
+      { path: "/cache/c", from: "remote", source: "github:acme/new", isUnavailable: true },
+    ],
+    [skill],
+    [],
+  );
+  const answer = browseAnswer(catalog, catalog.skills, 1, { hosted: false });
+  assert.deepEqual(
+    answer.sources.map((source) => [source.spec, source.state, source.notes.length]),
+    [
+      ["github:acme/skills@main", "synced", 0],
+      ["github:acme/old@v1", "stale", 1],
+      ["github:acme/new", "unavailable", 0],
+    ],
+  );
+  assert.deepEqual(answer.skills.map((shown) => shown.name), ["acme__deploy"]);
+});
