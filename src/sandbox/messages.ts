@@ -128,8 +128,9 @@ export interface LocateFdReplyMessage {
 /**
  * Worker to trusted part: the values of these environment names, for one run
  * of this skill's script that is about to start. The trusted part releases
- * only names the owner's grant gives that script (`src/sandbox/env_release.ts`);
- * what the worker claims a skill declares widens nothing.
+ * only names the script's declaration lists (read again by the declaration
+ * reader) and the owner allows (`src/sandbox/env_release.ts`); what the
+ * worker claims a skill declares widens nothing.
  */
 export interface EnvRequestMessage {
   readonly type: "env";
@@ -173,6 +174,7 @@ export interface LocateFdsReplyMessage {
 /** Descriptors one batched locate request may name at most; a longer one is ignored. */
 export const MAX_LOCATE_FDS = 4_096;
 
+/**
  * Worker to trusted part: a settings view asks to set one override switch.
  * The trusted part checks it (only narrowing, or turning back on what a view
  * turned off: `src/config/file/view_override_write.ts`), writes
