@@ -83,6 +83,9 @@ export const resourcesFamily: MethodFamily = {
           }),
     );
     server.setRequestHandler("resources/subscribe", (request) => {
+      // A listed view can be subscribed to like any listed resource; its page is fixed for
+      // the life of the process, so no update ever follows.
+      if (isViewUri(request.params.uri)) return {};
       const served = resolveResourceUri(context.store.current(), request.params.uri);
       addSubscription(server, served.uri);
       return {};

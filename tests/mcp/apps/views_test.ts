@@ -230,6 +230,9 @@ Deno.test("resources/list lists the ui:// views first, with the MCP Apps media t
     const read = (await ui.client.readResource({ uri: entry.uri })).contents[0]!;
     assert.equal(read.mimeType, entry.mimeType);
     assert.deepEqual(read._meta, entry._meta);
+    // Listed, so it can be subscribed to like any listed resource (no update ever follows).
+    assert.deepEqual(await ui.client.subscribeResource({ uri: entry.uri }), {});
+    assert.deepEqual(await ui.client.unsubscribeResource({ uri: entry.uri }), {});
   }
   assert.ok(listed.resources.slice(2).every((entry) => entry.uri.startsWith("skill://")));
   assert.equal(listed.resources.filter((entry) => entry.uri.startsWith("ui://")).length, 2);
