@@ -465,6 +465,9 @@ async function hugeStrings(
   });
   await Promise.all(sessions.map((session) => session.close()));
   const byStatus = [...statuses].map(([status, count]) => `${count}x HTTP ${status}`).join(", ");
+  const answered = [...statuses.values()].reduce((sum, count) => sum + count, 0);
+  const cut = sent - answered;
   return `${sent} requests of ${(huge.length / 1048576).toFixed(2)} MiB strings over ` +
-    `${calls.length} method/argument pairs (${byStatus || "no answers"})`;
+    `${calls.length} method/argument pairs (${byStatus || "no answers"}` +
+    `${cut > 0 ? `; ${cut} without an answer (the send failed)` : ""})`;
 }
