@@ -97,8 +97,25 @@ export const MAX_TOOL_NAME_CHARS = 128;
 // HTTP transport (src/transports/http/). Fixed: they bound what one peer can
 // make the server hold, and the safety argument in ARCHITECTURE.md uses them.
 
-/** Bytes of one HTTP request body read at most; beyond, 413. 4 MiB. */
-export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes of one HTTP request body read at most; beyond, 413, answered from
+ * `Content-Length` before a byte is read, or as soon as a chunked body
+ * passes it, so an oversized body is never decoded or parsed. 256 KiB.
+ *
+ * Derived from the largest request a client can legitimately send once every
+ * client string has its cap (above, `src/scripts/prepare_run.ts` and each
+ * tool's schema): `skill_run` with 64 arguments of 8 KiB in all, a 255-char
+ * name, a 1,024-char script path and a 512-char confirmation token, or
+ * `skill_file` with 8 paths of 1,024 chars, or a cursor or URI of 8,192
+ * chars, is at most about 64 KiB even when every character is JSON-escaped
+ * as `\uXXXX` (6 bytes). Nothing skillgate accepts carries file content from
+ * the client (answers to elicitation are a boolean form). 256 KiB leaves
+ * four times that for a 2025-03-26 batch and `_meta`. The cap bounds the
+ * CPU one request can cost the worker (decode and JSON parse, and the
+ * garbage they leave): with 4 MiB bodies, four senders kept it busy parsing
+ * 145 MiB/s and stalled every other client for 40 to 80 ms per full GC.
+ */
+export const MAX_HTTP_BODY_BYTES = 256 * 1024;
 /**
  * How long one HTTP request body may take to arrive in all; beyond, 408 and
  * the request's slot is freed (a slow sender cannot hold slots forever). 30 s.
@@ -143,7 +160,7 @@ export const MAX_HTTP_BODY_READS = 32;
  * Body slots beyond MAX_HTTP_BODY_READS that only a session's first body at
  * once may take, so a flood of sessionless bodies (`initialize` or junk)
  * never makes a working client wait. At most (MAX_HTTP_BODY_READS +
- * MAX_HTTP_BODY_READS_FOR_SESSIONS) x MAX_HTTP_BODY_BYTES (160 MiB) of bodies
+ * MAX_HTTP_BODY_READS_FOR_SESSIONS) x MAX_HTTP_BODY_BYTES (10 MiB) of bodies
  * are held. 8.
  */
 export const MAX_HTTP_BODY_READS_FOR_SESSIONS = 8;

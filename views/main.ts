@@ -13,5 +13,7 @@ import { startSkillsView } from "./skills_view.ts";
 const root = document.getElementById("root") as HTMLElement;
 const view = document.body.dataset.view;
 const connection = createConnection(`skillgate-${view}`);
+// The frame's title names the view for assistive technology.
+document.title = view === "settings" ? "Skill settings · skillgate" : "Skills · skillgate";
 if (view === "settings") await startSettingsView(root, connection);
 else await startSkillsView(root, connection);

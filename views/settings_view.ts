@@ -91,6 +91,7 @@ export async function startSettingsView(root: HTMLElement, connection: Connectio
     if (!answer.writable) status.textContent = answer.refusal ?? "Settings are read-only here";
     replaceChildren(
       table,
+      h("caption", {}, "Each skill's switches: uncheck one to turn it off"),
       h(
         "thead",
         {},
@@ -104,7 +105,7 @@ export async function startSettingsView(root: HTMLElement, connection: Connectio
       h(
         "tbody",
         {},
-        ...answer.skills.map((skill) =>
+        ...answer.skills.map((skill, row) =>
           h(
             "tr",
             { "data-name": skill.name },
@@ -118,10 +119,14 @@ export async function startSettingsView(root: HTMLElement, connection: Connectio
               const state = skill[key];
               const canChange = answer.writable && (state.on || state.canTurnOn);
               const id = `${skill.name}:${key}`;
+              // The aria-label replaces the label's text as the name, so who turned the
+              // switch off is tied to the checkbox as its description.
+              const whoId = `who-${row}-${key}`;
               const box = h("input", {
                 type: "checkbox",
                 "data-id": id,
                 "aria-label": `${LABELS[key]}: ${skill.name}`,
+                "aria-describedby": state.offBy === undefined ? undefined : whoId,
                 checked: state.on,
                 disabled: !canChange,
                 onchange: (event: Event) =>
@@ -136,7 +141,7 @@ export async function startSettingsView(root: HTMLElement, connection: Connectio
                   box,
                   state.offBy === undefined
                     ? ""
-                    : h("span", { class: "who" }, WHO[state.offBy] ?? ""),
+                    : h("span", { class: "who", id: whoId }, WHO[state.offBy] ?? ""),
                 ),
               );
             }),

@@ -1,8 +1,9 @@
 /**
  * The skills view: the catalog (from `skill_browse`), search (`skill_browse`
  * with a query, ranked by `skill_search`'s engine), a skill's problems, files
- * as a tree and SKILL.md rendered safely (`skill_load`), and the remote
- * sources with their sync state.
+ * as a tree and SKILL.md rendered safely (`skill_browse_detail`), and the remote
+ * sources with their sync state. A skill's detail comes from the app-only
+ * `skill_browse_detail`, never from `skill_load` (which `--tools` may withdraw).
  *
  * @module
  */
@@ -39,7 +40,8 @@ interface BrowseAnswer {
   sources: { spec: string; prefix?: string; state: string; notes: Problem[] }[];
 }
 
-interface LoadAnswer {
+/** What `skill_browse_detail` answers. */
+interface DetailAnswer {
   name: string;
   description: string;
   body: string;
@@ -69,9 +71,11 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
   });
   const status = h("p", { id: "status", role: "status" });
   const list = h("ul", { id: "skills", "aria-label": "Skills" });
-  const detail = h("section", { id: "detail", "aria-live": "polite" });
-  const sources = h("section", { id: "sources" });
-  const problems = h("section", { id: "problems" });
+  // No aria-live on the detail: focus moves to its heading when a skill opens, and a live
+  // region would read the whole SKILL.md aloud on every change.
+  const detail = h("section", { id: "detail", "aria-label": "Skill detail" });
+  const sources = h("section", { id: "sources", "aria-label": "Remote sources" });
+  const problems = h("section", { id: "problems", "aria-label": "Catalog problems" });
   replaceChildren(
     root,
     h(
@@ -191,7 +195,8 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
   async function open(name: string): Promise<void> {
     replaceChildren(detail, h("p", {}, `Loading ${name}…`));
     try {
-      const skill = await connection.call<LoadAnswer>("skill_load", { name });
+      // Not skill_load: --tools may withdraw it; the view tools are always offered to a view.
+      const skill = await connection.call<DetailAnswer>("skill_browse_detail", { name });
       const shown = list.querySelector(`button.skill[data-name="${CSS.escape(name)}"]`);
       for (const button of list.querySelectorAll("button.skill")) {
         button.setAttribute("aria-current", String(button === shown));
@@ -215,7 +220,6 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
       );
       (detail.querySelector("#detail-name") as HTMLElement).focus();
     } catch (error) {
-      replaceChildren(detail);
       showError(detail, error);
     }
   }
@@ -289,5 +293,6 @@ function showError(where: HTMLElement, error: unknown): void {
     : error instanceof Error
     ? error.message
     : String(error);
-  where.append(h("p", { class: "error", role: "alert" }, message));
+  // Replaces what was there ("Loading…", an earlier error): errors do not pile up.
+  where.replaceChildren(h("p", { class: "error", role: "alert" }, message));
 }

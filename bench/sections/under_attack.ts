@@ -4,7 +4,8 @@
  * each against a freshly started server on loopback: (a) 1,000 sessions
  * reading resources; (b) 3,000 connections that never finish their headers;
  * (c) 256 unfinished request bodies; (d) 4 MiB strings to every method that
- * takes a client string. For each: the normal client's success rate and p99
+ * takes a client string; (e) the same with strings just under the body cap
+ * (every body is then read and parsed). For each: the normal client's success rate and p99
  * latency, the server's peak RSS and open descriptors (sampled from
  * `/proc/PID/status` and `/proc/PID/fd`), whether it survived, and how many
  * newcomers (a new session every 250 ms, one read each) were admitted. Every
@@ -14,6 +15,7 @@
  */
 
 import { existsSync } from "node:fs";
+import { MAX_HTTP_BODY_BYTES } from "../../src/caps.ts";
 import { type HttpProgram, startHttpProgram } from "../../tests/support/http_program.ts";
 import type { BenchContext } from "../context.ts";
 import { openBenchSession } from "../support/http_session.ts";
@@ -54,7 +56,15 @@ const ATTACKS: readonly Attack[] = [
   { label: "(a) 1,000 sessions reading resources", run: manySessions },
   { label: "(b) 3,000 connections that never finish headers", run: halfHeaders },
   { label: "(c) 256 unfinished bodies", run: unfinishedBodies },
-  { label: "(d) 4 MiB strings to every method", run: hugeStrings },
+  {
+    label: "(d) 4 MiB strings to every method",
+    run: (server, deadlineMs) => hugeStrings(server, deadlineMs, 4 * 1024 * 1024 - 1024),
+  },
+  {
+    // The attacker who knows the body cap: every body is read and parsed.
+    label: "(e) strings just under the body cap to every method",
+    run: (server, deadlineMs) => hugeStrings(server, deadlineMs, MAX_HTTP_BODY_BYTES - 1024),
+  },
 ];
 
 interface PhaseResult {
@@ -405,9 +415,16 @@ async function unfinishedBodies(server: HttpProgram, deadlineMs: number): Promis
   return `${opened} unfinished bodies sent, ${answered} cut by the server`;
 }
 
-/** (d) Sends strings just under the 4 MiB body cap to every method that takes one, 4 at a time. */
-async function hugeStrings(server: HttpProgram, deadlineMs: number): Promise<string> {
-  const huge = "a".repeat(4 * 1024 * 1024 - 1024);
+/**
+ * (d) and (e): sends strings of `stringChars` ASCII letters to every method
+ * that takes a client string, 4 sessions at a time, until `deadlineMs`.
+ */
+async function hugeStrings(
+  server: HttpProgram,
+  deadlineMs: number,
+  stringChars: number,
+): Promise<string> {
+  const huge = "a".repeat(stringChars);
   const calls: [string, Record<string, unknown>][] = [
     ["prompts/get", { name: huge }],
     ["completion/complete", {
@@ -448,6 +465,9 @@ async function hugeStrings(server: HttpProgram, deadlineMs: number): Promise<str
   });
   await Promise.all(sessions.map((session) => session.close()));
   const byStatus = [...statuses].map(([status, count]) => `${count}x HTTP ${status}`).join(", ");
+  const answered = [...statuses.values()].reduce((sum, count) => sum + count, 0);
+  const cut = sent - answered;
   return `${sent} requests of ${(huge.length / 1048576).toFixed(2)} MiB strings over ` +
-    `${calls.length} method/argument pairs (${byStatus || "no answers"})`;
+    `${calls.length} method/argument pairs (${byStatus || "no answers"}` +
+    `${cut > 0 ? `; ${cut} without an answer (the send failed)` : ""})`;
 }

@@ -51,26 +51,31 @@ export interface AnswerBudget {
   /** Reservations waiting now. */
   waiting(): number;
   /**
-   * Reserves `bytes`, waiting (first come, first served) until they fit. A
-   * reservation larger than the whole budget is granted when nothing else
-   * is reserved.
+   * Reserves `bytes`, waiting until they fit: first come first served
+   * within one owner, and owners take turns (one grant each), so no session
+   * waits behind another's whole flood. A reservation larger than the whole
+   * budget is granted when nothing else is reserved.
    *
    * @param bytes Bytes, non-negative.
    * @param options `signal` ends the wait (the request was cancelled);
-   *   `timeoutMs` bounds it. @default ANSWER_WAIT_TIMEOUT_MS (20 s)
+   *   `timeoutMs` bounds it. @default ANSWER_WAIT_TIMEOUT_MS (20 s).
+   *   `owner`: who the reservation is for (a session id); @default a new
+   *   owner of its own (the reservation takes its own turn).
    * @returns The release function (idempotent).
    * @throws {AnswerBudgetBusyError} When the wait timed out.
    * @throws {DOMException} (AbortError) When `signal` aborted.
    */
-  reserve(bytes: number, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<
-    () => void
-  >;
+  reserve(
+    bytes: number,
+    options?: { signal?: AbortSignal; timeoutMs?: number; owner?: string },
+  ): Promise<() => void>;
 }
 
 /**
  * Creates a budget of two lanes: answers up to SMALL_ANSWER_BYTES draw on
- * the small lane, larger ones on the large lane, each first come first
- * served, so an ordinary read never queues behind a flood of large ones.
+ * the small lane, larger ones on the large lane, so an ordinary read never
+ * queues behind a flood of large ones; within a lane, owners (sessions) take
+ * turns, so a session never queues behind another session's flood.
  *
  * @param options `maxBytes`: the large lane @default MAX_ANSWER_BYTES_IN_FLIGHT
  *   (64 MiB); `maxSmallBytes`: the small lane @default
@@ -89,15 +94,36 @@ export function createAnswerBudget(
     maxBytes,
     usedBytes: () => large.used() + small.used(),
     waiting: () => large.waiting() + small.waiting(),
-    reserve: (bytes, { signal, timeoutMs = defaultTimeoutMs } = {}) =>
-      (bytes <= SMALL_ANSWER_BYTES ? small : large).reserve(bytes, signal, timeoutMs),
+    reserve: (bytes, { signal, timeoutMs = defaultTimeoutMs, owner } = {}) =>
+      (bytes <= SMALL_ANSWER_BYTES ? small : large).reserve(
+        bytes,
+        owner ?? Symbol("reservation"),
+        signal,
+        timeoutMs,
+      ),
   };
 }
 
-/** One first-come-first-served lane of a budget. */
+/** A reservation waiting in a lane. */
+interface Waiter {
+  readonly bytes: number;
+  readonly grant: () => void;
+}
+
+/**
+ * One lane of a budget, fair between owners: each owner (a session) waits in
+ * its own first-come-first-served line, and the owners take turns, one grant
+ * each, in the order they started waiting. A session with a hundred reads
+ * waiting thus delays another session's one read by at most one of its own,
+ * not by all of them. The owner whose turn it is waits until its answer
+ * fits (no one overtakes it), so a large answer is never starved by small
+ * ones.
+ */
 function createLane(maxBytes: number) {
   let used = 0;
-  const queue: { bytes: number; grant: () => void }[] = [];
+  let waiting = 0;
+  /** The owners waiting, in turn order (a Map keeps insertion order), each with its line. */
+  const turns = new Map<unknown, Waiter[]>();
   const fits = (bytes: number) => used === 0 || used + bytes <= maxBytes;
   const take = (bytes: number) => {
     used += bytes;
@@ -110,23 +136,32 @@ function createLane(maxBytes: number) {
     };
   };
   const wake = () => {
-    while (queue.length > 0 && fits((queue[0] as { bytes: number }).bytes)) {
-      queue.shift()?.grant();
+    while (turns.size > 0) {
+      const [owner, line] = turns.entries().next().value as [unknown, Waiter[]];
+      const head = line[0] as Waiter;
+      if (!fits(head.bytes)) return;
+      line.shift();
+      waiting--;
+      // Served: this owner's next waiter (if any) goes to the back of the turns.
+      turns.delete(owner);
+      if (line.length > 0) turns.set(owner, line);
+      head.grant();
     }
   };
   return {
     used: () => used,
-    waiting: () => queue.length,
+    waiting: () => waiting,
     reserve: (
       bytes: number,
+      owner: unknown,
       signal: AbortSignal | undefined,
       timeoutMs: number,
     ): Promise<() => void> => {
       if (signal?.aborted === true) return Promise.reject(signal.reason);
-      if (queue.length === 0 && fits(bytes)) return Promise.resolve(take(bytes));
+      if (waiting === 0 && fits(bytes)) return Promise.resolve(take(bytes));
       const startedMs = performance.now();
       return new Promise((resolve, reject) => {
-        const entry = {
+        const entry: Waiter = {
           bytes,
           grant: () => {
             finish();
@@ -134,8 +169,13 @@ function createLane(maxBytes: number) {
           },
         };
         const leave = (error: unknown) => {
-          const index = queue.indexOf(entry);
-          if (index >= 0) queue.splice(index, 1);
+          const line = turns.get(owner);
+          const index = line?.indexOf(entry) ?? -1;
+          if (line !== undefined && index >= 0) {
+            line.splice(index, 1);
+            waiting--;
+            if (line.length === 0) turns.delete(owner);
+          }
           finish();
           reject(error);
           wake();
@@ -150,7 +190,10 @@ function createLane(maxBytes: number) {
           signal?.removeEventListener("abort", onAbort);
         };
         signal?.addEventListener("abort", onAbort, { once: true });
-        queue.push(entry);
+        const line = turns.get(owner);
+        if (line === undefined) turns.set(owner, [entry]);
+        else line.push(entry);
+        waiting++;
       });
     },
   };
@@ -172,14 +215,19 @@ export interface AnswerTicket {
  * Creates the ticket of one HTTP request.
  *
  * @param budget The handler's budget.
+ * @param owner Whose turn the request's reservations take (its session id);
+ *   @default each reservation its own turn.
  * @returns The ticket.
  */
-export function createAnswerTicket(budget: AnswerBudget): AnswerTicket {
+export function createAnswerTicket(budget: AnswerBudget, owner?: string): AnswerTicket {
   const releases: (() => void)[] = [];
   let isReleased = false;
   return {
     hold: async (bytes, signal) => {
-      const release = await budget.reserve(bytes, signal === undefined ? {} : { signal });
+      const release = await budget.reserve(bytes, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(owner === undefined ? {} : { owner }),
+      });
       if (isReleased) release();
       else releases.push(release);
     },

@@ -12,10 +12,11 @@
  *   {@linkcode STATIC_CACHE_TTL_MS} = 300,000 ms (5 min).
  *
  * Scope: every catalog answer is the same for every caller (`public`), except
- * `tools/list` under `--tools=auto`, which withdraws `skill_load` and
- * `skill_file` from a caller that declares the skills extension and so varies
- * with the caller's capabilities: `private` there. Under `--tools=always` or
- * `never` it does not vary: `public`.
+ * `tools/list` and `resources/list`, which vary with the caller's declared
+ * capabilities: the MCP Apps view tools and `ui://` resources are listed only
+ * for a caller that renders views, and under `--tools=auto` `skill_load` and
+ * `skill_file` are withdrawn from a caller that declares the skills
+ * extension. Those two are `private` whatever `--tools` says.
  *
  * The SDK fills these on the cacheable spec results (`server/discover`, the
  * list methods, `resources/read`) and only on 2026-07-28 answers; our
@@ -59,19 +60,17 @@ export function catalogCacheHint(config: Config): Required<CacheHint> {
  * The SDK's per-method `cacheHints` server option for `config`.
  *
  * @param config The served configuration (`--static`, `--tools`).
- * @returns A hint for each SDK-cacheable method; `tools/list` is `private`
- *   under `--tools=auto`.
+ * @returns A hint for each SDK-cacheable method; `tools/list` and
+ *   `resources/list` are `private` (they vary with the caller's capabilities).
  */
 export function sdkCacheHints(config: Config): Record<SdkCacheable, CacheHint> {
   const hint = catalogCacheHint(config);
-  const tools: CacheHint = config.options.tools === "auto"
-    ? { ...hint, cacheScope: "private" }
-    : hint;
+  const perCaller: CacheHint = { ...hint, cacheScope: "private" };
   return {
     "server/discover": hint,
-    "tools/list": tools,
+    "tools/list": perCaller,
     "prompts/list": hint,
-    "resources/list": hint,
+    "resources/list": perCaller,
     "resources/templates/list": hint,
     "resources/read": hint,
   };

@@ -21,6 +21,7 @@ import { skillLoadTool } from "./tools/skill_load.ts";
 import { skillRunTool } from "./tools/skill_run.ts";
 import { skillSearchTool } from "./tools/skill_search.ts";
 import { skillBrowseTool } from "./tools/skill_browse.ts";
+import { skillBrowseDetailTool } from "./tools/skill_browse_detail.ts";
 import { skillSettingsTool } from "./tools/skill_settings.ts";
 import { skillSettingsWriteTool } from "./tools/skill_settings_write.ts";
 import type { SkillTool, ToolCallExtra, ToolContext } from "./tools/tool.ts";
@@ -34,6 +35,7 @@ export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
   skillFileTool as SkillTool<unknown>,
   skillRunTool as SkillTool<unknown>,
   skillBrowseTool as SkillTool<unknown>,
+  skillBrowseDetailTool as SkillTool<unknown>,
   skillSettingsTool as SkillTool<unknown>,
   skillSettingsWriteTool as SkillTool<unknown>,
 ]);

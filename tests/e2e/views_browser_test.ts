@@ -154,6 +154,23 @@ Deno.test({
           requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
         }),
       );
+      // A second host that also loads skills itself (SEP-2640): --tools=auto withdraws
+      // skill_load from it, and its views must work all the same.
+      const skillsHost = new Client({ name: "skillgate-views-skills-host", version: "1.0.0" }, {
+        capabilities: {
+          extensions: {
+            "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
+            "io.modelcontextprotocol/skills": {},
+          },
+        } as ClientCapabilities,
+      });
+      await skillsHost.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      /** The MCP client the host page relays through now. */
+      let relayClient: Client = client;
       let page: Page | null = null;
       // Every list_changed reaches the host here and is passed on to the open view.
       client.fallbackNotificationHandler = (notification) => {
@@ -193,12 +210,12 @@ Deno.test({
         });
         await page.exposeFunction("relay", async (method: string, params: unknown) => {
           const request = params as Record<string, unknown>;
-          if (method === "tools/list") return await client.listTools();
+          if (method === "tools/list") return await relayClient.listTools();
           if (method === "resources/read") {
-            return await client.readResource(request as { uri: string });
+            return await relayClient.readResource(request as { uri: string });
           }
           if (method === "tools/call") {
-            return await client.callTool(
+            return await relayClient.callTool(
               request as { name: string; arguments?: Record<string, unknown> },
             );
           }
@@ -250,17 +267,34 @@ Deno.test({
           );
         });
 
-        await t.step("keyboard: arrows move along the list and Enter opens a skill", async () => {
-          const frame = await viewFrame();
-          await frame.focus("button.skill");
-          await page!.keyboard.press("ArrowDown");
-          const second = await frame.evaluate(`document.activeElement?.getAttribute("data-name")`);
-          assert.equal(second, served[1]);
-          await page!.keyboard.press("Enter");
-          await frame.waitForSelector(`#detail-name`, { timeout: CEILING_MS });
-          assert.equal(await frame.textContent("#detail-name"), served[1]);
-          assert.equal(await frame.evaluate(`document.activeElement?.id`), "detail-name");
-        });
+        await t.step(
+          "keyboard: Tab reaches the list, arrows move along it with a visible focus ring, Enter opens a skill",
+          async () => {
+            const frame = await viewFrame();
+            await frame.focus("#search");
+            await page!.keyboard.press("Tab");
+            assert.equal(
+              await frame.evaluate(`document.activeElement?.getAttribute("data-name")`),
+              served[0],
+              "the first skill follows the search box in the focus order",
+            );
+            await page!.keyboard.press("ArrowDown");
+            const second = await frame.evaluate(
+              `document.activeElement?.getAttribute("data-name")`,
+            );
+            assert.equal(second, served[1]);
+            const ring = await frame.evaluate(
+              `(() => { const style = getComputedStyle(document.activeElement);
+              return [document.activeElement.matches(":focus-visible"), style.outlineStyle]; })()`,
+            ) as [boolean, string];
+            assert.equal(ring[0], true, "keyboard focus is :focus-visible");
+            assert.notEqual(ring[1], "none", "and draws an outline");
+            await page!.keyboard.press("Enter");
+            await frame.waitForSelector(`#detail-name`, { timeout: CEILING_MS });
+            assert.equal(await frame.textContent("#detail-name"), served[1]);
+            assert.equal(await frame.evaluate(`document.activeElement?.id`), "detail-name");
+          },
+        );
 
         await t.step("SKILL.md renders as markdown; its <script> does not run", async () => {
           const frame = await viewFrame();
@@ -289,6 +323,34 @@ Deno.test({
           assert.notEqual(await page!.title(), "pwned");
           await page!.screenshot({ path: `${ARTIFACTS}skills-view.png` });
         });
+
+        await t.step(
+          "a host with the skills extension too: skill_load is withdrawn and the detail pane still works",
+          async () => {
+            const names = (await skillsHost.listTools()).tools.map((tool) => tool.name);
+            assert.ok(!names.includes("skill_load"), "--tools=auto withdrew skill_load");
+            assert.ok(names.includes("skill_browse_detail"));
+            relayClient = skillsHost;
+            try {
+              await page!.evaluate(`window.openView("skill_browse", {})`);
+              const frame = await viewFrame();
+              await frame.waitForSelector(`button.skill[data-name="markup-probe"]`, {
+                timeout: CEILING_MS,
+              });
+              await frame.click(`button.skill[data-name="markup-probe"]`);
+              await until(
+                "the probe's detail opens",
+                async () => (await frame.textContent("#detail-name")) === "markup-probe",
+              );
+              assert.equal(await frame.$$eval("#detail .error", (found) => found.length), 0);
+              const log = await page!.evaluate(`window.viewLog`) as string[];
+              assert.ok(log.includes("call skill_browse_detail"), log.join("; "));
+              assert.ok(!log.includes("call skill_load"), log.join("; "));
+            } finally {
+              relayClient = client;
+            }
+          },
+        );
 
         await t.step(
           "settings view: disabling a skill writes overrides.json, after the user confirms",
@@ -343,6 +405,15 @@ Deno.test({
           const box = `input[data-id="sql-review:enabled"]`;
           assert.equal(await frame.isDisabled(box), true, "the view offers no way to do it");
           assert.match(await frame.textContent(`tr[data-name="sql-review"]`) ?? "", /owner/);
+          // Assistive technology hears why: the checkbox's description says who turned it off.
+          const described = await frame.$eval(
+            box,
+            (input) =>
+              (input.getAttribute("aria-describedby") ?? "").split(" ").map((id: string) =>
+                input.ownerDocument.getElementById(id)?.textContent ?? ""
+              ).join(" "),
+          );
+          assert.match(described, /turned off by the owner/);
           // Whoever calls the tool, the server refuses: the visibility is only a hint.
           const asking = asked.length;
           const refused = await client.callTool({
@@ -379,6 +450,7 @@ Deno.test({
       } finally {
         await browser?.close();
         await client.close();
+        await skillsHost.close();
       }
     } finally {
       await Deno.remove(dir, { recursive: true });

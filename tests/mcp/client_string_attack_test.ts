@@ -13,8 +13,16 @@ import { type CallToolResult, McpError } from "../support/sdk_client.ts";
 import { connectClient, httpConfig, testHandler } from "../transports/_http.ts";
 import { type CountingCatalog, countingCatalog } from "./_counting_catalog.ts";
 
-/** A 4 MiB string less room for the JSON-RPC envelope (the body cap is 4 MiB). */
+/**
+ * A 4 MiB string less room for the JSON-RPC envelope. Over HTTP the body cap
+ * (MAX_HTTP_BODY_BYTES, 256 KiB) refuses such a body before it is parsed
+ * (tests/transports/http_body_test.ts); stdio carries lines up to 10 MiB.
+ * The string caps are their own gate, so these tests lift the body cap to
+ * {@linkcode TEST_BODY_BYTES} to reach them.
+ */
 const HUGE = "a".repeat(4 * 1024 * 1024 - 64 * 1024);
+/** The body cap of this file's handler: 4 MiB, the old cap. */
+const TEST_BODY_BYTES = 4 * 1024 * 1024;
 const SKILLS = 10_000;
 
 /** One counting catalog for the file: building 10,000 skills once is enough. */
@@ -27,6 +35,7 @@ async function withClient(
 ): Promise<void> {
   await using h = await testHandler(httpConfig(), {
     store: createCatalogStore(counting.catalog),
+    limits: { maxBodyBytes: TEST_BODY_BYTES },
   });
   await using session = await connectClient(h.http);
   counting.reset();

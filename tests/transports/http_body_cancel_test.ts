@@ -17,7 +17,7 @@ import { EXAMPLES, exampleStore } from "./_http.ts";
 
 const encoder = new TextEncoder();
 /**
- * The body cap in these tests, in bytes: 1 MiB (the default is 4 MiB). Large
+ * The body cap in these tests, in bytes: 1 MiB (the default is 256 KiB). Large
  * enough that the connection still holds parsed body bytes when the handler
  * refuses, which is what used to reach the closed body stream.
  */

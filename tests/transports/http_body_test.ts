@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { MAX_HTTP_BODY_BYTES } from "../../src/caps.ts";
+import {
+  MAX_CLIENT_NAME_CHARS,
+  MAX_CURSOR_CHARS,
+  MAX_FILE_ENTRIES_PER_CALL,
+  MAX_HTTP_BODY_BYTES,
+  MAX_PATH_CHARS,
+  MAX_URI_CHARS,
+} from "../../src/caps.ts";
+import { MAX_ARGS, MAX_ARGS_BYTES } from "../../src/scripts/prepare_run.ts";
 import { readJsonBody } from "../../src/transports/http/read_body.ts";
 import { httpConfig, INITIALIZE, POST_HEADERS, send, testHandler } from "./_http.ts";
 
@@ -217,4 +225,106 @@ Deno.test("readJsonBody() decodes a character split across chunks, and refuses b
   // A bad byte early does not hide that the body is also too large.
   const both = await readJsonBody(chunkedRequest([[0xff], Array(2048).fill(0x61)]), 1024);
   assert.equal(both.kind, "too-large");
+});
+
+/**
+ * A JSON-RPC request whose `params` hold one string of `stringBytes` ASCII
+ * letters, as a counted stream of 64 KiB chunks: `pulled()` says how many
+ * bytes the server took from it.
+ */
+function countedHugeRequest(sessionId: string | null, stringBytes: number) {
+  const text = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 7,
+    method: "prompts/get",
+    params: { name: "a".repeat(stringBytes) },
+  });
+  const bytes = new TextEncoder().encode(text);
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk = bytes.subarray(pulled, pulled + 64 * 1024);
+      if (chunk.byteLength === 0) return controller.close();
+      pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  }, { highWaterMark: 0 }); // pulled only when read
+  const headers: Record<string, string> = { ...POST_HEADERS };
+  if (sessionId !== null) headers["mcp-session-id"] = sessionId;
+  return { body, headers, totalBytes: bytes.byteLength, pulled: () => pulled };
+}
+
+Deno.test("attack: a 4 MiB string body is refused with 413 before it is parsed", async () => {
+  await using h = await testHandler(httpConfig());
+  const init = await send(h.http, { method: "POST", headers: POST_HEADERS, body: INITIALIZE });
+  const sessionId = init.headers.get("mcp-session-id");
+  assert.ok(sessionId);
+  // Declared: refused on Content-Length alone, not one byte taken from the body.
+  const declared = countedHugeRequest(sessionId, 4 * 1024 * 1024 - 1024);
+  const refused = await send(h.http, {
+    method: "POST",
+    headers: { ...declared.headers, "content-length": String(declared.totalBytes) },
+    body: declared.body,
+  });
+  assert.equal(refused.status, 413);
+  assert.match(refused.text, new RegExp(`at most ${MAX_HTTP_BODY_BYTES} bytes`));
+  assert.equal(declared.pulled(), 0, "the declared body was never read");
+  // Chunked (no length declared): the read stops one chunk past the cap.
+  const chunked = countedHugeRequest(sessionId, 4 * 1024 * 1024 - 1024);
+  const cut = await send(h.http, { method: "POST", headers: chunked.headers, body: chunked.body });
+  assert.equal(cut.status, 413);
+  assert.ok(
+    chunked.pulled() <= MAX_HTTP_BODY_BYTES + 2 * 64 * 1024,
+    `read ${chunked.pulled()} of ${chunked.totalBytes} bytes before refusing`,
+  );
+  assert.equal(h.http.stats().inFlight, 0, "the refused bodies never became requests");
+  // The session is unharmed: an ordinary request still answers.
+  const list = await send(h.http, {
+    method: "POST",
+    headers: { ...POST_HEADERS, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "prompts/list" }),
+  });
+  assert.equal(list.status, 200);
+  assert.match(list.text, /"prompts"/);
+});
+
+Deno.test("MAX_HTTP_BODY_BYTES holds four of the largest legitimate requests, fully escaped", () => {
+  // Every character a control character (JSON-escaped as \u0001, 6 bytes):
+  // the worst case of each client string at its cap.
+  const worst = (chars: number) => "\u0001".repeat(chars);
+  const argChars = Math.floor(MAX_ARGS_BYTES / MAX_ARGS);
+  const largest = [
+    {
+      method: "tools/call",
+      params: {
+        name: "skill_run",
+        arguments: {
+          name: worst(MAX_CLIENT_NAME_CHARS),
+          script: worst(MAX_PATH_CHARS),
+          args: Array.from({ length: MAX_ARGS }, () => worst(argChars)),
+          confirmToken: worst(512),
+        },
+      },
+    },
+    {
+      method: "tools/call",
+      params: {
+        name: "skill_file",
+        arguments: {
+          name: worst(MAX_CLIENT_NAME_CHARS),
+          paths: Array.from({ length: MAX_FILE_ENTRIES_PER_CALL }, () => worst(MAX_PATH_CHARS)),
+        },
+      },
+    },
+    { method: "resources/list", params: { cursor: worst(MAX_CURSOR_CHARS) } },
+    { method: "resources/read", params: { uri: worst(MAX_URI_CHARS) } },
+  ];
+  for (const message of largest) {
+    const bytes = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }))
+      .byteLength;
+    assert.ok(
+      4 * bytes <= MAX_HTTP_BODY_BYTES,
+      `${message.method} ${JSON.stringify(message.params).slice(0, 40)}: ${bytes} bytes`,
+    );
+  }
 });

@@ -182,6 +182,61 @@ Deno.test("attack: a flood of 16 MiB reads does not make an ordinary read wait",
   assert.equal(budget.usedBytes(), 0);
 });
 
+Deno.test("attack: one session's flood of large reads does not make another session wait behind all of it", async () => {
+  const budget = createAnswerBudget({ maxBytes: 100, timeoutMs: 10_000 });
+  const large = 2 * 1024 * 1024; // over SMALL_ANSWER_BYTES: the large lane
+  const first = await budget.reserve(large, { owner: "flood" });
+  const order: string[] = [];
+  const queued = (owner: string, label: string) =>
+    budget.reserve(large, { owner }).then((release) => {
+      order.push(label);
+      release();
+    });
+  const flood = [1, 2, 3, 4].map((index) => queued("flood", `flood ${index}`));
+  const other = queued("other", "other");
+  const third = queued("third", "third");
+  assert.equal(budget.waiting(), 6);
+  first();
+  await Promise.all([...flood, other, third]);
+  assert.deepEqual(
+    order,
+    ["flood 1", "other", "third", "flood 2", "flood 3", "flood 4"],
+    "sessions take turns: the others wait behind one of the flood's reads, not four",
+  );
+  assert.equal(budget.usedBytes(), 0);
+  assert.equal(budget.waiting(), 0);
+});
+
+Deno.test("createAnswerBudget() lets an owner whose answer does not fit keep its turn", async () => {
+  const budget = createAnswerBudget({ maxSmallBytes: 100, timeoutMs: 10_000 });
+  const held = await budget.reserve(60, { owner: "a" });
+  const order: string[] = [];
+  const big = budget.reserve(80, { owner: "b" }).then((release) => {
+    order.push("b");
+    return release;
+  });
+  const small = budget.reserve(10, { owner: "c" }).then((release) => {
+    order.push("c");
+    return release;
+  });
+  await Promise.resolve();
+  assert.deepEqual(order, [], "c fits but does not overtake b, whose turn it is");
+  held();
+  (await big)();
+  (await small)();
+  assert.deepEqual(order, ["b", "c"]);
+  const cancelled = new AbortController();
+  const blocker = await budget.reserve(100, { owner: "a" });
+  const leaving = budget.reserve(50, { owner: "b", signal: cancelled.signal });
+  const after = budget.reserve(50, { owner: "b" });
+  cancelled.abort(new Error("cancelled"));
+  await assert.rejects(leaving, /cancelled/);
+  assert.equal(budget.waiting(), 1, "a cancelled wait leaves its owner's line");
+  blocker();
+  (await after)();
+  assert.equal(budget.usedBytes(), 0);
+});
+
 function toolCallRequest(sessionId: string, args: Record<string, unknown>): Request {
   const request = readRequest(sessionId, "unused");
   return new Request(request.url, {

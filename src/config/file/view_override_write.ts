@@ -15,7 +15,9 @@
  *   past it;
  * - the file is written whole and renamed over the old one
  *   (`write_atomically.ts`), between two reviews of the owner's files, and
- *   the result is put in force at once (`OwnerFilesWatch.adopt`).
+ *   the result is put in force at once (`OwnerFilesWatch.adopt`); the rename
+ *   happens only while the file still holds what the decision read (an
+ *   owner's save in between is read and decided on again, never lost).
  *
  * @module
  */
@@ -41,6 +43,12 @@ import { writeAtomically } from "./write_atomically.ts";
 
 /** The most skill names `overrides.json` may hold after a view's write. */
 export const MAX_VIEW_OVERRIDE_NAMES = 10_000;
+
+/**
+ * Times a view's write reads, decides and writes when `overrides.json`
+ * changes under it (the owner saved it meanwhile) before it gives up.
+ */
+export const MAX_VIEW_WRITE_ATTEMPTS = 3;
 
 /** What a view asks: set one switch of one served skill name. */
 export interface ViewOverrideRequest {
@@ -126,7 +134,8 @@ export function decideViewOverride(
     if (isOffInFile && isOffInForce) {
       return { ok: true, file, inForce, changed: false };
     }
-    if (!(name in file) && Object.keys(file).length >= MAX_VIEW_OVERRIDE_NAMES) {
+    // Own names only: "constructor" is `in` every object, and must count like any name.
+    if (fileEntry === undefined && Object.keys(file).length >= MAX_VIEW_OVERRIDE_NAMES) {
       return {
         ok: false,
         code: "OVERRIDE_LIMIT",
@@ -135,8 +144,11 @@ export function decideViewOverride(
       };
     }
     const nextFile = { ...file, [name]: { ...fileEntry, [key]: false } };
-    // Recorded as the view's only when the owner had not turned it off already.
-    const nextSetByView = isOffInFile ? fileSetByView : {
+    // Recorded as the view's only when nothing had turned it off already: not
+    // the file, and not what is in force (an owner's off that the owner took
+    // out of the file by hand stays in force until a restart; claiming it
+    // here would let a view turn it back on at once).
+    const nextSetByView = isOffInFile || isOffInForce ? fileSetByView : {
       ...fileSetByView,
       [name]: [...(viewsEntry ?? []), key],
     };
@@ -215,30 +227,45 @@ export function createViewOverrideWriter(
     }
     return await holder.exclusive(async () => {
       const path = location.overridesPath;
-      let text: string | null;
-      let file: SkillOverrides;
-      let setByView: SetByView;
-      try {
-        text = await readOwnerFile(path);
-        file = text === null ? {} : parseOverridesFile(path, text);
-        setByView = text === null ? {} : parseSetByView(path, text);
-      } catch (error) {
-        if (!(error instanceof ConfigFileError)) throw error;
-        return refusal(
-          "SETTINGS_UNAVAILABLE",
-          "overrides.json is not valid, so it is not written",
-          "Ask the server's owner to fix overrides.json (skillgate override prints why)",
+      // An owner's save between our read and our rename would be overwritten (and an
+      // owner's "off" in it lost): the rename happens only while the file still holds
+      // what was read; otherwise read and decide again.
+      for (let attempt = 0; attempt < MAX_VIEW_WRITE_ATTEMPTS; attempt++) {
+        let text: string | null;
+        let file: SkillOverrides;
+        let setByView: SetByView;
+        try {
+          text = await readOwnerFile(path);
+          file = text === null ? {} : parseOverridesFile(path, text);
+          setByView = text === null ? {} : parseSetByView(path, text);
+        } catch (error) {
+          if (!(error instanceof ConfigFileError)) throw error;
+          return refusal(
+            "SETTINGS_UNAVAILABLE",
+            "overrides.json is not valid, so it is not written",
+            "Ask the server's owner to fix overrides.json (skillgate override prints why)",
+          );
+        }
+        const decision = decideViewOverride(request, file, setByView, holder.inForce());
+        if (!decision.ok) return decision;
+        if (!decision.changed) return { ok: true, changed: false } as const;
+        const read = text;
+        const isWritten = await writeAtomically(
+          path,
+          overridesFileText(decision.file, schemaOf(text), decision.inForce.setByView),
+          {
+            isStillCurrent: async () => (await readOwnerFile(path).catch(() => undefined)) === read,
+          },
         );
+        if (!isWritten) continue;
+        holder.adopt(decision.inForce);
+        return { ok: true, changed: true } as const;
       }
-      const decision = decideViewOverride(request, file, setByView, holder.inForce());
-      if (!decision.ok) return decision;
-      if (!decision.changed) return { ok: true, changed: false } as const;
-      await writeAtomically(
-        path,
-        overridesFileText(decision.file, schemaOf(text), decision.inForce.setByView),
+      return refusal(
+        "SETTINGS_UNAVAILABLE",
+        "overrides.json kept changing while skillgate wrote it, so nothing was written",
+        "Open the settings view again and retry once the file is saved",
       );
-      holder.adopt(decision.inForce);
-      return { ok: true, changed: true } as const;
     }).catch(() =>
       refusal(
         "SETTINGS_UNAVAILABLE",

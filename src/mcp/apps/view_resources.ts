@@ -2,7 +2,8 @@
  * The two views as `ui://` resources with the MCP Apps media type
  * (`text/html;profile=mcp-app`): one self-contained page built from `views/`
  * (`views.generated.ts`, reproducible; no network: the page's own CSP and
- * the resource's `_meta.ui.csp` both allow no outside origin). The page
+ * the resource's `_meta.ui.csp` both allow no outside origin), listed by
+ * `resources/list` for a client that renders views. The page
  * (about 800 KB) is loaded on the first read, not at start-up: a literal
  * dynamic import, part of the module graph (no read permission needed, and
  * `deno compile` includes it).
@@ -10,8 +11,40 @@
  * @module
  */
 
-import { APP_MIME_TYPE, type ReadResourceResult } from "../sdk.ts";
+import { APP_MIME_TYPE, type ReadResourceResult, type Resource } from "../sdk.ts";
 import { SETTINGS_VIEW_URI, SKILLS_VIEW_URI } from "./app_meta.ts";
+
+/**
+ * A view resource's `_meta`: an empty CSP allow-list (no network) and a
+ * border preference. The same on the `resources/list` entry and on the
+ * `resources/read` content (where a host looks first).
+ */
+const VIEW_META = Object.freeze({
+  ui: Object.freeze({
+    csp: Object.freeze({ connectDomains: Object.freeze([]), resourceDomains: Object.freeze([]) }),
+    prefersBorder: true,
+  }),
+});
+
+/** The `resources/list` entries of the views, in {@linkcode VIEW_URIS} order. */
+const VIEW_ENTRIES: readonly Resource[] = Object.freeze([
+  {
+    uri: SKILLS_VIEW_URI,
+    name: "skillgate-skills-view",
+    title: "Skills view",
+    description: "skillgate's MCP Apps view of the catalog (opened by skill_browse)",
+    mimeType: APP_MIME_TYPE,
+    _meta: VIEW_META,
+  },
+  {
+    uri: SETTINGS_VIEW_URI,
+    name: "skillgate-settings-view",
+    title: "Settings view",
+    description: "skillgate's MCP Apps view of the skills' switches (opened by skill_settings)",
+    mimeType: APP_MIME_TYPE,
+    _meta: VIEW_META,
+  },
+].map((entry) => Object.freeze(entry)));
 
 /** Each view's URI and the name its page starts (`<body data-view>`). */
 const VIEW_NAMES: ReadonlyMap<string, string> = new Map([
@@ -60,7 +93,22 @@ export async function readViewResource(uri: string): Promise<ReadResourceResult>
       uri,
       mimeType: APP_MIME_TYPE,
       text: await viewHtml(uri),
-      _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
+      _meta: structuredClone(VIEW_META) as Record<string, unknown>,
     }],
   };
+}
+
+/**
+ * The views' `resources/list` entries, as ext-apps' `registerAppResource`
+ * lists an app resource: URI, name, the MCP Apps media type and `_meta.ui`.
+ * Listed only for a client that renders views (the caller decides).
+ *
+ * @returns Fresh copies of the two entries.
+ *
+ * Source: @modelcontextprotocol/ext-apps 2.0.4, `registerAppResource` (a
+ * `registerResource` with `mimeType` `text/html;profile=mcp-app`, so listed),
+ * `McpUiAppResourceConfig._meta` ("included in the resources/list response").
+ */
+export function listedViewResources(): Resource[] {
+  return VIEW_ENTRIES.map((entry) => structuredClone(entry) as Resource);
 }

@@ -23,10 +23,14 @@ import { catalogChannel, describeWithCatalog } from "./model_catalog.ts";
 
 /**
  * The tools that open or serve an MCP Apps view: offered only to a client
- * that declared it renders views (`src/mcp/apps/app_meta.ts`).
+ * that declared it renders views (`src/mcp/apps/app_meta.ts`), and then
+ * always, whatever `--tools` says: a view calls only these, so no offer
+ * policy can leave a view without what it needs (the skills view's detail
+ * pane uses `skill_browse_detail`, never `skill_load`).
  */
 export const VIEW_TOOLS: ReadonlySet<string> = new Set([
   "skill_browse",
+  "skill_browse_detail",
   "skill_settings",
   "skill_settings_write",
 ]);

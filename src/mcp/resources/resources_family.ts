@@ -1,5 +1,6 @@
 /**
- * The resources family: every file of every skill as `skill://<name>/<path>`,
+ * The resources family: every file of every skill as `skill://<name>/<path>`
+ * (and, for a client that renders MCP Apps, the two `ui://` views first),
  * served from the catalog snapshot with the SDK's low-level handlers
  * (`resources/list` with a real cursor, `resources/templates/list`,
  * `resources/read` through the path gate, `resources/subscribe` and
@@ -9,7 +10,9 @@
  */
 
 import { MAX_RESOURCE_READ_BYTES, RESOURCE_PAGE_SIZE } from "../../caps.ts";
-import { isViewUri, readViewResource } from "../apps/view_resources.ts";
+import { clientShowsViews } from "../apps/app_meta.ts";
+import { isViewUri, listedViewResources, readViewResource } from "../apps/view_resources.ts";
+import { declaredCapabilities } from "../elicitation/input_round.ts";
 import { holdAnswerBytes } from "../answer_budget.ts";
 import type { MethodFamily } from "../family.ts";
 import type { ResourceTemplate } from "../sdk.ts";
@@ -48,14 +51,22 @@ export const resourcesFamily: MethodFamily = {
     return { resources: { subscribe: canNotify, listChanged: isLive } };
   },
   install: (server, context) => {
-    server.setRequestHandler(
-      "resources/list",
-      (request) =>
-        listResourcePage(context.store.current(), {
-          cursor: request.params?.cursor,
-          pageSize: RESOURCE_PAGE_SIZE,
-        }),
-    );
+    server.setRequestHandler("resources/list", (request, io) => {
+      const page = listResourcePage(context.store.current(), {
+        cursor: request.params?.cursor,
+        pageSize: RESOURCE_PAGE_SIZE,
+      });
+      // The MCP Apps views open the first page, for a client that renders them
+      // (2026-07-28: as this request declares; 2025-era: as initialize declared).
+      const isFirstPage = request.params?.cursor === undefined;
+      if (
+        !isFirstPage ||
+        !clientShowsViews(declaredCapabilities(io) ?? server.getClientCapabilities())
+      ) {
+        return page;
+      }
+      return { ...page, resources: [...listedViewResources(), ...page.resources] };
+    });
     server.setRequestHandler(
       "resources/templates/list",
       () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE] }),
@@ -72,6 +83,9 @@ export const resourcesFamily: MethodFamily = {
           }),
     );
     server.setRequestHandler("resources/subscribe", (request) => {
+      // A listed view can be subscribed to like any listed resource; its page is fixed for
+      // the life of the process, so no update ever follows.
+      if (isViewUri(request.params.uri)) return {};
       const served = resolveResourceUri(context.store.current(), request.params.uri);
       addSubscription(server, served.uri);
       return {};

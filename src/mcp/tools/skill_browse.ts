@@ -3,8 +3,8 @@
  * skills a query finds (ranked by the same engine as `skill_search`). Its
  * answer is what the view renders: each skill's description, problems and
  * size, the catalog's problems, the roots, and the remote sources with their
- * sync state. The view then reads a skill's SKILL.md and files with
- * `skill_load`.
+ * sync state. The view then reads a skill's SKILL.md and files with the
+ * app-only `skill_browse_detail` (not `skill_load`, which `--tools` may withdraw).
  *
  * @module
  */

@@ -61,7 +61,7 @@ export const MCP_PATH = "/mcp";
 
 /** Ceilings of one handler; every field defaults to its constant in `src/caps.ts`. */
 export interface HttpLimits {
-  /** @default MAX_HTTP_BODY_BYTES (4 MiB) */
+  /** @default MAX_HTTP_BODY_BYTES (256 KiB) */
   readonly maxBodyBytes: number;
   /** How long a request body may take to arrive in all. @default HTTP_BODY_TIMEOUT_MS (30 s) */
   readonly bodyTimeoutMs: number;
@@ -468,8 +468,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         inFlight.retryAfterSeconds(),
       );
     }
-    // Large answers of this request hold their bytes until its response body ends.
-    const ticket = createAnswerTicket(answerBudget);
+    // Large answers of this request hold their bytes until its response body
+    // ends; waiting for room, this session takes turns with the others.
+    const ticket = createAnswerTicket(answerBudget, session.id);
     const finish = () => {
       releaseSession();
       release();

@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import {
   createViewOverrideWriter,
   decideViewOverride,
+  MAX_VIEW_OVERRIDE_NAMES,
+  MAX_VIEW_WRITE_ATTEMPTS,
   type OverridesHolder,
   readViewOverrideRequest,
 } from "../../../src/config/file/view_override_write.ts";
@@ -247,6 +249,120 @@ Deno.test("createViewOverrideWriter() refuses under --no-config, --static, and o
     const invalid = await createViewOverrideWriter(location, held)(request);
     assert.equal(!invalid.ok && invalid.code, "SETTINGS_UNAVAILABLE");
     assert.equal(await Deno.readTextFile(location.overridesPath), broken);
+    assert.deepEqual(held.adopted, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("attack: a view cannot claim an owner's off that is still in force though gone from the file", () => {
+  // The owner took pdf's "off" out of overrides.json by hand: that widening waits for a
+  // restart, so pdf stays off in force. A view's "off" now must not make it the view's.
+  const inForce: OverridesInForce = { overrides: { pdf: { enabled: false } }, setByView: {} };
+  const off = decideViewOverride({ name: "pdf", switch: "enabled", value: false }, {}, {}, inForce);
+  assert.ok(off.ok);
+  assert.deepEqual(off.file, { pdf: { enabled: false } });
+  assert.deepEqual(off.inForce.setByView, {});
+  const back = decideViewOverride(
+    { name: "pdf", switch: "enabled", value: true },
+    off.file,
+    off.inForce.setByView,
+    off.inForce,
+  );
+  assert.equal(!back.ok && back.code, "OVERRIDE_OWNED");
+});
+
+Deno.test("attack: a skill named like an Object.prototype member counts against the name limit", () => {
+  const file: Record<string, { enabled: false }> = {};
+  for (let i = 0; i < MAX_VIEW_OVERRIDE_NAMES; i++) file[`skill-${i}`] = { enabled: false };
+  for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+    const decision = decideViewOverride(
+      { name, switch: "enabled", value: false },
+      file,
+      {},
+      { overrides: file, setByView: {} },
+    );
+    assert.equal(!decision.ok && decision.code, "OVERRIDE_LIMIT", name);
+  }
+});
+
+Deno.test("attack: an owner's save between the view's read and its rename is not overwritten", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-view-race-" });
+  try {
+    const location = {
+      path: `${dir}/config.json`,
+      overridesPath: `${dir}/overrides.json`,
+      isExplicit: false,
+    };
+    await Deno.writeTextFile(location.overridesPath, JSON.stringify({ skills: {} }));
+    const held = holder();
+    let saves = 0;
+    // inForce() is asked after the writer read the file and before it renames: the
+    // owner saves by hand right then (once), turning docx off.
+    const racing: OverridesHolder = {
+      ...held,
+      inForce: () => {
+        if (saves++ === 0) {
+          Deno.writeTextFileSync(
+            location.overridesPath,
+            JSON.stringify({ skills: { docx: { enabled: false } } }),
+          );
+        }
+        return held.inForce();
+      },
+    };
+    const answer = await createViewOverrideWriter(location, racing)({
+      name: "pdf",
+      switch: "enabled",
+      value: false,
+    });
+    assert.deepEqual(answer, { ok: true, changed: true });
+    assert.equal(saves, 2, "the writer read and decided again after the owner's save");
+    const text = await Deno.readTextFile(location.overridesPath);
+    assert.deepEqual(parseOverridesFile(location.overridesPath, text), {
+      docx: { enabled: false },
+      pdf: { enabled: false },
+    });
+    assert.deepEqual(parseSetByView(location.overridesPath, text), { pdf: ["enabled"] });
+    assert.deepEqual([...Deno.readDirSync(dir)].map((entry) => entry.name), ["overrides.json"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("createViewOverrideWriter() gives up, writing nothing, when overrides.json keeps changing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-view-race-" });
+  try {
+    const location = {
+      path: `${dir}/config.json`,
+      overridesPath: `${dir}/overrides.json`,
+      isExplicit: false,
+    };
+    const held = holder();
+    let saves = 0;
+    const busy: OverridesHolder = {
+      ...held,
+      inForce: () => {
+        saves++;
+        Deno.writeTextFileSync(
+          location.overridesPath,
+          JSON.stringify({ skills: { [`owner-${saves}`]: { enabled: false } } }),
+        );
+        return held.inForce();
+      },
+    };
+    const answer = await createViewOverrideWriter(location, busy)({
+      name: "pdf",
+      switch: "enabled",
+      value: false,
+    });
+    assert.equal(!answer.ok && answer.code, "SETTINGS_UNAVAILABLE");
+    assert.equal(saves, MAX_VIEW_WRITE_ATTEMPTS);
+    assert.deepEqual(
+      JSON.parse(await Deno.readTextFile(location.overridesPath)),
+      { skills: { [`owner-${MAX_VIEW_WRITE_ATTEMPTS}`]: { enabled: false } } },
+      "the owner's last save stands",
+    );
     assert.deepEqual(held.adopted, []);
   } finally {
     await Deno.remove(dir, { recursive: true });

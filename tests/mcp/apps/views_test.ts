@@ -23,11 +23,24 @@ import { Client, InMemoryTransport } from "../../support/sdk_client.ts";
 import { memoryCatalog, memorySkill } from "../../support/memory_catalog.ts";
 import { REPO_ROOT } from "../../support/program.ts";
 import { testConfig } from "../skills_extension/_connect.ts";
+import { sdkCacheHints } from "../../../src/mcp/cache_hints.ts";
 
 const UI_CLIENT = {
   extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
 };
-const VIEW_TOOLS = ["skill_browse", "skill_settings", "skill_settings_write"];
+const VIEW_TOOLS = [
+  "skill_browse",
+  "skill_browse_detail",
+  "skill_settings",
+  "skill_settings_write",
+];
+/** A host that renders views and also loads skills itself (SEP-2640). */
+const UI_AND_SKILLS_CLIENT = {
+  extensions: {
+    ...UI_CLIENT.extensions,
+    "io.modelcontextprotocol/skills": {},
+  },
+};
 
 function store() {
   return createCatalogStore(memoryCatalog([
@@ -77,8 +90,8 @@ Deno.test("attack: the view page reaches no network and runs only its own script
   }
 });
 
-async function connect(capabilities: Record<string, unknown>) {
-  const server = createSkillServer({ store: store(), config: testConfig() });
+async function connect(capabilities: Record<string, unknown>, flags: string[] = []) {
+  const server = createSkillServer({ store: store(), config: testConfig(flags) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "views-test", version: "1.0.0" }, {
     capabilities: capabilities as never,
@@ -129,6 +142,109 @@ Deno.test("tools/list offers the view tools only to a client that renders views,
     ["plain", false],
     ["quiet", true],
   ]);
+});
+
+Deno.test("the skills view's detail tool stays offered to a view host whatever --tools withdraws", async (t) => {
+  const cases: {
+    what: string;
+    capabilities: Record<string, unknown>;
+    flags: string[];
+    load: boolean;
+  }[] = [
+    {
+      what: "a view host without the skills extension",
+      capabilities: UI_CLIENT,
+      flags: [],
+      load: true,
+    },
+    {
+      what: "a view host with the skills extension (--tools=auto withdraws skill_load)",
+      capabilities: UI_AND_SKILLS_CLIENT,
+      flags: [],
+      load: false,
+    },
+    { what: "--tools=never", capabilities: UI_CLIENT, flags: ["--tools=never"], load: false },
+  ];
+  for (const { what, capabilities, flags, load } of cases) {
+    await t.step(what, async () => {
+      await using session = await connect(capabilities, flags);
+      const tools = (await session.client.listTools()).tools;
+      const names = tools.map((tool) => tool.name);
+      assert.equal(names.includes("skill_load"), load);
+      assert.deepEqual(names.filter((name) => VIEW_TOOLS.includes(name)), VIEW_TOOLS);
+      const detailTool = tools.find((tool) => tool.name === "skill_browse_detail");
+      assert.deepEqual(detailTool?._meta, {
+        ui: { resourceUri: SKILLS_VIEW_URI, visibility: ["app"] },
+        "ui/resourceUri": SKILLS_VIEW_URI,
+      });
+      const detail = await session.client.callTool({
+        name: "skill_browse_detail",
+        arguments: { name: "quiet" },
+      });
+      assert.equal(detail.isError, undefined);
+      const answer = detail.structuredContent as {
+        name: string;
+        description: string;
+        body: string;
+        truncated: boolean;
+        files: { path: string }[];
+      };
+      assert.equal(answer.name, "quiet");
+      assert.equal(answer.description, "Hidden by its author");
+      assert.equal(answer.truncated, false);
+      assert.ok(answer.files.some((file) => file.path === "SKILL.md"));
+      const missing = await session.client.callTool({
+        name: "skill_browse_detail",
+        arguments: { name: "absent" },
+      });
+      assert.equal(errorOf(missing), "SKILL_NOT_FOUND");
+    });
+  }
+  await t.step(
+    "never to a host that renders no views, even with the skills extension",
+    async () => {
+      await using session = await connect({ extensions: { "io.modelcontextprotocol/skills": {} } });
+      const names = (await session.client.listTools()).tools.map((tool) => tool.name);
+      assert.deepEqual(names.filter((name) => VIEW_TOOLS.includes(name)), []);
+    },
+  );
+});
+
+Deno.test("resources/list lists the ui:// views first, with the MCP Apps media type and _meta, only to a view host", async () => {
+  {
+    await using plain = await connect({});
+    const uris = (await plain.client.listResources()).resources.map((entry) => entry.uri);
+    assert.ok(uris.length > 0 && uris.every((uri) => uri.startsWith("skill://")), uris.join());
+  }
+  await using ui = await connect(UI_CLIENT);
+  const listed = await ui.client.listResources();
+  const views = listed.resources.slice(0, 2);
+  assert.deepEqual(views.map((entry) => entry.uri), [SKILLS_VIEW_URI, SETTINGS_VIEW_URI]);
+  for (const entry of views) {
+    assert.equal(entry.mimeType, "text/html;profile=mcp-app");
+    assert.deepEqual(entry._meta, {
+      ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
+    });
+    assert.equal(typeof entry.name, "string");
+    // What is listed is what resources/read serves, with the same _meta on the content.
+    const read = (await ui.client.readResource({ uri: entry.uri })).contents[0]!;
+    assert.equal(read.mimeType, entry.mimeType);
+    assert.deepEqual(read._meta, entry._meta);
+    // Listed, so it can be subscribed to like any listed resource (no update ever follows).
+    assert.deepEqual(await ui.client.subscribeResource({ uri: entry.uri }), {});
+    assert.deepEqual(await ui.client.unsubscribeResource({ uri: entry.uri }), {});
+  }
+  assert.ok(listed.resources.slice(2).every((entry) => entry.uri.startsWith("skill://")));
+  assert.equal(listed.resources.filter((entry) => entry.uri.startsWith("ui://")).length, 2);
+});
+
+Deno.test("sdkCacheHints() keeps tools/list and resources/list private under every --tools: they vary with the caller's views", () => {
+  for (const flags of [[], ["--tools=always"], ["--tools=never"]]) {
+    const hints = sdkCacheHints(testConfig(flags));
+    assert.equal(hints["tools/list"].cacheScope, "private", flags.join());
+    assert.equal(hints["resources/list"].cacheScope, "private", flags.join());
+    assert.equal(hints["prompts/list"].cacheScope, "public", flags.join());
+  }
 });
 
 /** A context with a writer that records what reached the trusted part. */

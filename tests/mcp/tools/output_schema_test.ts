@@ -99,6 +99,7 @@ const SAMPLES: Record<string, readonly Sample[]> = {
     { name: "plain", paths: [{ path: "image.bin", offset: 6 }, ".hidden", "a\u0000b"] },
   ],
   skill_browse: [{}, { query: "plain" }, { query: "no such thing" }],
+  skill_browse_detail: [{ name: "plain" }, { name: "scripted" }, { name: "long-description" }],
   skill_settings: [{}],
   skill_settings_write: [
     { name: "plain", switch: "enabled", value: false },
