@@ -17,7 +17,7 @@ import {
   type SkillSettingsAnswer,
   skillSettingsTool,
 } from "../../../src/mcp/tools/skill_settings.ts";
-import { browseAnswer } from "../../../src/mcp/tools/skill_browse.ts";
+import { browseAnswer, problemsBySkill } from "../../../src/mcp/tools/skill_browse.ts";
 import { freezeCatalog } from "../../../src/skills/_freeze.ts";
 import type { ToolCallExtra, ToolContext } from "../../../src/mcp/tools/tool.ts";
 import type { ViewOverrideRequest } from "../../../src/config/file/view_override_write.ts";
@@ -413,4 +413,60 @@ Deno.test("attack: skill_settings (model-visible) puts no owner-disabled skill's
   // What a view disabled keeps its description: the user may turn it back on.
   assert.equal(byName.get("paused")?.description, "Paused by a view");
   assert.equal(byName.get("paused")?.enabled.canTurnOn, true);
+});
+
+Deno.test("attack: skill_browse on 10,000 skills and 20,000 problems looks each problem up once, never every problem per skill", () => {
+  const count = 10_000;
+  const name = (index: number) => `s${String(index).padStart(5, "0")}`;
+  const skills = Array.from(
+    { length: count },
+    (_, index) => memorySkill({ name: name(index), description: "d" }),
+  );
+  const problems = Array.from({ length: 2 * count }, (_, index) => ({
+    path: `/skills/${name(index % count)}/file${index}.md`,
+    reason: "file-not-served" as const,
+    severity: "warning" as const,
+    detail: "not served",
+  }));
+  const catalog = freezeCatalog([{ path: "/skills", from: "argument" }], skills, problems);
+  let folderReads = 0;
+  const counted = catalog.skills.map((skill) =>
+    new Proxy(skill, {
+      get: (target, key, receiver) => {
+        if (key === "dir") folderReads++;
+        return Reflect.get(target, key, receiver);
+      },
+    })
+  );
+  const answer = browseAnswer(catalog, counted, count, { hosted: false });
+  assert.equal(answer.skills.length, 500);
+  assert.ok(folderReads <= answer.skills.length, `${folderReads} reads of a skill's folder`);
+  assert.deepEqual(answer.skills[0]!.problems.map((problem) => problem.path), [
+    "/skills/s00000/file0.md",
+    "/skills/s00000/file10000.md",
+  ]);
+});
+
+Deno.test("problemsBySkill() keeps a problem to its own folder, its name or below, in order, 20 at most", () => {
+  const alpha = memorySkill({ name: "a", description: "d" });
+  const sibling = memorySkill({ name: "ab", description: "d" });
+  const problem = (path: string, detail = "x") => ({
+    path,
+    reason: "file-not-served" as const,
+    severity: "warning" as const,
+    detail,
+  });
+  const many = Array.from({ length: 25 }, (_, index) => problem("/skills/a/deep/f.md", `${index}`));
+  const found = problemsBySkill([
+    problem("/skills/ab/x.md", "sibling"),
+    problem("/skills/a", "folder"),
+    problem("a", "name"),
+    problem("/skills/a/sub/x.md", "inside"),
+    ...many,
+  ], [alpha, sibling]);
+  assert.deepEqual(
+    found.get(alpha)!.map((item) => item.detail),
+    ["folder", "name", "inside", ...many.slice(0, 17).map((item) => item.detail)],
+  );
+  assert.deepEqual(found.get(sibling)!.map((item) => item.detail), ["sibling"]);
 });
