@@ -470,3 +470,27 @@ Deno.test("problemsBySkill() keeps a problem to its own folder, its name or belo
   );
   assert.deepEqual(found.get(sibling)!.map((item) => item.detail), ["sibling"]);
 });
+
+Deno.test("attack: under --static or --no-config skill_settings_write is refused before the user is asked to confirm a change that cannot be written", async () => {
+  for (const flag of ["--static", "--no-config"]) {
+    const context = settingsContext([flag]);
+    let asked = 0;
+    const extra: ToolCallExtra = {
+      askUser: () => {
+        asked++;
+        return Promise.resolve("accept");
+      },
+    };
+    const result = await skillSettingsWriteTool.call(
+      { name: "plain", switch: "enabled", value: false },
+      context,
+      extra,
+    );
+    assert.equal(errorOf(result), "SETTINGS_REFUSED", flag);
+    assert.deepEqual([asked, context.written.length], [0, 0], flag);
+    const settings = await skillSettingsTool.call({}, context);
+    const answer = (settings as { structuredContent: SkillSettingsAnswer }).structuredContent;
+    assert.equal(answer.writable, false, flag);
+    assert.match(answer.refusal ?? "", new RegExp(flag));
+  }
+});
