@@ -20,6 +20,7 @@ import { isUserInvocable } from "../prompts/prompt_skills.ts";
 import { toolSuccess } from "../tool_result.ts";
 import { problemShape } from "./shapes.ts";
 import { listSkills, MAX_PROBLEMS_PER_ANSWER } from "./skill_list.ts";
+import { remoteCachePathsAsSpecs } from "./remote_cache_paths.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
 /** Skills one answer shows at most (a query narrows; `total` counts all). */
@@ -119,7 +120,8 @@ export function browseAnswer(
   });
   const problems = listed.problems as Problem[];
   const shown = chosen.slice(0, MAX_BROWSE_SKILLS);
-  const problemsOf = problemsBySkill(problems, shown);
+  // The listed problems name a remote skill's folder by its source's spec, as here.
+  const problemsOf = problemsBySkill(problems, shown, remoteCachePathsAsSpecs(catalog.roots));
   return {
     ...(options.query === undefined ? {} : { query: options.query }),
     total,
@@ -164,11 +166,14 @@ export const MAX_BROWSE_PROBLEMS_PER_SKILL = 20;
  *
  * @param problems The catalog's problems, as the client may see them.
  * @param shown The skills of the answer (at most MAX_BROWSE_SKILLS).
+ * @param folderAsShown A skill's folder as the problems name it (a remote
+ *   root's cache folder by its spec, `remote_cache_paths.ts`). @default as is
  * @returns Problems by skill; a skill without any is absent.
  */
 export function problemsBySkill(
   problems: readonly Problem[],
   shown: readonly Skill[],
+  folderAsShown: (folder: string) => string = (folder) => folder,
 ): Map<Skill, Problem[]> {
   const byFolder = new Map<string, Skill[]>();
   const byName = new Map<string, Skill[]>();
@@ -178,7 +183,7 @@ export function problemsBySkill(
     else list.push(skill);
   };
   for (const skill of shown) {
-    add(byFolder, skill.dir.replace(/\/+$/, ""), skill);
+    add(byFolder, folderAsShown(skill.dir).replace(/\/+$/, ""), skill);
     add(byName, skill.name, skill);
   }
   const found = new Map<Skill, Problem[]>();
