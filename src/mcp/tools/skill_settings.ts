@@ -162,6 +162,10 @@ function ownerLines(config: Config | undefined): { addRoot: string[]; addSource:
         "skillgate sync --source=github:OWNER/REPO/PATH@REF --github-allow=OWNER",
         `In skillgate's config.json: "source": ["github:OWNER/REPO/PATH@REF"], ` +
         `"githubAllow": ["OWNER"]`,
+        "skillgate sync --source=https://HOST/.well-known/agent-skills/ " +
+        "--well-known-allow=https://HOST   (a publisher)",
+        `In skillgate's config.json: "source": ["https://HOST/.well-known/agent-skills/"], ` +
+        `"wellKnownAllow": ["https://HOST"]`,
         "Then restart skillgate: new sources are served only after a restart",
       ],
   };

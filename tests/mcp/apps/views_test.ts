@@ -494,3 +494,10 @@ Deno.test("attack: under --static or --no-config skill_settings_write is refused
     assert.match(answer.refusal ?? "", new RegExp(flag));
   }
 });
+
+Deno.test("skill_settings shows the owner how to add a well-known publisher too (never added from a view)", async () => {
+  const settings = await skillSettingsTool.call({}, settingsContext());
+  const answer = (settings as { structuredContent: SkillSettingsAnswer }).structuredContent;
+  assert.ok(answer.addSource.some((line) => line.includes("--well-known-allow=https://HOST")));
+  assert.ok(answer.addSource.some((line) => line.includes(`"wellKnownAllow": ["https://HOST"]`)));
+});
