@@ -12,12 +12,12 @@
 import { UsageError } from "../config/cli.ts";
 import { type ConfigLocation, readOwnerFile } from "../config/file/load_config.ts";
 import {
+  isOverrideName,
   overridesFileText,
   parseOverridesFile,
   parseSetByView,
 } from "../config/file/overrides_file.ts";
 import { writeAtomically } from "../config/file/write_atomically.ts";
-import { isUsableDirectoryName } from "../skills/names.ts";
 import type { OverrideSwitch, SkillOverride, SkillOverrides } from "../skills/overrides.ts";
 import type { CommandIo } from "./command_io.ts";
 import { jsonForTerminal } from "./terminal_text.ts";
@@ -74,7 +74,8 @@ export function parseOverrideArgs(args: readonly string[]): OverrideRequest {
   let name: string | null = null;
   const changes: (readonly [OverrideSwitch, boolean])[] = [];
   for (const arg of args) {
-    const change = OVERRIDE_FLAGS[arg];
+    // Own keys only: "constructor" or "toString" is a skill name, not a switch.
+    const change = Object.hasOwn(OVERRIDE_FLAGS, arg) ? OVERRIDE_FLAGS[arg] : undefined;
     if (change !== undefined) changes.push(change);
     else if (arg.startsWith("-")) {
       throw new UsageError(
@@ -83,7 +84,7 @@ export function parseOverrideArgs(args: readonly string[]): OverrideRequest {
     } else if (name !== null) throw new UsageError("skillgate override takes one skill name");
     else name = arg;
   }
-  if (name !== null && !isUsableDirectoryName(name)) {
+  if (name !== null && !isOverrideName(name)) {
     throw new UsageError(`"${name}" cannot be a skill's name`);
   }
   if (name === null && changes.length > 0) {

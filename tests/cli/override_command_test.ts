@@ -89,3 +89,18 @@ Deno.test("runOverrideCommand() never overwrites a broken overrides.json, and re
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("attack: skill names that are Object.prototype members ('constructor', 'toString') are names to skillgate override, not switches", () => {
+  for (const name of ["constructor", "toString", "hasOwnProperty", "valueOf"]) {
+    assert.deepEqual(parseOverrideArgs([name, "--disable"]), {
+      name,
+      changes: [["enabled", false]],
+    });
+  }
+  // Before, "color-palette toString" crashed with an internal error.
+  assert.throws(() => parseOverrideArgs(["color-palette", "toString"]), UsageError);
+});
+
+Deno.test("attack: skillgate override __proto__ is refused (it would name the prototype, and the entry be lost)", () => {
+  assert.throws(() => parseOverrideArgs(["__proto__", "--disable"]), UsageError);
+});

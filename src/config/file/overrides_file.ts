@@ -22,6 +22,20 @@ import {
 import { jsonTypeName, parseJsonDocument, propertiesOf } from "./json_document.ts";
 
 /**
+ * Whether a name may key an entry of `overrides.json` (the one rule of the
+ * file, `skillgate override` and a settings view's write): a name a skill
+ * folder can have, and never `__proto__`, which in a plain object names its
+ * prototype instead of an entry (an owner's entry under it was silently lost,
+ * and no skill is served by that name: `__` is reserved for PREFIX__NAME).
+ *
+ * @param name A skill name from the file, the command line or a view.
+ * @returns True when it may be an entry's key.
+ */
+export function isOverrideName(name: string): boolean {
+  return name !== "__proto__" && isUsableDirectoryName(name);
+}
+
+/**
  * Checks an overrides file's text.
  *
  * @param path The file's path, for messages.
@@ -58,7 +72,7 @@ export function parseOverridesFile(path: string, text: string): SkillOverrides {
     }
     for (const skill of propertiesOf(top.value)) {
       const key = `skills.${skill.key}`;
-      if (!isUsableDirectoryName(skill.key)) {
+      if (!isOverrideName(skill.key)) {
         throw document.errorAt(skill.keyOffset, `"${skill.key}" cannot be a skill's name`, key);
       }
       if (skill.value.type !== "object") {
@@ -126,7 +140,7 @@ export function parseSetByView(path: string, text: string): SetByView {
     }
     for (const skill of propertiesOf(top.value)) {
       const key = `${SET_BY_VIEW_KEY}.${skill.key}`;
-      if (!isUsableDirectoryName(skill.key)) {
+      if (!isOverrideName(skill.key)) {
         throw document.errorAt(skill.keyOffset, `"${skill.key}" cannot be a skill's name`, key);
       }
       const items = skill.value.type === "array" ? skill.value.children ?? [] : null;

@@ -28,11 +28,11 @@ import {
   type SkillOverride,
   type SkillOverrides,
 } from "../../skills/overrides.ts";
-import { isUsableDirectoryName } from "../../skills/names.ts";
 import { ConfigFileError } from "./json_document.ts";
 import { type ConfigLocation, readOwnerFile } from "./load_config.ts";
 import { keptSetByView } from "./live_config.ts";
 import {
+  isOverrideName,
   overridesFileText,
   parseOverridesFile,
   parseSetByView,
@@ -96,9 +96,7 @@ export type ViewOverrideDecision =
 export function readViewOverrideRequest(value: unknown): ViewOverrideRequest | null {
   if (typeof value !== "object" || value === null) return null;
   const { name, switch: key, value: on } = value as Record<string, unknown>;
-  if (typeof name !== "string" || name.length > 255 || !isUsableDirectoryName(name)) return null;
-  // "__proto__" would name the prototype in a plain object, not a skill.
-  if (name === "__proto__") return null;
+  if (typeof name !== "string" || name.length > 255 || !isOverrideName(name)) return null;
   if (!(OVERRIDE_SWITCHES as readonly unknown[]).includes(key)) return null;
   if (typeof on !== "boolean") return null;
   return { name, switch: key as OverrideSwitch, value: on };

@@ -26,8 +26,9 @@ export const SETTINGS_CONFIRM_TTL_SECONDS = 600;
  * Why this server takes no write from a view, or null.
  *
  * @param context The tool context.
- * @returns The refusal over HTTP without a bearer token, or where no writer
- *   exists (no trusted part to ask); null otherwise.
+ * @returns The refusal over HTTP without a bearer token, under `--no-config`
+ *   (no overrides.json) or `--static` (nothing changes while serving), or
+ *   where no writer exists (no trusted part to ask); null otherwise.
  *
  * Source: issue 20 ("guarded like skill_run: refused over HTTP without a token").
  */
@@ -38,6 +39,15 @@ export function settingsRefusal(context: ToolContext): SettingsRefusal | null {
       message: "Settings cannot be changed over HTTP without a bearer token " +
         "(SKILLGATE_HTTP_TOKEN or --http-token-file): any local user can reach a loopback port",
       hint: "Ask the server's owner to set a token, or to use skillgate override",
+    };
+  }
+  // The trusted part refuses these writes anyway (view_override_write.ts); said here, before
+  // the user is asked to confirm a change that cannot be written, and in skill_settings.
+  if (config !== undefined && (config.options.noConfig || config.options.static)) {
+    const name = config.options.noConfig ? "--no-config" : "--static";
+    return {
+      message: `skillgate runs with ${name}, so a view's change cannot be written or put in force`,
+      hint: "Ask the server's owner to use skillgate override, then restart skillgate",
     };
   }
   if (context.writeOverride === undefined) {

@@ -20,6 +20,7 @@ import { isUserInvocable } from "../prompts/prompt_skills.ts";
 import { toolSuccess } from "../tool_result.ts";
 import { problemShape } from "./shapes.ts";
 import { listSkills, MAX_PROBLEMS_PER_ANSWER } from "./skill_list.ts";
+import { remoteCachePathsAsSpecs } from "./remote_cache_paths.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
 /** Skills one answer shows at most (a query narrows; `total` counts all). */
@@ -118,10 +119,13 @@ export function browseAnswer(
     maxProblems: Infinity,
   });
   const problems = listed.problems as Problem[];
+  const shown = chosen.slice(0, MAX_BROWSE_SKILLS);
+  // The listed problems name a remote skill's folder by its source's spec, as here.
+  const problemsOf = problemsBySkill(problems, shown, remoteCachePathsAsSpecs(catalog.roots));
   return {
     ...(options.query === undefined ? {} : { query: options.query }),
     total,
-    skills: chosen.slice(0, MAX_BROWSE_SKILLS).map((skill) => ({
+    skills: shown.map((skill) => ({
       name: skill.name,
       description: skill.description,
       ...(skill.whenToUse === undefined ? {} : { whenToUse: skill.whenToUse }),
@@ -130,7 +134,7 @@ export function browseAnswer(
       bytes: skill.bytes,
       hiddenFromModel: !isInModelCatalog(skill),
       hasPrompt: isUserInvocable(skill),
-      problems: problems.filter((problem) => isAbout(problem, skill)).slice(0, 20),
+      problems: problemsOf.get(skill) ?? [],
     })),
     problems: problems.slice(0, MAX_PROBLEMS_PER_ANSWER),
     problemsTotal: problems.length,
@@ -148,9 +152,55 @@ export function browseAnswer(
   };
 }
 
-/** Whether a problem's path lies in a skill's folder (as discovered, under its root). */
-function isAbout(problem: Problem, skill: Skill): boolean {
-  const folder = skill.dir.endsWith("/") ? skill.dir : `${skill.dir}/`;
-  return problem.path === skill.dir || problem.path.startsWith(folder) ||
-    problem.path === skill.name;
+/** Problems one skill of a `skill_browse` answer shows at most. */
+export const MAX_BROWSE_PROBLEMS_PER_SKILL = 20;
+
+/**
+ * Each shown skill's problems: those whose path is the skill's folder or lies
+ * in it (as discovered, under its root), or is its name; in the catalog's
+ * order, at most MAX_BROWSE_PROBLEMS_PER_SKILL (20) each. One pass over the
+ * problems, each looked up by its path's ancestors in an index of the
+ * folders: a scan of every problem for every skill blocked the worker about
+ * 1 s per call at 10,000 skills and 20,000 problems (issue 11: a lookup is
+ * an index, not a scan).
+ *
+ * @param problems The catalog's problems, as the client may see them.
+ * @param shown The skills of the answer (at most MAX_BROWSE_SKILLS).
+ * @param folderAsShown A skill's folder as the problems name it (a remote
+ *   root's cache folder by its spec, `remote_cache_paths.ts`). @default as is
+ * @returns Problems by skill; a skill without any is absent.
+ */
+export function problemsBySkill(
+  problems: readonly Problem[],
+  shown: readonly Skill[],
+  folderAsShown: (folder: string) => string = (folder) => folder,
+): Map<Skill, Problem[]> {
+  const byFolder = new Map<string, Skill[]>();
+  const byName = new Map<string, Skill[]>();
+  const add = (index: Map<string, Skill[]>, key: string, skill: Skill) => {
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [skill]);
+    else list.push(skill);
+  };
+  for (const skill of shown) {
+    add(byFolder, folderAsShown(skill.dir).replace(/\/+$/, ""), skill);
+    add(byName, skill.name, skill);
+  }
+  const found = new Map<Skill, Problem[]>();
+  for (const problem of problems) {
+    const about = new Set<Skill>(byName.get(problem.path));
+    let path = problem.path;
+    for (;;) {
+      for (const skill of byFolder.get(path) ?? []) about.add(skill);
+      const cut = path.lastIndexOf("/");
+      if (cut < 0) break;
+      path = path.slice(0, cut);
+    }
+    for (const skill of about) {
+      const list = found.get(skill);
+      if (list === undefined) found.set(skill, [problem]);
+      else if (list.length < MAX_BROWSE_PROBLEMS_PER_SKILL) list.push(problem);
+    }
+  }
+  return found;
 }

@@ -26,6 +26,7 @@ import type { ScriptPlan } from "../../scripts/plan.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import { redactGrantProblems, redactGrantStatus } from "./redact_grant.ts";
 import { upperBound } from "../resources/served_file.ts";
+import { problemsWithoutCachePaths } from "./remote_cache_paths.ts";
 import { problemShape } from "./shapes.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -144,7 +145,10 @@ export function listSkills(
   const plan = options.scripts?.plan(catalog);
   const isOwnerView = options.isOwnerView === true;
   const all = plan === undefined ? catalog.problems : [...catalog.problems, ...plan.problems];
-  const problems = isOwnerView ? all : redactGrantProblems(all, plan?.grant);
+  // A client sees a remote root by its spec, in its problems too (never the cache folder).
+  const problems = isOwnerView
+    ? all
+    : problemsWithoutCachePaths(redactGrantProblems(all, plan?.grant), catalog.roots);
   const needle = options.query.toLowerCase();
   // One pass over the snapshot's precomputed lowercase names and descriptions.
   const index = catalogIndex(catalog);

@@ -1,6 +1,7 @@
 /**
  * `skill_settings`: opens the settings view (MCP Apps) on every skill the
- * roots hold (disabled ones included), with each switch as it is in force,
+ * roots hold (disabled ones included; one the owner disabled without its
+ * description), with each switch as it is in force,
  * who turned it off (the skill's frontmatter, the owner, or a view), and
  * whether a view may change it. Roots and sources are never added from a
  * view: the answer carries the exact command and configuration lines the
@@ -38,7 +39,9 @@ const outputSchema = z.object({
   total: z.number().int(),
   skills: z.array(z.object({
     name: z.string(),
-    description: z.string(),
+    description: z.string().describe(
+      "The skill's description; empty for a skill the owner disabled (served by no door)",
+    ),
     source: z.string(),
     enabled: switchShape,
     modelInvocable: switchShape,
@@ -102,14 +105,17 @@ export function settingsAnswer(context: ToolContext): SkillSettingsAnswer {
           canTurnOn: offBy === "view" && !isOffInFrontmatter,
         };
       };
+      const switches = Object.fromEntries(
+        OVERRIDE_SWITCHES.map((key) => [key, state(key)]),
+      ) as Record<OverrideSwitch, SwitchState>;
       return {
         name: skill.name,
-        description: skill.description,
+        // A skill the owner disabled is served by no door: its name and switches say what the
+        // view needs, its description (skill content, which this model-visible answer would
+        // put before the model) is withheld. What a view disabled keeps it, to be turned on.
+        description: switches.enabled.offBy === "owner" ? "" : skill.description,
         source: skill.source ?? skill.root,
-        ...Object.fromEntries(OVERRIDE_SWITCHES.map((key) => [key, state(key)])) as Record<
-          OverrideSwitch,
-          SwitchState
-        >,
+        ...switches,
       };
     }),
     ...ownerLines(context.config),
@@ -156,6 +162,10 @@ function ownerLines(config: Config | undefined): { addRoot: string[]; addSource:
         "skillgate sync --source=github:OWNER/REPO/PATH@REF --github-allow=OWNER",
         `In skillgate's config.json: "source": ["github:OWNER/REPO/PATH@REF"], ` +
         `"githubAllow": ["OWNER"]`,
+        "skillgate sync --source=https://HOST/.well-known/agent-skills/ " +
+        "--well-known-allow=https://HOST   (a publisher)",
+        `In skillgate's config.json: "source": ["https://HOST/.well-known/agent-skills/"], ` +
+        `"wellKnownAllow": ["https://HOST"]`,
         "Then restart skillgate: new sources are served only after a restart",
       ],
   };

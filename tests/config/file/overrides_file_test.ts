@@ -70,3 +70,14 @@ Deno.test("overridesFileText() writes sorted names, drops empty entries and keep
     zeta: { userInvocable: false },
   });
 });
+
+Deno.test("attack: a __proto__ entry in overrides.json is an error at its line, never a prototype swap", () => {
+  for (const key of ["skills", "setByView"]) {
+    const value = key === "skills" ? `{ "enabled": false }` : `["enabled"]`;
+    const text = `{\n  "${key}": {\n    "__proto__": ${value}\n  }\n}\n`;
+    assert.throws(
+      () => parseOverridesFile("/c/overrides.json", text),
+      (error: unknown) => error instanceof ConfigFileError && /__proto__/.test(String(error)),
+    );
+  }
+});
