@@ -38,6 +38,12 @@ export interface WorkerSet {
   readonly declarationReader: ExplainedPermissions;
   /** Real paths a skill folder must lie inside for the declaration reader. */
   readonly declarationBases: readonly string[];
+  /**
+   * The one of `declarationBases` that is the sources cache (remote skills),
+   * or null without remote sources: a remote skill's declaration grants no
+   * environment name without a grant row (as it grants no run, `plan.ts`).
+   */
+  readonly declarationSourcesBase: string | null;
 }
 
 /**
@@ -77,6 +83,7 @@ export async function computeWorkerSet(
   // Inside a data folder every sandboxed script may write, the cache could be forged: none.
   const indexCache = scripts.indexCacheExposed ? null : config.indexCacheDir;
   const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
+  const sourcesBase = options.sourcesCache === undefined ? null : realPathOr(options.sourcesCache);
   return {
     indexCacheDir: indexCache,
     scripts,
@@ -84,8 +91,9 @@ export async function computeWorkerSet(
     declarationReader: computeWorkerPermissions(roots, sources),
     declarationBases: [
       ...roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
-      ...(options.sourcesCache === undefined ? [] : [realPathOr(options.sourcesCache)]),
+      ...(sourcesBase === null ? [] : [sourcesBase]),
     ],
+    declarationSourcesBase: sourcesBase,
   };
 }
 

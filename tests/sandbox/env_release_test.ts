@@ -3,6 +3,9 @@ import { parseGrant } from "../../src/scripts/grant.ts";
 import { releasableNames, releaseEnv } from "../../src/sandbox/env_release.ts";
 import { readDeclaredEnv } from "../../src/skills/declared_env.ts";
 import { MAX_ENV_REQUEST_NAMES } from "../../src/sandbox/messages.ts";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { createEnvReleaseService } from "../../src/sandbox/env_release_service.ts";
+import { computeWorkerPermissions } from "../../src/sandbox/worker_permissions.ts";
 import { runProgram } from "../support/program.ts";
 import { makeTree } from "../skills/_tree.ts";
 
@@ -170,4 +173,54 @@ Deno.test("attack: a worker that claims a declaration it lacks gets no wider run
   const hosted = await run([], { MCP_SKILLS_PATH: root });
   assert.deepEqual(hosted.run, []);
   assert.deepEqual(hosted.replies, [{}, {}, {}, {}, {}, {}, {}]);
+});
+
+Deno.test("attack: standalone without a grant, a remote skill's own declaration releases no environment value", async () => {
+  // The publisher's SKILL.md declares API_KEY; without a row naming the remote skill its
+  // declaration grants nothing (as it grants no run): a worker asking for it gets nothing.
+  await using tree = await makeTree({
+    "root/honest/SKILL.md": HONEST,
+    "sources/acme/honest/SKILL.md": HONEST,
+  });
+  const root = await Deno.realPath(`${tree.path}/root`);
+  const sources = await Deno.realPath(`${tree.path}/sources`);
+  const serviceFor = (grant: ReturnType<typeof parseGrant>) =>
+    createEnvReleaseService({
+      declarationReader: computeWorkerPermissions([{ path: root, realPath: root }], {
+        sourcesCache: sources,
+      }),
+      declarationBases: [root, sources],
+      declarationSourcesBase: sources,
+      scripts: { grant },
+    }, { caps: DEFAULT_CAPS, getEnv });
+  const ask = (skill: string, dir: string) => ({
+    skill,
+    script: "scripts/take.sh",
+    dir,
+    names: ["API_KEY"],
+  });
+  const standalone = serviceFor(parseGrant(null, { hosted: false }));
+  try {
+    assert.deepEqual(await standalone.release(ask("acme__honest", `${sources}/acme/honest`)), {});
+    // A local skill's declaration still stands.
+    assert.deepEqual(await standalone.release(ask("honest", `${root}/honest`)), {
+      API_KEY: "key-value",
+    });
+  } finally {
+    standalone.reader.close();
+  }
+  // A row naming the remote skill is the owner's word: then its declaration bounds the release.
+  const rows = JSON.stringify([{
+    skill: "acme__honest",
+    script: "scripts/take.sh",
+    env: ["API_KEY"],
+  }]);
+  const granted = serviceFor(parseGrant(rows, { hosted: false }));
+  try {
+    assert.deepEqual(await granted.release(ask("acme__honest", `${sources}/acme/honest`)), {
+      API_KEY: "key-value",
+    });
+  } finally {
+    granted.reader.close();
+  }
 });
