@@ -40,7 +40,7 @@ export function createEnvReleaseService(
   // Without grant rows the declarations stand, but only local ones: a remote skill's (the
   // publisher's words) grants nothing without a row naming it, so its folder is no base then.
   const bases = set.scripts.grant.rows === null
-    ? set.declarationBases.filter((base) => base !== set.declarationSourcesBase)
+    ? set.declarationBases.filter((base) => base.path !== set.declarationSourcesBase)
     : set.declarationBases;
   const reader = createDeclaredEnvReader(
     new URL("./declared_env_entry.ts", import.meta.url),
