@@ -34,7 +34,8 @@ export interface WorkerSet {
   readonly explained: ExplainedPermissions;
   /**
    * The declaration reader's permissions (`declared_env_host.ts`): the roots
-   * and the sources cache, read only; nothing else.
+   * and (with grant rows, the only way a remote skill gets a value) the
+   * sources cache, read only; nothing else.
    */
   readonly declarationReader: ExplainedPermissions;
   /**
@@ -93,7 +94,8 @@ export async function computeWorkerSet(
     indexCacheDir: indexCache,
     scripts,
     explained: computeWorkerPermissions(roots, { run, ...listen, indexCache, ...sources }),
-    declarationReader: computeWorkerPermissions(roots, sources),
+    // Without grant rows a remote skill's declaration releases nothing: no read on its cache then.
+    declarationReader: computeWorkerPermissions(roots, scripts.grant.rows === null ? {} : sources),
     declarationBases: declarationBasesOf(config, roots, sourcesBase),
     declarationSourcesBase: sourcesBase,
   };
