@@ -1,9 +1,10 @@
 /**
- * `skillgate permissions [ROOT...] [--json]`: shows the two walls' Deno
+ * `skillgate permissions [ROOT...] [--json]`: shows each wall's Deno
  * permissions, each entry with the reason it is there: the trusted part's
  * static flags (`src/sandbox/trusted_flags.json`, the same list `make run`,
- * the tests and `make compile` use) and the worker's set, computed from this
- * configuration exactly as `serve` computes it.
+ * the tests and `make compile` use), the serving worker's set and the
+ * declaration reader's set (and the fetcher's with remote sources), computed
+ * from this configuration exactly as `serve` computes them.
  *
  * @module
  */
@@ -38,6 +39,12 @@ export interface PermissionsReport {
    * are keyed `fetcher:kind:value`); absent otherwise.
    */
   readonly fetcher?: Record<WorkerPermissionKind, string[]>;
+  /**
+   * The declaration reader's set (`src/sandbox/declared_env_host.ts`: the
+   * isolate that re-reads a script's declared environment names per run; its
+   * reasons are keyed `declarations:kind:value`); absent when not computed.
+   */
+  readonly declarations?: Record<WorkerPermissionKind, string[]>;
   readonly reasons: Record<string, string>;
   /** How scripts are contained here (`sandbox`, `pid-namespace` or `process-group`), and why. */
   readonly isolation?: { readonly mode: string; readonly note: string };
@@ -67,7 +74,7 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
   // The one-shot command reads the skills to describe each granted script's containment;
   // the set itself is decided from the grant alone, exactly as for `serve`.
   const describe = await buildCatalog(config.roots, config.caps);
-  const { scripts, explained } = await computeWorkerSet(
+  const { scripts, explained, declarationReader } = await computeWorkerSet(
     config,
     [...paths, ...remote?.paths ?? []],
     {
@@ -90,6 +97,7 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
     isolation: { mode: isolation.mode, note: isolation.note },
     scripts: scripts.containment,
     fetcher: remote?.setup.fetcher ?? null,
+    declarations: declarationReader,
   });
   await io.writeOut(
     config.options.json ? `${jsonForTerminal(report)}\n` : renderPermissions(report),
@@ -104,7 +112,8 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
  * @param extras The isolation in force and each granted script's
  *   containment (from the script boot), and `fetcher`: the fetcher worker's
  *   set (`computeFetcherPermissions`), or null when no remote source is
- *   configured. @default absent
+ *   configured; `declarations`: the declaration reader's set (from
+ *   `computeWorkerSet`), or null when not computed. @default absent
  * @returns The `--json` shape; a worker kind that is empty is `[]`.
  * @throws {Error} When the worker set holds an `ffi` entry: the report has
  *   no place for it, and showing a set without it would be a lie.
@@ -113,14 +122,17 @@ export function permissionsReport(
   worker: ExplainedPermissions,
   extras: Pick<PermissionsReport, "isolation" | "scripts"> & {
     readonly fetcher?: ExplainedPermissions | null;
+    readonly declarations?: ExplainedPermissions | null;
   } = {},
 ): PermissionsReport {
-  const { fetcher = null, ...scripts } = extras;
-  if (worker.permissions.ffi.length > 0) {
-    throw new Error(
-      `The worker's permission set holds ffi entries ("${worker.permissions.ffi.join('", "')}") ` +
-        "that skillgate permissions cannot show",
-    );
+  const { fetcher = null, declarations = null, ...scripts } = extras;
+  for (const [part, set] of [["worker", worker], ["declaration reader", declarations]] as const) {
+    if (set !== null && set.permissions.ffi.length > 0) {
+      throw new Error(
+        `The ${part}'s permission set holds ffi entries ("${set.permissions.ffi.join('", "')}") ` +
+          "that skillgate permissions cannot show",
+      );
+    }
   }
   const flags = trustedRunFlags();
   const reasons: Record<string, string> = {};
@@ -147,10 +159,19 @@ export function permissionsReport(
       }
     }
   }
+  if (declarations !== null) {
+    for (const kind of WORKER_PERMISSION_KINDS) {
+      for (const value of declarations.permissions[kind]) {
+        reasons[`declarations:${kind}:${value}`] = declarations.reasons[`${kind}:${value}`] ??
+          "no reason recorded";
+      }
+    }
+  }
   return {
     trusted: { flags },
     worker: kinds(set),
     ...(fetcher === null ? {} : { fetcher: kinds(fetcher.permissions) }),
+    ...(declarations === null ? {} : { declarations: kinds(declarations.permissions) }),
     reasons,
     ...scripts,
   };
@@ -176,18 +197,7 @@ export function renderPermissions(report: PermissionsReport): string {
     "",
     "Worker (handles every client request), computed from this configuration:",
   );
-  for (const kind of WORKER_PERMISSION_KINDS) {
-    const values = report.worker[kind];
-    if (values.length === 0) {
-      lines.push(`  ${padEnd(kind, 5)}  none`);
-      continue;
-    }
-    for (const value of values) {
-      lines.push(`  ${padEnd(kind, 5)}  ${oneLine(value)}`);
-      lines.push(`         ${oneLine(report.reasons[`${kind}:${value}`] ?? "")}`);
-    }
-  }
-  lines.push(`  ${padEnd("ffi", 5)}  none`);
+  pushKinds(lines, report.worker, report.reasons, "");
   if (report.isolation !== undefined) {
     lines.push("", `Scripts run in isolation mode: ${report.isolation.mode}`);
     lines.push(`  ${oneLine(report.isolation.note)}`);
@@ -202,20 +212,37 @@ export function renderPermissions(report: PermissionsReport): string {
       lines.push(`    ${padEnd(mount.kind, 7)} ${oneLine(mount.path)}${target}`);
     }
   }
+  if (report.declarations !== undefined) {
+    lines.push(
+      "",
+      "Declaration reader (re-reads one script's declared environment names before a run):",
+    );
+    pushKinds(lines, report.declarations, report.reasons, "declarations:");
+  }
   if (report.fetcher !== undefined) {
     lines.push("", "Fetcher (remote sources: the only part that reaches the network):");
-    for (const kind of WORKER_PERMISSION_KINDS) {
-      const values = report.fetcher[kind];
-      if (values.length === 0) {
-        lines.push(`  ${padEnd(kind, 5)}  none`);
-        continue;
-      }
-      for (const value of values) {
-        lines.push(`  ${padEnd(kind, 5)}  ${oneLine(value)}`);
-        lines.push(`         ${oneLine(report.reasons[`fetcher:${kind}:${value}`] ?? "")}`);
-      }
-    }
-    lines.push(`  ${padEnd("ffi", 5)}  none`);
+    pushKinds(lines, report.fetcher, report.reasons, "fetcher:");
   }
   return lines.map((line) => `${line}\n`).join("");
+}
+
+/** Appends one part's kinds, each entry followed by its reason (keyed `PREFIXkind:value`). */
+function pushKinds(
+  lines: string[],
+  set: Record<WorkerPermissionKind, string[]>,
+  reasons: Record<string, string>,
+  prefix: string,
+): void {
+  for (const kind of WORKER_PERMISSION_KINDS) {
+    const values = set[kind];
+    if (values.length === 0) {
+      lines.push(`  ${padEnd(kind, 5)}  none`);
+      continue;
+    }
+    for (const value of values) {
+      lines.push(`  ${padEnd(kind, 5)}  ${oneLine(value)}`);
+      lines.push(`         ${oneLine(reasons[`${prefix}${kind}:${value}`] ?? "")}`);
+    }
+  }
+  lines.push(`  ${padEnd("ffi", 5)}  none`);
 }

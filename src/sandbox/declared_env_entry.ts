@@ -3,10 +3,11 @@
  * trusted part on the first environment request, that answers one question
  * per message: which environment names does this script of this skill
  * declare? It reads the skill's SKILL.md through the file gate
- * (`readDeclaredEnv`), under a permission set of reading the roots only. It
- * never sees client input: its questions come from the trusted part, so a
- * compromised serving worker cannot make it report a declaration the skill
- * lacks (issue 13).
+ * (`readDeclaredEnv`), under a permission set of reading the roots only. Its
+ * questions come from the trusted part; of them, the serving worker chooses
+ * only the skill name, the script and the folder, each checked there (inside
+ * a base, named as the skill), so a compromised serving worker cannot make it
+ * report a declaration the skill lacks (issue 13).
  *
  * @module
  */

@@ -10,7 +10,7 @@
  */
 
 import { locateDirectly } from "../files/fd_location.ts";
-import type { DeclaredEnvRequest } from "../skills/declared_env.ts";
+import type { DeclarationBase, DeclaredEnvRequest } from "../skills/declared_env.ts";
 import type { DeclaredEnvQuestion, DeclaredEnvReply } from "./declared_env_messages.ts";
 import {
   type LocateFdReplyMessage,
@@ -35,8 +35,8 @@ export interface DeclaredEnvReader {
 
 /** Options of {@linkcode createDeclaredEnvReader}. */
 export interface DeclaredEnvReaderOptions {
-  /** Real paths a skill folder must lie inside: the roots' and the sources cache's. */
-  readonly bases: readonly string[];
+  /** Folders a skill folder must lie inside, each with its prefix: the roots and the sources cache. */
+  readonly bases: readonly DeclarationBase[];
   /** The SKILL.md read cap in bytes (the catalog's own). */
   readonly maxSkillMdBytes: number;
   /** How long one answer may take, in ms. @default 10_000 */

@@ -6,15 +6,18 @@
  * @module
  */
 
-import type { DeclaredEnvRequest } from "../skills/declared_env.ts";
+import type { DeclarationBase, DeclaredEnvRequest } from "../skills/declared_env.ts";
 
 /** Trusted part to reader: which names does this script declare? */
 export interface DeclaredEnvQuestion {
   readonly type: "declared-env";
   readonly id: number;
   readonly request: DeclaredEnvRequest;
-  /** Real paths the skill folder must lie inside, and the SKILL.md read cap in bytes. */
-  readonly options: { readonly bases: readonly string[]; readonly maxSkillMdBytes: number };
+  /** The folders (with their prefixes) a skill folder must lie inside, and the SKILL.md read cap in bytes. */
+  readonly options: {
+    readonly bases: readonly DeclarationBase[];
+    readonly maxSkillMdBytes: number;
+  };
 }
 
 /** Reader to trusted part: the declared names (empty when anything did not hold). */

@@ -21,7 +21,9 @@ export interface EnvReleaseService {
 /**
  * Creates the per-run release for a worker set.
  *
- * @param set The worker set (its grant, the reader's permissions and bases).
+ * @param set The worker set (its grant, the reader's permissions and bases;
+ *   without grant rows the sources cache is no base, so a remote skill's
+ *   declaration alone releases nothing).
  * @param options `caps`: the SKILL.md read cap the catalog uses; `getEnv`:
  *   the trusted part's environment lookup.
  * @returns The release function and its declaration reader (started on the
@@ -30,15 +32,20 @@ export interface EnvReleaseService {
  * Requires `--unstable-worker-options` and the permissions handed to the reader.
  */
 export function createEnvReleaseService(
-  set: Pick<WorkerSet, "declarationReader" | "declarationBases"> & {
+  set: Pick<WorkerSet, "declarationReader" | "declarationBases" | "declarationSourcesBase"> & {
     readonly scripts: { readonly grant: Grant };
   },
   options: { readonly caps: Caps; readonly getEnv: (name: string) => string | undefined },
 ): EnvReleaseService {
+  // Without grant rows the declarations stand, but only local ones: a remote skill's (the
+  // publisher's words) grants nothing without a row naming it, so its folder is no base then.
+  const bases = set.scripts.grant.rows === null
+    ? set.declarationBases.filter((base) => base.path !== set.declarationSourcesBase)
+    : set.declarationBases;
   const reader = createDeclaredEnvReader(
     new URL("./declared_env_entry.ts", import.meta.url),
     set.declarationReader.permissions,
-    { bases: set.declarationBases, maxSkillMdBytes: options.caps.maxSkillMdBytes },
+    { bases, maxSkillMdBytes: options.caps.maxSkillMdBytes },
   );
   return {
     reader,

@@ -11,6 +11,7 @@
 import type { Config } from "../config/config.ts";
 import { launcherOf } from "../scripts/host_facts.ts";
 import { isolate, type Isolation } from "../scripts/isolation.ts";
+import type { DeclarationBase } from "../skills/declared_env.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { bootScripts, type ScriptBoot } from "./script_boot.ts";
 import {
@@ -33,11 +34,22 @@ export interface WorkerSet {
   readonly explained: ExplainedPermissions;
   /**
    * The declaration reader's permissions (`declared_env_host.ts`): the roots
-   * and the sources cache, read only; nothing else.
+   * and (with grant rows, the only way a remote skill gets a value) the
+   * sources cache, read only; nothing else.
    */
   readonly declarationReader: ExplainedPermissions;
-  /** Real paths a skill folder must lie inside for the declaration reader. */
-  readonly declarationBases: readonly string[];
+  /**
+   * Folders a skill folder must lie inside for the declaration reader, each
+   * with the prefix its skills are served under: every root's real path, and
+   * the sources cache once per remote source's prefix.
+   */
+  readonly declarationBases: readonly DeclarationBase[];
+  /**
+   * The one of `declarationBases` that is the sources cache (remote skills),
+   * or null without remote sources: a remote skill's declaration grants no
+   * environment name without a grant row (as it grants no run, `plan.ts`).
+   */
+  readonly declarationSourcesBase: string | null;
 }
 
 /**
@@ -77,15 +89,15 @@ export async function computeWorkerSet(
   // Inside a data folder every sandboxed script may write, the cache could be forged: none.
   const indexCache = scripts.indexCacheExposed ? null : config.indexCacheDir;
   const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
+  const sourcesBase = options.sourcesCache === undefined ? null : realPathOr(options.sourcesCache);
   return {
     indexCacheDir: indexCache,
     scripts,
     explained: computeWorkerPermissions(roots, { run, ...listen, indexCache, ...sources }),
-    declarationReader: computeWorkerPermissions(roots, sources),
-    declarationBases: [
-      ...roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
-      ...(options.sourcesCache === undefined ? [] : [realPathOr(options.sourcesCache)]),
-    ],
+    // Without grant rows a remote skill's declaration releases nothing: no read on its cache then.
+    declarationReader: computeWorkerPermissions(roots, scripts.grant.rows === null ? {} : sources),
+    declarationBases: declarationBasesOf(config, roots, sourcesBase),
+    declarationSourcesBase: sourcesBase,
   };
 }
 
@@ -114,6 +126,39 @@ function spawnedPrograms(
         "its process group is registered";
     return { path: spawned, reason };
   });
+}
+
+/**
+ * The declaration reader's bases: each root's real path with that root's
+ * prefix (a root configured twice, with two prefixes, gives two), and the
+ * sources cache with each remote source's prefix (its revisions are swapped
+ * in by rename, so the folder, not a revision, is the base). Pure.
+ *
+ * @param config The configuration (its roots' prefixes and origins).
+ * @param roots The checked local roots' paths and real paths (remote ones are ignored here).
+ * @param sourcesBase The sources cache's real path, or null without remote sources.
+ * @returns The bases, in the roots' order, the sources cache's last.
+ */
+export function declarationBasesOf(
+  config: Config,
+  roots: readonly RootPaths[],
+  sourcesBase: string | null,
+): DeclarationBase[] {
+  const bases: DeclarationBase[] = [];
+  for (const root of roots) {
+    if (root.realPath === null) continue;
+    for (const configured of config.roots) {
+      if (configured.path !== root.path || configured.from === "remote") continue;
+      bases.push({ path: root.realPath, prefix: configured.prefix ?? null });
+    }
+  }
+  if (sourcesBase !== null) {
+    for (const configured of config.roots) {
+      if (configured.from !== "remote") continue;
+      bases.push({ path: sourcesBase, prefix: configured.prefix ?? null });
+    }
+  }
+  return bases;
 }
 
 /** The real path of `path`, or `path` itself when it cannot be resolved (yet). */

@@ -25,15 +25,29 @@ export interface DeclaredEnvRequest {
 }
 
 /**
+ * A folder skill folders may lie inside, and the prefix its skills are served
+ * under (`PREFIX__NAME`; null: unprefixed), so a folder of one root is never
+ * read as the skill of another.
+ */
+export interface DeclarationBase {
+  /** The folder's real path. */
+  readonly path: string;
+  /** The prefix its skills carry, or null for none. */
+  readonly prefix: string | null;
+}
+
+/**
  * Reads the skill's SKILL.md through the gate and returns the environment
  * names its `mcp-host` block declares for that script. Anything that does not
- * hold (a folder outside every base, a folder whose name is not the skill's,
+ * hold (a folder outside every base whose prefix is the skill's, a folder
+ * whose name is not the skill's,
  * an unreadable or malformed SKILL.md, no such script) yields no name: the
  * answer only ever narrows.
  *
  * @param request The skill, the script and the folder to check.
- * @param options `bases`: real paths of the roots (and of the sources cache)
- *   the folder must lie inside; `maxSkillMdBytes`: the SKILL.md read cap,
+ * @param options `bases`: the roots' real paths (and the sources cache's, once
+ *   per remote prefix), each with its prefix: the folder must lie inside one
+ *   whose prefix is the skill's; `maxSkillMdBytes`: the SKILL.md read cap,
  *   the catalog's own, so both see the same frontmatter.
  * @returns The declared names, distinct, in declared order (empty when none).
  *
@@ -45,7 +59,7 @@ export interface DeclaredEnvRequest {
  */
 export async function readDeclaredEnv(
   request: DeclaredEnvRequest,
-  options: { readonly bases: readonly string[]; readonly maxSkillMdBytes: number },
+  options: { readonly bases: readonly DeclarationBase[]; readonly maxSkillMdBytes: number },
 ): Promise<readonly string[]> {
   if (!request.dir.startsWith("/") || request.dir.includes("\0")) return [];
   let realDir: string;
@@ -54,9 +68,13 @@ export async function readDeclaredEnv(
   } catch {
     return [];
   }
-  if (!options.bases.some((base) => realDir !== base && isInside(realDir, base))) return [];
   const at = request.skill.indexOf(PREFIX_SEPARATOR);
+  const prefix = at < 0 ? null : request.skill.slice(0, at);
   const folderName = at < 0 ? request.skill : request.skill.slice(at + PREFIX_SEPARATOR.length);
+  const inBase = options.bases.some((base) =>
+    base.prefix === prefix && realDir !== base.path && isInside(realDir, base.path)
+  );
+  if (!inBase) return [];
   if (folderName === "" || baseName(realDir) !== folderName) return [];
   // As discovery picks it: SKILL.md when present, else the lowercase name.
   let skillMdFile = "SKILL.md";

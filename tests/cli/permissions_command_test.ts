@@ -19,7 +19,14 @@ async function permissionsJson(
 Deno.test("permissions --json has exactly the documented shape, with a reason for every entry", async () => {
   await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
   const report = await permissionsJson([tree.path]);
-  assert.deepEqual(Object.keys(report), ["trusted", "worker", "reasons", "isolation", "scripts"]);
+  assert.deepEqual(Object.keys(report), [
+    "trusted",
+    "worker",
+    "declarations",
+    "reasons",
+    "isolation",
+    "scripts",
+  ]);
   assert.deepEqual(Object.keys(report.trusted), ["flags"]);
   assert.deepEqual(report.trusted.flags, trustedRunFlags());
   assert.deepEqual(Object.keys(report.worker), ["read", "run", "env", "net", "write", "sys"]);
@@ -27,6 +34,9 @@ Deno.test("permissions --json has exactly the documented shape, with a reason fo
     ...report.trusted.flags,
     ...Object.entries(report.worker).flatMap(([kind, values]) =>
       values.map((value) => `${kind}:${value}`)
+    ),
+    ...Object.entries(report.declarations ?? {}).flatMap(([kind, values]) =>
+      values.map((value) => `declarations:${kind}:${value}`)
     ),
   ];
   assert.deepEqual(Object.keys(report.reasons).sort(), expectedKeys.sort());
@@ -66,6 +76,37 @@ Deno.test("permissions shows the worker set serve computes for the same roots", 
   assert.deepEqual(report.worker.write, [indexCache]);
   assert.match(report.reasons[`write:${indexCache}`] ?? "", /index cache/);
   assert.deepEqual(report.worker.sys, []);
+});
+
+Deno.test("permissions shows the declaration reader's set: the roots read only, nothing else", async () => {
+  await using tree = await makeTree({
+    "real/notes/SKILL.md": skillMd("notes"),
+    "link": { symlink: "real" },
+  });
+  const env = { XDG_CACHE_HOME: tree.at("cache") };
+  const report = await permissionsJson([tree.at("link")], env);
+  const { paths } = await checkRoots([{ path: tree.at("link"), from: "argument" }]);
+  const computed = computeWorkerPermissions(paths).permissions;
+  const realRoot = await Deno.realPath(tree.at("real"));
+  // Exactly the roots (as given and real): no index cache, no run, no write, no net.
+  assert.deepEqual(report.declarations, {
+    read: [tree.at("link"), realRoot],
+    run: [],
+    env: [...computed.env],
+    net: [],
+    write: [],
+    sys: [],
+  });
+  assert.match(
+    report.reasons[`declarations:read:${realRoot}`] ?? "",
+    /real path of the skill root/,
+  );
+  const text = await runProgram(["permissions", tree.at("link")], { env });
+  assert.equal(text.code, 0, text.stderr);
+  const section = text.stdout.slice(text.stdout.indexOf("Declaration reader"));
+  assert.match(section, /^Declaration reader .*\n {2}read {3}.*link\n/);
+  assert.match(section, /\n {2}write {2}none\n/);
+  assert.match(section, /\n {2}run {4}none\n/);
 });
 
 Deno.test("permissions standalone without a grant: the run list is the one launcher, whatever skills declare", async () => {

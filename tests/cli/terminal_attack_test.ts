@@ -104,6 +104,7 @@ Deno.test("attack: permissions --json over a hostile root prints no raw control 
   assert.deepEqual(Object.keys(JSON.parse(shown.stdout)), [
     "trusted",
     "worker",
+    "declarations",
     "reasons",
     "isolation",
     "scripts",

@@ -209,6 +209,30 @@ Deno.test("permissions --json shows the fetcher's exact set and the worker's rea
   const index = join(cache, "skillgate", "index");
   assertEquals([report.worker.write, report.worker.net], [[index], []]);
   assertEquals(report.worker.env.includes("GITHUB_TOKEN"), false);
+  // Standalone without rows a remote skill's declaration releases no value: the declaration
+  // reader does not read the sources cache then; a row naming a remote skill adds it, read only.
+  assertEquals([report.declarations.read.includes(sources), report.declarations.write], [
+    false,
+    [],
+  ]);
+  const withRows = await runProgram([
+    "permissions",
+    `--source=${SPEC}`,
+    "--github-allow=acme",
+    `--github-api=${fx.fake.apiUrl}`,
+    `--github-download-host=${fx.fake.downloadHost}`,
+    `--lock=${join(fx.dir, "none.lock")}`,
+    "--json",
+  ], {
+    env: {
+      XDG_CACHE_HOME: cache,
+      MCP_SKILL_RUN: '[{"skill":"acme-skills__tool","script":"scripts/go.sh","env":["X"]}]',
+    },
+  });
+  assertEquals(withRows.code, 0, withRows.stderr);
+  const rowsReport = JSON.parse(withRows.stdout);
+  assertEquals(rowsReport.declarations.read.includes(sources), true);
+  assertEquals([rowsReport.declarations.write, rowsReport.declarations.net], [[], []]);
 });
 
 Deno.test("with a lock and no cache, serve fetches the locked commit; a tampered tarball is refused", async () => {

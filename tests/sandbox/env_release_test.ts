@@ -3,6 +3,12 @@ import { parseGrant } from "../../src/scripts/grant.ts";
 import { releasableNames, releaseEnv } from "../../src/sandbox/env_release.ts";
 import { readDeclaredEnv } from "../../src/skills/declared_env.ts";
 import { MAX_ENV_REQUEST_NAMES } from "../../src/sandbox/messages.ts";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { createEnvReleaseService } from "../../src/sandbox/env_release_service.ts";
+import { computeWorkerPermissions } from "../../src/sandbox/worker_permissions.ts";
+import { declarationBasesOf } from "../../src/sandbox/worker_set.ts";
+import { parseCommandLine } from "../../src/config/cli.ts";
+import { checkRoots } from "../../src/config/root_check.ts";
 import { runProgram } from "../support/program.ts";
 import { makeTree } from "../skills/_tree.ts";
 
@@ -109,7 +115,7 @@ Deno.test("readDeclaredEnv() reads the script's declared names through the gate,
     "root/group/other/scripts/take.sh": "echo hi\n",
     "outside/honest/SKILL.md": HONEST.replace("API_KEY", "OTHER_SECRET"),
   });
-  const bases = [await Deno.realPath(`${tree.path}/root`)];
+  const bases = [{ path: await Deno.realPath(`${tree.path}/root`), prefix: null }];
   const ask = (skill: string, dir: string, script = "scripts/take.sh") =>
     readDeclaredEnv({ skill, script, dir: `${tree.path}/${dir}` }, {
       bases,
@@ -117,7 +123,7 @@ Deno.test("readDeclaredEnv() reads the script's declared names through the gate,
     });
   assert.deepEqual(await ask("honest", "root/honest"), ["API_KEY"]);
   assert.deepEqual(await ask("other", "root/group/other"), ["API_KEY"]);
-  assert.deepEqual(await ask("pfx__honest", "root/honest"), ["API_KEY"]); // a prefixed root
+  assert.deepEqual(await ask("pfx__honest", "root/honest"), []); // not a prefixed root's folder
   assert.deepEqual(await ask("honest", "root/honest", "scripts/other.sh"), []);
   assert.deepEqual(await ask("greedy", "root/honest"), []); // another skill's folder
   assert.deepEqual(await ask("honest", "root/../outside/honest"), []); // outside every root
@@ -170,4 +176,112 @@ Deno.test("attack: a worker that claims a declaration it lacks gets no wider run
   const hosted = await run([], { MCP_SKILLS_PATH: root });
   assert.deepEqual(hosted.run, []);
   assert.deepEqual(hosted.replies, [{}, {}, {}, {}, {}, {}, {}]);
+});
+
+Deno.test("attack: standalone without a grant, a remote skill's own declaration releases no environment value", async () => {
+  // The publisher's SKILL.md declares API_KEY; without a row naming the remote skill its
+  // declaration grants nothing (as it grants no run): a worker asking for it gets nothing.
+  await using tree = await makeTree({
+    "root/honest/SKILL.md": HONEST,
+    "sources/acme/honest/SKILL.md": HONEST,
+  });
+  const root = await Deno.realPath(`${tree.path}/root`);
+  const sources = await Deno.realPath(`${tree.path}/sources`);
+  const serviceFor = (grant: ReturnType<typeof parseGrant>) =>
+    createEnvReleaseService({
+      declarationReader: computeWorkerPermissions([{ path: root, realPath: root }], {
+        sourcesCache: sources,
+      }),
+      declarationBases: [{ path: root, prefix: null }, { path: sources, prefix: "acme" }],
+      declarationSourcesBase: sources,
+      scripts: { grant },
+    }, { caps: DEFAULT_CAPS, getEnv });
+  const ask = (skill: string, dir: string) => ({
+    skill,
+    script: "scripts/take.sh",
+    dir,
+    names: ["API_KEY"],
+  });
+  const standalone = serviceFor(parseGrant(null, { hosted: false }));
+  try {
+    assert.deepEqual(await standalone.release(ask("acme__honest", `${sources}/acme/honest`)), {});
+    // A local skill's declaration still stands.
+    assert.deepEqual(await standalone.release(ask("honest", `${root}/honest`)), {
+      API_KEY: "key-value",
+    });
+  } finally {
+    standalone.reader.close();
+  }
+  // A row naming the remote skill is the owner's word: then its declaration bounds the release.
+  const rows = JSON.stringify([{
+    skill: "acme__honest",
+    script: "scripts/take.sh",
+    env: ["API_KEY"],
+  }]);
+  const granted = serviceFor(parseGrant(rows, { hosted: false }));
+  try {
+    assert.deepEqual(await granted.release(ask("acme__honest", `${sources}/acme/honest`)), {
+      API_KEY: "key-value",
+    });
+  } finally {
+    granted.reader.close();
+  }
+});
+
+Deno.test("attack: a worker naming PREFIX__NAME with another root's same-named folder gets only what that skill's own root declares", async () => {
+  // The owner's row names team__deploy's API_KEY, but team's deploy no longer declares it; the
+  // unprefixed root's (and a remote source's) deploy does. Naming their folder gets nothing.
+  const deploy = HONEST.replace("name: honest", "name: deploy");
+  await using tree = await makeTree({
+    "team/deploy/SKILL.md": deploy.replace("env: [API_KEY]", "env: []"),
+    "open/deploy/SKILL.md": deploy,
+    "sources/acme/deploy/SKILL.md": deploy,
+  });
+  const real = (name: string) => Deno.realPathSync(`${tree.path}/${name}`);
+  const bases = [
+    { path: real("team"), prefix: "team" },
+    { path: real("open"), prefix: null },
+    { path: real("sources"), prefix: "acme" },
+  ];
+  const ask = (skill: string, dir: string) =>
+    readDeclaredEnv({ skill, script: "scripts/take.sh", dir: `${tree.path}/${dir}` }, {
+      bases,
+      maxSkillMdBytes: 65_536,
+    });
+  assert.deepEqual(await ask("team__deploy", "team/deploy"), []);
+  assert.deepEqual(await ask("team__deploy", "open/deploy"), []);
+  assert.deepEqual(await ask("team__deploy", "sources/acme/deploy"), []);
+  assert.deepEqual(await ask("acme__deploy", "open/deploy"), []);
+  assert.deepEqual(await ask("deploy", "sources/acme/deploy"), []);
+  // Each skill's own folder, under its own prefix, still answers.
+  assert.deepEqual(await ask("deploy", "open/deploy"), ["API_KEY"]);
+  assert.deepEqual(await ask("acme__deploy", "sources/acme/deploy"), ["API_KEY"]);
+});
+
+Deno.test("declarationBasesOf() binds each root's real path to its own prefix, and the sources cache to the remote prefixes", async () => {
+  await using tree = await makeTree({ "team/a/SKILL.md": HONEST, "open/b/SKILL.md": HONEST });
+  const config = parseCommandLine({
+    args: [
+      "serve",
+      `--root-prefix=team=${tree.path}/team`,
+      `${tree.path}/team`,
+      `${tree.path}/open`,
+    ],
+    getEnv: () => undefined,
+    cwd: tree.path,
+  });
+  const { paths } = await checkRoots(config.roots);
+  const real = (name: string) => Deno.realPathSync(`${tree.path}/${name}`);
+  assert.deepEqual(declarationBasesOf(config, paths, null), [
+    { path: real("team"), prefix: "team" },
+    { path: real("open"), prefix: null },
+  ]);
+  const remote = {
+    ...config,
+    roots: [...config.roots, { path: "/cache/acme/rev", from: "remote" as const, prefix: "acme" }],
+  };
+  assert.deepEqual(declarationBasesOf(remote, paths, "/cache").at(-1), {
+    path: "/cache",
+    prefix: "acme",
+  });
 });

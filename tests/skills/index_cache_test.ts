@@ -193,3 +193,25 @@ Deno.test("index cache: a digest of an unchanged file version is not computed ag
   assert.equal(third.hashed, 1, "a changed version is read through the gate and hashed");
   assert.notEqual(third.found.digest, first.found.digest);
 });
+
+Deno.test("attack: a cached SKILL.md moved out of the root and replaced by a symlink to it is not served from the cache", async () => {
+  await using tree = await makeTree({
+    "root/notes/SKILL.md": skillMd("notes", "Cached description"),
+    "outside/.keep": "",
+  });
+  await using cacheDir = await makeTree({});
+  const root = tree.at("root");
+  const warm = cacheFor(cacheDir.path);
+  await build(root, warm);
+  warm.flush();
+  const hit = cacheFor(cacheDir.path);
+  await build(root, hit);
+  assert.equal(hit.stats.hits, 1, "the entry is there before the swap");
+  // The very file (same device, inode, size, mtime) now lives outside; SKILL.md points at it.
+  await Deno.rename(tree.at("root/notes/SKILL.md"), tree.at("outside/SKILL.md"));
+  await Deno.symlink(tree.at("outside/SKILL.md"), tree.at("root/notes/SKILL.md"));
+  const next = cacheFor(cacheDir.path);
+  const catalog = await build(root, next);
+  assert.equal(next.stats.hits, 0, "a symlink is never a cache hit");
+  assert.equal(catalog.byName.get("notes"), undefined, "outside bytes are never served");
+});

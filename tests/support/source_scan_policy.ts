@@ -149,9 +149,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/config/index_cache_dir.ts",
-    apis: ["Deno.lstat"],
-    reason: "trusted part at start-up: creates the index cache folder and checks it is a folder " +
-      "of this user that others cannot write; it never reads inside",
+    apis: ["Deno.lstat", "Deno.realPath"],
+    reason: "trusted part at start-up: creates the index cache folder and checks it (and, by its " +
+      "real path, every folder above it) is of this user or root and that others cannot write " +
+      "or swap it; it never reads inside",
   },
   {
     path: "src/skills/index_cache.ts",

@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { prepareIndexCacheDir } from "../../src/config/index_cache_dir.ts";
+import { makeTree } from "../skills/_tree.ts";
+
+Deno.test("prepareIndexCacheDir() creates an owner-only folder and uses it", async () => {
+  await using tree = await makeTree({});
+  const dir = tree.at("cache/skillgate/index");
+  const prepared = prepareIndexCacheDir(dir);
+  assert.deepEqual(prepared, { dir, warning: null });
+  assert.equal((Deno.statSync(dir).mode ?? 0) & 0o777, 0o700);
+});
+
+Deno.test("attack: an index cache folder others may write is not used (they could plant a forged cache)", async () => {
+  await using tree = await makeTree({});
+  const dir = tree.at("index");
+  Deno.mkdirSync(dir);
+  Deno.chmodSync(dir, 0o777);
+  const prepared = prepareIndexCacheDir(dir);
+  assert.equal(prepared.dir, null);
+  assert.match(prepared.warning ?? "", /may be written by other users; running without it/);
+});
+
+Deno.test("attack: an index cache folder under a folder others may write (no sticky bit) is not used: they could swap in a folder of theirs", async () => {
+  await using tree = await makeTree({});
+  const shared = tree.at("shared");
+  Deno.mkdirSync(shared);
+  Deno.chmodSync(shared, 0o777);
+  const prepared = prepareIndexCacheDir(`${shared}/skillgate/index`);
+  assert.equal(prepared.dir, null);
+  assert.match(
+    prepared.warning ?? "",
+    /lies under .*shared, where another user could put a folder/,
+  );
+  // With the sticky bit (as /tmp has) only an entry's owner may rename it: then it is used.
+  Deno.chmodSync(shared, 0o1777);
+  const sticky = prepareIndexCacheDir(`${shared}/skillgate/index`);
+  assert.equal(sticky.dir, `${shared}/skillgate/index`);
+  assert.equal(sticky.warning, null);
+});
