@@ -60,9 +60,13 @@ export async function loadSkill(
 ): Promise<LoadedSkill> {
   loads++;
   const path = joinPath(candidate.dir, candidate.skillMdFile);
-  // Everything the parse depends on besides the bytes, NUL-separated (no path holds NUL).
+  // Everything the parse depends on besides the bytes, NUL-separated (no path holds NUL); a
+  // SKILL.md cut at the read cap was parsed from its first `maxSkillMdBytes` bytes, so the cap
+  // is part of the key then (another cap gives another parse).
   const keyOf = (truncated: boolean) =>
-    `${candidate.realDir}\0${path}\0${candidate.baseName}\0${truncated}`;
+    `${candidate.realDir}\0${path}\0${candidate.baseName}\0${
+      truncated ? `cut at ${caps.maxSkillMdBytes}` : "whole"
+    }`;
   // Warm start (issue 13): a SKILL.md that is still the very version the gate read and parsed
   // before (a regular file, same device, inode, size, mtime AND ctime) is not opened again: its
   // frontmatter comes from the cache, and its body is read through the gate when asked.

@@ -215,3 +215,19 @@ Deno.test("attack: a cached SKILL.md moved out of the root and replaced by a sym
   assert.equal(next.stats.hits, 0, "a symlink is never a cache hit");
   assert.equal(catalog.byName.get("notes"), undefined, "outside bytes are never served");
 });
+
+Deno.test("index cache: a SKILL.md cut at the read cap is parsed again when the cap changes", async () => {
+  await using tree = await makeTree({
+    "notes/SKILL.md": skillMd("notes", "Keeps notes") + "x".repeat(8_192) + "\n",
+  });
+  await using cacheDir = await makeTree({});
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  const withCap = async (maxSkillMdBytes: number) => {
+    const cache = cacheFor(cacheDir.path);
+    await buildCatalog(roots, { ...DEFAULT_CAPS, maxSkillMdBytes }, { indexCache: cache });
+    return cache.stats;
+  };
+  assert.deepEqual(await withCap(2_048), { hits: 0, misses: 1 });
+  assert.deepEqual(await withCap(2_048), { hits: 1, misses: 0 }, "same cap: the cached parse");
+  assert.deepEqual(await withCap(4_096), { hits: 0, misses: 1 }, "another cap: parsed again");
+});
