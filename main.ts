@@ -34,7 +34,6 @@ import {
   runOverrideCommand,
   splitOverrideArgs,
 } from "./src/cli/override_command.ts";
-import { prepareRemote, startRemoteRefresh } from "./src/remote/remote_serve.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
 import { createEnvReleaseService } from "./src/sandbox/env_release_service.ts";
@@ -122,7 +121,13 @@ async function main(): Promise<number> {
     return EXIT_USAGE;
   }
   // Remote sources become roots from the cache alone: start-up never waits on the network.
-  const remote = await prepareRemote(config, (name) => Deno.env.get(name));
+  // Loaded only when sources are configured: a local catalog starts without the remote modules.
+  const remoteServe = config.remoteSources.length === 0
+    ? null
+    : await import("./src/remote/remote_serve.ts");
+  const remote = remoteServe === null
+    ? null
+    : await remoteServe.prepareRemote(config, (name) => Deno.env.get(name));
   if (remote !== null && "error" in remote) {
     logErrorLine(`skillgate: ${remote.error}`);
     return EXIT_USAGE;
@@ -220,10 +225,12 @@ async function main(): Promise<number> {
     // Started by a client: one line for its log (what was served), never on stdout.
     session.ready.then((ready) => logErrorLine(startLine(config, ready)));
   }
-  const remoteRefresh = remote === null ? null : startRemoteRefresh(remote, {
-    updateRemoteRoots: (roots) => session.updateRemoteRoots(roots),
-    log: (line) => logErrorLine(`skillgate: ${line}`),
-  });
+  const remoteRefresh = remote === null || remoteServe === null
+    ? null
+    : remoteServe.startRemoteRefresh(remote, {
+      updateRemoteRoots: (roots) => session.updateRemoteRoots(roots),
+      log: (line) => logErrorLine(`skillgate: ${line}`),
+    });
   const exit = await session.exited;
   // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
   void ownerWatch;

@@ -15,37 +15,30 @@ import { createToolOffer, type ToolOffer, toolsMayChange } from "./model_catalog
 import { toolCallExtra } from "./tool_call_extra.ts";
 import { assertClientString } from "./client_strings.ts";
 import { toolError } from "./tool_result.ts";
-import { skillFileTool } from "./tools/skill_file.ts";
-import { skillListTool } from "./tools/skill_list.ts";
-import { skillLoadTool } from "./tools/skill_load.ts";
-import { skillRunTool } from "./tools/skill_run.ts";
-import { skillSearchTool } from "./tools/skill_search.ts";
-import { skillBrowseTool } from "./tools/skill_browse.ts";
-import { skillBrowseDetailTool } from "./tools/skill_browse_detail.ts";
-import { skillSettingsTool } from "./tools/skill_settings.ts";
-import { skillSettingsWriteTool } from "./tools/skill_settings_write.ts";
 import type { SkillTool, ToolCallExtra, ToolContext } from "./tools/tool.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
-/** The tools served, in `tools/list` order. */
-export const TOOLS: readonly SkillTool<unknown>[] = Object.freeze([
-  skillListTool as SkillTool<unknown>,
-  skillSearchTool as SkillTool<unknown>,
-  skillLoadTool as SkillTool<unknown>,
-  skillFileTool as SkillTool<unknown>,
-  skillRunTool as SkillTool<unknown>,
-  skillBrowseTool as SkillTool<unknown>,
-  skillBrowseDetailTool as SkillTool<unknown>,
-  skillSettingsTool as SkillTool<unknown>,
-  skillSettingsWriteTool as SkillTool<unknown>,
-]);
+/**
+ * The tools served, in `tools/list` order, loaded on the first `tools/*`
+ * request: their modules (zod schemas, the script runner's planning, the
+ * views' shapes) are not needed to answer `initialize` (issue 13: the first
+ * answer after spawn pays only for what it needs). Loaded once per process.
+ *
+ * @returns {@linkcode import("./tool_list.ts").TOOLS}.
+ */
+export function loadTools(): Promise<readonly SkillTool<unknown>[]> {
+  toolList ??= import("./tool_list.ts").then((module) => module.TOOLS);
+  return toolList;
+}
 
-/** The tools family: `tools/list` and `tools/call` over {@linkcode TOOLS}. */
+let toolList: Promise<readonly SkillTool<unknown>[]> | null = null;
+
+/** The tools family: `tools/list` and `tools/call` over the tools of {@linkcode loadTools}. */
 export const toolsFamily: MethodFamily = {
   name: "tools",
   capabilities: (context) => ({ tools: { listChanged: toolsMayChange(context) } }),
   install: (server, context) =>
-    serveTools(server, TOOLS, {
+    serveTools(server, loadTools, {
       store: context.store,
       caps: context.config.caps,
       hosted: context.config.hosted,
@@ -66,26 +59,35 @@ export const toolsFamily: MethodFamily = {
  * `INTERNAL` whose message carries no host detail.
  *
  * @param server The low-level SDK server (capability `tools` declared).
- * @param tools The tools, in `tools/list` order.
+ * @param toolsOrLoad The tools, in `tools/list` order, or a function that loads them
+ *   (called once, on the first `tools/list` or `tools/call`).
  * @param context What handlers receive.
  * @param offer Which tools this server offers now and how they are described
  *   (`--tools`, `--catalog`); every tool, as declared, when absent.
  */
 export function serveTools(
   server: Server,
-  tools: readonly SkillTool<unknown>[],
+  toolsOrLoad: readonly SkillTool<unknown>[] | (() => Promise<readonly SkillTool<unknown>[]>),
   context: ToolContext,
   offer?: ToolOffer,
 ): void {
-  const listed = tools.map(listedTool);
-  server.setRequestHandler("tools/list", (_request, io) => ({
-    tools: offer === undefined ? listed : listed
-      .filter((tool) => offer.isOffered(tool.name, declaredCapabilities(io)))
-      .map((tool) => ({ ...tool, description: offer.describe(tool.name, tool.description ?? "") })),
-  }));
+  let loaded: Promise<readonly SkillTool<unknown>[]> | null = null;
+  const toolsNow = () =>
+    loaded ??= typeof toolsOrLoad === "function" ? toolsOrLoad() : Promise.resolve(toolsOrLoad);
+  server.setRequestHandler("tools/list", async (_request, io) => {
+    const listed = (await toolsNow()).map(listedTool);
+    return {
+      tools: offer === undefined ? listed : listed
+        .filter((tool) => offer.isOffered(tool.name, declaredCapabilities(io)))
+        .map((tool) => ({
+          ...tool,
+          description: offer.describe(tool.name, tool.description ?? ""),
+        })),
+    };
+  });
   server.setRequestHandler("tools/call", async (request, io) => {
     assertClientString("tool", "The tool name", request.params.name);
-    const tool = tools.find((candidate) =>
+    const tool = (await toolsNow()).find((candidate) =>
       candidate.name === request.params.name &&
       (offer?.isOffered(candidate.name, declaredCapabilities(io)) ?? true)
     );
@@ -141,7 +143,7 @@ const listings = new WeakMap<SkillTool<unknown>, Tool>();
  * is built per HTTP session and per stateless request) and its annotations,
  * whose `title` is the tool's own.
  *
- * @param tool One of {@linkcode TOOLS}.
+ * @param tool One of the served tools.
  * @returns Its frozen `tools/list` entry (draft-7 JSON schemas, no `$schema`).
  */
 export function listedTool(tool: SkillTool<unknown>): Tool {

@@ -13,7 +13,6 @@ import { problem } from "./_problems.ts";
 import { readSkillMd, type SkillMdText } from "./_read_skill_md.ts";
 import { joinPath } from "./_path.ts";
 import type { SkillCandidate } from "./discover.ts";
-import { parseFrontmatter } from "./frontmatter.ts";
 import type { FileVersion, IndexCache, ParsedSkillMd } from "./index_cache.ts";
 import type { Problem } from "./problem.ts";
 import type { Skill, SkillFile } from "./skill.ts";
@@ -37,6 +36,19 @@ export function skillLoadsSoFar(): number {
 export interface LoadedSkill {
   readonly skill: Skill | null;
   readonly problems: readonly Problem[];
+}
+
+/** The YAML parser's module, loaded on the first SKILL.md the index cache cannot answer. */
+let frontmatterModule: Promise<typeof import("./frontmatter.ts")> | null = null;
+
+/**
+ * Loads `frontmatter.ts` (and `npm:yaml` with it) once, on first use: a warm
+ * start whose every SKILL.md the index cache answers never loads the parser
+ * (issue 13: the first answer after spawn pays only for what it needs).
+ */
+function frontmatterParser(): Promise<typeof import("./frontmatter.ts")> {
+  frontmatterModule ??= import("./frontmatter.ts");
+  return frontmatterModule;
 }
 
 /**
@@ -94,6 +106,7 @@ export async function loadSkill(
     // Missed above for this version already (unless SKILL.md is not a plain regular file).
     known = seen === null ? cache?.lookup(keyOf(opened.truncated), version) ?? null : null;
     if (known === null) {
+      const { parseFrontmatter } = await frontmatterParser();
       const parsed = parseFrontmatter(opened.text);
       if (!parsed.ok) {
         const place = parsed.line === undefined ? {} : {

@@ -9,7 +9,7 @@
 
 import { readSkillMd } from "./_read_skill_md.ts";
 import type { SkillCandidate } from "./discover.ts";
-import { splitFrontmatter } from "./frontmatter.ts";
+import { splitFrontmatter } from "./frontmatter_split.ts";
 import type { Skill } from "./skill.ts";
 
 /** A body read now, or why it could not be. */

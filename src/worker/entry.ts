@@ -34,9 +34,8 @@ import { buildCatalog } from "../skills/catalog.ts";
 import { openIndexCache } from "../skills/index_cache.ts";
 import { attachIndexCache } from "../mcp/skills_extension/digest_cache.ts";
 import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
-import { warmSearchIndex } from "../search/search_skills.ts";
+import { warmSearchIndex } from "../search/search_lazy.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
-import { serveOverHttp } from "../transports/http/serve.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { summariseProblems } from "./summary.ts";
@@ -224,6 +223,8 @@ async function serve(start: StartMessage): Promise<void> {
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     ended = closed.then((end) => end.exitCode);
   } else {
+    // Loaded only for --http: a stdio server answers `initialize` without the HTTP stack.
+    const { serveOverHttp } = await import("../transports/http/serve.ts");
     const service = serveOverHttp(config, {
       store,
       createServer: (current, info) =>

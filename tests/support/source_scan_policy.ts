@@ -239,7 +239,35 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["import()"],
     reason: "trusted part: loads the one-shot commands (list, validate, permissions, sync: with " +
       "them zod, the MCP SDK, the YAML parser, the fetcher's code) only when they run, so " +
-      "`serve` starts without them (issue 13); fixed, relative module specifiers that deno " +
-      "compile includes",
+      "`serve` starts without them (issue 13), and the remote sources' modules only when " +
+      "sources are configured; fixed, relative module specifiers that deno compile includes",
+  },
+  {
+    path: "src/worker/entry.ts",
+    apis: ["import()"],
+    reason: "worker: loads the HTTP transport only under --http, so a stdio server answers " +
+      "`initialize` without it (issue 13); a fixed, relative module specifier in the module " +
+      "graph (no read permission, deno compile includes it)",
+  },
+  {
+    path: "src/mcp/tools_handler.ts",
+    apis: ["import()"],
+    reason: "worker: loads the tools' modules (their schemas, the runner's planning) on the " +
+      "first tools/list or tools/call, not before the first answer (issue 13); a fixed, " +
+      "relative module specifier in the module graph",
+  },
+  {
+    path: "src/search/search_lazy.ts",
+    apis: ["import()"],
+    reason: "worker: loads the search engine (index, stemmer, snippets) on the first search or " +
+      "the background warm-up, not before the first answer (issue 13); a fixed, relative " +
+      "module specifier in the module graph",
+  },
+  {
+    path: "src/skills/_load_skill.ts",
+    apis: ["import()"],
+    reason: "catalog build: loads the YAML frontmatter parser (npm:yaml) on the first SKILL.md " +
+      "the index cache cannot answer, so a warm start never loads it (issue 13); a fixed, " +
+      "relative module specifier in the module graph",
   },
 ];

@@ -11,7 +11,7 @@
 
 import { z } from "zod";
 import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../caps.ts";
-import { searchCatalog } from "../../search/search_skills.ts";
+import { searchCatalog } from "../../search/search_lazy.ts";
 import type { Problem } from "../../skills/problem.ts";
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { appToolMeta, SKILLS_VIEW_URI } from "../apps/app_meta.ts";

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../caps.ts";
-import { searchCatalog } from "../../search/search_skills.ts";
+import { searchCatalog } from "../../search/search_lazy.ts";
 import { skillFileUri } from "../resources/skill_uri.ts";
 import { toolSuccess } from "../tool_result.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
