@@ -43,8 +43,13 @@ export interface ExtensionView {
 
 const views = new WeakMap<Catalog, ExtensionView>();
 
-/** Files hashed in parallel at most while building entries. */
-const DIGEST_CONCURRENCY = 8;
+/**
+ * Files in flight at most while building entries. Resolving and hashing are
+ * synchronous; each file in flight holds one open descriptor while its
+ * location is checked, and the locator sends the checks of all of them in
+ * one or two messages (a page of 50 skills has about 200 files; issue 13).
+ */
+const DIGEST_CONCURRENCY = 64;
 
 /**
  * The SKILL.md URI of a skill: `skill://<name>/SKILL.md`.
