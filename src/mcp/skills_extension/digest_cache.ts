@@ -117,6 +117,36 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     }
     return known;
   };
+  const inFlight = new Map<string, Promise<FileDigest>>();
+  /** The miss path: the only writer of either cache. */
+  const readAndHash = async (skillRealDir: string, listed: SkillFile): Promise<FileDigest> => {
+    // Synchronous resolve and hash: a cold listing does this for every file, and each
+    // asynchronous call cost more than the work it waited for (issue 13). The one await
+    // left is the descriptor-location check, which the locator batches across files.
+    const file = resolveSkillFileSync(skillRealDir, listed.path);
+    resolved++;
+    // The version the gate saw: the only key a digest of these bytes is stored under.
+    const key = versionKey(skillRealDir, listed.path, file);
+    const known = recall(key);
+    if (known !== undefined) return known;
+    const bytes = await readWhole(file, EXTENSION_MAX_BYTES);
+    hashed++;
+    const result: FileDigest = Object.freeze({
+      digest: sha256DigestSync(bytes),
+      size: bytes.length,
+    });
+    // A file written while it was read may hash bytes of neither version: cache only a
+    // read whose length matches the size the key was taken at.
+    if (bytes.length === file.size) {
+      persistent?.rememberDigest(skillRealDir, listed.path, file, result);
+      entries.set(key, result);
+      if (entries.size > maxEntries) {
+        const oldest = entries.keys().next().value;
+        if (oldest !== undefined) entries.delete(oldest);
+      }
+    }
+    return result;
+  };
   return {
     async digest(skillRealDir, listed) {
       const hasVersion = listed.dev !== undefined && listed.ino !== undefined;
@@ -139,32 +169,18 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
           }
         }
       }
-      // Synchronous resolve and hash: a cold listing does this for every file, and each
-      // asynchronous call cost more than the work it waited for (issue 13). The one await
-      // left is the descriptor-location check, which the locator batches across files.
-      const file = resolveSkillFileSync(skillRealDir, listed.path);
-      resolved++;
-      // The version the gate saw: the only key a digest of these bytes is stored under.
-      const key = versionKey(skillRealDir, listed.path, file);
-      const known = recall(key);
-      if (known !== undefined) return known;
-      const bytes = await readWhole(file, EXTENSION_MAX_BYTES);
-      hashed++;
-      const result: FileDigest = Object.freeze({
-        digest: sha256DigestSync(bytes),
-        size: bytes.length,
-      });
-      // A file written while it was read may hash bytes of neither version: cache only a
-      // read whose length matches the size the key was taken at.
-      if (bytes.length === file.size) {
-        persistent?.rememberDigest(skillRealDir, listed.path, file, result);
-        entries.set(key, result);
-        if (entries.size > maxEntries) {
-          const oldest = entries.keys().next().value;
-          if (oldest !== undefined) entries.delete(oldest);
-        }
+      if (!hasVersion) return await readAndHash(skillRealDir, listed);
+      // A file already being hashed (the page ahead, or a concurrent request) is hashed once.
+      const listedKey = versionKey(skillRealDir, listed.path, listed);
+      const pending = inFlight.get(listedKey);
+      if (pending !== undefined) return await pending;
+      const started = readAndHash(skillRealDir, listed);
+      inFlight.set(listedKey, started);
+      try {
+        return await started;
+      } finally {
+        inFlight.delete(listedKey);
       }
-      return result;
     },
     get size() {
       return entries.size;

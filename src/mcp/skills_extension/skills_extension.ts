@@ -20,6 +20,7 @@ import { createDigestCache, type DigestCache } from "./digest_cache.ts";
 import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
 import { extensionView, skillEntries, type SkillEntry } from "./entries.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
+import type { Skill } from "../../skills/skill.ts";
 import { MAX_CURSOR_CHARS, MAX_URI_CHARS } from "../../caps.ts";
 
 /** The extension's identifier in `capabilities.extensions`. */
@@ -48,6 +49,19 @@ const directoryParams = z.object({
 
 /** One digest cache for every server of the process: it is keyed by skill, path and file version. */
 const sharedDigests: DigestCache = createDigestCache();
+
+/**
+ * The counters of the process's digest cache, for tests and benchmarks.
+ *
+ * @returns Files hashed and resolved so far, and entries held, by every server of the process.
+ */
+export function sharedDigestCounts(): { hashed: number; resolved: number; size: number } {
+  return {
+    hashed: sharedDigests.hashed,
+    resolved: sharedDigests.resolved,
+    size: sharedDigests.size,
+  };
+}
 
 /** The skills-extension family: declares the extension (with `directoryRead`) and `resources`. */
 export const skillsExtensionFamily: MethodFamily = {
@@ -96,6 +110,7 @@ export function serveSkillsExtension(
     }
     const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
     const skills: SkillEntry[] = await skillEntries(page, digests);
+    hashAhead(view.skills.slice(start + page.length, start + 2 * SKILLS_PAGE_SIZE), digests);
     const last = skills.at(-1);
     return start + page.length < view.skills.length && last !== undefined
       ? { skills, nextCursor: encodeNameCursor(last.uri), ...cache(ctx) }
@@ -129,6 +144,25 @@ export function serveSkillsExtension(
         : { resources, ...cache(ctx) },
     );
   });
+}
+
+/**
+ * Hashes the page after the one just answered while the client reads it and
+ * asks for the next (issue 13: a client paging through a cold catalog waited
+ * for every page's files in turn). Only the page a client's cursor leads to
+ * next, once per answered page: nothing is read before a client lists. The
+ * files go through the same digest cache (the gate, the same keys); the
+ * request for that page awaits the files still in flight instead of reading
+ * them again.
+ *
+ * @param skills The next page's skills (empty on the last page).
+ * @param digests The digest cache.
+ *
+ * Requires `--allow-read` on the skill folders.
+ */
+function hashAhead(skills: readonly Skill[], digests: DigestCache): void {
+  if (skills.length === 0) return;
+  void skillEntries(skills, digests, { logsLeftOut: false }).catch(() => {});
 }
 
 function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
