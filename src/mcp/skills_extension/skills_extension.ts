@@ -27,6 +27,13 @@ import { MAX_CURSOR_CHARS, MAX_URI_CHARS } from "../../caps.ts";
 export const SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
 /** Skills per `skills/list` page. */
 export const SKILLS_PAGE_SIZE = 50;
+/**
+ * Pages after an answered `skills/list` page whose files are hashed before
+ * they are asked for (issue 13). A few, so the worker keeps hashing while
+ * the answer travels and the client asks again, and an abandoned listing
+ * costs at most these pages' reads.
+ */
+export const HASH_AHEAD_PAGES = 1;
 /** Children per `resources/directory/read` page. */
 export const DIRECTORY_PAGE_SIZE = 200;
 
@@ -110,7 +117,8 @@ export function serveSkillsExtension(
     }
     const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
     const skills: SkillEntry[] = await skillEntries(page, digests);
-    hashAhead(view.skills.slice(start + page.length, start + 2 * SKILLS_PAGE_SIZE), digests);
+    const end = start + page.length;
+    hashAhead(view.skills.slice(end, end + HASH_AHEAD_PAGES * SKILLS_PAGE_SIZE), digests);
     const last = skills.at(-1);
     return start + page.length < view.skills.length && last !== undefined
       ? { skills, nextCursor: encodeNameCursor(last.uri), ...cache(ctx) }
@@ -147,15 +155,16 @@ export function serveSkillsExtension(
 }
 
 /**
- * Hashes the page after the one just answered while the client reads it and
+ * Hashes the pages after the one just answered while the client reads it and
  * asks for the next (issue 13: a client paging through a cold catalog waited
- * for every page's files in turn). Only the page a client's cursor leads to
- * next, once per answered page: nothing is read before a client lists. The
+ * for every page's files in turn). Only the {@linkcode HASH_AHEAD_PAGES}
+ * pages a client's cursor leads to next, once per answered page: nothing is
+ * read before a client lists. The
  * files go through the same digest cache (the gate, the same keys); the
  * request for that page awaits the files still in flight instead of reading
  * them again.
  *
- * @param skills The next page's skills (empty on the last page).
+ * @param skills The next pages' skills (empty after the last page).
  * @param digests The digest cache.
  *
  * Requires `--allow-read` on the skill folders.
