@@ -75,6 +75,15 @@ export interface DigestCache {
    * @throws {FileTooLargeError} When the file is over 16 MiB (misses only).
    */
   digest(skillRealDir: string, listed: SkillFile): Promise<FileDigest>;
+  /**
+   * Whether this listed version's digest is in memory now (no file-system
+   * call, no change to the eviction order): the hash-ahead skips such files.
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it.
+   * @returns True when {@linkcode DigestCache.digest} would answer from memory.
+   */
+  holds(skillRealDir: string, listed: SkillFile): boolean;
   /** Entries held now. */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
@@ -181,6 +190,10 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       } finally {
         inFlight.delete(listedKey);
       }
+    },
+    holds(skillRealDir, listed) {
+      if (listed.dev === undefined || listed.ino === undefined) return false;
+      return entries.has(versionKey(skillRealDir, listed.path, listed));
     },
     get size() {
       return entries.size;

@@ -170,8 +170,12 @@ export function serveSkillsExtension(
  * Requires `--allow-read` on the skill folders.
  */
 function hashAhead(skills: readonly Skill[], digests: DigestCache): void {
-  if (skills.length === 0) return;
-  void skillEntries(skills, digests, { logsLeftOut: false }).catch(() => {});
+  // A page whose digests are all in memory already costs nothing (a repeated listing).
+  const unhashed = skills.filter((skill) =>
+    skill.files.some((file) => !digests.holds(skill.realDir, file))
+  );
+  if (unhashed.length === 0) return;
+  void skillEntries(unhashed, digests, { logsLeftOut: false }).catch(() => {});
 }
 
 function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
