@@ -107,9 +107,8 @@ export async function readBounded(
   assertIssued(file);
   const maxBytes = checkCount("maxBytes", options.maxBytes);
   const offsetBytes = checkCount("offsetBytes", options.offsetBytes ?? 0);
-  const fd = await openVerified(file);
+  const { fd, sizeBytes } = await openVerified(file);
   try {
-    const sizeBytes = fstatSync(fd).size;
     if (offsetBytes > sizeBytes) {
       throw new RangeError(
         `Offset ${offsetBytes} is past the end of ${quotePath(file.relPath)} (${sizeBytes} bytes)`,
@@ -143,9 +142,8 @@ export async function readBounded(
 export async function readWhole(file: ResolvedFile, maxBytes: number): Promise<Uint8Array> {
   assertIssued(file);
   checkCount("maxBytes", maxBytes);
-  const fd = await openVerified(file);
+  const { fd, sizeBytes } = await openVerified(file);
   try {
-    const sizeBytes = fstatSync(fd).size;
     if (sizeBytes > maxBytes) throw new FileTooLargeError(file.relPath, sizeBytes, maxBytes);
     return readInto(fd, sizeBytes, 0);
   } finally {
@@ -169,9 +167,12 @@ function checkCount(name: string, value: number): number {
  * the open descriptor really is: it must be exactly the checked real path.
  * This is the check no path swap can fool; the walk before it makes a swap
  * fail early and keeps the gate tight where no locator can answer.
+ * Returns the descriptor and its size from the one `fstat` of the open
+ * handle (issue 13: one syscall fewer per file read).
  */
-async function openVerified(file: ResolvedFile): Promise<number> {
-  const fd = openBeneath(file);
+async function openVerified(file: ResolvedFile): Promise<OpenFile> {
+  const opened = openBeneath(file);
+  const fd = opened.fd;
   try {
     const location = await locateFd(fd);
     if (location !== null && location !== file.realPath) {
@@ -180,11 +181,18 @@ async function openVerified(file: ResolvedFile): Promise<number> {
         `File ${quotePath(file.relPath)} changed after it was checked`,
       );
     }
-    return fd;
+    return opened;
   } catch (error) {
     closeSync(fd);
     throw error;
   }
+}
+
+/** An open descriptor and the size its handle reported. */
+interface OpenFile {
+  readonly fd: number;
+  /** The size from `fstat` of the open handle, in bytes. */
+  readonly sizeBytes: number;
 }
 
 /** One folder on the way to the file, and its identity before the open. */
@@ -200,7 +208,7 @@ interface FolderStep {
  * handle's identity) again after the open. Synchronous on purpose: nothing
  * else in the worker runs between the checks and the open.
  */
-function openBeneath(file: ResolvedFile): number {
+function openBeneath(file: ResolvedFile): OpenFile {
   const quoted = quotePath(file.relPath);
   const changed = (cause?: unknown) =>
     new PathRefusedError(
@@ -255,7 +263,7 @@ function openBeneath(file: ResolvedFile): number {
       return earlier !== undefined && isSameFile(step, earlier.dev, earlier.ino);
     });
     if (!isUnchanged) throw changed();
-    return fd;
+    return { fd, sizeBytes: info.size };
   } catch (error) {
     closeSync(fd);
     throw error;

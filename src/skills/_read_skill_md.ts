@@ -11,7 +11,7 @@
  */
 
 import { readBounded } from "../files/bounded_read.ts";
-import { PathRefusedError, resolveSkillFile } from "../files/path_gate.ts";
+import { PathRefusedError, resolveSkillFileSync } from "../files/path_gate.ts";
 import { joinPath } from "./_path.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { SkillCandidate } from "./discover.ts";
@@ -65,7 +65,8 @@ export async function readSkillMd(
     problem: problem(path, reason, "error", `${why}; the skill is not served`),
   });
   try {
-    const file = await resolveSkillFile(candidate.realDir, candidate.skillMdFile);
+    // Synchronous resolve: a start-up reads thousands of these (issue 13); same checks.
+    const file = resolveSkillFileSync(candidate.realDir, candidate.skillMdFile);
     const read = await readBounded(file, { maxBytes: maxBytes + 1 });
     const truncated = read.bytes.length > maxBytes;
     const kept = truncated

@@ -5,6 +5,7 @@ import {
   type PathRefusedCode,
   PathRefusedError,
   resolveSkillFile,
+  resolveSkillFileSync,
 } from "../../src/files/path_gate.ts";
 
 /** Awaits a promise that must reject with a {@linkcode PathRefusedError}, and returns it. */
@@ -196,4 +197,48 @@ Deno.test("isResolvedFile() rejects look-alike objects that the gate did not iss
   assert.throws(() => {
     throw new PathRefusedError("bad-path", "x");
   }, PathRefusedError);
+});
+
+Deno.test("resolveSkillFileSync() refuses every path resolveSkillFile() refuses, with the same code and message", async (t) => {
+  const fixture = await makeFixture();
+  try {
+    for (const [input, code] of REFUSALS) {
+      await t.step(`${input} -> ${code}`, async () => {
+        const expected = await refusalOf(resolveSkillFile(fixture.skillDir, input), input);
+        const error = await refusalOf(
+          Promise.resolve().then(() => resolveSkillFileSync(fixture.skillDir, input)),
+          input,
+        );
+        assert.equal(error.code, code);
+        assert.equal(error.message, expected.message);
+      });
+    }
+    const alias = join(fixture.tmp, "alias");
+    await Deno.symlink(fixture.skillDir, alias);
+    assert.equal(
+      (await refusalOf(
+        Promise.resolve().then(() => resolveSkillFileSync(alias, "SKILL.md")),
+        "SKILL.md",
+      ))
+        .code,
+      "outside-skill",
+    );
+    assert.throws(() => resolveSkillFileSync("root/b", "SKILL.md"), TypeError);
+  } finally {
+    await fixture.cleanup();
+  }
+});
+
+Deno.test("resolveSkillFileSync() issues the same checked file as resolveSkillFile()", async () => {
+  const fixture = await makeFixture();
+  try {
+    for (const input of ["SKILL.md", "refs/guide.md", "in_dir/guide.md", "refs/up_guide"]) {
+      const file = resolveSkillFileSync(fixture.skillDir, input);
+      assert(isResolvedFile(file));
+      assert(Object.isFrozen(file));
+      assert.deepEqual({ ...file }, { ...(await resolveSkillFile(fixture.skillDir, input)) });
+    }
+  } finally {
+    await fixture.cleanup();
+  }
 });

@@ -20,12 +20,20 @@ import { createDigestCache, type DigestCache } from "./digest_cache.ts";
 import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
 import { extensionView, skillEntries, type SkillEntry } from "./entries.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
+import type { Skill } from "../../skills/skill.ts";
 import { MAX_CURSOR_CHARS, MAX_URI_CHARS } from "../../caps.ts";
 
 /** The extension's identifier in `capabilities.extensions`. */
 export const SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
 /** Skills per `skills/list` page. */
 export const SKILLS_PAGE_SIZE = 50;
+/**
+ * Pages after an answered `skills/list` page whose files are hashed before
+ * they are asked for (issue 13). A few, so the worker keeps hashing while
+ * the answer travels and the client asks again, and an abandoned listing
+ * costs at most these pages' reads.
+ */
+export const HASH_AHEAD_PAGES = 1;
 /** Children per `resources/directory/read` page. */
 export const DIRECTORY_PAGE_SIZE = 200;
 
@@ -48,6 +56,19 @@ const directoryParams = z.object({
 
 /** One digest cache for every server of the process: it is keyed by skill, path and file version. */
 const sharedDigests: DigestCache = createDigestCache();
+
+/**
+ * The counters of the process's digest cache, for tests and benchmarks.
+ *
+ * @returns Files hashed and resolved so far, and entries held, by every server of the process.
+ */
+export function sharedDigestCounts(): { hashed: number; resolved: number; size: number } {
+  return {
+    hashed: sharedDigests.hashed,
+    resolved: sharedDigests.resolved,
+    size: sharedDigests.size,
+  };
+}
 
 /** The skills-extension family: declares the extension (with `directoryRead`) and `resources`. */
 export const skillsExtensionFamily: MethodFamily = {
@@ -96,6 +117,8 @@ export function serveSkillsExtension(
     }
     const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
     const skills: SkillEntry[] = await skillEntries(page, digests);
+    const end = start + page.length;
+    hashAhead(view.skills.slice(end, end + HASH_AHEAD_PAGES * SKILLS_PAGE_SIZE), digests);
     const last = skills.at(-1);
     return start + page.length < view.skills.length && last !== undefined
       ? { skills, nextCursor: encodeNameCursor(last.uri), ...cache(ctx) }
@@ -129,6 +152,30 @@ export function serveSkillsExtension(
         : { resources, ...cache(ctx) },
     );
   });
+}
+
+/**
+ * Hashes the pages after the one just answered while the client reads it and
+ * asks for the next (issue 13: a client paging through a cold catalog waited
+ * for every page's files in turn). Only the {@linkcode HASH_AHEAD_PAGES}
+ * pages a client's cursor leads to next, once per answered page: nothing is
+ * read before a client lists. The
+ * files go through the same digest cache (the gate, the same keys); the
+ * request for that page awaits the files still in flight instead of reading
+ * them again.
+ *
+ * @param skills The next pages' skills (empty after the last page).
+ * @param digests The digest cache.
+ *
+ * Requires `--allow-read` on the skill folders.
+ */
+function hashAhead(skills: readonly Skill[], digests: DigestCache): void {
+  // A page whose digests are all in memory already costs nothing (a repeated listing).
+  const unhashed = skills.filter((skill) =>
+    skill.files.some((file) => !digests.holds(skill.realDir, file))
+  );
+  if (unhashed.length === 0) return;
+  void skillEntries(unhashed, digests, { logsLeftOut: false }).catch(() => {});
 }
 
 function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {

@@ -133,3 +133,23 @@ Deno.test("digest cache resolves every call for a file listed without device and
   assert.equal(cache.resolved, 3);
   assert.equal(cache.hashed, 1);
 });
+
+Deno.test("digest cache hashes a file once when two callers ask for the same version at once", async () => {
+  await using tree = await makeTree({ "one/SKILL.md": skillMd("one") });
+  const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
+  const skill = catalog.skills[0]!;
+  const file = skill.files[0]!;
+  const cache = createDigestCache();
+  assert.equal(cache.holds(skill.realDir, file), false);
+  const [a, b] = await Promise.all([
+    cache.digest(skill.realDir, file),
+    cache.digest(skill.realDir, file),
+  ]);
+  assert.equal(cache.hashed, 1);
+  assert.equal(cache.resolved, 1);
+  assert.deepEqual(a, b);
+  assert.equal(cache.holds(skill.realDir, file), true, "the hash-ahead skips it now");
+  assert.equal(cache.holds(skill.realDir, { ...file, size: file.size + 1 }), false);
+  const expected = createHash("sha256").update(await Deno.readFile(tree.at("one/SKILL.md")));
+  assert.equal(a.digest, `sha256:${expected.digest("hex")}`);
+});

@@ -7,6 +7,7 @@ import { createCatalogStore } from "../../../src/skills/catalog_store.ts";
 import type { Catalog } from "../../../src/skills/skill.ts";
 import { addToTree, makeTree, skillMd } from "../../skills/_tree.ts";
 import { connectInMemory } from "./_connect.ts";
+import { sharedDigestCounts } from "../../../src/mcp/skills_extension/skills_extension.ts";
 
 async function catalogOf(path: string): Promise<Catalog> {
   return await buildCatalog([{ path, from: "argument" }], DEFAULT_CAPS);
@@ -235,4 +236,37 @@ Deno.test("resources/directory/read pages a large folder without skipping or rep
   assert.equal(names.length, 451);
   assert.equal(new Set(names).size, 451);
   assert.ok(!names.includes("inner.txt"), "grandchildren are not listed");
+});
+
+Deno.test("skills/list hashes the next page while the client reads this one, and that page reads no file twice", async () => {
+  const entries: Record<string, string> = {};
+  for (let i = 0; i < 120; i++) {
+    const name = `ahead-${String(i).padStart(3, "0")}`;
+    entries[`${name}/SKILL.md`] = skillMd(name);
+    entries[`${name}/references/guide.md`] = `# Guide ${i}\n`;
+  }
+  await using tree = await makeTree(entries);
+  const store = createCatalogStore(await catalogOf(tree.path));
+  await using session = await connectInMemory(store);
+  const before = sharedDigestCounts().hashed;
+  const first = await session.request("skills/list");
+  assert.equal((first.skills as unknown[]).length, 50);
+  // Page 1's 100 files are hashed for the answer; page 2's 100 follow without a request.
+  for (let turn = 0; turn < 10_000 && sharedDigestCounts().hashed - before < 200; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  assert.equal(sharedDigestCounts().hashed - before, 200);
+  const second = await session.request("skills/list", { cursor: first.nextCursor as string });
+  const secondSkills = second.skills as { uri: string; resources: { digest: string }[] }[];
+  assert.equal(secondSkills[0]?.uri, "skill://ahead-050/SKILL.md");
+  assert.equal(secondSkills[0]?.resources.length, 2);
+  // Page 2 came from the digests hashed ahead; page 3 (20 skills) is being hashed now.
+  for (let turn = 0; turn < 10_000 && sharedDigestCounts().hashed - before < 240; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  assert.equal(sharedDigestCounts().hashed - before, 240);
+  const third = await session.request("skills/list", { cursor: second.nextCursor as string });
+  assert.equal((third.skills as unknown[]).length, 20);
+  assert.equal(third.nextCursor, undefined);
+  assert.equal(sharedDigestCounts().hashed - before, 240, "the last page reads nothing again");
 });
