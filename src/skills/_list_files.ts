@@ -91,7 +91,7 @@ export function listSkillFiles(
   ): Resolved {
     if (isQuietlySkippedName(entry.name)) return { kind: "skip" };
     if (relDir === "" && entry.name === candidate.skillMdFile) return { kind: "skip" };
-    const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+    const rel = sharedPath(relDir === "" ? entry.name : `${relDir}/${entry.name}`);
     const lexical = joinPath(lexDir, entry.name);
     const own = checkServedPath(rel);
     if (own !== null) return notServed(lexical, own);
@@ -238,5 +238,30 @@ export function listSkillFiles(
   walk(candidate.dir, candidate.realDir, "", candidate.entries, new Set([candidate.realDir]));
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
-  return { files, bytes, truncated: stopped, problems };
+  // An exact-length copy: the list lives as long as the catalog, and a grown array keeps spare
+  // slots (issue 13: about 1.3 MiB at 10,000 skills).
+  return { files: files.slice(), bytes, truncated: stopped, problems };
+}
+
+/** Distinct relative paths kept for sharing at most (a bound on this module's memory). */
+const MAX_SHARED_PATHS = 4_096;
+/** Relative paths seen so far, each held once (see {@linkcode sharedPath}). */
+const sharedPaths = new Map<string, string>();
+
+/**
+ * The one copy of a relative path this isolate holds: skills of one catalog
+ * repeat the same paths (`references/guide.md`, `scripts/helper.py`), and
+ * each listed file keeps its path as long as the catalog lives (issue 13:
+ * about 1.5 MiB of copies at 10,000 skills). Equal strings are
+ * interchangeable, so this changes no result. Past
+ * {@linkcode MAX_SHARED_PATHS} distinct paths, new ones are returned as given.
+ *
+ * @param rel A relative POSIX path inside a skill.
+ * @returns An equal string, shared with earlier equal paths when one was kept.
+ */
+function sharedPath(rel: string): string {
+  const shared = sharedPaths.get(rel);
+  if (shared !== undefined) return shared;
+  if (sharedPaths.size < MAX_SHARED_PATHS) sharedPaths.set(rel, rel);
+  return rel;
 }
