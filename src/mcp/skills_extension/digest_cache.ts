@@ -84,6 +84,18 @@ export interface DigestCache {
    * @returns True when {@linkcode DigestCache.digest} would answer from memory.
    */
   holds(skillRealDir: string, listed: SkillFile): boolean;
+  /**
+   * The digest held in memory for exactly this listed version (device,
+   * inode, size, mtime), without a file-system call or a change to the
+   * eviction order; null when none is held (or the listing has no device
+   * and inode). A result equal to it was stored from bytes the gate read
+   * at that version, or loaded for that version from the index cache.
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it.
+   * @returns The held digest, or null.
+   */
+  listedDigest(skillRealDir: string, listed: SkillFile): FileDigest | null;
   /** Entries held now. */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
@@ -126,6 +138,14 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     }
     return known;
   };
+  /** Stores a digest under a version key, dropping the least recently used past the bound. */
+  const keep = (key: string, result: FileDigest): void => {
+    entries.set(key, result);
+    if (entries.size > maxEntries) {
+      const oldest = entries.keys().next().value;
+      if (oldest !== undefined) entries.delete(oldest);
+    }
+  };
   const inFlight = new Map<string, Promise<FileDigest>>();
   /** The miss path: the only writer of either cache. */
   const readAndHash = async (skillRealDir: string, listed: SkillFile): Promise<FileDigest> => {
@@ -148,52 +168,49 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     // read whose length matches the size the key was taken at.
     if (bytes.length === file.size) {
       persistent?.rememberDigest(skillRealDir, listed.path, file, result);
-      entries.set(key, result);
-      if (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest !== undefined) entries.delete(oldest);
-      }
+      keep(key, result);
     }
     return result;
   };
   return {
     async digest(skillRealDir, listed) {
-      const hasVersion = listed.dev !== undefined && listed.ino !== undefined;
-      if (hasVersion) {
-        const key = versionKey(skillRealDir, listed.path, listed);
-        const known = recall(key);
-        if (known !== undefined) return known;
-        if (persistent !== null && listed.dev !== undefined && listed.ino !== undefined) {
-          const stored = persistent.lookupDigest(skillRealDir, listed.path, {
-            dev: listed.dev,
-            ino: listed.ino,
-            size: listed.size,
-            mtimeMs: listed.mtimeMs,
-            ctimeMs: listed.ctimeMs ?? null,
-          });
-          if (stored !== null) {
-            const result: FileDigest = Object.freeze({ ...stored });
-            entries.set(key, result);
-            return result;
-          }
-        }
+      if (listed.dev === undefined || listed.ino === undefined) {
+        return await readAndHash(skillRealDir, listed);
       }
-      if (!hasVersion) return await readAndHash(skillRealDir, listed);
+      // One key per call: a warm listing makes 40,000 of these at 10,000 skills (issue 13).
+      const key = versionKey(skillRealDir, listed.path, listed);
+      const known = recall(key);
+      if (known !== undefined) return known;
+      const stored = persistent?.lookupDigest(skillRealDir, listed.path, {
+        dev: listed.dev,
+        ino: listed.ino,
+        size: listed.size,
+        mtimeMs: listed.mtimeMs,
+        ctimeMs: listed.ctimeMs ?? null,
+      });
+      if (stored != null) {
+        const result: FileDigest = Object.freeze({ digest: stored.digest, size: stored.size });
+        keep(key, result);
+        return result;
+      }
       // A file already being hashed (the page ahead, or a concurrent request) is hashed once.
-      const listedKey = versionKey(skillRealDir, listed.path, listed);
-      const pending = inFlight.get(listedKey);
+      const pending = inFlight.get(key);
       if (pending !== undefined) return await pending;
       const started = readAndHash(skillRealDir, listed);
-      inFlight.set(listedKey, started);
+      inFlight.set(key, started);
       try {
         return await started;
       } finally {
-        inFlight.delete(listedKey);
+        inFlight.delete(key);
       }
     },
     holds(skillRealDir, listed) {
       if (listed.dev === undefined || listed.ino === undefined) return false;
       return entries.has(versionKey(skillRealDir, listed.path, listed));
+    },
+    listedDigest(skillRealDir, listed) {
+      if (listed.dev === undefined || listed.ino === undefined) return null;
+      return entries.get(versionKey(skillRealDir, listed.path, listed)) ?? null;
     },
     get size() {
       return entries.size;

@@ -44,6 +44,45 @@ export interface ExtensionView {
 const views = new WeakMap<Catalog, ExtensionView>();
 
 /**
+ * Entries already built, per digest cache and per skill object (issue 13: a
+ * repeated full listing at 10,000 skills rebuilt 40,000 resource entries,
+ * cache keys and URIs included, about 2 ms a page). An entry is kept only
+ * when every one of its digests is the one the cache holds for the version
+ * the skill lists (`DigestCache.listedDigest`): exactly what a later call
+ * would answer from memory, with no file-system call. Why that stays true:
+ * a `Skill` is frozen, and live refresh gives a skill a new object whenever
+ * it loads it again (an edit, a new or removed file, a file swapped for a
+ * link), so the next listing misses here and goes through the digest cache
+ * (and, for a new version, the gate) again; unchanged skills keep their
+ * object across refreshes and their entry with it. A file whose digest came
+ * from another version than the listed one (it changed while read), or
+ * that was left out, keeps its skill out of this memo. Serving a file's
+ * bytes never looks here: `resources/read` always goes through the gate.
+ */
+const built = new WeakMap<DigestCache, WeakMap<Skill, SkillEntry>>();
+
+function builtEntries(cache: DigestCache): WeakMap<Skill, SkillEntry> {
+  let known = built.get(cache);
+  if (known === undefined) {
+    known = new WeakMap();
+    built.set(cache, known);
+  }
+  return known;
+}
+
+/**
+ * Whether a skill's entry was built already for this digest cache (no
+ * file-system call): the hash-ahead skips such skills.
+ *
+ * @param skill A skill of the current snapshot.
+ * @param cache The digest cache.
+ * @returns True when {@linkcode skillEntries} answers it from memory.
+ */
+export function isEntryBuilt(skill: Skill, cache: DigestCache): boolean {
+  return built.get(cache)?.has(skill) ?? false;
+}
+
+/**
  * Files in flight at most while building entries. Resolving and hashing are
  * synchronous; each file in flight holds one open descriptor while its
  * location is checked, and the locator sends the checks of all of them in
@@ -111,10 +150,14 @@ export async function skillEntries(
   cache: DigestCache,
   options: { readonly logsLeftOut?: boolean } = {},
 ): Promise<SkillEntry[]> {
+  const memo = builtEntries(cache);
+  const answers = skills.map((skill) => memo.get(skill));
   const jobs = skills.flatMap((skill, index) =>
-    skill.files.map((file) => ({ index, skill, file }))
+    answers[index] === undefined ? skill.files.map((file) => ({ index, skill, file })) : []
   );
+  if (jobs.length === 0) return answers as SkillEntry[];
   const digests = new Array<SkillResourceEntry | null>(jobs.length).fill(null);
+  const complete = skills.map(() => true);
   let next = 0;
   async function worker(): Promise<void> {
     while (next < jobs.length) {
@@ -123,12 +166,17 @@ export async function skillEntries(
       if (job === undefined) return;
       try {
         const found = await cache.digest(job.skill.realDir, job.file);
-        digests[at] = {
+        digests[at] = Object.freeze({
           uri: skillFileUri(job.skill.name, job.file.path),
           digest: found.digest,
           size: found.size,
-        };
+        });
+        const held = cache.listedDigest(job.skill.realDir, job.file);
+        if (held === null || held.digest !== found.digest || held.size !== found.size) {
+          complete[job.index] = false;
+        }
       } catch (error) {
+        complete[job.index] = false;
         if (options.logsLeftOut === false) continue;
         const why = error instanceof Error ? error.message : String(error);
         logErrorLine(
@@ -143,9 +191,15 @@ export async function skillEntries(
     const digest = digests[at];
     if (digest != null) resources[job.index]?.push(digest);
   });
-  return skills.map((skill, index) => ({
-    uri: skillMdUri(skill),
-    frontmatter: skill.frontmatter,
-    resources: resources[index] ?? [],
-  }));
+  return skills.map((skill, index) => {
+    const known = answers[index];
+    if (known !== undefined) return known;
+    const entry: SkillEntry = Object.freeze({
+      uri: skillMdUri(skill),
+      frontmatter: skill.frontmatter,
+      resources: Object.freeze(resources[index] ?? []),
+    });
+    if (complete[index] === true) memo.set(skill, entry);
+    return entry;
+  });
 }

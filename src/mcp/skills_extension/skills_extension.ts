@@ -18,7 +18,7 @@ import { upperBound } from "../resources/served_file.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
 import { createDigestCache, type DigestCache } from "./digest_cache.ts";
 import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
-import { extensionView, skillEntries, type SkillEntry } from "./entries.ts";
+import { extensionView, isEntryBuilt, skillEntries, type SkillEntry } from "./entries.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { MAX_CURSOR_CHARS, MAX_URI_CHARS } from "../../caps.ts";
@@ -172,6 +172,7 @@ export function serveSkillsExtension(
 function hashAhead(skills: readonly Skill[], digests: DigestCache): void {
   // A page whose digests are all in memory already costs nothing (a repeated listing).
   const unhashed = skills.filter((skill) =>
+    !isEntryBuilt(skill, digests) &&
     skill.files.some((file) => !digests.holds(skill.realDir, file))
   );
   if (unhashed.length === 0) return;
