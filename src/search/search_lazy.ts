@@ -11,6 +11,7 @@
 import type { CatalogStore } from "../skills/catalog_store.ts";
 import type { Catalog } from "../skills/skill.ts";
 import type { SearchResults } from "./search_skills.ts";
+import type { GiveWay } from "../skills/_time_slice.ts";
 
 let engine: Promise<typeof import("./search_skills.ts")> | null = null;
 
@@ -49,6 +50,7 @@ export async function searchCatalog(
  *
  * @param store The store whose index is built.
  * @param maxSkillMdBytes The SKILL.md read cap in bytes (the configured cap).
+ * @param giveWay Hold the build while client requests flow. @default none
  * @returns How many skills the index holds.
  *
  * Requires what the worker holds: read on the roots.
@@ -56,6 +58,7 @@ export async function searchCatalog(
 export async function warmSearchIndex(
   store: CatalogStore,
   maxSkillMdBytes?: number,
+  giveWay?: Omit<GiveWay, "isUrgent">,
 ): Promise<number> {
-  return (await loadEngine()).warmSearchIndex(store, maxSkillMdBytes);
+  return (await loadEngine()).warmSearchIndex(store, maxSkillMdBytes, giveWay);
 }

@@ -12,7 +12,7 @@
 
 import type { Catalog, Skill } from "../skills/skill.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
-import { createTimeSlice } from "../skills/_time_slice.ts";
+import { createTimeSlice, DEFAULT_SLICE_MS, type GiveWay } from "../skills/_time_slice.ts";
 import { DEFAULT_CAPS } from "../caps.ts";
 import { skillBodyText } from "../skills/skill_body.ts";
 import { type BodyReader, SkillSearchIndex } from "./skill_index.ts";
@@ -33,6 +33,7 @@ class IndexHolder {
     catalog: Catalog,
     readBody: BodyReader,
     use: (index: SkillSearchIndex) => T,
+    giveWay?: Omit<GiveWay, "isUrgent">,
   ): Promise<T> {
     if (this.#pending === 0 && this.index.catalog === catalog) {
       return Promise.resolve(use(this.index));
@@ -40,7 +41,11 @@ class IndexHolder {
     this.#pending++;
     const result = this.#queue.then(async () => {
       try {
-        await this.index.syncSliced(catalog, createTimeSlice(), readBody);
+        // A background build gives way to requests until a search queues behind it.
+        const slice = giveWay === undefined
+          ? createTimeSlice()
+          : createTimeSlice(DEFAULT_SLICE_MS, { ...giveWay, isUrgent: () => this.#pending > 1 });
+        await this.index.syncSliced(catalog, slice, readBody);
         // Synchronously after the sync: nothing else runs in between.
         return use(this.index);
       } finally {
@@ -72,6 +77,8 @@ function holderOf(store: CatalogStore): IndexHolder {
  * @param maxSkillMdBytes The SKILL.md read cap in bytes: bodies are read
  *   through the gate to be indexed (the catalog holds none).
  *   @default DEFAULT_CAPS.maxSkillMdBytes
+ * @param giveWay Hold the build while client requests flow (see
+ *   `createTimeSlice`), until a search queues behind it. @default none
  * @returns Resolves with how many skills were indexed once the build is done.
  *
  * Requires `--allow-read` on the roots.
@@ -79,8 +86,14 @@ function holderOf(store: CatalogStore): IndexHolder {
 export function warmSearchIndex(
   store: CatalogStore,
   maxSkillMdBytes: number = DEFAULT_CAPS.maxSkillMdBytes,
+  giveWay?: Omit<GiveWay, "isUrgent">,
 ): Promise<number> {
-  return holderOf(store).run(store.current(), bodyReader(maxSkillMdBytes), (index) => index.size);
+  return holderOf(store).run(
+    store.current(),
+    bodyReader(maxSkillMdBytes),
+    (index) => index.size,
+    giveWay,
+  );
 }
 
 function bodyReader(maxSkillMdBytes: number): BodyReader {

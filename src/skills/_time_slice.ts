@@ -27,6 +27,35 @@ export interface TimeSlice {
 
 const NOW: Promise<void> = Promise.resolve();
 
+/** When the last client request arrived (`performance.now()`), for background slices. */
+let lastRequestAtMs = Number.NEGATIVE_INFINITY;
+
+/**
+ * Tells background slices that a client request just arrived: they hold
+ * their work until requests pause (issue 13: at 10,000 skills the search
+ * index's build and the catch-up rescan took a 10 ms turn between the pages
+ * of a client's full `skills/list`, doubling it).
+ */
+export function noteClientRequest(): void {
+  lastRequestAtMs = performance.now();
+}
+
+/** How background work gives way to requests; see {@linkcode createTimeSlice}. */
+export interface GiveWay {
+  /** Requests must have paused this long before background work goes on, in ms (> 0). */
+  readonly quietMs: number;
+  /**
+   * Longest one pause waits for quiet, in ms (> 0): a client that never
+   * pauses slows background work down, never stops it.
+   */
+  readonly maxWaitMs: number;
+  /** True while something waits on this work (a search queued behind the index build): no waiting. */
+  readonly isUrgent?: () => boolean;
+}
+
+/** How often a background pause looks again whether it may go on, in ms. */
+const GIVE_WAY_POLL_MS = 50;
+
 /**
  * Creates a time slice. `setImmediate` is the yield: unlike `setTimeout(0)`
  * it is not clamped to a minimum delay after nesting, so a yield costs
@@ -34,32 +63,62 @@ const NOW: Promise<void> = Promise.resolve();
  *
  * @param sliceMs Work time between yields, in ms; 0 yields at every pause.
  *   @default 10
+ * @param giveWay For background work only (never for work a request waits
+ *   on): each pause first waits until no client request
+ *   ({@linkcode noteClientRequest}) arrived for `quietMs`, at most
+ *   `maxWaitMs`. @default none (yield one turn only)
  * @returns The slice.
- * @throws {RangeError} When `sliceMs` is negative or not finite.
+ * @throws {RangeError} When `sliceMs` is negative or not finite, or a
+ *   `giveWay` figure is not a positive finite number.
  */
-export function createTimeSlice(sliceMs: number = DEFAULT_SLICE_MS): TimeSlice {
+export function createTimeSlice(
+  sliceMs: number = DEFAULT_SLICE_MS,
+  giveWay?: GiveWay,
+): TimeSlice {
   if (!Number.isFinite(sliceMs) || sliceMs < 0) {
     throw new RangeError(`Slice length must be a finite number of ms >= 0: "${sliceMs}"`);
+  }
+  for (const figure of giveWay === undefined ? [] : [giveWay.quietMs, giveWay.maxWaitMs]) {
+    if (!Number.isFinite(figure) || figure <= 0) {
+      throw new RangeError(`Give-way times must be finite numbers of ms > 0: "${figure}"`);
+    }
   }
   let startedMs = performance.now();
   let waiting: Promise<void> | null = null;
   let yields = 0;
+  const isBusy = () =>
+    giveWay !== undefined && giveWay.isUrgent?.() !== true &&
+    performance.now() - lastRequestAtMs < giveWay.quietMs;
   return {
     pause() {
       if (waiting !== null) return waiting;
-      if (sliceMs > 0 && performance.now() - startedMs < sliceMs) return NOW;
+      const busy = isBusy();
+      if (!busy && sliceMs > 0 && performance.now() - startedMs < sliceMs) return NOW;
       yields++;
-      waiting = new Promise<void>((resolve) =>
-        setImmediate(() => {
-          waiting = null;
-          startedMs = performance.now();
-          resolve();
-        })
-      );
+      const turn = busy && giveWay !== undefined
+        ? untilQuiet(giveWay)
+        : new Promise<void>((resolve) => setImmediate(resolve));
+      waiting = turn.then(() => {
+        waiting = null;
+        startedMs = performance.now();
+      });
       return waiting;
     },
     get yields() {
       return yields;
     },
   };
+}
+
+/** Resolves once requests paused for `quietMs`, the work became urgent, or after `maxWaitMs`. */
+async function untilQuiet(giveWay: GiveWay): Promise<void> {
+  const untilMs = performance.now() + giveWay.maxWaitMs;
+  for (;;) {
+    if (giveWay.isUrgent?.() === true) return;
+    const waitMs = Math.min(lastRequestAtMs + giveWay.quietMs, untilMs) - performance.now();
+    if (waitMs <= 0) return;
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.ceil(Math.min(waitMs, GIVE_WAY_POLL_MS)))
+    );
+  }
 }

@@ -38,6 +38,7 @@ import { warmSearchIndex } from "../search/search_lazy.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
+import { noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
 
 /**
@@ -52,18 +53,36 @@ const EARLY_ANSWER_MIN_SKILLS = 1_000;
 const SEARCH_WARM_QUIET_MS = 300;
 
 /**
+ * How background work (the search index's build, the catch-up rescan) gives
+ * way to a client's requests once it runs: each pause waits for a quiet
+ * spell, at most 1 s (issue 13: a full `skills/list` right after start-up
+ * shared its turns with them).
+ */
+const BACKGROUND_GIVE_WAY = { quietMs: SEARCH_WARM_QUIET_MS, maxWaitMs: 1_000 } as const;
+
+/**
+ * Longest the catch-up rescan after an early `initialize` answer waits for
+ * requests to pause, in ms: edits made while the catalog loaded are seen
+ * within this even under a steady stream of requests.
+ */
+const CATCH_UP_MAX_WAIT_MS = 5_000;
+
+/**
  * Resolves once no request arrived for {@linkcode SEARCH_WARM_QUIET_MS}, or
- * the session is over.
+ * the session is over, or `maxWaitMs` passed.
  *
  * @param lastRequestMs When the last request arrived (`performance.now()`).
  * @param isOver Set once the session ended.
+ * @param maxWaitMs Longest wait in ms. @default no limit
  */
 async function whenQuiet(
   lastRequestMs: () => number,
   isOver: { readonly value: boolean },
+  maxWaitMs = Number.POSITIVE_INFINITY,
 ): Promise<void> {
+  const untilMs = performance.now() + maxWaitMs;
   for (;;) {
-    const waitMs = lastRequestMs() + SEARCH_WARM_QUIET_MS - performance.now();
+    const waitMs = Math.min(lastRequestMs() + SEARCH_WARM_QUIET_MS, untilMs) - performance.now();
     if (waitMs <= 0 || isOver.value) return;
     await new Promise((resolve) => setTimeout(resolve, Math.ceil(waitMs)));
   }
@@ -213,12 +232,21 @@ async function serve(start: StartMessage): Promise<void> {
       return server;
     }, {
       onFirstAnswer: () => answered(),
-      onRequest: () => (lastRequestMs = performance.now()),
+      onRequest: () => {
+        lastRequestMs = performance.now();
+        noteClientRequest();
+      },
       ...(early === null ? {} : { holdUntil: complete }),
     });
     if (early !== null) {
       refresh = await startConfiguredRefresh(await store, config);
-      void refresh?.refresh(config.roots.map((root) => root.path));
+      // The watcher already queues new edits; the rescan for edits made while the catalog
+      // loaded waits for a pause in requests (at most CATCH_UP_MAX_WAIT_MS), so a client
+      // paging through the catalog right away does not share its turns with it (issue 13).
+      const catchUp = refresh;
+      void whenQuiet(() => lastRequestMs, { value: false }, CATCH_UP_MAX_WAIT_MS).then(() =>
+        catchUp?.refresh(config.roots.map((root) => root.path))
+      );
     }
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     ended = closed.then((end) => end.exitCode);
@@ -253,7 +281,9 @@ async function serve(start: StartMessage): Promise<void> {
   const isOver = { value: false };
   void ended.then(() => (isOver.value = true));
   whenQuiet(() => lastRequestMs, isOver).then(async () => {
-    if (!isOver.value) await warmSearchIndex(await store, config.caps.maxSkillMdBytes);
+    if (!isOver.value) {
+      await warmSearchIndex(await store, config.caps.maxSkillMdBytes, BACKGROUND_GIVE_WAY);
+    }
   }).catch((error: unknown) => {
     console.error("skillgate: could not build the search index:", error);
   });

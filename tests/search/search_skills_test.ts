@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { searchCatalog, warmSearchIndex } from "../../src/search/search_skills.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
+import { noteClientRequest } from "../../src/skills/_time_slice.ts";
 import { memoryCatalog, memorySkill } from "../support/memory_catalog.ts";
 
 function manySkills(count: number) {
@@ -42,4 +43,17 @@ Deno.test("searchCatalog() answers each request from the snapshot it read, even 
   assert.equal(old.total, 0);
   assert.deepEqual(current.found.map((hit) => hit.skill.name), ["a-skill"]);
   assert.match(current.found[0]!.snippet, /«zeppelin»/);
+});
+
+Deno.test("warmSearchIndex() gives way to requests, but not to a search queued behind it", async () => {
+  const skills = manySkills(2_000);
+  skills.push(memorySkill({ name: "zeppelin-pilot", description: "Flies a zeppelin." }));
+  const store = createCatalogStore(memoryCatalog(skills));
+  // Requests keep arriving: a background build that gave way to them would wait 60 s a pause.
+  noteClientRequest();
+  const warming = warmSearchIndex(store, undefined, { quietMs: 60_000, maxWaitMs: 60_000 });
+  noteClientRequest();
+  const found = await searchCatalog(store, store.current(), "zeppelin", 10);
+  assert.deepEqual(found.found.map((hit) => hit.skill.name), ["zeppelin-pilot"]);
+  assert.equal(await warming, 2_001);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { setImmediate } from "node:timers";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
-import { createTimeSlice } from "../../src/skills/_time_slice.ts";
+import { createTimeSlice, noteClientRequest } from "../../src/skills/_time_slice.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { rebuildCatalog } from "../../src/skills/rebuild_catalog.ts";
 import { makeTree, skillMd } from "./_tree.ts";
@@ -19,6 +19,36 @@ Deno.test("createTimeSlice() yields once the slice is used up, and waiters share
   assert.equal(long.yields, 0);
   assert.throws(() => createTimeSlice(-1), RangeError);
   assert.throws(() => createTimeSlice(Number.NaN), RangeError);
+});
+
+Deno.test("createTimeSlice() with giveWay holds background work until client requests pause", async () => {
+  const quietMs = 40;
+  const background = createTimeSlice(60_000, { quietMs, maxWaitMs: 60_000 });
+  await background.pause();
+  assert.equal(background.yields, 0, "no request yet: the slice goes on");
+  noteClientRequest();
+  const requestedAt = performance.now();
+  // A second request while the pause waits pushes the quiet spell back.
+  setTimeout(noteClientRequest, 10);
+  await background.pause();
+  assert.equal(background.yields, 1);
+  assert.ok(
+    performance.now() - requestedAt >= quietMs + 10 - 1,
+    "the pause ended only after a quiet spell following the last request",
+  );
+  // Urgent work (a search queued behind it) never waits.
+  let isUrgent = false;
+  const urgent = createTimeSlice(60_000, {
+    quietMs: 60_000,
+    maxWaitMs: 60_000,
+    isUrgent: () => isUrgent,
+  });
+  noteClientRequest();
+  isUrgent = true;
+  await urgent.pause();
+  assert.equal(urgent.yields, 0);
+  assert.throws(() => createTimeSlice(10, { quietMs: 0, maxWaitMs: 1 }), RangeError);
+  assert.throws(() => createTimeSlice(10, { quietMs: 1, maxWaitMs: Number.NaN }), RangeError);
 });
 
 Deno.test("buildCatalog() and rebuildCatalog() let other work run while they walk many skills", async () => {
