@@ -16,6 +16,7 @@ import { buildCatalog, type SkillLoader } from "../skills/catalog.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { rebuildCatalog } from "../skills/rebuild_catalog.ts";
+import type { GiveWay } from "../skills/_time_slice.ts";
 import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
@@ -57,8 +58,19 @@ export interface RefreshReport {
 export interface LiveRefresh extends AsyncDisposable {
   /** The folders watched now. */
   readonly watched: readonly string[];
-  /** Runs a refresh for `paths` now (after any refresh in progress). */
-  refresh(paths: readonly string[]): Promise<void>;
+  /**
+   * Runs a refresh for `paths` now (after any refresh in progress).
+   *
+   * @param paths Changed paths (a root rescans it).
+   * @param options `giveWay`: background work (the catch-up rescan after an
+   *   early answer) that holds its turns while client requests flow, until
+   *   a change from the watcher waits behind it (see `createTimeSlice`);
+   *   applies while every path of the batch came with it. @default none
+   */
+  refresh(
+    paths: readonly string[],
+    options?: { readonly giveWay?: Omit<GiveWay, "isUrgent"> },
+  ): Promise<void>;
   /**
    * Builds the whole catalog afresh with the caps as they are now (after any
    * refresh in progress), reusing nothing: a lowered cap (a live edit of the
@@ -99,6 +111,8 @@ export async function startLiveRefresh(
   let pump: Promise<void> = Promise.resolve();
   let isClosed = false;
   let pending = new Set<string>();
+  /** Set while every pending path came with it (see `LiveRefresh.refresh`). */
+  let pendingGiveWay: Omit<GiveWay, "isUrgent"> | null = null;
   let isFreshBuildPending = false;
   let running: Promise<void> | null = null;
 
@@ -107,7 +121,13 @@ export async function startLiveRefresh(
     ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
   });
 
-  function schedule(paths: readonly string[]): Promise<void> {
+  function schedule(
+    paths: readonly string[],
+    giveWay?: Omit<GiveWay, "isUrgent">,
+  ): Promise<void> {
+    pendingGiveWay = giveWay !== undefined && (pending.size === 0 || pendingGiveWay !== null)
+      ? giveWay
+      : null;
     for (const path of paths) pending.add(path);
     running ??= drain();
     return running;
@@ -117,17 +137,23 @@ export async function startLiveRefresh(
     try {
       while ((pending.size > 0 || isFreshBuildPending) && !isClosed) {
         const batch = [...pending];
+        const giveWay = pendingGiveWay;
         pending = new Set();
+        pendingGiveWay = null;
         const isFresh = isFreshBuildPending;
         isFreshBuildPending = false;
-        await refreshOnce(batch, isFresh);
+        await refreshOnce(batch, isFresh, giveWay);
       }
     } finally {
       running = null;
     }
   }
 
-  async function refreshOnce(paths: string[], isFresh = false): Promise<void> {
+  async function refreshOnce(
+    paths: string[],
+    isFresh = false,
+    giveWay: Omit<GiveWay, "isUrgent"> | null = null,
+  ): Promise<void> {
     const startedMs = performance.now();
     // Rebuilt from the catalog as built (skills the owner disabled included), diffed as served.
     const previous = store.base();
@@ -139,6 +165,10 @@ export async function startLiveRefresh(
         : await rebuildCatalog(previous, paths, {
           caps: options.caps,
           ...(options.load === undefined ? {} : { load: options.load }),
+          // A change waiting behind background work ends its giving way.
+          ...(giveWay === null ? {} : {
+            giveWay: { ...giveWay, isUrgent: () => pending.size > 0 || isFreshBuildPending },
+          }),
         });
       const isSwapped = rebuilt.catalog !== previous;
       let change: CatalogChange | null = null;
@@ -212,7 +242,7 @@ export async function startLiveRefresh(
     get watched() {
       return watched;
     },
-    refresh: (paths) => schedule(paths),
+    refresh: (paths, refreshOptions) => schedule(paths, refreshOptions?.giveWay),
     rebuildAll: () => {
       isFreshBuildPending = true;
       running ??= drain();

@@ -12,7 +12,7 @@ import { compareCodeUnits } from "./_fs.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { mapPool } from "./_pool.ts";
 import { problem } from "./_problems.ts";
-import { createTimeSlice, DEFAULT_SLICE_MS, type TimeSlice } from "./_time_slice.ts";
+import { createTimeSlice, DEFAULT_SLICE_MS, type GiveWay, type TimeSlice } from "./_time_slice.ts";
 import { discoverRoot, type SkillCandidate } from "./discover.ts";
 import { extensionProblems } from "./extension_eligibility.ts";
 import type { Problem } from "./problem.ts";
@@ -35,6 +35,11 @@ export interface BuildCatalogOptions {
    * are synchronous file-system work; see `_time_slice.ts`). @default 10
    */
   readonly sliceMs?: number;
+  /**
+   * Background work (a catch-up rescan): each pause gives way to client
+   * requests (see `createTimeSlice`). @default none
+   */
+  readonly giveWay?: GiveWay;
   /**
    * Loads each candidate; live refresh passes one that reuses unchanged
    * skills of the previous snapshot. @default loadSkill
@@ -85,7 +90,7 @@ export async function buildCatalog(
   options: BuildCatalogOptions = {},
 ): Promise<Catalog> {
   const concurrency = options.concurrency ?? 32;
-  const slice = createTimeSlice(options.sliceMs ?? DEFAULT_SLICE_MS);
+  const slice = createTimeSlice(options.sliceMs ?? DEFAULT_SLICE_MS, options.giveWay);
   const slots: Slot[] = [];
   const claimed = new Set<string>();
   for (const root of roots) {

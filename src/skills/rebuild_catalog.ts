@@ -18,7 +18,7 @@ import { readSortedEntries } from "./_fs.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { isInside, joinPath, parentPath, SEP } from "./_path.ts";
 import { mapPool } from "./_pool.ts";
-import { createTimeSlice } from "./_time_slice.ts";
+import { createTimeSlice, DEFAULT_SLICE_MS, type GiveWay } from "./_time_slice.ts";
 import type { SkillCandidate } from "./discover.ts";
 import { extensionProblems } from "./extension_eligibility.ts";
 import type { Problem } from "./problem.ts";
@@ -31,6 +31,8 @@ export interface RebuildOptions {
   readonly load?: SkillLoader;
   /** Loads and file-system calls in flight at most. @default 32 */
   readonly concurrency?: number;
+  /** Background work: give way to client requests (see `createTimeSlice`). @default none */
+  readonly giveWay?: GiveWay;
 }
 
 /** What a rebuild did. */
@@ -85,7 +87,7 @@ export async function rebuildCatalog(
   const load = options.load ?? loadSkill;
   if (!needsRescan) {
     if (touched.size === 0) return { catalog: previous, isFullRescan: false, loaded: 0 };
-    const slice = createTimeSlice();
+    const slice = createTimeSlice(DEFAULT_SLICE_MS, options.giveWay);
     const reloaded = await mapPool(
       [...touched],
       options.concurrency ?? 32,
@@ -272,6 +274,7 @@ async function fullRescan(
   const buildOptions: BuildCatalogOptions = {
     load: reuse,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.giveWay === undefined ? {} : { giveWay: options.giveWay }),
   };
   const catalog = await buildCatalog(previous.roots, options.caps, buildOptions);
   return { catalog, isFullRescan: true, loaded };

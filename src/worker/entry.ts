@@ -241,11 +241,12 @@ async function serve(start: StartMessage): Promise<void> {
     if (early !== null) {
       refresh = await startConfiguredRefresh(await store, config);
       // The watcher already queues new edits; the rescan for edits made while the catalog
-      // loaded waits for a pause in requests (at most CATCH_UP_MAX_WAIT_MS), so a client
-      // paging through the catalog right away does not share its turns with it (issue 13).
+      // loaded waits for a pause in requests (at most CATCH_UP_MAX_WAIT_MS) and then gives way
+      // to them (until an edit waits behind it), so a client paging through the catalog right
+      // away does not share its turns with it (issue 13).
       const catchUp = refresh;
       void whenQuiet(() => lastRequestMs, { value: false }, CATCH_UP_MAX_WAIT_MS).then(() =>
-        catchUp?.refresh(config.roots.map((root) => root.path))
+        catchUp?.refresh(config.roots.map((root) => root.path), { giveWay: BACKGROUND_GIVE_WAY })
       );
     }
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).

@@ -4,7 +4,7 @@ import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { createTimeSlice, noteClientRequest } from "../../src/skills/_time_slice.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { rebuildCatalog } from "../../src/skills/rebuild_catalog.ts";
-import { makeTree, skillMd } from "./_tree.ts";
+import { addToTree, makeTree, skillMd } from "./_tree.ts";
 
 Deno.test("createTimeSlice() yields once the slice is used up, and waiters share the turn", async () => {
   const slice = createTimeSlice(0);
@@ -75,4 +75,35 @@ Deno.test("buildCatalog() and rebuildCatalog() let other work run while they wal
   assert.equal(rebuilt.isFullRescan, true);
   // With a 0 ms slice the build yields before every folder and skill: 60 skills, 60+ turns.
   assert.ok(duringBuild >= 60, `the event loop turned ${duringBuild} times during the build`);
+});
+
+Deno.test("rebuildCatalog() as background work gives way to requests, and goes on once a change waits behind it", async () => {
+  const entries: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) {
+    const name = `skill-${String(i).padStart(2, "0")}`;
+    entries[`${name}/SKILL.md`] = skillMd(name, `Skill ${i}`);
+  }
+  await using tree = await makeTree(entries);
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  const catalog = await buildCatalog(roots, DEFAULT_CAPS);
+  await addToTree(tree.path, { "skill-new/SKILL.md": skillMd("skill-new", "Added") });
+  let asked = 0;
+  let isUrgent = false;
+  noteClientRequest();
+  // Requests flow (the quiet spell never comes in time): only urgency lets it finish.
+  setTimeout(() => (isUrgent = true), 30);
+  const rebuilt = await rebuildCatalog(catalog, [tree.path], {
+    caps: DEFAULT_CAPS,
+    giveWay: {
+      quietMs: 60_000,
+      maxWaitMs: 60_000,
+      isUrgent: () => {
+        asked++;
+        return isUrgent;
+      },
+    },
+  });
+  assert.equal(rebuilt.isFullRescan, true);
+  assert.ok(rebuilt.catalog.byName.has("skill-new"), "the rescan found the new skill");
+  assert.ok(asked > 0, "the rescan's pauses asked whether to go on");
 });
