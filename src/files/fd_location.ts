@@ -17,6 +17,8 @@
 export type FdLocator = (fd: number) => Promise<string | null>;
 
 let installed: FdLocator = locateDirectly;
+/** Whether the installed locator answered null (cannot tell) at least once. */
+let hasAnsweredNull = false;
 
 /**
  * Replaces the locator (the worker installs one that asks the trusted part).
@@ -25,6 +27,7 @@ let installed: FdLocator = locateDirectly;
  */
 export function installFdLocator(locator: FdLocator): void {
   installed = locator;
+  hasAnsweredNull = false;
 }
 
 /**
@@ -33,8 +36,22 @@ export function installFdLocator(locator: FdLocator): void {
  * @param fd An OS file descriptor (as `node:fs` returns).
  * @returns The kernel's path for it, or null when it cannot be told here.
  */
-export function locateFd(fd: number): Promise<string | null> {
-  return installed(fd);
+export async function locateFd(fd: number): Promise<string | null> {
+  const location = await installed(fd);
+  if (location === null) hasAnsweredNull = true;
+  return location;
+}
+
+/**
+ * Whether the installed locator is expected to answer: false once it
+ * answered null (no `/proc`, another OS), until another is installed. The
+ * gate then narrows every open from the start (`bounded_read.ts`); it never
+ * decides whether a location is checked, only how much is walked before.
+ *
+ * @returns True until the installed locator answered null.
+ */
+export function isLocatorExpectedToAnswer(): boolean {
+  return !hasAnsweredNull;
 }
 
 /**
