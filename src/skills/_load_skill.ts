@@ -83,7 +83,7 @@ export async function loadSkill(
   // before (a regular file, same device, inode, size, mtime AND ctime) is not opened again: its
   // frontmatter comes from the cache, and its body is read through the gate when asked.
   let known: ParsedSkillMd | null = null;
-  let read: Omit<SkillMdText, "ok" | "text"> | null = null;
+  let read: Omit<SkillMdText, "ok" | "text" | "digest"> | null = null;
   const seen = cache === undefined ? null : regularFileVersion(candidate);
   if (seen !== null) {
     const truncated = seen.size > caps.maxSkillMdBytes;
@@ -92,7 +92,9 @@ export async function loadSkill(
   }
   const problems: Problem[] = [];
   if (known === null || read === null) {
-    const opened = await readSkillMd(candidate, caps.maxSkillMdBytes);
+    const opened = await readSkillMd(candidate, caps.maxSkillMdBytes, {
+      withDigest: cache !== undefined,
+    });
     if (!opened.ok) return { skill: null, problems: [opened.problem] };
     read = opened;
     warnAboutSkillMd(candidate, read, caps, problems);
@@ -130,6 +132,13 @@ export async function loadSkill(
       }
       known = { frontmatter: parsed.frontmatter, keyLines: [...parsed.keyLines], findings };
       cache?.remember(keyOf(opened.truncated), version, known);
+    }
+    // The first full skills/list needs this version's digest: it comes from these very bytes.
+    if (opened.digest !== null) {
+      cache?.rememberDigest(candidate.realDir, candidate.skillMdFile, version, {
+        digest: opened.digest,
+        size: opened.size,
+      });
     }
   } else {
     warnAboutSkillMd(candidate, read, caps, problems);

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { readBounded } from "../files/bounded_read.ts";
 import { PathRefusedError, resolveSkillFileSync } from "../files/path_gate.ts";
 import { joinPath } from "./_path.ts";
@@ -36,6 +37,12 @@ export interface SkillMdText {
   readonly dev: number;
   /** Inode number of the open file (null where the platform has none). */
   readonly ino: number | null;
+  /**
+   * `sha256:` and 64 hexadecimal characters of the whole file, when asked
+   * for and the read holds exactly the version the gate resolved (not cut,
+   * same size); else null.
+   */
+  readonly digest: string | null;
 }
 
 /**
@@ -46,6 +53,8 @@ export interface SkillMdText {
  *
  * @param candidate The skill folder.
  * @param maxBytes Bytes kept at most (`Caps.maxSkillMdBytes`).
+ * @param options `withDigest`: also hash the whole file when it was read
+ *   whole (SEP-2640 digest; see `SkillMdText.digest`). @default false
  * @returns The text, or the problem that keeps the skill out (severity
  *   `error`): `symlink-escape` (leads outside the skill), `file-not-served`
  *   (leads to a file the served-file rule refuses) or `unreadable-skill-md`
@@ -58,6 +67,7 @@ export interface SkillMdText {
 export async function readSkillMd(
   candidate: SkillCandidate,
   maxBytes: number,
+  options: { readonly withDigest?: boolean } = {},
 ): Promise<SkillMdText | { readonly ok: false; readonly problem: Problem }> {
   const path = joinPath(candidate.dir, candidate.skillMdFile);
   const refused = (reason: Problem["reason"], why: string) => ({
@@ -88,6 +98,12 @@ export async function readSkillMd(
       ctimeMs: file.ctimeMs,
       dev: file.dev,
       ino: file.ino,
+      // The bytes the gate's verified open read, whole and of the resolved version's size: the
+      // digest `skills/list` serves for that version, without reading the file again (issue 13).
+      digest: options.withDigest === true && !read.isTruncated &&
+          read.bytes.length === read.sizeBytes && read.sizeBytes === file.size
+        ? `sha256:${createHash("sha256").update(read.bytes).digest("hex")}`
+        : null,
     };
   } catch (error) {
     if (!(error instanceof PathRefusedError)) {

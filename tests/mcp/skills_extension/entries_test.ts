@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { DEFAULT_CAPS } from "../../../src/caps.ts";
-import { createDigestCache } from "../../../src/mcp/skills_extension/digest_cache.ts";
+import {
+  attachIndexCache,
+  createDigestCache,
+} from "../../../src/mcp/skills_extension/digest_cache.ts";
+import { openIndexCache } from "../../../src/skills/index_cache.ts";
 import {
   extensionView,
   isEntryBuilt,
@@ -124,4 +128,35 @@ Deno.test("attack: a file swapped for a symlink to outside between two listings 
   assert.equal(digestOf(refreshed, uri), undefined);
   const all = [...stale, ...refreshed].flatMap((entry) => entry.resources);
   assert.ok(all.every((file) => file.digest !== secret));
+});
+
+Deno.test("skillEntries() reads no SKILL.md again that the catalog build read whole and hashed", async () => {
+  await using tree = await makeTree({
+    "alpha/SKILL.md": skillMd("alpha", "First"),
+    "alpha/references/guide.md": "guide\n",
+    "beta/SKILL.md": skillMd("beta", "Second", "Body\n".repeat(100)),
+  });
+  await using cacheDir = await makeTree({});
+  // A clock past the racy window: files written just now are stored.
+  const indexCache = openIndexCache(cacheDir.path, {
+    rootsKey: tree.path,
+    now: () => Date.now() + 60_000,
+  });
+  const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS, {
+    indexCache,
+  });
+  const cache = createDigestCache();
+  attachIndexCache(indexCache);
+  try {
+    const entries = await skillEntries(extensionView(catalog).skills, cache);
+    // Only the reference file went through the gate; both SKILL.md digests came from the build.
+    assert.equal(cache.resolved, 1);
+    assert.equal(digestOf(entries, "skill://alpha/SKILL.md"), sha256(skillMd("alpha", "First")));
+    assert.equal(
+      digestOf(entries, "skill://beta/SKILL.md"),
+      sha256(skillMd("beta", "Second", "Body\n".repeat(100))),
+    );
+  } finally {
+    attachIndexCache(null);
+  }
 });
