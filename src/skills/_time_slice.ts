@@ -31,10 +31,10 @@ const NOW: Promise<void> = Promise.resolve();
 let lastRequestAtMs = Number.NEGATIVE_INFINITY;
 
 /**
- * Tells background slices that a client request just arrived: they hold
- * their work until requests pause (issue 13: at 10,000 skills the search
- * index's build and the catch-up rescan took a 10 ms turn between the pages
- * of a client's full `skills/list`, doubling it).
+ * Tells background slices that a client request just arrived or was just
+ * answered: they hold their work until requests pause (issue 13: at 10,000
+ * skills the search index's build and the catch-up rescan took a 10 ms turn
+ * between the pages of a client's full `skills/list`, doubling it).
  */
 export function noteClientRequest(): void {
   lastRequestAtMs = performance.now();

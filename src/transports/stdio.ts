@@ -76,7 +76,9 @@ export class DrainingStdioTransport extends StdioServerTransport {
  *   resolves, every message but `initialize` and `ping` waits, in arrival
  *   order (a large catalog still loading: issue 13). @default none
  *   `onRequest`: called as each request arrives (the worker builds the search
- *   index once requests pause). @default none
+ *   index once requests pause). @default none `onAnswer`: called after each
+ *   response was written (background work waits for requests to pause; issue
+ *   13). @default none
  * @returns A promise that settles once serving started, holding `closed`,
  *   which resolves with `{exitCode}` when the session is over: 0 normally,
  *   {@linkcode EXIT_OVERSIZED_MESSAGE} when a message over the read buffer
@@ -92,6 +94,7 @@ export async function serveOverStdio(
     onFirstAnswer?: () => void;
     holdUntil?: Promise<void>;
     onRequest?: () => void;
+    onAnswer?: () => void;
   } = {},
 ): Promise<{ closed: Promise<StdioSessionEnd> }> {
   const log = options.log ?? ((line: string) => console.error(line));
@@ -110,6 +113,7 @@ export async function serveOverStdio(
         call();
       }
       inFlight.delete(message.id);
+      options.onAnswer?.();
       if (inFlight.size === 0 && idle !== null) idle();
     }
   };

@@ -54,35 +54,43 @@ const SEARCH_WARM_QUIET_MS = 300;
 
 /**
  * How background work (the search index's build, the catch-up rescan) gives
- * way to a client's requests once it runs: each pause waits for a quiet
- * spell, at most 1 s (issue 13: a full `skills/list` right after start-up
- * shared its turns with them).
+ * way to a client's requests once it runs (issue 13: a full `skills/list`
+ * right after start-up shared its turns with them): each pause waits until
+ * no request came for 50 ms (a client paging asks again within a few ms; one
+ * polling every 100 ms lets the work go on), at most 250 ms, so even a
+ * steady stream of requests leaves the work a turn in every ~25.
  */
-const BACKGROUND_GIVE_WAY = { quietMs: SEARCH_WARM_QUIET_MS, maxWaitMs: 1_000 } as const;
+const BACKGROUND_GIVE_WAY = { quietMs: 50, maxWaitMs: 250 } as const;
+
+/** The pause in requests the watcher's set-up waits for after an early answer, in ms. */
+const WATCH_QUIET_MS = 100;
 
 /**
- * Longest the catch-up rescan after an early `initialize` answer waits for
- * requests to pause, in ms: edits made while the catalog loaded are seen
- * within this even under a steady stream of requests.
+ * Longest the watcher and the catch-up rescan after an early `initialize`
+ * answer wait for requests to pause once the catalog is complete, in ms:
+ * edits are seen within this (plus the rescan) even under a steady stream
+ * of requests.
  */
 const CATCH_UP_MAX_WAIT_MS = 5_000;
 
 /**
- * Resolves once no request arrived for {@linkcode SEARCH_WARM_QUIET_MS}, or
- * the session is over, or `maxWaitMs` passed.
+ * Resolves once no request arrived for `quietMs`, or the session is over,
+ * or `maxWaitMs` passed.
  *
  * @param lastRequestMs When the last request arrived (`performance.now()`).
  * @param isOver Set once the session ended.
  * @param maxWaitMs Longest wait in ms. @default no limit
+ * @param quietMs The pause in requests waited for, in ms. @default SEARCH_WARM_QUIET_MS
  */
 async function whenQuiet(
   lastRequestMs: () => number,
   isOver: { readonly value: boolean },
   maxWaitMs = Number.POSITIVE_INFINITY,
+  quietMs = SEARCH_WARM_QUIET_MS,
 ): Promise<void> {
   const untilMs = performance.now() + maxWaitMs;
   for (;;) {
-    const waitMs = Math.min(lastRequestMs() + SEARCH_WARM_QUIET_MS, untilMs) - performance.now();
+    const waitMs = Math.min(lastRequestMs() + quietMs, untilMs) - performance.now();
     if (waitMs <= 0 || isOver.value) return;
     await new Promise((resolve) => setTimeout(resolve, Math.ceil(waitMs)));
   }
@@ -198,6 +206,9 @@ async function serve(start: StartMessage): Promise<void> {
   // Over stdio the search index waits for a pause in requests too: a client paging through a
   // large catalog right after connecting does not share the gate with 10,000 body reads.
   let lastRequestMs = Number.NEGATIVE_INFINITY;
+  // Requests received and not answered yet (a cancelled one is never answered: the waits that
+  // use this have a ceiling).
+  let requestsInFlight = 0;
   if (config.options.http === null) {
     // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
     // Answered early (large catalog), the watcher starts once the catalog is complete, followed by
@@ -234,20 +245,36 @@ async function serve(start: StartMessage): Promise<void> {
       onFirstAnswer: () => answered(),
       onRequest: () => {
         lastRequestMs = performance.now();
+        requestsInFlight++;
+        noteClientRequest();
+      },
+      // A request still being answered is no pause either: the activity ends with its answer.
+      onAnswer: () => {
+        lastRequestMs = performance.now();
+        requestsInFlight = Math.max(0, requestsInFlight - 1);
         noteClientRequest();
       },
       ...(early === null ? {} : { holdUntil: complete }),
     });
     if (early !== null) {
-      refresh = await startConfiguredRefresh(await store, config);
-      // The watcher already queues new edits; the rescan for edits made while the catalog
-      // loaded waits for a pause in requests (at most CATCH_UP_MAX_WAIT_MS) and then gives way
-      // to them (until an edit waits behind it), so a client paging through the catalog right
-      // away does not share its turns with it (issue 13).
-      const catchUp = refresh;
-      void whenQuiet(() => lastRequestMs, { value: false }, CATCH_UP_MAX_WAIT_MS).then(() =>
-        catchUp?.refresh(config.roots.map((root) => root.path), { giveWay: BACKGROUND_GIVE_WAY })
+      // Setting up the recursive watcher holds this thread (~200 ms at 10,000 skills, more
+      // under load), and a client often pages through the catalog right away: it waits for a
+      // pause in requests after the catalog is complete (at most CATCH_UP_MAX_WAIT_MS; issue
+      // 13). Nothing is missed meanwhile: the catch-up rescan after it sees every edit made
+      // before the watch, and gives way to requests too (until an edit waits behind it).
+      await store;
+      const completedMs = performance.now();
+      await whenQuiet(
+        // While a request is answered, activity goes on (a long first page of digests).
+        () => requestsInFlight > 0 ? performance.now() : Math.max(lastRequestMs, completedMs),
+        { value: false },
+        CATCH_UP_MAX_WAIT_MS,
+        WATCH_QUIET_MS,
       );
+      refresh = await startConfiguredRefresh(await store, config);
+      void refresh?.refresh(config.roots.map((root) => root.path), {
+        giveWay: BACKGROUND_GIVE_WAY,
+      });
     }
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     ended = closed.then((end) => end.exitCode);
