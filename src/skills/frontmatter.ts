@@ -8,7 +8,12 @@
 
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { findUnsupportedNode, type YamlFinding } from "./_yaml_checks.ts";
-import { type FrontmatterFailure, splitFrontmatter } from "./frontmatter_split.ts";
+import {
+  type FrontmatterFailure,
+  type FrontmatterSplit,
+  splitFrontmatter,
+} from "./frontmatter_split.ts";
+import { parsePlainFrontmatter } from "./frontmatter_plain.ts";
 
 export {
   type FrontmatterFailure,
@@ -45,6 +50,35 @@ export interface ParsedFrontmatter {
 export function parseFrontmatter(text: string): ParsedFrontmatter | FrontmatterFailure {
   const split = splitFrontmatter(text);
   if (!split.ok) return split;
+  // The plainest blocks need no YAML parser (issue 13); anything else is parsed below.
+  const plain = parsePlainFrontmatter(split.yaml, split.yamlStartLine);
+  if (plain !== null) {
+    return {
+      ok: true,
+      frontmatter: plain.frontmatter,
+      body: split.body,
+      bodyStartLine: split.bodyStartLine,
+      keyLines: plain.keyLines,
+    };
+  }
+  return parseYamlBlock(split);
+}
+
+/**
+ * {@linkcode parseFrontmatter} without the fast path: always the YAML
+ * parser (the reference `frontmatter_plain.ts` is tested against).
+ *
+ * @param text The whole SKILL.md.
+ * @returns As {@linkcode parseFrontmatter}.
+ *
+ * Rule source: YAML 1.2.2, core schema.
+ */
+export function parseFrontmatterWithYaml(text: string): ParsedFrontmatter | FrontmatterFailure {
+  const split = splitFrontmatter(text);
+  return split.ok ? parseYamlBlock(split) : split;
+}
+
+function parseYamlBlock(split: FrontmatterSplit): ParsedFrontmatter | FrontmatterFailure {
   const lineCounter = new LineCounter();
   const doc = parseDocument(split.yaml, {
     version: "1.2",
