@@ -15,6 +15,7 @@
 
 import { isAbsolute, join, relative, sep } from "node:path";
 import { checkServedFile, checkServedPath, quotePath } from "./served_name.ts";
+import { isLocatorExpectedToAnswer } from "./fd_location.ts";
 
 /** Why a path was refused. */
 export type PathRefusedCode = "bad-path" | "outside-skill" | "not-found" | "not-a-file";
@@ -150,6 +151,18 @@ export async function resolveSkillFile(
  */
 export function resolveSkillFileSync(skillRealDir: string, relPath: string): ResolvedFile {
   const quoted = checkRequest(skillRealDir, relPath);
+  const beneath = isLocatorExpectedToAnswer() ? realPathBeneath(skillRealDir, relPath) : null;
+  if (beneath !== null) {
+    const realRel = checkRealPath(skillRealDir, relPath, quoted, beneath.realPath);
+    let skillInfo: Deno.FileInfo;
+    try {
+      checkIsFile(beneath.info, quoted);
+      skillInfo = Deno.lstatSync(skillRealDir);
+    } catch (error) {
+      throw asNotFound(error, quoted);
+    }
+    return issue(skillRealDir, relPath, quoted, beneath.realPath, realRel, beneath.info, skillInfo);
+  }
   let realPath: string;
   try {
     realPath = Deno.realPathSync(join(skillRealDir, relPath));
@@ -167,6 +180,60 @@ export function resolveSkillFileSync(skillRealDir: string, relPath: string): Res
     throw asNotFound(error, quoted);
   }
   return issue(skillRealDir, relPath, quoted, realPath, realRel, info, skillInfo);
+}
+
+/** Skill folders this isolate found to be real paths (see {@linkcode realPathBeneath}). */
+const realFolders = new Set<string>();
+/** Folders remembered at most; the set starts afresh past it. */
+const MAX_REAL_FOLDERS = 50_000;
+
+/**
+ * The real path of a file below a real skill folder, found with one `lstat`
+ * per segment instead of a `realpath` of the whole path (which reads every
+ * component from `/` down; issue 13: the first full `skills/list` at 10,000
+ * skills resolves 40,000 files), or null to let `realpath` decide (and
+ * refuse, with its usual reason). Used only while the descriptor-location
+ * check answers (`isLocatorExpectedToAnswer`). Why the result is what
+ * `realpath` gives: the skill folder was checked to be its own real path
+ * (`realpath`, once per folder per isolate), the served-file rule leaves no
+ * empty, `.` or `..` segment, and every segment below it is seen here to be
+ * no symlink (folders, then the file), so nothing is left to resolve. A
+ * symlink anywhere below goes to `realpath`. Why remembering the folder
+ * keeps the guarantee: like `realpath`, this is a check at one moment; what
+ * a read relies on is the check after the open, where the kernel names the
+ * descriptor's real location, which must be exactly this path: an ancestor
+ * swapped for a symlink since leads the open elsewhere and is refused there
+ * (`bounded_read.ts`). Where no locator answers, every resolve uses
+ * `realpath`, as before.
+ */
+function realPathBeneath(
+  skillRealDir: string,
+  relPath: string,
+): { readonly realPath: string; readonly info: Deno.FileInfo } | null {
+  if (!realFolders.has(skillRealDir)) {
+    try {
+      if (Deno.realPathSync(skillRealDir) !== skillRealDir) return null;
+    } catch {
+      return null;
+    }
+    if (realFolders.size >= MAX_REAL_FOLDERS) realFolders.clear();
+    realFolders.add(skillRealDir);
+  }
+  const segments = relPath.split("/");
+  let path = skillRealDir.endsWith(sep) ? skillRealDir.slice(0, -1) : skillRealDir;
+  for (let index = 0; index < segments.length; index++) {
+    path = `${path}${sep}${segments[index]}`;
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      return null;
+    }
+    if (info.isSymlink) return null;
+    if (index === segments.length - 1) return { realPath: path, info };
+    if (!info.isDirectory) return null;
+  }
+  return null;
 }
 
 /** The string checks before any file-system call; returns the quoted path. */

@@ -3,14 +3,18 @@
 import assert from "node:assert/strict";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { readBounded } from "../../src/files/bounded_read.ts";
+import { readBounded, readWhole } from "../../src/files/bounded_read.ts";
 import {
   type FdLocator,
   installFdLocator,
   isLocatorExpectedToAnswer,
   locateDirectly,
 } from "../../src/files/fd_location.ts";
-import { PathRefusedError, resolveSkillFile } from "../../src/files/path_gate.ts";
+import {
+  PathRefusedError,
+  resolveSkillFile,
+  resolveSkillFileSync,
+} from "../../src/files/path_gate.ts";
 
 Deno.test("locateDirectly() names the real file behind an open descriptor", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
@@ -112,4 +116,27 @@ Deno.test("attack: where the locator cannot tell, a folder swapped for a symlink
     installFdLocator(locateDirectly);
   }
   assert.equal(isLocatorExpectedToAnswer(), true, "a new locator is expected to answer");
+});
+
+Deno.test("attack: an ancestor of a skill folder swapped for a symlink after it was checked is refused at the read", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate_fdloc_anc_" }));
+  try {
+    const skill = join(base, "root", "skill");
+    await Deno.mkdir(skill, { recursive: true });
+    await Deno.writeTextFile(join(skill, "a.txt"), "inside");
+    await Deno.mkdir(join(base, "outside", "skill"), { recursive: true });
+    // Same inode outside: only the descriptor's location tells them apart.
+    await Deno.link(join(skill, "a.txt"), join(base, "outside", "skill", "a.txt"));
+    const first = resolveSkillFileSync(skill, "a.txt");
+    assert.equal(new TextDecoder().decode(await readWhole(first, 100)), "inside");
+    // The skill folder's parent becomes a link to the outside copy of the tree.
+    await Deno.rename(join(base, "root"), join(base, "root-old"));
+    await Deno.symlink(join(base, "outside"), join(base, "root"));
+    await assert.rejects(
+      async () => await readWhole(resolveSkillFileSync(skill, "a.txt"), 100),
+      (error: unknown) => error instanceof PathRefusedError,
+    );
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
 });
