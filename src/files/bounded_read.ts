@@ -17,7 +17,9 @@
  *    same device and inode before and after the open; the last segment is
  *    opened with `O_NOFOLLOW | O_NONBLOCK` (through `node:fs`: `Deno.open`
  *    takes no such flags); and the handle must be the same regular file
- *    (device and inode) that was resolved. Where the locator answers, the
+ *    (device and inode) that was resolved; after the open, the checked path
+ *    must be its own real path (`realpath`: no ancestor swapped for a link).
+ *    Where the locator answers, the
  *    open is direct (the same flags and handle check, no walk) and layer 1
  *    decides (issue 13; the argument is at `openVerified`).
  *
@@ -248,24 +250,37 @@ function openFlagged(file: ResolvedFile, changed: (cause?: unknown) => PathRefus
 
 /**
  * {@linkcode openBeneath} (the narrowing walk around the open), then the
- * location check where the locator can answer after all.
+ * location check where the locator can answer after all. Where it cannot
+ * (null: no `/proc`, or a real path longer than the kernel names), the
+ * checked path must still be its own real path after the open: the walk
+ * starts at the skill folder, and the sync gate may have resolved the file
+ * below a folder remembered as real without a `realpath` of the whole path
+ * (`realPathBeneath` in `path_gate.ts`), so an ancestor of the skill folder
+ * swapped for a symlink since is caught here and nowhere else (review r1).
  */
 async function openNarrowed(file: ResolvedFile): Promise<OpenFile> {
   const opened = openBeneath(file);
   const fd = opened.fd;
   try {
     const location = await locateFd(fd);
-    if (location !== null && location !== file.realPath) {
-      throw new PathRefusedError(
-        "not-a-file",
-        `File ${quotePath(file.relPath)} changed after it was checked`,
-      );
-    }
+    if (location !== null && location !== file.realPath) throw changedAfterCheck(file);
+    if (location === null) confirmRealPath(file);
     return opened;
   } catch (error) {
     closeSync(fd);
     throw error;
   }
+}
+
+/** Refuses unless the file's checked path is, now, its own real path (no symlink on the way). */
+function confirmRealPath(file: ResolvedFile): void {
+  let realPath: string;
+  try {
+    realPath = Deno.realPathSync(file.realPath);
+  } catch (error) {
+    throw changedAfterCheck(file, error);
+  }
+  if (realPath !== file.realPath) throw changedAfterCheck(file);
 }
 
 /** An open descriptor and the size its handle reported. */
