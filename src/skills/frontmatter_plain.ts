@@ -18,7 +18,8 @@
  * - a top-level key at column 1, then `: ` and a value; or the key, `:` and
  *   nothing, followed by at least one line indented by the same number of
  *   spaces (1 or more), each `key: value` (a nested mapping);
- * - a key: an ASCII letter, then ASCII letters, digits, `_` or `-`;
+ * - a key: an ASCII letter, then ASCII letters, digits, `_` or `-`, at
+ *   most 1,000 characters (YAML's implicit keys stop at 1,024);
  * - a value: a plain scalar that starts with an ASCII letter, holds no `#`,
  *   no `: `, no tab or control character, does not end with `:` or a space,
  *   and is not `null`, `true` or `false` in any YAML 1.2 spelling; or a
@@ -35,6 +36,12 @@ export interface PlainFrontmatter {
 }
 
 const KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/**
+ * Longest key taken, in characters: YAML 1.2 limits an implicit key to 1024
+ * characters and `npm:yaml` refuses a longer one, so those
+ * go to the parser (review r1).
+ */
+const MAX_KEY_CHARS = 1_000;
 /** Plain scalars the core schema reads as null or a boolean (all start with a letter). */
 const NOT_STRINGS: ReadonlySet<string> = new Set([
   "null",
@@ -107,7 +114,7 @@ function splitPair(line: string): { key: string; value: string | null } | null {
   if (colon <= 0) return null;
   const key = line.slice(0, colon);
   // `true: x` has a boolean key in YAML: not in the subset.
-  if (!KEY.test(key) || NOT_STRINGS.has(key)) return null;
+  if (key.length > MAX_KEY_CHARS || !KEY.test(key) || NOT_STRINGS.has(key)) return null;
   if (colon === line.length - 1) return { key, value: null };
   if (line[colon + 1] !== " ") return null;
   const value = plainValue(line.slice(colon + 2));
