@@ -3,7 +3,8 @@
  * version. A file is resolved through the path gate and read whole through
  * `readWhole` (never more than the extension's per-skill byte limit); its
  * digest is remembered under the skill's real folder, the file's path and
- * the version the gate saw: device, inode, size and modification time.
+ * the version the gate saw: device, inode, size, modification time and
+ * change time (an in-place edit that keeps size and mtime changes the last).
  *
  * A lookup uses the version the catalog snapshot lists for the file (taken by
  * the same kind of stat at discovery), so a warm manifest costs no
@@ -15,8 +16,8 @@
  *   that version's size).
  * - A hit therefore gives the digest of the bytes of that exact version, the
  *   version the snapshot lists: the manifest describes the snapshot, as its
- *   sizes and the rest of the catalog do. After a write (new size or mtime)
- *   or a replacement (new inode), live refresh lists the new version, which
+ *   sizes and the rest of the catalog do. After a write (new ctime, whatever
+ *   the size and mtime) or a replacement (new inode), live refresh lists the new version, which
  *   misses and is read through the gate again.
  * - Between a change and that refresh (or forever under `--static`, or when
  *   a watcher misses the event) a manifest can still carry the listed
@@ -63,7 +64,7 @@ export interface FileDigest {
 export interface DigestCache {
   /**
    * The digest of a skill file as the catalog lists it: from the cache when
-   * that version (device, inode, size, mtime) was hashed before, with no
+   * that version (device, inode, size, mtime, ctime) was hashed before, with no
    * file-system call; else resolved through the path gate, read and hashed.
    * A listing without device and inode (a catalog not built by discovery)
    * goes through the gate every time and looks up the version the gate sees.
@@ -86,7 +87,7 @@ export interface DigestCache {
   holds(skillRealDir: string, listed: SkillFile): boolean;
   /**
    * The digest held in memory for exactly this listed version (device,
-   * inode, size, mtime), without a file-system call or a change to the
+   * inode, size, mtime, ctime), without a file-system call or a change to the
    * eviction order; null when none is held (or the listing has no device
    * and inode). A result equal to it was stored from bytes the gate read
    * at that version, or loaded for that version from the index cache.
@@ -233,11 +234,14 @@ function versionKey(
     readonly ino?: number | null;
     readonly size: number;
     readonly mtimeMs: number | null;
+    readonly ctimeMs?: number | null;
   },
 ): string {
-  // NUL cannot occur in a path, so the fields cannot run into each other.
+  // NUL cannot occur in a path, so the fields cannot run into each other. The change time is
+  // part of the version (review r1): an in-place edit that keeps size and mtime (which owners
+  // can set back) changes it, so the digest of the earlier bytes is not answered for it.
   return `${skillRealDir}\0${relPath}\0${version.dev}\0${version.ino}\0${version.size}\0` +
-    `${version.mtimeMs}`;
+    `${version.mtimeMs}\0${version.ctimeMs ?? null}`;
 }
 
 /**
