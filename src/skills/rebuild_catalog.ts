@@ -260,7 +260,7 @@ async function fullRescan(
     const old = byDir.get(candidate.dir);
     const isSame = old !== undefined && !touched.has(old) && old.realDir === candidate.realDir &&
       old.root === candidate.root && old.skillMdFile === candidate.skillMdFile;
-    if (isSame && skillMdUnchanged(old)) {
+    if (isSame && filesUnchanged(old)) {
       return { skill: old, problems: ownProblems(previous, old) };
     }
     loaded++;
@@ -280,15 +280,29 @@ async function fullRescan(
   return { catalog, isFullRescan: true, loaded };
 }
 
-function skillMdUnchanged(skill: Skill): boolean {
-  const listed = skill.files.find((file) => file.path === skill.skillMdFile);
-  try {
-    const info = Deno.statSync(joinPath(skill.dir, skill.skillMdFile));
-    return listed !== undefined && info.size === listed.size &&
-      (info.mtime?.getTime() ?? null) === listed.mtimeMs;
-  } catch {
-    return false;
-  }
+/**
+ * Whether every file the skill lists is still the version listed (a `stat`
+ * like the listing's: device, inode, size, mtime and ctime). Review r1: the
+ * catch-up rescan after an early `initialize` passes only the roots, so no
+ * skill is `touched`; comparing SKILL.md's size and mtime alone kept a skill
+ * whose other file was edited, deleted or swapped for a link, or whose
+ * SKILL.md was edited in place keeping both, and its old entry was listed.
+ * A file added to a folder is not seen here (the skill lists no such file).
+ */
+function filesUnchanged(skill: Skill): boolean {
+  if (!skill.files.some((listed) => listed.path === skill.skillMdFile)) return false;
+  return skill.files.every((listed) => {
+    try {
+      const info = Deno.statSync(joinPath(skill.dir, listed.path));
+      return info.isFile && info.size === listed.size &&
+        (info.mtime?.getTime() ?? null) === listed.mtimeMs &&
+        (listed.ctimeMs === undefined || (info.ctime?.getTime() ?? null) === listed.ctimeMs) &&
+        (listed.dev === undefined || info.dev === listed.dev) &&
+        (listed.ino === undefined || info.ino === listed.ino);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The problems loading reported for a skill: those inside its folder. */
