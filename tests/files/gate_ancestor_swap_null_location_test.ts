@@ -50,9 +50,16 @@ Deno.test("attack: an ancestor swapped for a symlink after the skill folder was 
     // Remembered as real while the locator is still expected to answer.
     resolveSkillFileSync(tree.skill, "SKILL.md");
     await swapAncestor(tree.base, tree.outside);
-    const file = resolveSkillFileSync(tree.skill, "SKILL.md");
-    await assert.rejects(() => readWhole(file, 100), refused);
-    await assert.rejects(() => readBounded(file, { maxBytes: 100 }), refused);
+    // Refused at the resolve (realpath) or at the read; never read.
+    await assert.rejects(
+      async () => await readWhole(resolveSkillFileSync(tree.skill, "SKILL.md"), 100),
+      refused,
+    );
+    await assert.rejects(
+      async () =>
+        await readBounded(resolveSkillFileSync(tree.skill, "SKILL.md"), { maxBytes: 100 }),
+      refused,
+    );
   } finally {
     installFdLocator(locateDirectly);
   }
