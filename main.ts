@@ -40,6 +40,7 @@ import { createEnvReleaseService } from "./src/sandbox/env_release_service.ts";
 import { startWorker } from "./src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
 import { VERSION } from "./src/version.ts";
+import { installDir, isolateEntryUrl } from "./src/entry_points.ts";
 import {
   httpScriptsWarning,
   HttpStartupError,
@@ -47,7 +48,6 @@ import {
 } from "./src/transports/http/http_startup.ts";
 import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
-import { fileURLToPath as fromFileUrl } from "node:url";
 
 async function main(): Promise<number> {
   if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
@@ -179,7 +179,7 @@ async function main(): Promise<number> {
   const writeOverride = (request: unknown) =>
     createViewOverrideWriter(location, ownerWatch)(request);
   const session = startWorker(
-    new URL("./src/worker/entry.ts", import.meta.url),
+    isolateEntryUrl("worker"),
     config,
     permissions,
     // The worker builds the catalog (the only build); granted values are released per run.
@@ -303,7 +303,7 @@ async function writeAll(stream: { write(p: Uint8Array): Promise<number> }, text:
 
 /** How a client would start this same program: the binary, or this checkout's launcher. */
 function launchCommand(): string[] {
-  const checkout = fromFileUrl(new URL(".", import.meta.url)).replace(/\/$/, "");
+  const checkout = installDir().replace(/\/$/, "");
   return launchWords({ execPath: Deno.execPath(), checkout });
 }
 

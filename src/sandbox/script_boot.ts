@@ -35,6 +35,7 @@ import {
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { Catalog } from "../skills/skill.ts";
+import { installDir } from "../entry_points.ts";
 import { scrubEnviron } from "./environ_scrub.ts";
 import { closeInheritedOnExec } from "./inherited_fds.ts";
 import { makeNonDumpable } from "./non_dumpable.ts";
@@ -133,7 +134,7 @@ export async function bootScripts(
   const groupKiller = createGroupKiller();
   const protectedFolders = protectedFoldersOf({
     roots: [...(options.rootRealPaths ?? []), ...config.roots.map((root) => root.path)],
-    installDir: new URL("../..", import.meta.url).pathname,
+    installDir: installDir(),
     getEnv: options.getEnv,
     configPath: locateConfig(config, options.getEnv)?.path ?? null,
     indexCacheDir: config.indexCacheDir,
