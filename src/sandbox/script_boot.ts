@@ -107,8 +107,9 @@ export interface ScriptBoot {
  *
  * @param config The configuration.
  * @param options An environment lookup (after the scrub values are still
- *   readable), the roots' real paths (grants may not name them), and
- *   optionally a catalog to describe (never used for the run list).
+ *   readable), the roots' real paths (grants may not name them),
+ *   optionally a catalog to describe (never used for the run list), and
+ *   `beforeProbe`, called once after the scrub, just before the probe.
  * @returns The facts for the worker, its run list, the killer, a warning, and
  *   the grant read.
  *
@@ -123,6 +124,7 @@ export async function bootScripts(
     getEnv: (name: string) => string | undefined;
     rootRealPaths?: readonly string[];
     catalog?: Catalog;
+    beforeProbe?: () => void;
   },
 ): Promise<ScriptBoot> {
   const scrub = scrubEnviron();
@@ -139,6 +141,8 @@ export async function bootScripts(
     configPath: locateConfig(config, options.getEnv)?.path ?? null,
     indexCacheDir: config.indexCacheDir,
   });
+  // After the scrub: `serve` starts loading the worker's modules here, while the probe runs.
+  options.beforeProbe?.();
   const probed = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
     killer: groupKiller,
