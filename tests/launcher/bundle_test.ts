@@ -57,6 +57,12 @@ Deno.test("launcher: a stale bundle is rebuilt before it runs, even after an edi
   assert.equal(first.stdout, `skillgate ${VERSION}\n`);
   assert.match(first.stderr, /bundling the program/);
   const built = await currentBundle(checkout.root);
+  // No chunk loads node:module at start-up (the launcher makes `require` lazy).
+  for await (const entry of Deno.readDir(`${checkout.root}/.bundle/${built}`)) {
+    if (!entry.name.endsWith(".js")) continue;
+    const text = await Deno.readTextFile(`${checkout.root}/.bundle/${built}/${entry.name}`);
+    assert.doesNotMatch(text, /^import [^\n]* from "node:module";$/m, entry.name);
+  }
   // Unchanged sources: the same bundle, nothing built.
   const again = await runLauncher(launcher, ["--version"], { cwd: checkout.root });
   assert.equal(again.stderr, "");
