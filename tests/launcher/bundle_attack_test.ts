@@ -1,0 +1,102 @@
+/**
+ * Attacks on the launcher's bundle (issue 13 review): the trusted part runs
+ * `.bundle/<hash>/main.js` with every permission, so a bundle someone else
+ * could write, or a bundle of other sources, must never run.
+ */
+
+import assert from "node:assert/strict";
+import { LAUNCHER, runLauncher } from "../support/launcher.ts";
+import { REPO_ROOT } from "../support/program.ts";
+import { VERSION } from "../../src/version.ts";
+
+/** What a checkout needs to launch and bundle (node_modules and .tools/ linked to this one's). */
+const CHECKOUT_FILES = ["skillgate", "main.ts", "deno.json", "deno.lock", "src"];
+
+/** The uid and gid of `nobody`: another user, who must not be able to plant a bundle. */
+const OTHER_USER = 65534;
+
+/** A copy of this checkout (sources only) whose bundle is built, and its hash. */
+async function builtCheckout(): Promise<{ root: string; hash: string } & AsyncDisposable> {
+  const setup = await runLauncher(LAUNCHER, ["--version"], { cwd: REPO_ROOT });
+  assert.equal(setup.code, 0, setup.stderr);
+  const parent = await Deno.makeTempDir({ prefix: "skillgate-bundle-attack-" });
+  const root = `${parent}/checkout`;
+  await Deno.mkdir(`${root}/.tools`, { recursive: true });
+  const copy = await new Deno.Command("sh", {
+    args: ["-c", 'from=$0; into=$1; shift; tar -C "$from" -cf - "$@" | tar -C "$into" -xf -']
+      .concat([REPO_ROOT, root, ...CHECKOUT_FILES]),
+    stderr: "piped",
+  }).output();
+  assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
+  await Deno.symlink(`${REPO_ROOT}node_modules`, `${root}/node_modules`);
+  await Deno.symlink(`${REPO_ROOT}.tools/node_modules`, `${root}/.tools/node_modules`);
+  const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
+  assert.equal(first.code, 0, first.stderr);
+  const hash = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1] ?? "";
+  assert.match(hash, /^[0-9a-f]{64}$/);
+  return { root, hash, [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
+}
+
+/** Writes a bundle folder at `dir` whose main.js only says it ran, owned by `uid` when given. */
+async function plantBundle(dir: string, uid?: number): Promise<void> {
+  await Deno.mkdir(`${dir}/src/worker`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/main.js`, 'console.log("planted bundle ran");\n');
+  await Deno.writeTextFile(`${dir}/src/worker/entry.js`, "\n");
+  if (uid === undefined) return;
+  for (const path of [dir, `${dir}/src`, `${dir}/src/worker`, `${dir}/src/worker/entry.js`]) {
+    await Deno.chown(path, uid, uid);
+  }
+  await Deno.chown(`${dir}/main.js`, uid, uid);
+}
+
+/** Runs `--version` through the checkout's launcher and checks the real program answered. */
+async function assertRealProgramRuns(root: string): Promise<string> {
+  const run = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
+  assert.doesNotMatch(run.stdout, /planted bundle ran/);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, `skillgate ${VERSION}\n`);
+  return run.stderr;
+}
+
+Deno.test("attack: a bundle another user swapped into a world-writable .bundle never runs", async () => {
+  await using checkout = await builtCheckout();
+  const bundles = `${checkout.root}/.bundle`;
+  await Deno.chmod(bundles, 0o777);
+  // Anyone may rename in a world-writable folder (no sticky bit): ours goes, theirs comes.
+  await Deno.rename(`${bundles}/${checkout.hash}`, `${bundles}/moved-away`);
+  await plantBundle(`${bundles}/${checkout.hash}`, OTHER_USER);
+  const stderr = await assertRealProgramRuns(checkout.root);
+  assert.match(stderr, /\.bundle/);
+});
+
+Deno.test("attack: a bundle folder owned by another user, left in our own .bundle, never runs", async () => {
+  await using checkout = await builtCheckout();
+  const bundles = `${checkout.root}/.bundle`;
+  await Deno.remove(`${bundles}/${checkout.hash}`, { recursive: true });
+  await plantBundle(`${bundles}/${checkout.hash}`, OTHER_USER);
+  await assertRealProgramRuns(checkout.root);
+  // Rebuilt in its place: ours again, and used.
+  assert.equal((await Deno.stat(`${bundles}/${checkout.hash}/main.js`)).uid, Deno.uid());
+  assert.equal(await assertRealProgramRuns(checkout.root), "");
+});
+
+Deno.test("attack: a .bundle symlinked to a folder others may write never runs what is there", async () => {
+  await using checkout = await builtCheckout();
+  const bundles = `${checkout.root}/.bundle`;
+  const shared = `${checkout.root}/../shared-bundles`;
+  await Deno.mkdir(shared);
+  await Deno.chmod(shared, 0o777);
+  await Deno.copyFile(`${bundles}/current`, `${shared}/current`);
+  await plantBundle(`${shared}/${checkout.hash}`, OTHER_USER);
+  await Deno.remove(bundles, { recursive: true });
+  await Deno.symlink(shared, bundles);
+  await assertRealProgramRuns(checkout.root);
+});
+
+Deno.test("attack: a group-writable bundle file (another user could edit it) never runs", async () => {
+  await using checkout = await builtCheckout();
+  const main = `${checkout.root}/.bundle/${checkout.hash}/main.js`;
+  await Deno.writeTextFile(main, 'console.log("planted bundle ran");\n');
+  await Deno.chmod(main, 0o664);
+  await assertRealProgramRuns(checkout.root);
+});
