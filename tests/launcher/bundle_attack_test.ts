@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { LAUNCHER, runLauncher } from "../support/launcher.ts";
+import { Client, StdioClientTransport } from "../support/sdk_client.ts";
+import { LAUNCHER, launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
 
@@ -99,4 +100,57 @@ Deno.test("attack: a group-writable bundle file (another user could edit it) nev
   await Deno.writeTextFile(main, 'console.log("planted bundle ran");\n');
   await Deno.chmod(main, 0o664);
   await assertRealProgramRuns(checkout.root);
+});
+
+Deno.test("attack: a later build's clean-up never removes the bundle a running server still starts isolates from", async () => {
+  await using checkout = await builtCheckout();
+  const parent = `${checkout.root}/..`;
+  const skill = `${parent}/skills/token-demo`;
+  await Deno.mkdir(`${skill}/scripts`, { recursive: true });
+  await Deno.mkdir(`${parent}/data`);
+  await Deno.writeTextFile(
+    `${skill}/SKILL.md`,
+    "---\nname: token-demo\ndescription: Prints its token. Use in tests.\nmcp-host:\n" +
+      "  version: 1\n  run:\n    - script: scripts/token.sh\n      interpreter: sh\n" +
+      "      env: [DEMO_TOKEN]\n---\n# Token demo\n",
+  );
+  await Deno.writeTextFile(`${skill}/scripts/token.sh`, 'printf "token=%s" "$DEMO_TOKEN"\n');
+  const transport = new StdioClientTransport({
+    command: `${checkout.root}/skillgate`,
+    args: ["serve", `${parent}/skills`],
+    cwd: parent,
+    env: launcherEnv({
+      XDG_CACHE_HOME: `${parent}/cache`,
+      MCP_DATA_DIR: `${parent}/data`,
+      MCP_CONFIRM_MODE: "auto",
+      DEMO_TOKEN: "token-value",
+      MCP_SKILL_RUN: JSON.stringify([
+        { skill: "token-demo", script: "scripts/token.sh", env: ["DEMO_TOKEN"] },
+      ]),
+    }),
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "bundle-attack-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const cmdline = await Deno.readTextFile(`/proc/${transport.pid}/cmdline`);
+    assert.ok(cmdline.includes(`/.bundle/${checkout.hash}/main.js\0`), cmdline);
+    // The server was started (and its bundle built) more than a week ago; the sources change.
+    const weekAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await Deno.utime(`${checkout.root}/.bundle/${checkout.hash}`, weekAgo, weekAgo);
+    await Deno.writeTextFile(`${checkout.root}/src/added_later.ts`, "export const later = 1;\n");
+    const next = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+      cwd: checkout.root,
+    });
+    assert.equal(next.code, 0, next.stderr);
+    assert.match(next.stderr, /bundling the program/);
+    // The declared value is released through an isolate started now, from the server's bundle.
+    const ran = await client.callTool({
+      name: "skill_run",
+      arguments: { name: "token-demo", script: "scripts/token.sh", args: [] },
+    });
+    assert.match(JSON.stringify(ran.structuredContent ?? ran.content), /token=token-value/);
+  } finally {
+    await client.close();
+  }
 });
