@@ -154,3 +154,25 @@ Deno.test("attack: a later build's clean-up never removes the bundle a running s
     await client.close();
   }
 });
+
+Deno.test("attack: bytes moved from the end of one source file to the start of the next still give a new bundle", async () => {
+  await using checkout = await builtCheckout();
+  const version = `${checkout.root}/src/version.ts`;
+  const next = `${checkout.root}/src/version_note.ts`; // the file right after it, sorted
+  const head = `import "./version_note.ts";\nexport const VERSION = "${VERSION}";\n//`;
+  // The same bytes in the same files' order, only the boundary between the two files moved.
+  await Deno.writeTextFile(version, head);
+  await Deno.writeTextFile(next, 'console.log("the note ran");\n');
+  const before = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+    cwd: checkout.root,
+  });
+  assert.equal(before.code, 0, before.stderr);
+  assert.equal(before.stdout, `the note ran\nskillgate ${VERSION}\n`);
+  await Deno.writeTextFile(version, `${head}console.log("the note ran");\n`);
+  await Deno.writeTextFile(next, "");
+  const after = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+    cwd: checkout.root,
+  });
+  assert.equal(after.code, 0, after.stderr);
+  assert.equal(after.stdout, `skillgate ${VERSION}\n`);
+});
