@@ -176,3 +176,35 @@ Deno.test("attack: bytes moved from the end of one source file to the start of t
   assert.equal(after.code, 0, after.stderr);
   assert.equal(after.stdout, `skillgate ${VERSION}\n`);
 });
+
+Deno.test("attack: another Deno put at the same path gets its own bundle, as the launcher's header says", async () => {
+  await using checkout = await builtCheckout();
+  const bin = `${checkout.root}/../bin`;
+  await Deno.mkdir(bin);
+  const realDeno = `${REPO_ROOT}.tools/node_modules/deno/deno`;
+  /** A `deno` on PATH that says it is `version`, and is the pinned Deno otherwise. */
+  const installDeno = async (version: string) => {
+    await Deno.writeTextFile(
+      `${bin}/deno.new`,
+      `#!/bin/sh\nif [ "$1" = --version ]; then echo "deno ${version} (stable)"; exit 0; fi\n` +
+        `exec "${realDeno}" "$@"\n`,
+    );
+    await Deno.chmod(`${bin}/deno.new`, 0o755);
+    await Deno.rename(`${bin}/deno.new`, `${bin}/deno`); // as an upgrade replaces it
+  };
+  const run = () =>
+    runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+      cwd: checkout.root,
+      env: { PATH: `${bin}:${launcherEnv().PATH}` },
+    });
+  await installDeno("2.9.6");
+  const first = await run();
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stderr, /bundling the program/);
+  assert.equal((await run()).stderr, "");
+  await installDeno("2.9.7");
+  const upgraded = await run();
+  assert.equal(upgraded.code, 0, upgraded.stderr);
+  assert.equal(upgraded.stdout, `skillgate ${VERSION}\n`);
+  assert.match(upgraded.stderr, /bundling the program/);
+});
