@@ -208,3 +208,17 @@ Deno.test("attack: another Deno put at the same path gets its own bundle, as the
   assert.equal(upgraded.stdout, `skillgate ${VERSION}\n`);
   assert.match(upgraded.stderr, /bundling the program/);
 });
+
+Deno.test("attack: what a build killed midway leaves never runs, and the next build removes it", async () => {
+  await using checkout = await builtCheckout();
+  const bundles = `${checkout.root}/.bundle`;
+  // A build killed (SIGKILL, power loss) before its rename: a partial folder and its log.
+  await plantBundle(`${bundles}/.staging-4242424`);
+  await Deno.writeTextFile(`${bundles}/.log-4242424`, "half a log\n");
+  await Deno.writeTextFile(`${checkout.root}/src/added_later.ts`, "export const later = 1;\n");
+  const stderr = await assertRealProgramRuns(checkout.root);
+  assert.match(stderr, /bundling the program/);
+  const left: string[] = [];
+  for await (const entry of Deno.readDir(bundles)) left.push(entry.name);
+  assert.deepEqual(left.filter((name) => name.startsWith(".")), []);
+});
