@@ -45,9 +45,18 @@ export interface WorkerSession {
 }
 
 /**
+ * Errors a worker raised before {@linkcode startWorker} took it over (`serve`
+ * creates it while the isolation probe runs): held here, handled, so a module
+ * that fails to load is reported by `startWorker` like any other worker error
+ * instead of escaping as an unhandled error that ends the trusted part.
+ */
+const earlyErrors = new WeakMap<Worker, string>();
+
+/**
  * Creates the worker isolate with exactly `permissions`; its modules start
  * loading at once, and it does nothing else until {@linkcode startWorker}
  * sends it the configuration (nothing reaches it before: it reads no input).
+ * An error it raises before then is held for `startWorker` to report.
  *
  * @param entry URL of the worker's entry module.
  * @param permissions The permission set it gets, for good.
@@ -57,11 +66,16 @@ export interface WorkerSession {
  * permission it hands down.
  */
 export function createWorkerIsolate(entry: URL, permissions: WorkerPermissions): Worker {
-  return new Worker(entry, {
+  const worker = new Worker(entry, {
     type: "module",
     name: "skillgate-worker",
     deno: { permissions: toWorkerOption(permissions) },
   });
+  worker.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    if (!earlyErrors.has(worker)) earlyErrors.set(worker, event.message);
+  };
+  return worker;
 }
 
 /**
@@ -161,6 +175,11 @@ export function startWorker(
       worker.terminate();
       resolve({ code: 1, message: `Internal error in the worker: ${event.message}` });
     };
+    const early = earlyErrors.get(worker);
+    if (early !== undefined) {
+      worker.terminate();
+      resolve({ code: 1, message: `Internal error in the worker: ${early}` });
+    }
   });
   const start: StartMessage = {
     type: "start",
