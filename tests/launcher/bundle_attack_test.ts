@@ -222,3 +222,30 @@ Deno.test("attack: what a build killed midway leaves never runs, and the next bu
   for await (const entry of Deno.readDir(bundles)) left.push(entry.name);
   assert.deepEqual(left.filter((name) => name.startsWith(".")), []);
 });
+
+Deno.test("attack: a clean-up killed midway never leaves a half-removed bundle that runs when its sources come back", async () => {
+  await using checkout = await builtCheckout();
+  const bundles = `${checkout.root}/.bundle`;
+  const weekAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+  await Deno.utime(`${bundles}/${checkout.hash}`, weekAgo, weekAgo);
+  // An `rm` killed after removing one file of the old bundle (the power goes, a SIGKILL).
+  const bin = `${checkout.root}/../bin`;
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(
+    `${bin}/rm`,
+    `#!/bin/sh\nfor arg in "$@"; do case $arg in *${checkout.hash}) ` +
+      `/bin/rm -f "$(find "$arg" -name 'chunk-*.js' | sort | head -n 1)"; exit 137 ;; ` +
+      `esac; done\nexec /bin/rm "$@"\n`,
+  );
+  await Deno.chmod(`${bin}/rm`, 0o755);
+  const added = `${checkout.root}/src/added_later.ts`;
+  await Deno.writeTextFile(added, "export const later = 1;\n");
+  const update = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+    cwd: checkout.root,
+    env: { PATH: `${bin}:${launcherEnv().PATH}` },
+  });
+  assert.equal(update.code, 0, update.stderr);
+  // The sources come back (a branch switched back): their bundle must be whole, or rebuilt.
+  await Deno.remove(added);
+  await assertRealProgramRuns(checkout.root);
+});
