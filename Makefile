@@ -100,4 +100,4 @@ deps:
 	@$(SETUP) >/dev/null
 
 clean:
-	rm -rf node_modules dist
+	rm -rf node_modules dist .bundle

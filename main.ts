@@ -37,9 +37,14 @@ import {
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
 import { createEnvReleaseService } from "./src/sandbox/env_release_service.ts";
-import { startWorker } from "./src/sandbox/worker_host.ts";
-import { computeWorkerSet } from "./src/sandbox/worker_set.ts";
+import { createWorkerIsolate, startWorker } from "./src/sandbox/worker_host.ts";
+import {
+  computeWorkerSet,
+  predictWorkerPermissions,
+  sameWorkerOption,
+} from "./src/sandbox/worker_set.ts";
 import { VERSION } from "./src/version.ts";
+import { installDir, isolateEntryUrl } from "./src/entry_points.ts";
 import {
   httpScriptsWarning,
   HttpStartupError,
@@ -47,7 +52,6 @@ import {
 } from "./src/transports/http/http_startup.ts";
 import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
-import { fileURLToPath as fromFileUrl } from "node:url";
 
 async function main(): Promise<number> {
   if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
@@ -143,16 +147,22 @@ async function main(): Promise<number> {
   const cacheDir = prepareIndexCacheDir(config.indexCacheDir);
   if (cacheDir.warning !== null) logErrorLine(`skillgate: ${cacheDir.warning}`);
   if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
-  const workerSet = await computeWorkerSet(
-    config,
-    [...paths, ...remote?.paths ?? []],
-    {
-      getEnv: (name) => Deno.env.get(name),
-      ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
+  const rootPaths = [...paths, ...remote?.paths ?? []];
+  const sourcesCache = remote === null ? {} : { sourcesCache: remote.setup.cacheDir };
+  // The worker's modules load while the isolation probe runs (issue 13), in a worker created
+  // with the predicted set; it is used only if that equals the computed set (else replaced).
+  const predicted = predictWorkerPermissions(config, rootPaths, sourcesCache);
+  let early: Worker | null = null;
+  const workerSet = await computeWorkerSet(config, rootPaths, {
+    getEnv: (name) => Deno.env.get(name),
+    ...sourcesCache,
+    beforeProbe: () => {
+      if (predicted !== null) early = createWorkerIsolate(isolateEntryUrl("worker"), predicted);
     },
-  );
+  });
   const { scripts, explained, indexCacheDir } = workerSet;
   if (scripts.refusal !== null) {
+    (early as Worker | null)?.terminate();
     logErrorLine(`skillgate: ${scripts.refusal}`);
     return EXIT_USAGE;
   }
@@ -178,8 +188,12 @@ async function main(): Promise<number> {
   // A settings view's write: checked and written here (the worker may only ask).
   const writeOverride = (request: unknown) =>
     createViewOverrideWriter(location, ownerWatch)(request);
+  const preloaded = early !== null && predicted !== null && sameWorkerOption(predicted, permissions)
+    ? early
+    : null;
+  if (preloaded === null) (early as Worker | null)?.terminate();
   const session = startWorker(
-    new URL("./src/worker/entry.ts", import.meta.url),
+    isolateEntryUrl("worker"),
     config,
     permissions,
     // The worker builds the catalog (the only build); granted values are released per run.
@@ -189,6 +203,7 @@ async function main(): Promise<number> {
       releaseEnv: envRelease.release,
       overlay: { overrides, problems: [], setByView },
       writeOverride,
+      ...(preloaded === null ? {} : { worker: preloaded }),
     },
   );
   ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
@@ -303,7 +318,7 @@ async function writeAll(stream: { write(p: Uint8Array): Promise<number> }, text:
 
 /** How a client would start this same program: the binary, or this checkout's launcher. */
 function launchCommand(): string[] {
-  const checkout = fromFileUrl(new URL(".", import.meta.url)).replace(/\/$/, "");
+  const checkout = installDir().replace(/\/$/, "");
   return launchWords({ execPath: Deno.execPath(), checkout });
 }
 

@@ -10,7 +10,11 @@
  * @module
  */
 
-const worker = new Worker(new URL("./wall_floor_worker.ts", import.meta.url), {
+// Bundled (the benchmark's bundled floor row), this module is wall_floor_main.js beside its worker's.
+const workerFile = import.meta.url.endsWith(".js")
+  ? "./wall_floor_worker.js"
+  : "./wall_floor_worker.ts";
+const worker = new Worker(new URL(workerFile, import.meta.url), {
   type: "module",
   deno: {
     permissions: {

@@ -7,7 +7,9 @@
  * after start (warm and cold cache) and a repeated one, and edit ->
  * `notifications/resources/updated`. Ratios divide by the wall floor (the
  * floor server started as a permission-narrowed worker by a minimal main
- * module, `bench/wall_floor_main.ts`); the plain floor is reported too.
+ * module, `bench/wall_floor_main.ts`); the plain floor is reported too, and
+ * the wall floor bundled (skillgate is spawned through its launcher, which
+ * runs it bundled), so the ratios can be read against either.
  *
  * The cache folder is chosen through `XDG_CACHE_HOME` (a fresh temporary
  * folder per cold spawn; one primed folder for warm spawns), so the same
@@ -35,6 +37,7 @@ import { generatedSkillName, generateSkills } from "../support/skill_generator.t
 import { summarise, type Summary } from "../support/stats.ts";
 import { programCommand, programEnv, REPO_ROOT } from "../../tests/support/program.ts";
 import type { BenchSection, SectionReport } from "./section.ts";
+import { trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
 
 /** The catalog sizes measured unless `BENCH_LARGE_SIZES` names others. */
 const DEFAULT_SIZES = [12, 1_000, 10_000, 50_000] as const;
@@ -62,6 +65,53 @@ function wallFloorCommand(): ChildCommand {
   };
 }
 
+/**
+ * The wall floor bundled by `deno bundle` (main and worker, as the launcher
+ * bundles skillgate), reported beside the floor the issue defines so the
+ * ratios can be read both ways; null when the bundler fails.
+ */
+async function bundledWallFloorCommand(context: BenchContext): Promise<ChildCommand | null> {
+  const dir = await context.makeTempDir("skillgate-bench-floor-bundle-");
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--frozen",
+      "--quiet",
+      "--platform=deno",
+      "--code-splitting",
+      "--config",
+      `${REPO_ROOT}deno.json`,
+      "--outdir",
+      dir,
+      `${REPO_ROOT}bench/wall_floor_main.ts`,
+      `${REPO_ROOT}bench/wall_floor_worker.ts`,
+    ],
+    cwd: REPO_ROOT,
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!built.success) return null;
+  return {
+    executable: Deno.execPath(),
+    args: ["run", ...trustedRunFlags(), `${dir}/wall_floor_main.js`],
+    cwd: REPO_ROOT,
+    env: programEnv(),
+  };
+}
+
+/** Start-up and RSS after one call of a floor command. */
+async function measureFloor(
+  command: ChildCommand,
+  reps: number,
+): Promise<{ startupMs: Summary; rssMib: number | null }> {
+  const { startupMs } = await measureStartup(command, { spawns: reps });
+  const session = await openSession(command);
+  await session.child.request("tools/call", { name: "ping", arguments: {} });
+  const tree = await readTreeRss(session.child.pid);
+  await session.child.close();
+  return { startupMs, rssMib: tree === null ? null : tree.rssKib / 1024 };
+}
+
 interface SizeRow {
   readonly skills: number;
   readonly files: number;
@@ -80,12 +130,10 @@ async function run(context: BenchContext): Promise<SectionReport> {
   const plain = await context.floor();
   const reps = context.isQuick ? 2 : 5;
   context.log(`wall floor: ${reps} spawns...`);
-  const wall = await measureStartup(wallFloorCommand(), { spawns: reps });
-  const wallSession = await openSession(wallFloorCommand());
-  await wallSession.child.request("tools/call", { name: "ping", arguments: {} });
-  const wallTree = await readTreeRss(wallSession.child.pid);
-  await wallSession.child.close();
-  const wallRss = wallTree === null ? null : wallTree.rssKib / 1024;
+  const wall = await measureFloor(wallFloorCommand(), reps);
+  const wallRss = wall.rssMib;
+  const bundledCommand = await bundledWallFloorCommand(context);
+  const bundled = bundledCommand === null ? null : await measureFloor(bundledCommand, reps);
   const rows: SizeRow[] = [];
   for (const size of sizes) rows.push(await measureSize(context, size));
   const w = wall.startupMs.median;
@@ -133,6 +181,11 @@ async function run(context: BenchContext): Promise<SectionReport> {
         "wall floor (narrowed worker of a minimal main)",
         formatSummary(wall.startupMs),
         wallRss === null ? "–" : wallRss.toFixed(0),
+      ],
+      [
+        "wall floor, bundled (`deno bundle` of the same two modules; for reading only)",
+        bundled === null ? "–" : formatSummary(bundled.startupMs),
+        bundled?.rssMib == null ? "–" : bundled.rssMib.toFixed(0),
       ],
       [
         "plain floor (same server, no worker)",

@@ -1,9 +1,10 @@
 /**
- * The two programs the benchmark starts: skillgate exactly as `make run`
- * starts it (`deno run`, the trusted flags, `main.ts serve ROOT`), and the
- * floor, a minimal SDK stdio server under the same Deno and the same flags.
- * Both speak MCP over stdio through {@linkcode spawnRpcChild}; both are
- * started by the tests' `programCommand` (tests/support/program.ts).
+ * The two programs the benchmark starts: skillgate exactly as users and
+ * `make run` start it (the launcher `./skillgate serve ROOT`, which runs the
+ * bundled program with the trusted flags), and the floor, a minimal SDK
+ * stdio server under the same Deno and the same flags (started by the tests'
+ * `programCommand`, tests/support/program.ts). Both speak MCP over stdio
+ * through {@linkcode spawnRpcChild}.
  *
  * @module
  */
@@ -17,15 +18,16 @@ import { type ChildCommand, type RpcChild, spawnRpcChild } from "./rpc_client.ts
  *
  * @param roots Skill roots, absolute.
  * @param options `extraArgs` after the roots (e.g. `["--static"]`) and extra environment.
- * @returns The command (the current Deno binary, trusted flags, `main.ts serve ...`).
+ * @returns The command (this checkout's launcher, `serve ...`).
  */
 export function skillgateCommand(
   roots: readonly string[],
   options: { extraArgs?: readonly string[]; env?: Readonly<Record<string, string>> } = {},
 ): ChildCommand {
+  // What users run: the launcher, which runs the bundled program (issue 13).
   return {
-    executable: Deno.execPath(),
-    args: programCommand(["serve", ...roots, ...(options.extraArgs ?? [])]),
+    executable: `${REPO_ROOT}skillgate`,
+    args: ["serve", ...roots, ...(options.extraArgs ?? [])],
     cwd: REPO_ROOT,
     env: programEnv(options.env),
   };

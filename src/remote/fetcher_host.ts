@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isolateEntryUrl } from "../entry_points.ts";
 import { toWorkerOption, type WorkerPermissions } from "../sandbox/worker_permissions.ts";
 import type { FetchOutcome } from "./fetch_source.ts";
 import type {
@@ -52,7 +53,7 @@ export interface FetcherSetup {
 export function startFetcher(
   permissions: WorkerPermissions,
   setup: FetcherSetup,
-  entry: URL = new URL("./fetcher_entry.ts", import.meta.url),
+  entry: URL = isolateEntryUrl("fetcher"),
 ): Fetcher {
   const worker = new Worker(entry, {
     type: "module",

@@ -7,6 +7,7 @@
  */
 
 import type { Caps } from "../caps.ts";
+import { isolateEntryUrl } from "../entry_points.ts";
 import type { Grant } from "../scripts/grant.ts";
 import { createDeclaredEnvReader, type DeclaredEnvReader } from "./declared_env_host.ts";
 import { type EnvReleaseRequest, releaseEnv } from "./env_release.ts";
@@ -43,7 +44,7 @@ export function createEnvReleaseService(
     ? set.declarationBases.filter((base) => base.path !== set.declarationSourcesBase)
     : set.declarationBases;
   const reader = createDeclaredEnvReader(
-    new URL("./declared_env_entry.ts", import.meta.url),
+    isolateEntryUrl("declaration-reader"),
     set.declarationReader.permissions,
     { bases, maxSkillMdBytes: options.caps.maxSkillMdBytes },
   );

@@ -35,6 +35,7 @@ import {
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { Catalog } from "../skills/skill.ts";
+import { installDir } from "../entry_points.ts";
 import { scrubEnviron } from "./environ_scrub.ts";
 import { closeInheritedOnExec } from "./inherited_fds.ts";
 import { makeNonDumpable } from "./non_dumpable.ts";
@@ -106,8 +107,9 @@ export interface ScriptBoot {
  *
  * @param config The configuration.
  * @param options An environment lookup (after the scrub values are still
- *   readable), the roots' real paths (grants may not name them), and
- *   optionally a catalog to describe (never used for the run list).
+ *   readable), the roots' real paths (grants may not name them),
+ *   optionally a catalog to describe (never used for the run list), and
+ *   `beforeProbe`, called once after the scrub, just before the probe.
  * @returns The facts for the worker, its run list, the killer, a warning, and
  *   the grant read.
  *
@@ -122,6 +124,7 @@ export async function bootScripts(
     getEnv: (name: string) => string | undefined;
     rootRealPaths?: readonly string[];
     catalog?: Catalog;
+    beforeProbe?: () => void;
   },
 ): Promise<ScriptBoot> {
   const scrub = scrubEnviron();
@@ -133,11 +136,13 @@ export async function bootScripts(
   const groupKiller = createGroupKiller();
   const protectedFolders = protectedFoldersOf({
     roots: [...(options.rootRealPaths ?? []), ...config.roots.map((root) => root.path)],
-    installDir: new URL("../..", import.meta.url).pathname,
+    installDir: installDir(),
     getEnv: options.getEnv,
     configPath: locateConfig(config, options.getEnv)?.path ?? null,
     indexCacheDir: config.indexCacheDir,
   });
+  // After the scrub: `serve` starts loading the worker's modules here, while the probe runs.
+  options.beforeProbe?.();
   const probed = await probeIsolation({
     shPath: interpreters.sh.available ? interpreters.sh.path : null,
     killer: groupKiller,

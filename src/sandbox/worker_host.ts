@@ -45,6 +45,40 @@ export interface WorkerSession {
 }
 
 /**
+ * Errors a worker raised before {@linkcode startWorker} took it over (`serve`
+ * creates it while the isolation probe runs): held here, handled, so a module
+ * that fails to load is reported by `startWorker` like any other worker error
+ * instead of escaping as an unhandled error that ends the trusted part.
+ */
+const earlyErrors = new WeakMap<Worker, string>();
+
+/**
+ * Creates the worker isolate with exactly `permissions`; its modules start
+ * loading at once, and it does nothing else until {@linkcode startWorker}
+ * sends it the configuration (nothing reaches it before: it reads no input).
+ * An error it raises before then is held for `startWorker` to report.
+ *
+ * @param entry URL of the worker's entry module.
+ * @param permissions The permission set it gets, for good.
+ * @returns The worker.
+ *
+ * Requires `--unstable-worker-options`, and the caller must hold every
+ * permission it hands down.
+ */
+export function createWorkerIsolate(entry: URL, permissions: WorkerPermissions): Worker {
+  const worker = new Worker(entry, {
+    type: "module",
+    name: "skillgate-worker",
+    deno: { permissions: toWorkerOption(permissions) },
+  });
+  worker.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    if (!earlyErrors.has(worker)) earlyErrors.set(worker, event.message);
+  };
+  return worker;
+}
+
+/**
  * Starts a module worker with the given permissions and sends it the
  * configuration. Requires `--unstable-worker-options`, and the trusted part
  * must itself hold every permission it hands down.
@@ -60,8 +94,10 @@ export interface WorkerSession {
  *   environment requests (`env_release.ts`; without one, every request gets
  *   no value); `overlay`: the owner's overrides read at start-up;
  *   `writeOverride`: the trusted part's writer of a settings view's requests
- *   (without one, each is refused). The worker builds the catalog itself:
- *   nothing of a skill is sent or held here.
+ *   (without one, each is refused); `worker`: one created earlier by
+ *   {@linkcode createWorkerIsolate} with exactly `permissions` (the caller
+ *   checks that), used instead of creating one. The worker builds the
+ *   catalog itself: nothing of a skill is sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
@@ -74,14 +110,11 @@ export function startWorker(
     releaseEnv?: (request: EnvRequestMessage) => Promise<Readonly<Record<string, string>>>;
     overlay?: CatalogOverlay;
     writeOverride?: (request: unknown) => Promise<ViewOverrideAnswer>;
+    worker?: Worker;
   } = {},
 ): WorkerSession {
   const { groupKiller, releaseEnv, writeOverride } = options;
-  const worker = new Worker(entry, {
-    type: "module",
-    name: "skillgate-worker",
-    deno: { permissions: toWorkerOption(permissions) },
-  });
+  const worker = options.worker ?? createWorkerIsolate(entry, permissions);
   let resolveReady: (message: ReadyMessage) => void = () => {};
   const ready = new Promise<ReadyMessage>((resolve) => (resolveReady = resolve));
   const exited = new Promise<{ code: number; message?: string }>((resolve) => {
@@ -142,6 +175,11 @@ export function startWorker(
       worker.terminate();
       resolve({ code: 1, message: `Internal error in the worker: ${event.message}` });
     };
+    const early = earlyErrors.get(worker);
+    if (early !== undefined) {
+      worker.terminate();
+      resolve({ code: 1, message: `Internal error in the worker: ${early}` });
+    }
   });
   const start: StartMessage = {
     type: "start",

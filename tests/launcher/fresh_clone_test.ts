@@ -35,7 +35,7 @@ if (!canInstall) {
 /** Copies the working tree (what a clone holds) without .tools/, node_modules/ or .git. */
 async function freshClone(into: string): Promise<void> {
   await Deno.mkdir(into, { recursive: true });
-  const exclude = [".tools", "node_modules", ".git", "dist", "coverage"].map((name) =>
+  const exclude = [".tools", "node_modules", ".bundle", ".git", "dist", "coverage"].map((name) =>
     `--exclude=./${name}`
   );
   const copy = await new Deno.Command("sh", {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { type CommandLineInput, parseCommandLine, UsageError } from "../cli.ts";
 import type { Config } from "../config.ts";
@@ -66,7 +66,10 @@ export function locateConfig(
  * open handle that it is a regular file, and at most
  * {@linkcode MAX_CONFIG_FILE_BYTES} + 1 bytes read. A symlink is followed (an
  * owner may link their configuration from elsewhere); what it ends at must be
- * a regular file.
+ * a regular file. `node:fs` is loaded only once a file is there to read (issue
+ * 13: loading it costs start-up time, and most starts have no configuration
+ * file); a file that appears between that look and the open is read the
+ * same way.
  *
  * @param path Absolute path.
  * @returns Its text, or null when it does not exist.
@@ -76,20 +79,21 @@ export function locateConfig(
  *
  * Requires `--allow-read` on `path` (the trusted part holds it).
  */
-export function readOwnerFile(path: string): Promise<string | null> {
+export async function readOwnerFile(path: string): Promise<string | null> {
   try {
-    return Promise.resolve(readOwnerFileSync(path));
+    Deno.statSync(path); // never blocks, even on a FIFO
   } catch (error) {
-    return Promise.reject(error);
+    if (error instanceof Deno.errors.NotFound) return null;
+    // Anything else (a permission, a loop): the open below reports it.
   }
+  return readOwnerFileSync(await import("node:fs"), path);
 }
 
-const OWNER_OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
-
-function readOwnerFileSync(path: string): string | null {
+function readOwnerFileSync(fs: typeof import("node:fs"), path: string): string | null {
+  const { closeSync, constants, fstatSync, openSync, readSync } = fs;
   let fd: number;
   try {
-    fd = openSync(path, OWNER_OPEN_FLAGS);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (error instanceof Deno.errors.NotFound || code === "ENOENT") return null;

@@ -30,7 +30,6 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { readWhole } from "../../files/bounded_read.ts";
 import { resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
@@ -160,6 +159,7 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     const known = recall(key);
     if (known !== undefined) return known;
     const bytes = await readWhole(file, EXTENSION_MAX_BYTES);
+    if (createHash === null) await loadHasher();
     hashed++;
     const result: FileDigest = Object.freeze({
       digest: sha256DigestSync(bytes),
@@ -252,8 +252,25 @@ function versionKey(
  *
  * Source: SEP-2640, "Integrity and Verification".
  */
-export function sha256Digest(bytes: Uint8Array): Promise<string> {
-  return Promise.resolve(sha256DigestSync(bytes));
+export async function sha256Digest(bytes: Uint8Array): Promise<string> {
+  await loadHasher();
+  return sha256DigestSync(bytes);
+}
+
+/**
+ * `node:crypto`'s `createHash`, loaded on the first digest, not at start-up:
+ * loading `node:crypto` costs the worker ~5-8 ms before `initialize` is
+ * answered, which needs no digest (issue 13).
+ */
+let createHash: typeof import("node:crypto").createHash | null = null;
+
+/**
+ * Loads the hasher {@linkcode sha256DigestSync} uses (once; later calls resolve at once).
+ *
+ * @returns Resolves once digests can be computed synchronously.
+ */
+export async function loadHasher(): Promise<void> {
+  createHash ??= (await import("node:crypto")).createHash;
 }
 
 /**
@@ -263,9 +280,11 @@ export function sha256Digest(bytes: Uint8Array): Promise<string> {
  *
  * @param bytes The raw bytes.
  * @returns `sha256:` followed by 64 lowercase hexadecimal characters.
+ * @throws {Error} When {@linkcode loadHasher} has not completed yet.
  *
  * Source: SEP-2640, "Integrity and Verification".
  */
 export function sha256DigestSync(bytes: Uint8Array): string {
+  if (createHash === null) throw new Error("sha256DigestSync() before loadHasher() completed");
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }

@@ -1,0 +1,75 @@
+/**
+ * Where the program's isolates load from, in both forms skillgate runs in:
+ * from source (`deno run main.ts`, tests, `deno compile`) and bundled (the
+ * launcher runs `.bundle/<hash>/main.js`, built by `deno bundle` from these
+ * same sources; see the launcher). A bundle keeps the source tree's layout
+ * for its entry modules (`main.js`, `src/worker/entry.js`, ...) but puts the
+ * shared code in chunks at its root, so no module can find a sibling through
+ * its own `import.meta.url`: every isolate's entry URL is decided here.
+ *
+ * @module
+ */
+
+/** The isolates skillgate starts, each from its own entry module. */
+export type IsolateEntry = "worker" | "declaration-reader" | "fetcher";
+
+/** Each entry module's path under `src/` (source form: `.ts`; bundled: the same path, `.js`). */
+const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
+  "worker": "worker/entry",
+  "declaration-reader": "sandbox/declared_env_entry",
+  "fetcher": "remote/fetcher_entry",
+};
+
+/**
+ * The form this code runs in: `bundled` with the bundle's root folder (the
+ * folder of the bundled `main.js`), or `source`. Pure.
+ *
+ * @param here This module's URL (`import.meta.url`: a `.ts` file from
+ *   source, a `.js` chunk in a bundle).
+ * @param mainModule The main module's URL (`Deno.mainModule`); in the
+ *   bundled form it is the bundle's `main.js`.
+ * @returns The form.
+ */
+export function programForm(
+  here: string,
+  mainModule: string,
+): { readonly bundled: false } | { readonly bundled: true; readonly root: URL } {
+  if (!here.endsWith(".js")) return { bundled: false };
+  return { bundled: true, root: new URL(".", mainModule) };
+}
+
+/**
+ * The URL of an isolate's entry module, for `new Worker(...)`.
+ *
+ * @param entry Which isolate.
+ * @param here @default `import.meta.url` of this module (tests pass others).
+ * @param mainModule @default `Deno.mainModule`.
+ * @returns `src/<entry>.ts` beside this module from source, or
+ *   `<bundle>/src/<entry>.js` in the bundled form.
+ */
+export function isolateEntryUrl(
+  entry: IsolateEntry,
+  here: string = import.meta.url,
+  mainModule: string = Deno.mainModule,
+): URL {
+  const form = programForm(here, mainModule);
+  const path = ENTRY_PATHS[entry];
+  return form.bundled ? new URL(`src/${path}.js`, form.root) : new URL(`./${path}.ts`, here);
+}
+
+/**
+ * The folder skillgate is installed in: the checkout (or, compiled, the
+ * binary's embedded tree), which holds the sources and the bundle alike
+ * (`<checkout>/.bundle/<hash>/`). Grants may not name it.
+ *
+ * @param here @default `import.meta.url` of this module.
+ * @param mainModule @default `Deno.mainModule`.
+ * @returns Its absolute path, ending in `/`.
+ */
+export function installDir(
+  here: string = import.meta.url,
+  mainModule: string = Deno.mainModule,
+): string {
+  const form = programForm(here, mainModule);
+  return form.bundled ? new URL("../../", form.root).pathname : new URL("../", here).pathname;
+}
