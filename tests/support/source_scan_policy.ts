@@ -181,6 +181,14 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "event loop between folders",
   },
   {
+    path: "src/skills/folder_estimate.ts",
+    apis: ["Deno.stat", "Deno.lstat"],
+    reason: "worker, before a large catalog's early `initialize` answer: stats each configured " +
+      "root and its skill containers (link counts estimate their sub-folders; lstat: a " +
+      "container that is a symlink is not counted); never opens anything, and only a count " +
+      "leaves it",
+  },
+  {
     path: "src/skills/_load_skill.ts",
     apis: ["Deno.lstat"],
     reason: "warm start: compares SKILL.md's identity (lstat: a regular file, device, inode, " +
