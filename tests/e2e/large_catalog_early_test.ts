@@ -45,3 +45,22 @@ Deno.test("a catalog of 1,000 skills: initialize is answered while it loads, ski
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a catalog of 1,000 skills in group folders (the root's own folders do not show its size): initialize is still answered while it loads, once discovery counted them", async () => {
+  const root = await Deno.makeTempDir({ prefix: "skillgate-early-groups-" });
+  try {
+    for (let i = 0; i < SKILLS; i++) {
+      const name = `s${String(i).padStart(4, "0")}`;
+      const dir = `${root}/group-${i % 10}/${name}`;
+      await Deno.mkdir(dir, { recursive: true });
+      await Deno.writeTextFile(`${dir}/SKILL.md`, skillMd(name, `Skill number ${i}.`));
+    }
+    await using session = await connectStdio(["--no-index-cache", root]);
+    const instructions = session.client.getInstructions() ?? "";
+    assert.match(instructions, /\(about 1000 skill folders\) was still loading/);
+    const listed = await session.call("skill_list", { limit: 1 });
+    assert.equal((listed.structuredContent as { total: number }).total, SKILLS);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
