@@ -222,3 +222,17 @@ Deno.test("index cache: two processes writing digests to one folder at once leav
   assert.equal(found.size, 1, "every digest comes from the same last writer");
   assert.ok([digestOf(0xaa), digestOf(0xbb)].includes([...found][0] ?? ""));
 });
+
+Deno.test("index cache: the previous format's single JSON file is removed once the parse file is written", async () => {
+  await using tree = await makeTree({ "alpha/SKILL.md": skillMd("alpha") });
+  await using cacheDir = await makeTree({});
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cacheFor(cacheDir.path) });
+  const [parses = ""] = cacheFiles(cacheDir.path);
+  const stale = cacheDir.at(parses.replace(/\.parses$/, ".json"));
+  Deno.writeTextFileSync(stale, '{"format":"skillgate-index-1","version":"0.1.0","entries":[]}');
+  await Deno.mkdir(tree.at("beta"));
+  Deno.writeTextFileSync(tree.at("beta/SKILL.md"), skillMd("beta"));
+  await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cacheFor(cacheDir.path) });
+  assert.deepEqual(cacheFiles(cacheDir.path), [parses]);
+});
