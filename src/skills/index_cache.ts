@@ -14,24 +14,29 @@
  * - a version whose change time is within {@linkcode RACY_WINDOW_MS} of the
  *   moment it was read is not stored (an edit in the same clock tick could
  *   keep every field);
- * - a corrupt, foreign or unwritable cache is ignored with one warning, and
- *   rebuilt on the next write;
+ * - a corrupt, foreign or unwritable cache file is ignored with one warning,
+ *   and rebuilt on the next write;
  * - writes are atomic (a uniquely named temporary file, then rename), so
  *   several skillgate processes can share one folder: the last writer wins
  *   and every reader sees a whole file.
  *
- * Only the worker opens it; its write permission is exactly the cache folder
- * (`worker_permissions.ts`). One file per set of roots, so processes serving
- * different roots do not evict each other.
+ * Two files per set of roots (so processes serving different roots do not
+ * evict each other), each read only when first needed: the parses
+ * (`_index_parses.ts`, JSON lines, read by the first build and dropped from
+ * memory once it is written back) and the digests (`_index_digests.ts`, one
+ * binary table held as a single buffer, read by the first `skills/list`).
+ * Only the worker opens them; its write permission is exactly the cache
+ * folder (`worker_permissions.ts`).
  *
  * @module
  */
 
 import { VERSION } from "../version.ts";
+import { type DigestRecord, DigestTable, writeDigestFile } from "./_index_digests.ts";
+import { readIndexFile, removeStaleIndexFile, replaceIndexFile } from "./_index_file.ts";
+import { readParseFile, type StoredParse, writeParseFile } from "./_index_parses.ts";
 import type { Problem } from "./problem.ts";
 
-/** A file format marker, so a foreign JSON file is never taken for a cache. */
-const FORMAT = "skillgate-index-1";
 /** Change times this close to the read (ms) are not cached: the same tick could hide an edit. */
 export const RACY_WINDOW_MS = 2_000;
 /** Entries kept at most per file; more are not stored. */
@@ -103,11 +108,15 @@ export interface IndexCache {
 /** The warnings already given in this process (one per cause). */
 const warned = new Set<string>();
 
+/** How long after the last new digest the cache is written, in ms. */
+const DIGEST_FLUSH_DELAY_MS = 1_000;
+
 /**
- * Opens the index cache for a set of roots.
+ * Opens the index cache for a set of roots. Nothing is read until a lookup
+ * needs it: a large catalog's early first answer (issue 13) waits for neither file.
  *
  * @param dir The cache folder (absolute), or null for none (every lookup misses).
- * @param options `rootsKey`: the roots' real paths joined (names the file);
+ * @param options `rootsKey`: the roots' real paths joined (names the files);
  *   `warn`: where the one warning goes (default stderr); `now`: the clock in ms.
  * @returns The cache. Never throws.
  *
@@ -123,55 +132,119 @@ export function openIndexCache(
     (options.warn ?? ((text) => console.error(text)))(`skillgate: ${line}`);
   };
   const now = options.now ?? (() => Date.now());
-  const path = dir === null ? null : `${dir}/${fileNameOf(options.rootsKey)}`;
-  // Read on first use, not at open: a large cache file is parsed after discovery, so a large
-  // catalog's early first answer (issue 13) does not wait for it.
-  let loaded: Map<string, StoredEntry> | null = null;
-  const stored = (): Map<string, StoredEntry> =>
-    loaded ??= path === null ? new Map<string, StoredEntry>() : load(path, warn);
-  const kept = new Map<string, StoredEntry>();
-  let changed = false;
+  const base = dir === null ? null : `${dir}/${fileNameOf(options.rootsKey)}`;
+  const parsePath = base === null ? null : `${base}.parses`;
+  const digestPath = base === null ? null : `${base}.digests`;
+  const isStorable = (version: FileVersion): boolean =>
+    base !== null && version.ctimeMs !== null && version.mtimeMs !== null &&
+    Math.abs(now() - version.ctimeMs) >= RACY_WINDOW_MS;
+
+  // Parses: the file's entries (read on first use), and those used or added since.
+  let storedParses: Map<string, StoredParse> | null = null;
+  const parses = (): Map<string, StoredParse> =>
+    storedParses ??= parsePath === null ? new Map() : loadParses(parsePath, warn);
+  let keptParses = new Map<string, StoredParse>();
+  let parsesChanged = false;
+  // Digests: the file's table (read on the first digest lookup), and those added since.
+  let table: DigestTable | null | undefined;
+  const digests = (): DigestTable | null =>
+    table === undefined
+      ? (table = digestPath === null ? null : loadDigests(digestPath, warn))
+      : table;
+  const addedDigests = new Map<string, DigestRecord>();
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
   let hits = 0;
   let misses = 0;
-  let flushTimer: ReturnType<typeof setTimeout> | undefined;
-  const find = (key: string, version: FileVersion): StoredEntry | null => {
-    const entry = kept.get(key) ?? stored().get(key);
-    if (entry === undefined || !sameVersion(entry.v, version)) return null;
-    kept.set(key, entry);
-    return entry;
+
+  const writeParses = () => {
+    if (parsePath === null) return;
+    // Parses not used this time (a skill removed) are dropped.
+    const isUnchanged = !parsesChanged && keptParses.size === parses().size;
+    if (!isUnchanged) {
+      parsesChanged = false;
+      if (write(parsePath, writeParseFile(VERSION, keptParses)) && base !== null) {
+        // The one-file JSON format of earlier versions, now never read.
+        removeStaleIndexFile(`${base}.json`);
+      }
+    }
+    // Only a build looks parses up (the first one, and a later one with this cache): the
+    // next lookup reads the file again, so they need not stay in memory meanwhile.
+    storedParses = null;
+    keptParses = new Map();
   };
-  const store = (key: string, version: FileVersion, payload: StoredEntry["p"]): boolean => {
-    if (path === null || version.ctimeMs === null || version.mtimeMs === null) return false;
-    if (Math.abs(now() - version.ctimeMs) < RACY_WINDOW_MS) return false;
-    if (kept.size >= MAX_INDEX_ENTRIES) return false;
-    kept.set(key, { v: versionTuple(version), p: payload });
-    changed = true;
-    return true;
+  const writeDigests = () => {
+    if (digestPath === null || addedDigests.size === 0) return;
+    const held = digests();
+    const replaced = new Set<number>();
+    if (held !== null) {
+      for (const key of addedDigests.keys()) {
+        const index = held.indexOf(key);
+        if (index >= 0) replaced.add(index);
+      }
+    }
+    const bytes = writeDigestFile(
+      VERSION,
+      held,
+      replaced,
+      [...addedDigests.values()],
+      MAX_INDEX_ENTRIES,
+    );
+    addedDigests.clear();
+    if (!write(digestPath, bytes)) return;
+    // What was written is what a lookup sees from now on: one buffer again.
+    const reread = DigestTable.read(bytes, VERSION);
+    table = reread.kind === "table" ? reread.table : null;
   };
+  const write = (path: string, bytes: Uint8Array): boolean => {
+    try {
+      replaceIndexFile(path, bytes);
+      return true;
+    } catch (error) {
+      warn(
+        "unwritable",
+        `the index cache cannot be written (${error instanceof Error ? error.name : "error"}); ` +
+          "starting without it next time too. Fix the folder's permissions or pass --no-index-cache",
+      );
+      return false;
+    }
+  };
+
   const cache: IndexCache = {
     lookup(key, version) {
-      const entry = find(key, version);
-      if (entry !== null && !isDigestKey(key)) {
+      const entry = keptParses.get(key) ?? parses().get(key);
+      if (entry !== undefined && sameVersion(entry.v, version)) {
+        keptParses.set(key, entry);
         hits++;
-        return entry.p as ParsedSkillMd;
+        return entry.p;
       }
       misses++;
       return null;
     },
     remember(key, version, parsed) {
-      if (!isDigestKey(key)) store(key, version, parsed);
+      if (!isStorable(version) || keptParses.size >= MAX_INDEX_ENTRIES) return;
+      keptParses.set(key, { v: versionTuple(version), p: parsed });
+      parsesChanged = true;
     },
     lookupDigest(skillRealDir, relPath, version) {
-      const entry = find(digestKey(skillRealDir, relPath), version);
-      return entry === null ? null : entry.p as StoredDigest;
+      const key = digestKey(skillRealDir, relPath);
+      const added = addedDigests.get(key);
+      if (added !== undefined) {
+        return sameVersion(versionTuple(added.version), version) ? added.digest : null;
+      }
+      return digests()?.lookup(key, version) ?? null;
     },
     rememberDigest(skillRealDir, relPath, version, digest) {
-      if (!store(digestKey(skillRealDir, relPath), version, digest)) return;
+      if (!isStorable(version) || addedDigests.size >= MAX_INDEX_ENTRIES) return;
+      if (!/^sha256:[0-9a-f]{64}$/.test(digest.digest) || !Number.isSafeInteger(digest.size)) {
+        return;
+      }
+      const key = digestKey(skillRealDir, relPath);
+      addedDigests.set(key, { key, version: { ...version }, digest: { ...digest } });
       // Digests arrive while a listing pages through: write once they stop for a while.
       if (flushTimer !== undefined) clearTimeout(flushTimer);
       const timer = setTimeout(() => {
         flushTimer = undefined;
-        cache.flush();
+        writeDigests();
       }, DIGEST_FLUSH_DELAY_MS);
       Deno.unrefTimer(timer as unknown as number);
       flushTimer = timer;
@@ -179,37 +252,9 @@ export function openIndexCache(
     flush() {
       if (flushTimer !== undefined) clearTimeout(flushTimer);
       flushTimer = undefined;
-      if (path === null || dir === null) return;
-      // Parses not used this time (a skill removed) are dropped; digests are kept until
-      // replaced (they are looked up only when a listing asks).
-      for (const [key, entry] of stored()) {
-        if (isDigestKey(key) && !kept.has(key) && kept.size < MAX_INDEX_ENTRIES) {
-          kept.set(key, entry);
-        }
-      }
-      const isUnchanged = !changed && kept.size === stored().size;
-      // From now on `kept` holds every entry a lookup can use: the file's other parses (skills
-      // gone) need not stay in memory.
-      loaded = kept;
-      if (isUnchanged) return;
-      changed = false;
-      const body = JSON.stringify({ format: FORMAT, version: VERSION, entries: [...kept] });
-      const temporary = `${path}.${crypto.randomUUID()}.tmp`;
-      try {
-        Deno.writeTextFileSync(temporary, body, { mode: 0o600, createNew: true });
-        Deno.renameSync(temporary, path);
-      } catch (error) {
-        try {
-          Deno.removeSync(temporary);
-        } catch {
-          // Nothing was written, or it is gone already.
-        }
-        warn(
-          "unwritable",
-          `the index cache cannot be written (${error instanceof Error ? error.name : "error"}); ` +
-            "starting without it next time too. Fix the folder's permissions or pass --no-index-cache",
-        );
-      }
+      // A build that looked nothing up (no folder, or nothing found) leaves the parse file alone.
+      if (storedParses !== null || parsesChanged) writeParses();
+      writeDigests();
     },
     get stats() {
       return { hits, misses };
@@ -218,21 +263,8 @@ export function openIndexCache(
   return cache;
 }
 
-/** How long after the last new digest the cache is written, in ms. */
-const DIGEST_FLUSH_DELAY_MS = 1_000;
-
 function digestKey(skillRealDir: string, relPath: string): string {
-  return `d\0${skillRealDir}\0${relPath}`;
-}
-
-function isDigestKey(key: string): boolean {
-  return key.startsWith("d\0");
-}
-
-/** One stored entry: the version tuple and the parse. */
-interface StoredEntry {
-  readonly v: readonly (number | null)[];
-  readonly p: ParsedSkillMd | StoredDigest;
+  return `${skillRealDir}\0${relPath}`;
 }
 
 function versionTuple(version: FileVersion): (number | null)[] {
@@ -246,7 +278,7 @@ function sameVersion(stored: readonly (number | null)[], version: FileVersion): 
     stored.every((value, index) => value === now[index]);
 }
 
-/** The cache file for a set of roots: a hash of their real paths, so names stay short. */
+/** The cache files' common name for a set of roots: a hash of their real paths, so names stay short. */
 function fileNameOf(rootsKey: string): string {
   // FNV-1a, 2 x 32 bits: collisions only cost a rebuild (entries are keyed by full path).
   let a = 0x811c9dc5;
@@ -256,64 +288,45 @@ function fileNameOf(rootsKey: string): string {
     a = Math.imul(a ^ code, 0x01000193) >>> 0;
     b = Math.imul(b ^ code, 0x811c9dc5) >>> 0;
   }
-  return `skills-${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}.json`;
+  return `skills-${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}`;
 }
 
-/** Reads a cache file; anything but a whole, current-format file is ignored. */
-function load(path: string, warn: (cause: string, line: string) => void): Map<string, StoredEntry> {
-  let text: string;
-  try {
-    const info = Deno.lstatSync(path);
-    if (!info.isFile) {
-      warn("foreign", "the index cache file is not a regular file; ignoring it");
-      return new Map();
-    }
-    text = Deno.readTextFileSync(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      warn("unreadable", "the index cache cannot be read; starting without it");
-    }
-    return new Map();
-  }
-  try {
-    const parsed = JSON.parse(text) as { format?: unknown; version?: unknown; entries?: unknown };
-    if (parsed?.format !== FORMAT || !Array.isArray(parsed.entries)) {
-      warn("corrupt", "the index cache is not skillgate's or is damaged; rebuilding it");
-      return new Map();
-    }
-    // Another skillgate version's entries may parse differently: start afresh, silently.
-    if (parsed.version !== VERSION) return new Map();
-    const entries = new Map<string, StoredEntry>();
-    for (const item of parsed.entries) {
-      if (!isEntry(item)) {
-        warn("corrupt", "the index cache is not skillgate's or is damaged; rebuilding it");
-        return new Map();
-      }
-      entries.set(item[0], item[1]);
-    }
-    return entries;
-  } catch {
-    warn("corrupt", "the index cache is not skillgate's or is damaged; rebuilding it");
-    return new Map();
-  }
+const CORRUPT = "the index cache is not skillgate's or is damaged; rebuilding it";
+
+/** Reads the parse file; anything but a whole, current-format file gives no entries. */
+function loadParses(
+  path: string,
+  warn: (cause: string, line: string) => void,
+): Map<string, StoredParse> {
+  const bytes = readCacheFile(path, warn);
+  if (bytes === null) return new Map();
+  const loaded = readParseFile(bytes, VERSION);
+  if (loaded.kind === "entries") return loaded.entries;
+  if (loaded.kind === "corrupt") warn("corrupt", CORRUPT);
+  return new Map();
 }
 
-function isEntry(item: unknown): item is [string, StoredEntry] {
-  if (!Array.isArray(item) || item.length !== 2 || typeof item[0] !== "string") return false;
-  const entry = item[1] as Partial<StoredEntry> | null;
-  if (typeof entry !== "object" || entry === null || !Array.isArray(entry.v)) return false;
-  if (entry.v.length !== 5 || !entry.v.every((v) => v === null || typeof v === "number")) {
-    return false;
+/** Reads the digest file; anything but a whole, current-format file gives no table. */
+function loadDigests(
+  path: string,
+  warn: (cause: string, line: string) => void,
+): DigestTable | null {
+  const bytes = readCacheFile(path, warn);
+  if (bytes === null) return null;
+  const loaded = DigestTable.read(bytes, VERSION);
+  if (loaded.kind === "table") return loaded.table;
+  if (loaded.kind === "corrupt") warn("corrupt", CORRUPT);
+  return null;
+}
+
+function readCacheFile(
+  path: string,
+  warn: (cause: string, line: string) => void,
+): Uint8Array | null {
+  const read = readIndexFile(path);
+  if (read === "foreign") warn("foreign", "an index cache file is not a regular file; ignoring it");
+  if (read === "unreadable") {
+    warn("unreadable", "the index cache cannot be read; starting without it");
   }
-  if (isDigestKey(item[0])) {
-    const digest = entry.p as Partial<StoredDigest> | undefined;
-    return typeof digest === "object" && digest !== null &&
-      typeof digest.digest === "string" && /^sha256:[0-9a-f]{64}$/.test(digest.digest) &&
-      Number.isSafeInteger(digest.size);
-  }
-  const parsed = entry.p as Partial<ParsedSkillMd> | undefined;
-  return typeof parsed === "object" && parsed !== null &&
-    typeof parsed.frontmatter === "object" && parsed.frontmatter !== null &&
-    !Array.isArray(parsed.frontmatter) && Array.isArray(parsed.keyLines) &&
-    Array.isArray(parsed.findings);
+  return typeof read === "string" ? null : read;
 }

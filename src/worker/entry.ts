@@ -31,6 +31,7 @@ import { createRemoteRootsHandler } from "../refresh/remote_roots_refresh.ts";
 import { createScriptService } from "../scripts/service.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
+import { estimateSkillFolders } from "../skills/folder_estimate.ts";
 import { openIndexCache } from "../skills/index_cache.ts";
 import { attachIndexCache } from "../mcp/skills_extension/digest_cache.ts";
 import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
@@ -48,6 +49,12 @@ import { summariseProblems } from "./summary.ts";
  * their instructions list the skills.
  */
 const EARLY_ANSWER_MIN_SKILLS = 1_000;
+
+/**
+ * How long a large catalog's build waits for the early `initialize` answer to
+ * go out before it starts anyway (no `initialize` came), in ms.
+ */
+const BUILD_AFTER_EARLY_ANSWER_MS = 100;
 
 /** How long requests must pause before the search index is built in the background, in ms. */
 const SEARCH_WARM_QUIET_MS = 300;
@@ -180,15 +187,34 @@ async function serve(start: StartMessage): Promise<void> {
     // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
     writeOverride: createOverrideWriteClient(self),
   };
+  // A large catalog over stdio: `initialize` is answered before the catalog is loaded (everything
+  // else waits for it). Usually one stat per root tells (issue 13: a walk of 10,000 folders took
+  // ~300 ms); then the build starts once that answer went out, so it does not delay it. Groups of
+  // skills are only counted by the walk, so a catalog the estimate misses is still answered early
+  // once discovery counted its skill folders.
+  const estimated = config.options.http !== null ? 0 : estimateSkillFolders(config.roots);
+  const isEarlyByEstimate = estimated >= EARLY_ANSWER_MIN_SKILLS;
+  let startBuild = () => {};
+  const buildStarts = isEarlyByEstimate
+    ? new Promise<void>((resolve) => {
+      const fallback = setTimeout(resolve, BUILD_AFTER_EARLY_ANSWER_MS);
+      startBuild = () => {
+        clearTimeout(fallback);
+        resolve();
+      };
+    })
+    : Promise.resolve();
   let discovered: (skillFolders: number) => void = () => {};
   const discovery = new Promise<number>((resolve) => (discovered = resolve));
-  const loading = firstCatalog(config, (count) => discovered(count));
-  // A large catalog over stdio: `initialize` is answered once discovery counted the skill
-  // folders, before they are loaded; everything else waits for the complete catalog.
-  const earlyFolders = config.options.http !== null ? null : await Promise.race([
-    discovery.then((count) => count >= EARLY_ANSWER_MIN_SKILLS ? count : null),
-    loading.then(() => null),
-  ]);
+  const loading = buildStarts.then(() => firstCatalog(config, (count) => discovered(count)));
+  const earlyFolders = config.options.http !== null
+    ? null
+    : isEarlyByEstimate
+    ? estimated
+    : await Promise.race([
+      discovery.then((count) => count >= EARLY_ANSWER_MIN_SKILLS ? count : null),
+      loading.then(() => null),
+    ]);
   const early = earlyFolders === null
     ? null
     : createCatalogStore(await buildCatalog([], config.caps), start.overlay);
@@ -242,7 +268,10 @@ async function serve(start: StartMessage): Promise<void> {
       registerLiveServer(server);
       return server;
     }, {
-      onFirstAnswer: () => answered(),
+      onFirstAnswer: () => {
+        startBuild();
+        answered();
+      },
       onRequest: () => {
         lastRequestMs = performance.now();
         requestsInFlight++;

@@ -1,7 +1,7 @@
 /**
  * A large catalog over stdio (issue 13): `initialize` is answered once the
- * skill folders are counted, before they are loaded; the instructions say the
- * catalog is loading; `skill_list` answers from the complete catalog; and an
+ * skill folders are estimated (a stat of the root), before they are walked or
+ * loaded; the instructions say the catalog is loading; `skill_list` answers from the complete catalog; and an
  * edit made right after connecting is served (the watcher starts after the
  * first answer, followed by a catch-up rescan). Waits have a ceiling in
  * seconds; nothing here measures speed.
@@ -27,7 +27,7 @@ Deno.test("a catalog of 1,000 skills: initialize is answered while it loads, ski
     }
     await using session = await connectStdio(["--no-index-cache", root]);
     const instructions = session.client.getInstructions() ?? "";
-    assert.match(instructions, /\(1000 skill folders\) was still loading/);
+    assert.match(instructions, /\(about 1000 skill folders\) was still loading/);
     // Right after connecting: the first skill (loaded first) gets a new description.
     await Deno.writeTextFile(`${root}/s0000/SKILL.md`, skillMd("s0000", "Edited right away."));
     const first = await session.call("skill_list", { limit: 1 });
@@ -41,6 +41,25 @@ Deno.test("a catalog of 1,000 skills: initialize is answered while it loads, ski
       description = skills[0]?.description ?? "";
       if (description !== "Edited right away.") await new Promise((r) => setTimeout(r, 100));
     }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a catalog of 1,000 skills in group folders (the root's own folders do not show its size): initialize is still answered while it loads, once discovery counted them", async () => {
+  const root = await Deno.makeTempDir({ prefix: "skillgate-early-groups-" });
+  try {
+    for (let i = 0; i < SKILLS; i++) {
+      const name = `s${String(i).padStart(4, "0")}`;
+      const dir = `${root}/group-${i % 10}/${name}`;
+      await Deno.mkdir(dir, { recursive: true });
+      await Deno.writeTextFile(`${dir}/SKILL.md`, skillMd(name, `Skill number ${i}.`));
+    }
+    await using session = await connectStdio(["--no-index-cache", root]);
+    const instructions = session.client.getInstructions() ?? "";
+    assert.match(instructions, /\(about 1000 skill folders\) was still loading/);
+    const listed = await session.call("skill_list", { limit: 1 });
+    assert.equal((listed.structuredContent as { total: number }).total, SKILLS);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

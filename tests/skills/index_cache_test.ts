@@ -115,9 +115,13 @@ Deno.test("index cache: a foreign JSON file or a forged entry shape is never use
   await using cacheDir = await makeTree({});
   await build(tree.path, cacheFor(cacheDir.path));
   const [file] = [...Deno.readDirSync(cacheDir.path)].map((entry) => entry.name);
-  const stored = JSON.parse(await Deno.readTextFile(cacheDir.at(file ?? "")));
-  stored.entries[0][1].p.frontmatter = ["not", "a", "mapping"];
-  await Deno.writeTextFile(cacheDir.at(file ?? ""), JSON.stringify(stored));
+  const [head, entry, ...rest] = (await Deno.readTextFile(cacheDir.at(file ?? ""))).split("\n");
+  const forged = JSON.parse(entry ?? "null");
+  forged[2].frontmatter = ["not", "a", "mapping"];
+  await Deno.writeTextFile(
+    cacheDir.at(file ?? ""),
+    [head, JSON.stringify(forged), ...rest].join("\n"),
+  );
   const cache = cacheFor(cacheDir.path, []);
   const catalog = await build(tree.path, cache);
   assert.deepEqual(cache.stats, { hits: 0, misses: 1 });
@@ -155,10 +159,18 @@ Deno.test("index cache: two skillgate processes sharing one cache folder both se
   assert.deepEqual(await names(), [["alpha", "beta"], ["alpha", "beta"]]);
   const folder = `${home.path}/skillgate/index`;
   const files = [...Deno.readDirSync(folder)].map((entry) => entry.name);
-  assert.equal(files.length, 1, `one cache file, no temporary left: ${files.join(", ")}`);
-  const stored = JSON.parse(await Deno.readTextFile(`${folder}/${files[0]}`));
-  // Per skill: its parse, and its SKILL.md digest from the build's read (issue 13).
-  assert.equal(stored.entries.length, 4);
+  assert.equal(
+    files.length,
+    2,
+    `a parse and a digest file, no temporary left: ${files.join(", ")}`,
+  );
+  const parses = files.filter((name) => name.endsWith(".parses"));
+  assert.equal(parses.length, 1, `one parse file: ${files.join(", ")}`);
+  const lines = (await Deno.readTextFile(`${folder}/${parses[0]}`)).trimEnd().split("\n");
+  assert.equal(JSON.parse(lines[0] ?? "null").count, 2, "the header counts both parses");
+  assert.equal(lines.length, 3, "a header and one line per parse");
+  // Each SKILL.md's digest, taken from the build's read, is stored beside (issue 13).
+  assert.ok(files.some((name) => name.endsWith(".digests")), `a digest file: ${files.join(", ")}`);
   // A third start reads the shared cache and serves the same.
   assert.deepEqual(await names(), [["alpha", "beta"], ["alpha", "beta"]]);
 });

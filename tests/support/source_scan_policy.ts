@@ -50,7 +50,7 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/sandbox/environ_scrub.ts": "/proc/self/stat, /proc/self/mem, /proc/self/environ",
   "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
-  "src/skills/index_cache.ts": "the worker's own index cache file (never inside a skill root; " +
+  "src/skills/_index_file.ts": "the worker's own index cache files (never inside a skill root; " +
     "an entry is used only while the file version it names matches exactly)",
   "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
   "src/remote/lock_file.ts": "the owner's lock file (--lock or ./skillgate.lock)",
@@ -155,9 +155,9 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "or swap it; it never reads inside",
   },
   {
-    path: "src/skills/index_cache.ts",
-    apis: ["Deno.lstat", "Deno.readTextFile"],
-    reason: "the worker reads its own index cache file (a regular file in the cache folder, " +
+    path: "src/skills/_index_file.ts",
+    apis: ["Deno.lstat", "Deno.readFile"],
+    reason: "the worker reads its own index cache files (regular files in the cache folder, " +
       "written atomically by skillgate); never skill content",
   },
   {
@@ -179,6 +179,14 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     reason: "discovery: resolves roots, containers and symlinked folders and checks they stay " +
       "inside their root's real path. Synchronous (statSync, realPathSync), with a yield to the " +
       "event loop between folders",
+  },
+  {
+    path: "src/skills/folder_estimate.ts",
+    apis: ["Deno.stat", "Deno.lstat"],
+    reason: "worker, before a large catalog's early `initialize` answer: stats each configured " +
+      "root and its skill containers (link counts estimate their sub-folders; lstat: a " +
+      "container that is a symlink is not counted); never opens anything, and only a count " +
+      "leaves it",
   },
   {
     path: "src/skills/_load_skill.ts",

@@ -203,7 +203,7 @@ export function serverInstructions(
     return `${PREAMBLE} The skills served are listed in skill_load's description.`;
   }
   if (loading !== undefined) {
-    return `${PREAMBLE} The catalog of this session (${loading.skillFolders} skill folders) was ` +
+    return `${PREAMBLE} The catalog of this session (about ${loading.skillFolders} skill folders) was ` +
       "still loading when it started: call skill_list (or skill_search) to see the skills served.";
   }
   return `${PREAMBLE} The skills served when this session started:\n\n${catalogBlock(catalog)}`;
