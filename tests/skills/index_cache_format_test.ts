@@ -71,11 +71,15 @@ Deno.test("index cache: a later write keeps earlier digests and replaces a chang
   assert.equal(read.kind === "table" ? read.table.size : -1, 2, "one record per file");
 });
 
-Deno.test("index cache: a start that only builds the catalog never reads the digest file", async () => {
+Deno.test("index cache: a warm start that only builds the catalog never reads the digest file", async () => {
   await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
   await using cacheDir = await makeTree({});
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  // A cold build reads SKILL.md and stores its digest (issue 13); a warm one opens no SKILL.md.
+  await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cacheFor(cacheDir.path) });
   const cache = cacheFor(cacheDir.path);
-  await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS, { indexCache: cache });
+  await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cache });
+  assert.deepEqual(cache.stats, { hits: 1, misses: 0 }, "the build was warm");
   // Written by another process only now: a cache that had read the digests during the build
   // would not see it.
   const other = cacheFor(cacheDir.path);
@@ -163,7 +167,7 @@ Deno.test("index cache: a truncated parse file is ignored and rebuilt", async ()
   await using cacheDir = await makeTree({});
   const roots = [{ path: tree.path, from: "argument" as const }];
   await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cacheFor(cacheDir.path) });
-  const [parses] = cacheFiles(cacheDir.path);
+  const parses = cacheFiles(cacheDir.path).find((name) => name.endsWith(".parses"));
   const text = Deno.readTextFileSync(cacheDir.at(parses ?? ""));
   // Cut after the first entry's line: whole lines, but fewer than the header counts.
   const cut = text.split("\n").slice(0, 2).join("\n") + "\n";
@@ -228,11 +232,13 @@ Deno.test("index cache: the previous format's single JSON file is removed once t
   await using cacheDir = await makeTree({});
   const roots = [{ path: tree.path, from: "argument" as const }];
   await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cacheFor(cacheDir.path) });
-  const [parses = ""] = cacheFiles(cacheDir.path);
+  const parses = cacheFiles(cacheDir.path).find((name) => name.endsWith(".parses")) ?? "";
   const stale = cacheDir.at(parses.replace(/\.parses$/, ".json"));
   Deno.writeTextFileSync(stale, '{"format":"skillgate-index-1","version":"0.1.0","entries":[]}');
   await Deno.mkdir(tree.at("beta"));
   Deno.writeTextFileSync(tree.at("beta/SKILL.md"), skillMd("beta"));
   await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cacheFor(cacheDir.path) });
-  assert.deepEqual(cacheFiles(cacheDir.path), [parses]);
+  assert.deepEqual(cacheFiles(cacheDir.path).filter((name) => !name.endsWith(".digests")), [
+    parses,
+  ]);
 });
