@@ -26,11 +26,27 @@
  * @module
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import type * as NodeFs from "node:fs";
 import { locateFd } from "./fd_location.ts";
 import { isResolvedFile, PathRefusedError, quotePath, type ResolvedFile } from "./path_gate.ts";
 
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/**
+ * `node:fs` (the only way to open with `O_NOFOLLOW | O_NONBLOCK`), loaded on
+ * the first gated read rather than with the worker's modules: loading it
+ * costs ~10 ms of start-up, and a warm start answers `initialize` without
+ * reading any skill file (issue 13). Set once {@linkcode openVerified} ran.
+ */
+let nodeFs: typeof NodeFs | null = null;
+
+/** `node:fs`, once {@linkcode openVerified} loaded it (every descriptor here comes from there). */
+function fs(): typeof NodeFs {
+  if (nodeFs === null) throw new Error("bounded_read: node:fs used before the first open");
+  return nodeFs;
+}
+
+function closeSync(fd: number): void {
+  fs().closeSync(fd);
+}
 
 /** Options of {@linkcode readBounded}. */
 export interface ReadBoundedOptions {
@@ -171,6 +187,7 @@ function checkCount(name: string, value: number): number {
  * handle (issue 13: one syscall fewer per file read).
  */
 async function openVerified(file: ResolvedFile): Promise<OpenFile> {
+  if (nodeFs === null) nodeFs = await import("node:fs");
   const opened = openBeneath(file);
   const fd = opened.fd;
   try {
@@ -238,7 +255,8 @@ function openBeneath(file: ResolvedFile): OpenFile {
   }
   let fd: number;
   try {
-    fd = openSync(file.realPath, OPEN_FLAGS);
+    const { constants, openSync } = fs();
+    fd = openSync(file.realPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
@@ -248,7 +266,7 @@ function openBeneath(file: ResolvedFile): OpenFile {
     throw new PathRefusedError("not-found", `File ${quoted} cannot be read`, { cause: error });
   }
   try {
-    const info = fstatSync(fd);
+    const info = fs().fstatSync(fd);
     if (!info.isFile() || !isSameFile({ dev: info.dev, ino: info.ino }, file.dev, file.ino)) {
       throw changed();
     }
@@ -295,7 +313,7 @@ function readInto(fd: number, length: number, position: number): Uint8Array {
   const buffer = new Uint8Array(length);
   let filled = 0;
   while (filled < length) {
-    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
+    const bytesRead = fs().readSync(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
