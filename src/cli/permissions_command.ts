@@ -186,7 +186,8 @@ export function permissionsReport(
  */
 export function renderPermissions(report: PermissionsReport): string {
   const lines: string[] = [
-    "Trusted part (main.ts: reads the configuration, checks roots, starts the worker)",
+    "Trusted part (main.ts, run bundled by the launcher: reads the configuration, checks roots, " +
+    "starts the worker)",
     "  static flags, from src/sandbox/trusted_flags.json:",
   ];
   const flagWidth = Math.max(...report.trusted.flags.map((flag) => flag.length));

@@ -30,11 +30,27 @@
  * @module
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import type * as NodeFs from "node:fs";
 import { isLocatorExpectedToAnswer, locateFd } from "./fd_location.ts";
 import { isResolvedFile, PathRefusedError, quotePath, type ResolvedFile } from "./path_gate.ts";
 
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/**
+ * `node:fs` (the only way to open with `O_NOFOLLOW | O_NONBLOCK`), loaded on
+ * the first gated read rather than with the worker's modules: loading it
+ * costs ~10 ms of start-up, and a warm start answers `initialize` without
+ * reading any skill file (issue 13). Set once {@linkcode openVerified} ran.
+ */
+let nodeFs: typeof NodeFs | null = null;
+
+/** `node:fs`, once {@linkcode openVerified} loaded it (every descriptor here comes from there). */
+function fs(): typeof NodeFs {
+  if (nodeFs === null) throw new Error("bounded_read: node:fs used before the first open");
+  return nodeFs;
+}
+
+function closeSync(fd: number): void {
+  fs().closeSync(fd);
+}
 
 /** Options of {@linkcode readBounded}. */
 export interface ReadBoundedOptions {
@@ -187,6 +203,7 @@ function checkCount(name: string, value: number): number {
  * (`isLocatorExpectedToAnswer`).
  */
 async function openVerified(file: ResolvedFile): Promise<OpenFile> {
+  if (nodeFs === null) nodeFs = await import("node:fs");
   if (isLocatorExpectedToAnswer()) {
     const direct = openDirect(file);
     let location: string | null;
@@ -222,7 +239,7 @@ function changedAfterCheck(file: ResolvedFile, cause?: unknown): PathRefusedErro
 function openDirect(file: ResolvedFile): OpenFile {
   const fd = openFlagged(file, (cause) => changedAfterCheck(file, cause));
   try {
-    const info = fstatSync(fd);
+    const info = fs().fstatSync(fd);
     if (!info.isFile() || !isSameFile({ dev: info.dev, ino: info.ino }, file.dev, file.ino)) {
       throw changedAfterCheck(file);
     }
@@ -237,7 +254,11 @@ function openDirect(file: ResolvedFile): OpenFile {
 function openFlagged(file: ResolvedFile, changed: (cause?: unknown) => PathRefusedError): number {
   const quoted = quotePath(file.relPath);
   try {
-    return openSync(file.realPath, OPEN_FLAGS);
+    const { constants, openSync } = fs();
+    return openSync(
+      file.realPath,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
@@ -333,7 +354,7 @@ function openBeneath(file: ResolvedFile): OpenFile {
   }
   const fd = openFlagged(file, changed);
   try {
-    const info = fstatSync(fd);
+    const info = fs().fstatSync(fd);
     if (!info.isFile() || !isSameFile({ dev: info.dev, ino: info.ino }, file.dev, file.ino)) {
       throw changed();
     }
@@ -380,7 +401,7 @@ function readInto(fd: number, length: number, position: number): Uint8Array {
   const buffer = new Uint8Array(length);
   let filled = 0;
   while (filled < length) {
-    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
+    const bytesRead = fs().readSync(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }

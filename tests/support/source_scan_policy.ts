@@ -223,11 +223,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/config/file/load_config.ts",
-    apis: ["node:fs"],
+    apis: ["node:fs", "Deno.stat", "import()"],
     reason: "trusted part: reads the owner's configuration file and overrides.json (at start-up " +
       "and after an edit) within a byte cap, opened O_NONBLOCK through node:fs so a FIFO cannot " +
       "block it; paths come from --config, SKILLGATE_CONFIG or XDG, never from a client, and the " +
-      "worker never reads them",
+      "worker never reads them. A stat (which never blocks) first: node:fs is loaded (import of " +
+      "the fixed specifier node:fs) only when a file is there, so start-up without one does not " +
+      "pay for it (issue 13)",
   },
   {
     path: "src/config/file/watch_owner_files.ts",
@@ -270,6 +272,19 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     reason: "worker: loads the search engine (index, stemmer, snippets) on the first search or " +
       "the background warm-up, not before the first answer (issue 13); a fixed, relative " +
       "module specifier in the module graph",
+  },
+  {
+    path: "src/files/bounded_read.ts",
+    apis: ["import()"],
+    reason: "the gate's reader loads node:fs (its no-follow, non-blocking open) on the first " +
+      "gated read, not with the worker's modules (issue 13); the fixed specifier node:fs",
+  },
+  {
+    path: "src/mcp/skills_extension/digest_cache.ts",
+    apis: ["import()"],
+    reason:
+      "worker: loads node:crypto's hasher on the first digest (skills/list), not before the " +
+      "first answer (issue 13); the fixed specifier node:crypto, no file or client input",
   },
   {
     path: "src/skills/_load_skill.ts",
