@@ -6,6 +6,8 @@ import {
   HEAP_RELEASE_MIN_SKILLS,
   releaseBuildHeap,
 } from "../../src/worker/heap_release.ts";
+import { TRUSTED_RUNTIME_FLAGS } from "../../src/sandbox/trusted_flags.ts";
+import { makeTree } from "../skills/_tree.ts";
 
 function recordingGc(): { collect: ExposedGc; calls: unknown[] } {
   const calls: unknown[] = [];
@@ -39,4 +41,25 @@ Deno.test("releaseBuildHeap() without a collector uses the gc() the trusted flag
   // call must not throw: V8's gc extension reads exactly these options.
   const exposed = typeof (globalThis as { gc?: unknown }).gc === "function";
   assert.equal(releaseBuildHeap(10_000), exposed);
+});
+
+const HEAP_RELEASE_URL = new URL("../../src/worker/heap_release.ts", import.meta.url).href;
+
+Deno.test("the trusted V8 flags expose gc() in the worker, so a large catalog's build is followed by the collection", async () => {
+  await using dir = await makeTree({
+    // The worker runs the real collection, with the options it passes to V8.
+    "probe.ts": `import { releaseBuildHeap } from ${JSON.stringify(HEAP_RELEASE_URL)};\n` +
+      "self.postMessage(releaseBuildHeap(1_000)); self.close();\n",
+    "main.ts": "const worker = new Worker(new URL('./probe.ts', import.meta.url), " +
+      "{ type: 'module' });\n" +
+      "worker.onmessage = (event) => { console.log(event.data); worker.terminate(); };\n",
+  });
+  const v8Flags = TRUSTED_RUNTIME_FLAGS.filter((flag) => flag.startsWith("--v8-flags="));
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-config", "--allow-read", ...v8Flags, `${dir.path}/main.ts`],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(new TextDecoder().decode(output.stderr), "");
+  assert.equal(new TextDecoder().decode(output.stdout).trim(), "true");
 });
