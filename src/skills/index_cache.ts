@@ -78,13 +78,22 @@ export interface IndexCache {
    * @param version Its identity (as the listing or the gate saw it).
    */
   lookupDigest(skillRealDir: string, relPath: string, version: FileVersion): StoredDigest | null;
-  /** Stores a digest computed from bytes read through the gate at `version` (racy: skipped). */
+  /**
+   * Stores a digest computed from bytes read through the gate at `version`
+   * (racy: skipped).
+   *
+   * @returns True when {@linkcode IndexCache.lookupDigest} answers it from now
+   *   on in this process (also when the folder turns out unwritable: it stays
+   *   in memory then); false when it was skipped (racy or incomplete version,
+   *   a malformed digest, no cache folder, the entry bound reached), so a
+   *   caller that wants it again must keep it itself.
+   */
   rememberDigest(
     skillRealDir: string,
     relPath: string,
     version: FileVersion,
     digest: StoredDigest,
-  ): void;
+  ): boolean;
   /**
    * The parse stored under `key` when it was stored for this exact version.
    *
@@ -152,6 +161,7 @@ export function openIndexCache(
       ? (table = digestPath === null ? null : loadDigests(digestPath, warn))
       : table;
   const addedDigests = new Map<string, DigestRecord>();
+  let digestsUnwritable = false;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   let hits = 0;
   let misses = 0;
@@ -173,7 +183,7 @@ export function openIndexCache(
     keptParses = new Map();
   };
   const writeDigests = () => {
-    if (digestPath === null || addedDigests.size === 0) return;
+    if (digestPath === null || addedDigests.size === 0 || digestsUnwritable) return;
     const held = digests();
     const replaced = new Set<number>();
     if (held !== null) {
@@ -189,8 +199,13 @@ export function openIndexCache(
       [...addedDigests.values()],
       MAX_INDEX_ENTRIES,
     );
+    // Not written: the added digests stay in memory (lookups still find them, as
+    // rememberDigest promised) and the folder is not tried again in this process.
+    if (!write(digestPath, bytes)) {
+      digestsUnwritable = true;
+      return;
+    }
     addedDigests.clear();
-    if (!write(digestPath, bytes)) return;
     // What was written is what a lookup sees from now on: one buffer again.
     const reread = DigestTable.read(bytes, VERSION);
     table = reread.kind === "table" ? reread.table : null;
@@ -234,9 +249,9 @@ export function openIndexCache(
       return digests()?.lookup(key, version) ?? null;
     },
     rememberDigest(skillRealDir, relPath, version, digest) {
-      if (!isStorable(version) || addedDigests.size >= MAX_INDEX_ENTRIES) return;
+      if (!isStorable(version) || addedDigests.size >= MAX_INDEX_ENTRIES) return false;
       if (!/^sha256:[0-9a-f]{64}$/.test(digest.digest) || !Number.isSafeInteger(digest.size)) {
-        return;
+        return false;
       }
       const key = digestKey(skillRealDir, relPath);
       addedDigests.set(key, { key, version: { ...version }, digest: { ...digest } });
@@ -248,6 +263,7 @@ export function openIndexCache(
       }, DIGEST_FLUSH_DELAY_MS);
       Deno.unrefTimer(timer as unknown as number);
       flushTimer = timer;
+      return true;
     },
     flush() {
       if (flushTimer !== undefined) clearTimeout(flushTimer);

@@ -41,6 +41,7 @@ import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
+import { releaseBuildHeap } from "./heap_release.ts";
 
 /**
  * Skill folders from which, over stdio, `initialize` is answered before the
@@ -160,6 +161,9 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
   const catalog = await buildCatalog(config.roots, config.caps, { indexCache, onDiscovered });
   // skills/list digests of unchanged file versions come from the cache too.
   attachIndexCache(config.indexCacheDir === null ? null : indexCache);
+  // A large build's garbage sits in the old generation between the catalog's objects: compact
+  // once, before the requests waiting for the catalog are answered (issue 13: RSS at 10,000).
+  releaseBuildHeap(catalog.skills.length);
   return { catalog, skillLoads: skillLoadsSoFar() };
 }
 

@@ -242,3 +242,39 @@ Deno.test("index cache: the previous format's single JSON file is removed once t
     parses,
   ]);
 });
+
+Deno.test("rememberDigest() says whether lookupDigest() will answer it: a racy version is skipped, an unwritable folder keeps it in memory", async () => {
+  await using cacheDir = await makeTree({});
+  const racy = openIndexCache(cacheDir.path, { rootsKey: "r", warn: () => {} });
+  const now = Date.now();
+  assert.equal(
+    racy.rememberDigest("/s/notes", "a.md", { ...versionOf(1), ctimeMs: now }, {
+      digest: digestOf(1),
+      size: 10,
+    }),
+    false,
+  );
+  assert.equal(racy.lookupDigest("/s/notes", "a.md", { ...versionOf(1), ctimeMs: now }), null);
+  // A folder that is a regular file: every write fails.
+  const file = Deno.makeTempFileSync();
+  try {
+    const warnings: string[] = [];
+    const cache = openIndexCache(file, {
+      rootsKey: "r",
+      now: later,
+      warn: (line) => warnings.push(line),
+    });
+    assert.equal(
+      cache.rememberDigest("/s/notes", "a.md", versionOf(1), { digest: digestOf(1), size: 10 }),
+      true,
+    );
+    cache.flush();
+    cache.flush();
+    assert.equal(cache.lookupDigest("/s/notes", "a.md", versionOf(1))?.digest, digestOf(1));
+    // One warning per cause per process: an earlier test may have given it already.
+    const unwritable = warnings.filter((line) => line.includes("cannot be written"));
+    assert.ok(unwritable.length <= 1, warnings.join("\n"));
+  } finally {
+    Deno.removeSync(file);
+  }
+});

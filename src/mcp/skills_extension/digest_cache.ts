@@ -9,7 +9,11 @@
  * A lookup uses the version the catalog snapshot lists for the file (taken by
  * the same kind of stat at discovery), so a warm manifest costs no
  * file-system call at all; only a miss goes through the gate, reads and
- * hashes. Why that is safe:
+ * hashes. With an index cache attached, a digest it keeps is looked up there
+ * each time (one binary table outside the V8 heap) and not copied into this
+ * cache's memory, which holds only the digests the index cache skipped
+ * (issue 13: 40,000 copies under long version keys, ~10 MiB at 10,000
+ * skills). Why that is safe:
  * - Every cached digest covers bytes read through the gate: the miss path is
  *   the only writer, and it stores a digest under the version the gate
  *   reported for the very file it read (and only when the read's length is
@@ -76,6 +80,24 @@ export interface DigestCache {
    */
   digest(skillRealDir: string, listed: SkillFile): Promise<FileDigest>;
   /**
+   * {@linkcode DigestCache.digest}, telling as well whether the answer is the
+   * digest held for exactly the listed version: answered from memory or the
+   * index cache for that version, or read now through the gate at that very
+   * version (and stored). What {@linkcode DigestCache.listedDigest} would
+   * give right after, without a second lookup (issue 13: the first full
+   * `skills/list` checks every file).
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it (`Skill.files`).
+   * @returns The digest, and `isListed`.
+   * @throws {PathRefusedError} As {@linkcode DigestCache.digest}.
+   * @throws {FileTooLargeError} As {@linkcode DigestCache.digest}.
+   */
+  digestListed(
+    skillRealDir: string,
+    listed: SkillFile,
+  ): Promise<{ readonly found: FileDigest; readonly isListed: boolean }>;
+  /**
    * Whether this listed version's digest is in memory now (no file-system
    * call, no change to the eviction order): the hash-ahead skips such files.
    *
@@ -96,7 +118,7 @@ export interface DigestCache {
    * @returns The held digest, or null.
    */
   listedDigest(skillRealDir: string, listed: SkillFile): FileDigest | null;
-  /** Entries held now. */
+  /** Entries held in memory now (digests the index cache did not take). */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
   readonly hashed: number;
@@ -146,9 +168,35 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       if (oldest !== undefined) entries.delete(oldest);
     }
   };
-  const inFlight = new Map<string, Promise<FileDigest>>();
+  /**
+   * The index cache's digest of one version, as a fresh result (not kept in memory: the
+   * index cache holds it once, in its binary table; issue 13: a second copy of 40,000
+   * digests under long version keys was ~10 MiB of the worker's heap at 10,000 skills).
+   */
+  const stored = (
+    skillRealDir: string,
+    relPath: string,
+    dev: number,
+    ino: number | null,
+    version: {
+      readonly size: number;
+      readonly mtimeMs: number | null;
+      readonly ctimeMs?: number | null;
+    },
+  ): FileDigest | null => {
+    if (persistent === null) return null;
+    const found = persistent.lookupDigest(skillRealDir, relPath, {
+      dev,
+      ino,
+      size: version.size,
+      mtimeMs: version.mtimeMs,
+      ctimeMs: version.ctimeMs ?? null,
+    });
+    return found == null ? null : Object.freeze({ digest: found.digest, size: found.size });
+  };
+  const inFlight = new Map<string, Promise<Hashed>>();
   /** The miss path: the only writer of either cache. */
-  const readAndHash = async (skillRealDir: string, listed: SkillFile): Promise<FileDigest> => {
+  const readAndHash = async (skillRealDir: string, listed: SkillFile): Promise<Hashed> => {
     // Synchronous resolve and hash: a cold listing does this for every file, and each
     // asynchronous call cost more than the work it waited for (issue 13). The one await
     // left is the descriptor-location check, which the locator batches across files.
@@ -156,8 +204,11 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     resolved++;
     // The version the gate saw: the only key a digest of these bytes is stored under.
     const key = versionKey(skillRealDir, listed.path, file);
-    const known = recall(key);
-    if (known !== undefined) return known;
+    // The listed version is the one the gate saw (the usual case).
+    const isGateVersion = listed.dev !== undefined && listed.ino !== undefined &&
+      key === versionKey(skillRealDir, listed.path, listed);
+    const known = recall(key) ?? stored(skillRealDir, listed.path, file.dev, file.ino, file);
+    if (known != null) return { found: known, isListed: isGateVersion };
     const bytes = await readWhole(file, EXTENSION_MAX_BYTES);
     if (createHash === null) await loadHasher();
     hashed++;
@@ -167,51 +218,47 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     });
     // A file written while it was read may hash bytes of neither version: cache only a
     // read whose length matches the size the key was taken at.
-    if (bytes.length === file.size) {
-      persistent?.rememberDigest(skillRealDir, listed.path, file, result);
+    if (bytes.length !== file.size) return { found: result, isListed: false };
+    // Kept in memory only where the index cache does not keep it (none, a racy version, full).
+    if (persistent?.rememberDigest(skillRealDir, listed.path, file, result) !== true) {
       keep(key, result);
     }
-    return result;
+    return { found: result, isListed: isGateVersion };
+  };
+  const digestListed = async (skillRealDir: string, listed: SkillFile): Promise<Hashed> => {
+    if (listed.dev === undefined || listed.ino === undefined) {
+      const hashed = await readAndHash(skillRealDir, listed);
+      return { found: hashed.found, isListed: false };
+    }
+    // One key per call: a warm listing makes 40,000 of these at 10,000 skills (issue 13).
+    const key = versionKey(skillRealDir, listed.path, listed);
+    const known = recall(key) ??
+      stored(skillRealDir, listed.path, listed.dev, listed.ino, listed);
+    if (known != null) return { found: known, isListed: true };
+    // A file already being hashed (the page ahead, or a concurrent request) is hashed once.
+    const pending = inFlight.get(key);
+    if (pending !== undefined) return await pending;
+    const started = readAndHash(skillRealDir, listed);
+    inFlight.set(key, started);
+    try {
+      return await started;
+    } finally {
+      inFlight.delete(key);
+    }
   };
   return {
     async digest(skillRealDir, listed) {
-      if (listed.dev === undefined || listed.ino === undefined) {
-        return await readAndHash(skillRealDir, listed);
-      }
-      // One key per call: a warm listing makes 40,000 of these at 10,000 skills (issue 13).
-      const key = versionKey(skillRealDir, listed.path, listed);
-      const known = recall(key);
-      if (known !== undefined) return known;
-      const stored = persistent?.lookupDigest(skillRealDir, listed.path, {
-        dev: listed.dev,
-        ino: listed.ino,
-        size: listed.size,
-        mtimeMs: listed.mtimeMs,
-        ctimeMs: listed.ctimeMs ?? null,
-      });
-      if (stored != null) {
-        const result: FileDigest = Object.freeze({ digest: stored.digest, size: stored.size });
-        keep(key, result);
-        return result;
-      }
-      // A file already being hashed (the page ahead, or a concurrent request) is hashed once.
-      const pending = inFlight.get(key);
-      if (pending !== undefined) return await pending;
-      const started = readAndHash(skillRealDir, listed);
-      inFlight.set(key, started);
-      try {
-        return await started;
-      } finally {
-        inFlight.delete(key);
-      }
+      return (await digestListed(skillRealDir, listed)).found;
     },
+    digestListed,
     holds(skillRealDir, listed) {
       if (listed.dev === undefined || listed.ino === undefined) return false;
       return entries.has(versionKey(skillRealDir, listed.path, listed));
     },
     listedDigest(skillRealDir, listed) {
       if (listed.dev === undefined || listed.ino === undefined) return null;
-      return entries.get(versionKey(skillRealDir, listed.path, listed)) ?? null;
+      return entries.get(versionKey(skillRealDir, listed.path, listed)) ??
+        stored(skillRealDir, listed.path, listed.dev, listed.ino, listed);
     },
     get size() {
       return entries.size;
@@ -223,6 +270,12 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       return resolved;
     },
   };
+}
+
+/** A digest, and whether it is the one held for exactly the listed version. */
+interface Hashed {
+  readonly found: FileDigest;
+  readonly isListed: boolean;
 }
 
 /** The cache key of one version of one file of one skill. */

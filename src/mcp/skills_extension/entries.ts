@@ -48,7 +48,7 @@ const views = new WeakMap<Catalog, ExtensionView>();
  * repeated full listing at 10,000 skills rebuilt 40,000 resource entries,
  * cache keys and URIs included, about 2 ms a page). An entry is kept only
  * when every one of its digests is the one the cache holds for the version
- * the skill lists (`DigestCache.listedDigest`): exactly what a later call
+ * the skill lists (`DigestCache.digestListed`): exactly what a later call
  * would answer from memory, with no file-system call. Why that stays true:
  * a `Skill` is frozen, and live refresh gives a skill a new object whenever
  * it loads it again (an edit, a new or removed file, a file swapped for a
@@ -168,16 +168,13 @@ export async function skillEntries(
       const job = jobs[at];
       if (job === undefined) return;
       try {
-        const found = await cache.digest(job.skill.realDir, job.file);
+        const { found, isListed } = await cache.digestListed(job.skill.realDir, job.file);
         digests[at] = Object.freeze({
           uri: skillFileUri(job.skill.name, job.file.path),
           digest: found.digest,
           size: found.size,
         });
-        const held = cache.listedDigest(job.skill.realDir, job.file);
-        if (held === null || held.digest !== found.digest || held.size !== found.size) {
-          complete[job.index] = false;
-        }
+        if (!isListed) complete[job.index] = false;
       } catch (error) {
         complete[job.index] = false;
         if (options.logsLeftOut === false) continue;
