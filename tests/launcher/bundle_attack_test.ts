@@ -6,36 +6,23 @@
 
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "../support/sdk_client.ts";
-import { LAUNCHER, launcherEnv, runLauncher } from "../support/launcher.ts";
+import { launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
-
-/** What a checkout needs to launch and bundle (node_modules and .tools/ linked to this one's). */
-const CHECKOUT_FILES = ["skillgate", "main.ts", "deno.json", "deno.lock", "src"];
+import { checkoutCopy } from "./_checkout_copy.ts";
 
 /** The uid and gid of `nobody`: another user, who must not be able to plant a bundle. */
 const OTHER_USER = 65534;
 
 /** A copy of this checkout (sources only) whose bundle is built, and its hash. */
 async function builtCheckout(): Promise<{ root: string; hash: string } & AsyncDisposable> {
-  const setup = await runLauncher(LAUNCHER, ["--version"], { cwd: REPO_ROOT });
-  assert.equal(setup.code, 0, setup.stderr);
-  const parent = await Deno.makeTempDir({ prefix: "skillgate-bundle-attack-" });
-  const root = `${parent}/checkout`;
-  await Deno.mkdir(`${root}/.tools`, { recursive: true });
-  const copy = await new Deno.Command("sh", {
-    args: ["-c", 'from=$0; into=$1; shift; tar -C "$from" -cf - "$@" | tar -C "$into" -xf -']
-      .concat([REPO_ROOT, root, ...CHECKOUT_FILES]),
-    stderr: "piped",
-  }).output();
-  assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
-  await Deno.symlink(`${REPO_ROOT}node_modules`, `${root}/node_modules`);
-  await Deno.symlink(`${REPO_ROOT}.tools/node_modules`, `${root}/.tools/node_modules`);
+  const checkout = await checkoutCopy("skillgate-bundle-attack-", "checkout");
+  const root = checkout.root;
   const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
   assert.equal(first.code, 0, first.stderr);
   const hash = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1] ?? "";
   assert.match(hash, /^[0-9a-f]{64}$/);
-  return { root, hash, [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
+  return { root, hash, [Symbol.asyncDispose]: () => checkout[Symbol.asyncDispose]() };
 }
 
 /** Writes a bundle folder at `dir` whose main.js only says it ran, owned by `uid` when given. */

@@ -9,29 +9,12 @@
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 import { LAUNCHER, launcherEnv, runLauncher } from "../support/launcher.ts";
-import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
-
-/** What a checkout needs to launch and bundle (node_modules and .tools/ linked to this one's). */
-const CHECKOUT_FILES = ["skillgate", "main.ts", "deno.json", "deno.lock", "src"];
+import { checkoutCopy as copyCheckout } from "./_checkout_copy.ts";
 
 /** A copy of this checkout (sources only) with no bundle yet, in a folder holding a space. */
-async function checkoutCopy(): Promise<{ root: string } & AsyncDisposable> {
-  // A launcher run here first: this checkout's dependencies are current, so the copy's are too.
-  const setup = await runLauncher(LAUNCHER, ["--version"], { cwd: REPO_ROOT });
-  assert.equal(setup.code, 0, setup.stderr);
-  const parent = await Deno.makeTempDir({ prefix: "skillgate-bundle-" });
-  const root = `${parent}/check out`;
-  await Deno.mkdir(`${root}/.tools`, { recursive: true });
-  const copy = await new Deno.Command("sh", {
-    args: ["-c", 'from=$0; into=$1; shift; tar -C "$from" -cf - "$@" | tar -C "$into" -xf -']
-      .concat([REPO_ROOT, root, ...CHECKOUT_FILES]),
-    stderr: "piped",
-  }).output();
-  assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
-  await Deno.symlink(`${REPO_ROOT}node_modules`, `${root}/node_modules`);
-  await Deno.symlink(`${REPO_ROOT}.tools/node_modules`, `${root}/.tools/node_modules`);
-  return { root, [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
+function checkoutCopy(): Promise<{ root: string } & AsyncDisposable> {
+  return copyCheckout("skillgate-bundle-", "check out");
 }
 
 /** The bundle folders (by hash) in a checkout, without `current` or temporary entries. */

@@ -1,0 +1,47 @@
+/**
+ * A copy of this checkout's sources in a temporary folder, for the launcher's
+ * bundle tests: the launcher, main.ts, deno.json, deno.lock and src/, with
+ * node_modules and .tools/node_modules linked to this checkout's (run once
+ * here first, so they are current).
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { LAUNCHER, runLauncher } from "../support/launcher.ts";
+import { REPO_ROOT } from "../support/program.ts";
+
+/** What a checkout needs to launch and bundle (node_modules and .tools/ linked to this one's). */
+const CHECKOUT_FILES = ["skillgate", "main.ts", "deno.json", "deno.lock", "src"];
+
+/**
+ * Copies the checkout's sources (no bundle yet) into `<temp>/<folderName>`.
+ *
+ * @param prefix The temporary parent folder's name prefix.
+ * @param folderName The copy's folder name inside it (may hold a space).
+ * @returns The copy's root; disposing it removes the temporary parent.
+ * @throws AssertionError when the launcher's set-up run or the copy fails.
+ *
+ * Needs read and write of the temporary folder, read of this checkout, and
+ * run of `sh`/`tar` and the launcher.
+ */
+export async function checkoutCopy(
+  prefix: string,
+  folderName: string,
+): Promise<{ root: string } & AsyncDisposable> {
+  // A launcher run here first: this checkout's dependencies are current, so the copy's are too.
+  const setup = await runLauncher(LAUNCHER, ["--version"], { cwd: REPO_ROOT });
+  assert.equal(setup.code, 0, setup.stderr);
+  const parent = await Deno.makeTempDir({ prefix });
+  const root = `${parent}/${folderName}`;
+  await Deno.mkdir(`${root}/.tools`, { recursive: true });
+  const copy = await new Deno.Command("sh", {
+    args: ["-c", 'from=$0; into=$1; shift; tar -C "$from" -cf - "$@" | tar -C "$into" -xf -']
+      .concat([REPO_ROOT, root, ...CHECKOUT_FILES]),
+    stderr: "piped",
+  }).output();
+  assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
+  await Deno.symlink(`${REPO_ROOT}node_modules`, `${root}/node_modules`);
+  await Deno.symlink(`${REPO_ROOT}.tools/node_modules`, `${root}/.tools/node_modules`);
+  return { root, [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
+}
