@@ -9,13 +9,12 @@
  * @module
  */
 
-import { bannerText } from "./src/cli/banner.ts";
+// Only what `serve` needs before it creates the worker is imported here (issue 13): the rest of
+// the trusted part (src/cli/serve_command.ts, the one-shot commands) loads after, while the worker
+// loads its modules on its own thread.
 import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
-import { helpText } from "./src/cli/help.ts";
-import { healthUrl, HealthUsageError, runHealthCommand } from "./src/cli/health_command.ts";
 import { launchWords } from "./src/cli/launch_command.ts";
 import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
-import { startLine } from "./src/cli/start_line.ts";
 import { UsageError } from "./src/config/cli.ts";
 import { ConfigFileError } from "./src/config/file/json_document.ts";
 import {
@@ -25,33 +24,14 @@ import {
   loadSetByView,
   locateConfigOnly,
 } from "./src/config/file/load_config.ts";
-import { type OwnerFilesWatch, watchOwnerFiles } from "./src/config/file/watch_owner_files.ts";
-import { keptSetByView } from "./src/config/file/live_config.ts";
-import { createViewOverrideWriter } from "./src/config/file/view_override_write.ts";
-import { runConfigCommand } from "./src/cli/config_command.ts";
-import {
-  parseOverrideArgs,
-  runOverrideCommand,
-  splitOverrideArgs,
-} from "./src/cli/override_command.ts";
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
-import { createEnvReleaseService } from "./src/sandbox/env_release_service.ts";
-import { createWorkerIsolate, startWorker } from "./src/sandbox/worker_host.ts";
-import {
-  computeWorkerSet,
-  predictWorkerPermissions,
-  sameWorkerOption,
-} from "./src/sandbox/worker_set.ts";
+import { type PreparedProcess, prepareScriptProcess } from "./src/sandbox/process_prep.ts";
+import { createWorkerIsolate } from "./src/sandbox/worker_host.ts";
+import { predictWorkerPermissions } from "./src/sandbox/worker_prediction.ts";
 import { VERSION } from "./src/version.ts";
 import { installDir, isolateEntryUrl } from "./src/entry_points.ts";
-import {
-  httpScriptsWarning,
-  HttpStartupError,
-  settleHttpToken,
-} from "./src/transports/http/http_startup.ts";
-import { httpReadyLine, listenForShutdownSignals } from "./src/transports/http/shutdown_signals.ts";
-import { HTTP_DRAIN_TIMEOUT_MS } from "./src/caps.ts";
+import { HttpStartupError, settleHttpToken } from "./src/transports/http/http_startup.ts";
 
 async function main(): Promise<number> {
   if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
@@ -73,6 +53,7 @@ async function main(): Promise<number> {
   }
   for (const notice of config.notices) logErrorLine(`skillgate: ${notice}`);
   if (config.command === "help") {
+    const { helpText } = await import("./src/cli/help.ts");
     await writeStdout(helpText(launchCommand()));
     return 0;
   }
@@ -98,7 +79,10 @@ async function main(): Promise<number> {
     const { runValidateCommand } = await import("./src/cli/validate_command.ts");
     return await runValidateCommand(config, commandIo());
   }
-  if (config.command === "config") return await runConfigCommand(config, location, commandIo());
+  if (config.command === "config") {
+    const { runConfigCommand } = await import("./src/cli/config_command.ts");
+    return await runConfigCommand(config, location, commandIo());
+  }
   if (config.command === "permissions") {
     const { runPermissionsCommand } = await import("./src/cli/permissions_command.ts");
     return await runPermissionsCommand(config, commandIo());
@@ -118,7 +102,7 @@ async function main(): Promise<number> {
   let setByView;
   try {
     overrides = await loadOverrides(location); // overrides.json: narrows what the worker serves
-    setByView = keptSetByView(await loadSetByView(location), overrides);
+    setByView = await loadSetByView(location);
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
     logErrorLine(`skillgate: ${error.message}`);
@@ -149,114 +133,39 @@ async function main(): Promise<number> {
   if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
   const rootPaths = [...paths, ...remote?.paths ?? []];
   const sourcesCache = remote === null ? {} : { sourcesCache: remote.setup.cacheDir };
-  // The worker's modules load while the isolation probe runs (issue 13), in a worker created
-  // with the predicted set; it is used only if that equals the computed set (else replaced).
+  // The worker is created now, with the predicted set (issue 13): its modules load on their own
+  // thread while this one loads the rest of the trusted part and runs the isolation probe. It is
+  // used only if that set equals the computed one (serve_command.ts; else ended unused). The
+  // process is prepared first: the environ scrub must not race a second thread.
   const predicted = predictWorkerPermissions(config, rootPaths, sourcesCache);
+  let prepared: PreparedProcess | undefined;
   let early: Worker | null = null;
-  const workerSet = await computeWorkerSet(config, rootPaths, {
-    getEnv: (name) => Deno.env.get(name),
-    ...sourcesCache,
-    beforeProbe: () => {
-      if (predicted !== null) early = createWorkerIsolate(isolateEntryUrl("worker"), predicted);
-    },
-  });
-  const { scripts, explained, indexCacheDir } = workerSet;
-  if (scripts.refusal !== null) {
-    (early as Worker | null)?.terminate();
-    logErrorLine(`skillgate: ${scripts.refusal}`);
-    return EXIT_USAGE;
+  if (predicted !== null) {
+    prepared = prepareScriptProcess();
+    early = createWorkerIsolate(isolateEntryUrl("worker"), predicted);
   }
-  if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
-  if (scripts.dataDirProblem !== null) logErrorLine(`skillgate: ${scripts.dataDirProblem}`);
-  if (indexCacheDir !== config.indexCacheDir) {
-    logErrorLine(
-      "skillgate: the index cache folder lies inside MCP_DATA_DIR, which sandboxed scripts may " +
-        "write; running without it (set --index-cache to a folder outside MCP_DATA_DIR)",
-    );
-    config = { ...config, indexCacheDir };
-  }
-  const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
-  if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
-  const { permissions } = explained;
-  // Granted values leave this part per run, bounded by the declaration read again (issue 13).
-  const envRelease = createEnvReleaseService(workerSet, {
-    caps: config.caps,
-    getEnv: (name) => Deno.env.get(name),
-  });
-  // The owner's files are watched here, never by the worker: it only receives what narrows.
-  let ownerWatch: OwnerFilesWatch | null = null;
-  // A settings view's write: checked and written here (the worker may only ask).
-  const writeOverride = (request: unknown) =>
-    createViewOverrideWriter(location, ownerWatch)(request);
-  const preloaded = early !== null && predicted !== null && sameWorkerOption(predicted, permissions)
-    ? early
-    : null;
-  if (preloaded === null) (early as Worker | null)?.terminate();
-  const session = startWorker(
-    isolateEntryUrl("worker"),
+  const { serveCommand } = await import("./src/cli/serve_command.ts");
+  return await serveCommand({
     config,
-    permissions,
-    // The worker builds the catalog (the only build); granted values are released per run.
-    {
-      scripts: scripts.facts,
-      groupKiller: scripts.groupKiller,
-      releaseEnv: envRelease.release,
-      overlay: { overrides, problems: [], setByView },
-      writeOverride,
-      ...(preloaded === null ? {} : { worker: preloaded }),
-    },
-  );
-  ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
-    {
-      input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
-      running: config,
-      location,
-      overrides,
-      caps: config.caps,
-      setByView,
-    },
-    { onChange: (update) => session.postOverlay(update), log: logErrorLine },
-  );
-  if (config.options.http !== null) {
-    const httpConfig = config;
-    session.ready.then((ready) => logErrorLine(httpReadyLine(httpConfig, ready)));
-    // Signals reach this part, not the worker: relay the first, exit on the second.
-    listenForShutdownSignals({
-      onFirst: () => {
-        session.shutdown();
-        const deadline = setTimeout(() => Deno.exit(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
-        Deno.unrefTimer(deadline);
-      },
-      onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
-    });
-  } else if (Deno.stdin.isTerminal()) {
-    const isolation = scripts.facts.isolation;
-    session.ready.then((ready) =>
-      logErrorLine(
-        bannerText(config, ready, launchCommand(), scripts.run.length > 0 ? isolation.mode : null),
-      )
-    );
-  } else {
-    // Started by a client: one line for its log (what was served), never on stdout.
-    session.ready.then((ready) => logErrorLine(startLine(config, ready)));
-  }
-  const remoteRefresh = remote === null || remoteServe === null
-    ? null
-    : remoteServe.startRemoteRefresh(remote, {
-      updateRemoteRoots: (roots) => session.updateRemoteRoots(roots),
-      log: (line) => logErrorLine(`skillgate: ${line}`),
-    });
-  const exit = await session.exited;
-  // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
-  void ownerWatch;
-  remoteRefresh?.close();
-  envRelease.reader.close();
-  if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
-  return exit.code;
+    location,
+    overrides,
+    setByView,
+    rootPaths,
+    remote: remote === null || remoteServe === null
+      ? null
+      : { module: remoteServe, prepared: remote },
+    predicted,
+    early,
+    ...(prepared === undefined ? {} : { prepared }),
+    launchCommand,
+  });
 }
 
 /** `skillgate override NAME --disable|...`: the owner's only writer of overrides.json. */
 async function overrideCommand(args: readonly string[]): Promise<number> {
+  const { parseOverrideArgs, runOverrideCommand, splitOverrideArgs } = await import(
+    "./src/cli/override_command.ts"
+  );
   try {
     const { configArgs, own } = splitOverrideArgs(args);
     const request = parseOverrideArgs(own);
@@ -277,6 +186,9 @@ async function overrideCommand(args: readonly string[]): Promise<number> {
 
 /** `skillgate health [--url=URL]`: the container's HEALTHCHECK (probes /healthz). */
 async function healthCommand(args: readonly string[]): Promise<number> {
+  const { healthUrl, HealthUsageError, runHealthCommand } = await import(
+    "./src/cli/health_command.ts"
+  );
   const writeErr = (text: string) => writeAll(Deno.stderr, safeTerminalText(text));
   try {
     return await runHealthCommand(healthUrl(args, (name) => Deno.env.get(name)), writeErr);

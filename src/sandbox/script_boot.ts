@@ -36,9 +36,7 @@ import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { installDir } from "../entry_points.ts";
-import { scrubEnviron } from "./environ_scrub.ts";
-import { closeInheritedOnExec } from "./inherited_fds.ts";
-import { makeNonDumpable } from "./non_dumpable.ts";
+import { type PreparedProcess, prepareScriptProcess } from "./process_prep.ts";
 import { createGroupKiller } from "./group_killer.ts";
 import type { PermittedProgram } from "./worker_permissions.ts";
 
@@ -109,7 +107,9 @@ export interface ScriptBoot {
  * @param options An environment lookup (after the scrub values are still
  *   readable), the roots' real paths (grants may not name them),
  *   optionally a catalog to describe (never used for the run list), and
- *   `beforeProbe`, called once after the scrub, just before the probe.
+ *   `beforeProbe`, called once after the scrub, just before the probe, and
+ *   `prepared`: the process's preparation when the caller already did it
+ *   (`prepareScriptProcess`; done here otherwise).
  * @returns The facts for the worker, its run list, the killer, a warning, and
  *   the grant read.
  *
@@ -125,13 +125,11 @@ export async function bootScripts(
     rootRealPaths?: readonly string[];
     catalog?: Catalog;
     beforeProbe?: () => void;
+    prepared?: PreparedProcess;
   },
 ): Promise<ScriptBoot> {
-  const scrub = scrubEnviron();
-  // After the scrub (it writes /proc/self/mem), before any script can start.
-  const dumpable = makeNonDumpable();
-  // Descriptors skillgate inherited (beyond 0-2) must never reach a script.
-  closeInheritedOnExec();
+  // `serve` prepared the process before creating the worker (issue 13); otherwise done here.
+  const { scrub, dumpable } = options.prepared ?? prepareScriptProcess();
   const interpreters = lookUpInterpreters(options.getEnv("PATH"));
   const groupKiller = createGroupKiller();
   const protectedFolders = protectedFoldersOf({

@@ -10,20 +10,22 @@
 
 import type { Config } from "../config/config.ts";
 import { launcherOf } from "../scripts/host_facts.ts";
-import { grantsAnything, parseGrant } from "../scripts/grant.ts";
-import { findProgram } from "../scripts/interpreters.ts";
-import { isolate, type Isolation, SYSTEM_FOLDERS } from "../scripts/isolation.ts";
+import { isolate, type Isolation } from "../scripts/isolation.ts";
 import type { DeclarationBase } from "../skills/declared_env.ts";
 import type { Catalog } from "../skills/skill.ts";
+import type { PreparedProcess } from "./process_prep.ts";
 import { bootScripts, type ScriptBoot } from "./script_boot.ts";
 import {
   computeWorkerPermissions,
   type ExplainedPermissions,
   type PermittedProgram,
   type RootPaths,
-  toWorkerOption,
-  type WorkerPermissions,
 } from "./worker_permissions.ts";
+import { realPathOr } from "./worker_prediction.ts";
+
+// The prediction lives in a module of its own (the trusted part's start-up loads it before the
+// rest, issue 13); re-exported where the computed set is decided.
+export { predictWorkerPermissions, sameWorkerOption } from "./worker_prediction.ts";
 
 /** The script start-up work and the permission set it leads to. */
 export interface WorkerSet {
@@ -65,10 +67,10 @@ export interface WorkerSet {
  * @param roots The checked roots with their real paths (from `checkRoots`).
  * @param options An environment lookup (the trusted part passes `Deno.env.get`),
  *   for `skillgate permissions` only a catalog to describe each granted
- *   script's containment (it never changes the set), and `beforeProbe`,
- *   called once the environment is scrubbed, just before the isolation probe
- *   (`serve` starts the worker's module loading there, see
- *   {@linkcode predictWorkerPermissions}).
+ *   script's containment (it never changes the set), `beforeProbe`, called
+ *   once the environment is scrubbed, just before the isolation probe, and
+ *   `prepared`: the process preparation `serve` did before creating the
+ *   worker with the predicted set ({@linkcode predictWorkerPermissions}).
  * @returns The script boot and the explained permission set.
  *
  * Requires `--allow-all` (see `bootScripts`); the trusted part holds it.
@@ -84,11 +86,13 @@ export async function computeWorkerSet(
     describe?: Catalog;
     sourcesCache?: string;
     beforeProbe?: () => void;
+    prepared?: PreparedProcess;
   },
 ): Promise<WorkerSet> {
   const scripts = await bootScripts(config, {
     getEnv: options.getEnv,
     ...(options.beforeProbe === undefined ? {} : { beforeProbe: options.beforeProbe }),
+    ...(options.prepared === undefined ? {} : { prepared: options.prepared }),
     ...(options.describe === undefined ? {} : { catalog: options.describe }),
     rootRealPaths: roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
   });
@@ -108,72 +112,6 @@ export async function computeWorkerSet(
     declarationBases: declarationBasesOf(config, roots, sourcesBase),
     declarationSourcesBase: sourcesBase,
   };
-}
-
-/**
- * The worker's permission set as {@linkcode computeWorkerSet} will decide it,
- * predicted without the isolation probe (issue 13): the probe spawns
- * processes, and the worker's modules can load meanwhile in a worker created
- * with this set. Only a prediction: the caller compares it with the computed
- * set ({@linkcode sameWorkerOption}) before that worker receives anything,
- * and starts another worker when they differ, so no worker ever serves with
- * a set other than the computed one. The run list is empty when the grant
- * lets nothing run; otherwise it names the launcher the probe finds on a
- * host where it works (bwrap, else unshare). Pure but for looking the two up
- * in the system folders.
- *
- * @param config The frozen configuration.
- * @param roots The checked roots with their real paths.
- * @param options The sources cache (remote sources), when any.
- * @returns The predicted set, or null when it depends on the probe in a way
- *   not predicted here (`--isolation=group`, a host `MCP_DATA_DIR` that may
- *   hide the index cache, no launcher found).
- *
- * Requires `--allow-read` on the system folders (the trusted part holds `--allow-all`).
- */
-export function predictWorkerPermissions(
-  config: Config,
-  roots: readonly RootPaths[],
-  options: { sourcesCache?: string } = {},
-): WorkerPermissions | null {
-  if (config.scripts.dataDir !== null) return null;
-  const grant = parseGrant(config.scripts.grantJson, {
-    hosted: config.hosted,
-    hostedBy: config.hostedBy,
-    unsubstituted: config.scripts.unsubstituted,
-  });
-  let run: PermittedProgram[] = [];
-  if (grantsAnything(grant) && config.scripts.confirmMode !== "refuse") {
-    const requested = config.options.isolation;
-    if (requested === "group") return null;
-    const bwrap = requested === "pid-namespace" ? undefined : findProgram("bwrap", SYSTEM_FOLDERS);
-    const launcher = bwrap !== undefined
-      ? realPathOr(bwrap)
-      : findProgram("unshare", SYSTEM_FOLDERS);
-    if (launcher === undefined) return null;
-    run = [{ path: launcher, reason: "predicted launcher" }];
-  }
-  const port = config.options.http;
-  const listen = port === null ? {} : { listen: { host: config.options.host, port } };
-  const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
-  return computeWorkerPermissions(roots, {
-    run,
-    ...listen,
-    indexCache: config.indexCacheDir,
-    ...sources,
-  }).permissions;
-}
-
-/**
- * Whether two permission sets give a worker exactly the same rights (what
- * `new Worker` receives; the reasons beside each entry do not count). Pure.
- *
- * @param a One set.
- * @param b The other.
- * @returns True when the worker options are identical.
- */
-export function sameWorkerOption(a: WorkerPermissions, b: WorkerPermissions): boolean {
-  return JSON.stringify(toWorkerOption(a)) === JSON.stringify(toWorkerOption(b));
 }
 
 /**
@@ -234,13 +172,4 @@ export function declarationBasesOf(
     }
   }
   return bases;
-}
-
-/** The real path of `path`, or `path` itself when it cannot be resolved (yet). */
-function realPathOr(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
 }

@@ -26,6 +26,7 @@
  */
 
 import { findProgram } from "./interpreters.ts";
+import { SYSTEM_FOLDERS } from "./system_folders.ts";
 import type { GroupKiller } from "./runner/group_killer.ts";
 import { runScript } from "./runner/run_script.ts";
 import type { ProtectedFolders } from "./sandbox/grant_folders.ts";
@@ -98,12 +99,7 @@ export const CAPABILITY_DROP_ARGS: readonly string[] = Object.freeze([
 ]);
 
 /** Folders searched for `unshare` (a system tool; PATH is not consulted). */
-export const SYSTEM_FOLDERS: readonly string[] = Object.freeze([
-  "/usr/bin",
-  "/bin",
-  "/usr/sbin",
-  "/sbin",
-]);
+export { SYSTEM_FOLDERS };
 
 /**
  * The `unshare` arguments that put a command in a fresh user, PID and mount

@@ -142,10 +142,12 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "SKILL.md itself is read through the path gate",
   },
   {
-    path: "src/sandbox/worker_set.ts",
+    path: "src/sandbox/worker_prediction.ts",
     apis: ["Deno.realPath"],
-    reason: "trusted part at start-up: the sources cache folder's real path (owner's " +
-      "configuration), a base the declaration reader checks skill folders against",
+    reason: "trusted part at start-up (realPathOr, used by worker_set.ts too): the sources " +
+      "cache folder's real path (owner's configuration), a base the declaration reader checks " +
+      "skill folders against, and bwrap's real path in the system folders for the predicted " +
+      "run permission",
   },
   {
     path: "src/config/index_cache_dir.ts",
@@ -249,8 +251,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["import()"],
     reason: "trusted part: loads the one-shot commands (list, validate, permissions, sync: with " +
       "them zod, the MCP SDK, the YAML parser, the fetcher's code) only when they run, so " +
-      "`serve` starts without them (issue 13), and the remote sources' modules only when " +
-      "sources are configured; fixed, relative module specifiers that deno compile includes",
+      "`serve` starts without them (issue 13), the remote sources' modules only when " +
+      "sources are configured, and serve's own remainder (src/cli/serve_command.ts) only once " +
+      "the worker was created, so both load at once; fixed, relative module specifiers that " +
+      "deno compile includes",
   },
   {
     path: "src/worker/entry.ts",

@@ -1,0 +1,183 @@
+/**
+ * `skillgate serve`'s trusted part after the worker was created early:
+ * everything `main.ts` does not need before that moment. `main.ts` loads this
+ * module only after it has created the worker with the predicted permission
+ * set, so these modules load on the main thread while the worker's load on
+ * its own (issue 13: the first answer after spawn).
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import type { ConfigLocation } from "../config/file/load_config.ts";
+import { keptSetByView } from "../config/file/live_config.ts";
+import type { SetByView } from "../config/file/overrides_file.ts";
+import { type OwnerFilesWatch, watchOwnerFiles } from "../config/file/watch_owner_files.ts";
+import { createViewOverrideWriter } from "../config/file/view_override_write.ts";
+import { isolateEntryUrl } from "../entry_points.ts";
+import type * as RemoteServeModule from "../remote/remote_serve.ts";
+import type { PreparedRemote } from "../remote/remote_serve.ts";
+import type { SkillOverrides } from "../skills/overrides.ts";
+import { createEnvReleaseService } from "../sandbox/env_release_service.ts";
+import type { PreparedProcess } from "../sandbox/process_prep.ts";
+import { startWorker } from "../sandbox/worker_host.ts";
+import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions.ts";
+import { adoptEarlyWorker } from "../sandbox/worker_prediction.ts";
+import { computeWorkerSet } from "../sandbox/worker_set.ts";
+import { httpScriptsWarning } from "../transports/http/http_startup.ts";
+import { httpReadyLine, listenForShutdownSignals } from "../transports/http/shutdown_signals.ts";
+import { HTTP_DRAIN_TIMEOUT_MS } from "../caps.ts";
+import { bannerText } from "./banner.ts";
+import { EXIT_USAGE } from "./command_io.ts";
+import { startLine } from "./start_line.ts";
+import { logErrorLine } from "./terminal_text.ts";
+
+/** What `main.ts` decided before loading this module. */
+export interface ServeStart {
+  /** The configuration, its roots checked and its index cache folder prepared. */
+  readonly config: Config;
+  /** Where the configuration and overrides files are (null: none is used). */
+  readonly location: ConfigLocation | null;
+  /** overrides.json, read at start-up. */
+  readonly overrides: SkillOverrides;
+  /** The switches a settings view set, as read (kept here against `overrides`). */
+  readonly setByView: SetByView;
+  /** The checked roots' paths (local, then remote). */
+  readonly rootPaths: readonly RootPaths[];
+  /** The remote sources' set-up, or null without remote sources. */
+  readonly remote: RemoteServe | null;
+  /** The set the early worker was created with, or null when none was predicted. */
+  readonly predicted: WorkerPermissions | null;
+  /** The worker created with `predicted` (null when none was). */
+  readonly early: Worker | null;
+  /** The process preparation done before the early worker was created, if any. */
+  readonly prepared?: PreparedProcess;
+  /** How a client would start this program (banner). */
+  readonly launchCommand: () => string[];
+}
+
+/** The remote sources' serving module and what it prepared. */
+export interface RemoteServe {
+  /** `src/remote/remote_serve.ts`, loaded only when sources are configured. */
+  readonly module: typeof RemoteServeModule;
+  /** Its `prepareRemote` result (without an error). */
+  readonly prepared: PreparedRemote;
+}
+
+/**
+ * Computes the worker's permission set (isolation probe included), keeps the
+ * early worker only when its set is exactly that one (else ends it and
+ * starts another), starts serving, and waits for the session to end.
+ *
+ * @param start What `main.ts` decided (see {@linkcode ServeStart}).
+ * @returns The process's exit code (`EXIT_USAGE` when start-up is refused).
+ *
+ * Requires the trusted part's `--allow-all` and `--unstable-worker-options`.
+ */
+export async function serveCommand(start: ServeStart): Promise<number> {
+  let { config } = start;
+  const { location, overrides, remote, rootPaths } = start;
+  const setByView = keptSetByView(start.setByView, overrides);
+  const sourcesCache = remote === null ? {} : { sourcesCache: remote.prepared.setup.cacheDir };
+  const workerSet = await computeWorkerSet(config, rootPaths, {
+    getEnv: (name) => Deno.env.get(name),
+    ...sourcesCache,
+    ...(start.prepared === undefined ? {} : { prepared: start.prepared }),
+  });
+  const { scripts, explained, indexCacheDir } = workerSet;
+  if (scripts.refusal !== null) {
+    start.early?.terminate();
+    logErrorLine(`skillgate: ${scripts.refusal}`);
+    return EXIT_USAGE;
+  }
+  if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
+  if (scripts.dataDirProblem !== null) logErrorLine(`skillgate: ${scripts.dataDirProblem}`);
+  if (indexCacheDir !== config.indexCacheDir) {
+    logErrorLine(
+      "skillgate: the index cache folder lies inside MCP_DATA_DIR, which sandboxed scripts may " +
+        "write; running without it (set --index-cache to a folder outside MCP_DATA_DIR)",
+    );
+    config = { ...config, indexCacheDir };
+  }
+  const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });
+  if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
+  const { permissions } = explained;
+  // Granted values leave this part per run, bounded by the declaration read again (issue 13).
+  const envRelease = createEnvReleaseService(workerSet, {
+    caps: config.caps,
+    getEnv: (name) => Deno.env.get(name),
+  });
+  // The owner's files are watched here, never by the worker: it only receives what narrows.
+  let ownerWatch: OwnerFilesWatch | null = null;
+  // A settings view's write: checked and written here (the worker may only ask).
+  const writeOverride = (request: unknown) =>
+    createViewOverrideWriter(location, ownerWatch)(request);
+  // The early worker serves only with exactly the computed set; otherwise it ends here, unused.
+  const preloaded = adoptEarlyWorker(start.early, start.predicted, permissions);
+  const session = startWorker(
+    isolateEntryUrl("worker"),
+    config,
+    permissions,
+    // The worker builds the catalog (the only build); granted values are released per run.
+    {
+      scripts: scripts.facts,
+      groupKiller: scripts.groupKiller,
+      releaseEnv: envRelease.release,
+      overlay: { overrides, problems: [], setByView },
+      writeOverride,
+      ...(preloaded === null ? {} : { worker: preloaded }),
+    },
+  );
+  ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
+    {
+      input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
+      running: config,
+      location,
+      overrides,
+      caps: config.caps,
+      setByView,
+    },
+    { onChange: (update) => session.postOverlay(update), log: logErrorLine },
+  );
+  if (config.options.http !== null) {
+    const httpConfig = config;
+    session.ready.then((ready) => logErrorLine(httpReadyLine(httpConfig, ready)));
+    // Signals reach this part, not the worker: relay the first, exit on the second.
+    listenForShutdownSignals({
+      onFirst: () => {
+        session.shutdown();
+        const deadline = setTimeout(() => Deno.exit(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
+        Deno.unrefTimer(deadline);
+      },
+      onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
+    });
+  } else if (Deno.stdin.isTerminal()) {
+    const isolation = scripts.facts.isolation;
+    const bannerConfig = config;
+    session.ready.then((ready) =>
+      logErrorLine(
+        bannerText(
+          bannerConfig,
+          ready,
+          start.launchCommand(),
+          scripts.run.length > 0 ? isolation.mode : null,
+        ),
+      )
+    );
+  } else {
+    // Started by a client: one line for its log (what was served), never on stdout.
+    const lineConfig = config;
+    session.ready.then((ready) => logErrorLine(startLine(lineConfig, ready)));
+  }
+  const remoteRefresh = remote === null ? null : remote.module.startRemoteRefresh(remote.prepared, {
+    updateRemoteRoots: (roots) => session.updateRemoteRoots(roots),
+    log: (line) => logErrorLine(`skillgate: ${line}`),
+  });
+  const exit = await session.exited;
+  // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
+  void ownerWatch;
+  remoteRefresh?.close();
+  envRelease.reader.close();
+  if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);
+  return exit.code;
+}

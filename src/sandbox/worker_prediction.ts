@@ -1,0 +1,129 @@
+/**
+ * The worker's permission set predicted before it is computed (issue 13):
+ * `serve` creates the worker with it as early as it can, so the worker's
+ * modules load while the trusted part finishes its start-up (its own modules,
+ * the isolation probe). A module of its own, with few imports, because it is
+ * loaded before the rest of the trusted part. A prediction grants nothing by
+ * itself: the worker created with it is used only when its set equals the
+ * computed one ({@linkcode adoptEarlyWorker}).
+ *
+ * @module
+ */
+
+import type { Config } from "../config/config.ts";
+import { grantsAnything, parseGrant } from "../scripts/grant.ts";
+import { findProgram } from "../scripts/interpreters.ts";
+import { SYSTEM_FOLDERS } from "../scripts/system_folders.ts";
+import {
+  computeWorkerPermissions,
+  type PermittedProgram,
+  type RootPaths,
+  toWorkerOption,
+  type WorkerPermissions,
+} from "./worker_permissions.ts";
+
+/**
+ * The worker's permission set as `computeWorkerSet` (worker_set.ts) will decide it,
+ * predicted without the isolation probe (issue 13): the probe spawns
+ * processes, and the worker's modules can load meanwhile in a worker created
+ * with this set. Only a prediction: the caller compares it with the computed
+ * set ({@linkcode sameWorkerOption}) before that worker receives anything,
+ * and starts another worker when they differ, so no worker ever serves with
+ * a set other than the computed one. The run list is empty when the grant
+ * lets nothing run; otherwise it names the launcher the probe finds on a
+ * host where it works (bwrap, else unshare). Pure but for looking the two up
+ * in the system folders.
+ *
+ * @param config The frozen configuration.
+ * @param roots The checked roots with their real paths.
+ * @param options The sources cache (remote sources), when any.
+ * @returns The predicted set, or null when it depends on the probe in a way
+ *   not predicted here (`--isolation=group`, a host `MCP_DATA_DIR` that may
+ *   hide the index cache, no launcher found).
+ *
+ * Requires `--allow-read` on the system folders (the trusted part holds `--allow-all`).
+ */
+export function predictWorkerPermissions(
+  config: Config,
+  roots: readonly RootPaths[],
+  options: { sourcesCache?: string } = {},
+): WorkerPermissions | null {
+  if (config.scripts.dataDir !== null) return null;
+  const grant = parseGrant(config.scripts.grantJson, {
+    hosted: config.hosted,
+    hostedBy: config.hostedBy,
+    unsubstituted: config.scripts.unsubstituted,
+  });
+  let run: PermittedProgram[] = [];
+  if (grantsAnything(grant) && config.scripts.confirmMode !== "refuse") {
+    const requested = config.options.isolation;
+    if (requested === "group") return null;
+    const bwrap = requested === "pid-namespace" ? undefined : findProgram("bwrap", SYSTEM_FOLDERS);
+    const launcher = bwrap !== undefined
+      ? realPathOr(bwrap)
+      : findProgram("unshare", SYSTEM_FOLDERS);
+    if (launcher === undefined) return null;
+    run = [{ path: launcher, reason: "predicted launcher" }];
+  }
+  const port = config.options.http;
+  const listen = port === null ? {} : { listen: { host: config.options.host, port } };
+  const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
+  return computeWorkerPermissions(roots, {
+    run,
+    ...listen,
+    indexCache: config.indexCacheDir,
+    ...sources,
+  }).permissions;
+}
+
+/**
+ * Whether two permission sets give a worker exactly the same rights (what
+ * `new Worker` receives; the reasons beside each entry do not count). Pure.
+ *
+ * @param a One set.
+ * @param b The other.
+ * @returns True when the worker options are identical.
+ */
+export function sameWorkerOption(a: WorkerPermissions, b: WorkerPermissions): boolean {
+  return JSON.stringify(toWorkerOption(a)) === JSON.stringify(toWorkerOption(b));
+}
+
+/**
+ * Decides the fate of a worker created early with a predicted set: it is
+ * kept only when that set gives exactly the computed rights; otherwise it is
+ * ended here, before it has received anything (no configuration, no input),
+ * and the caller starts a worker with the computed set.
+ *
+ * @param early The worker created with `predicted`, or null when none was.
+ * @param predicted The set it was created with (null: none was predicted).
+ * @param computed The set computed after the isolation probe: the only one a
+ *   serving worker may hold.
+ * @returns `early` when its set equals `computed`, else null (and `early`,
+ *   if any, has been terminated).
+ */
+export function adoptEarlyWorker(
+  early: Worker | null,
+  predicted: WorkerPermissions | null,
+  computed: WorkerPermissions,
+): Worker | null {
+  if (early === null) return null;
+  if (predicted !== null && sameWorkerOption(predicted, computed)) return early;
+  early.terminate();
+  return null;
+}
+
+/**
+ * The real path of `path`, or `path` itself when it cannot be resolved (yet).
+ *
+ * @param path An absolute path.
+ * @returns Its real path (symlinks resolved), or `path` on any error.
+ *
+ * Requires `--allow-read` on `path`.
+ */
+export function realPathOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
