@@ -166,6 +166,8 @@ Deno.test("attack: bytes moved from the end of one source file to the start of t
 
 Deno.test("attack: another Deno put at the same path gets its own bundle, as the launcher's header says", async () => {
   await using checkout = await builtCheckout();
+  // Without a pinned deno in .tools (which the launcher would prefer), PATH's deno runs.
+  await Deno.remove(`${checkout.root}/.tools/node_modules`);
   const bin = `${checkout.root}/../bin`;
   await Deno.mkdir(bin);
   const realDeno = `${REPO_ROOT}.tools/node_modules/deno/deno`;

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 import { LAUNCHER, launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
+import { checkoutCopy } from "./_checkout_copy.ts";
 import { VERSION } from "../../src/version.ts";
 import { trustedRunFlags } from "../../src/sandbox/trusted_flags.ts";
 
@@ -123,11 +124,14 @@ async function fakeDenoDir(parent: string, version: string): Promise<string> {
   return dir;
 }
 
-Deno.test("launcher: runs a deno 2.9.x from PATH with exactly the trusted flags and every argument unchanged", async () => {
+Deno.test("launcher: without a pinned deno in .tools, runs a deno 2.9.x from PATH with exactly the trusted flags and every argument unchanged", async () => {
   await using caller = await callerFolder();
+  await using checkout = await checkoutCopy("skillgate-launcher-path-", "checkout");
+  // This copy has no pinned deno: only PATH's can run it.
+  await Deno.remove(`${checkout.root}/.tools/node_modules`);
   const fake = await fakeDenoDir(caller.dir, "2.9.99");
   const args = ["serve", "./skills", "it's", "", "$HOME", "*", "--http=3000", "a\nb"];
-  const run = await runLauncher(LAUNCHER, args, {
+  const run = await runLauncher(`${checkout.root}/skillgate`, args, {
     cwd: caller.dir,
     env: { PATH: `${fake}:${launcherEnv().PATH}` },
   });
@@ -136,11 +140,30 @@ Deno.test("launcher: runs a deno 2.9.x from PATH with exactly the trusted flags 
   assert.deepEqual(argv, [
     "run",
     "--config",
-    `${REPO_ROOT}deno.json`,
+    `${checkout.root}/deno.json`,
     ...trustedRunFlags(),
-    `${REPO_ROOT}main.ts`,
+    `${checkout.root}/main.ts`,
     ...args,
   ]);
+});
+
+Deno.test("launcher: the pinned deno installed in .tools runs even with a deno 2.9.x on PATH, which is never started (no deno --version at each launch)", async () => {
+  await using caller = await callerFolder();
+  const fake = await fakeDenoDir(caller.dir, "2.9.99");
+  const marker = `${caller.dir}/path deno ran`;
+  // The fake records any start of itself.
+  await Deno.writeTextFile(
+    `${fake}/deno`,
+    `#!/bin/sh\n: >"${marker}"\necho "deno 2.9.99 (fake)"\n`,
+    { mode: 0o755 },
+  );
+  const run = await runLauncher(LAUNCHER, ["--version"], {
+    cwd: caller.dir,
+    env: { PATH: `${fake}:${launcherEnv().PATH}` },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, `skillgate ${VERSION}\n`);
+  assert.equal(await Deno.lstat(marker).then(() => true, () => false), false);
 });
 
 Deno.test("launcher: a deno of another version on PATH is not used (the pinned one is)", async () => {
