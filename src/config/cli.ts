@@ -24,7 +24,7 @@ import { decideEndpoints, EndpointError } from "../remote/github_hosts.ts";
 import { isOwnerAllowed, SourceSpecError, splitSourceList } from "../remote/source_spec.ts";
 import { isOriginAllowed, OriginListError, parseOriginList } from "../remote/publisher_spec.ts";
 import { parseRemoteSpec, type RemoteSource } from "../remote/remote_source.ts";
-import { PREFIX_SEPARATOR } from "../skills/discover.ts";
+import { PREFIX_SEPARATOR } from "../skills/prefix_separator.ts";
 
 /** A command line or environment value that cannot be used. Exit code 2. */
 export class UsageError extends Error {

@@ -16,6 +16,7 @@ import { directoryNameRule, isSkippedEntryName } from "./names.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { Problem } from "./problem.ts";
 import type { Root } from "./skill.ts";
+import { PREFIX_SEPARATOR } from "./prefix_separator.ts";
 
 /** A folder that holds `SKILL.md` (or `skill.md`), not loaded yet. */
 export interface SkillCandidate {
@@ -61,7 +62,7 @@ export interface DiscoverOptions {
 }
 
 /** Between a root's prefix and a folder name in a served name: `PREFIX__NAME`. */
-export const PREFIX_SEPARATOR = "__";
+export { PREFIX_SEPARATOR };
 
 /** Containers searched below a root besides the root itself, in this order. */
 export const SKILL_CONTAINERS: readonly string[] = ["skills", ".claude/skills", ".agents/skills"];
