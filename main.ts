@@ -27,7 +27,7 @@ import {
 import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
 import { type PreparedProcess, prepareScriptProcess } from "./src/sandbox/process_prep.ts";
-import { createWorkerIsolate } from "./src/sandbox/worker_host.ts";
+import { createWorkerIsolate } from "./src/sandbox/worker_isolate.ts";
 import { predictWorkerPermissions } from "./src/sandbox/worker_prediction.ts";
 import { VERSION } from "./src/version.ts";
 import { installDir, isolateEntryUrl } from "./src/entry_points.ts";

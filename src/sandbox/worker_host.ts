@@ -28,7 +28,11 @@ import {
   type ShutdownMessage,
   type StartMessage,
 } from "./messages.ts";
-import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts";
+import type { WorkerPermissions } from "./worker_permissions.ts";
+import { createWorkerIsolate, earlyErrorOf } from "./worker_isolate.ts";
+
+// In worker_isolate.ts (few imports: main.ts creates the worker before loading the rest).
+export { createWorkerIsolate };
 
 /** What the trusted part learns from a running worker. */
 export interface WorkerSession {
@@ -42,40 +46,6 @@ export interface WorkerSession {
   postOverlay(update: { overlay: CatalogOverlay; caps: Caps }): void;
   /** Hands the worker the remote sources' new roots (a `remote-roots` message). */
   updateRemoteRoots(roots: readonly Root[]): void;
-}
-
-/**
- * Errors a worker raised before {@linkcode startWorker} took it over (`serve`
- * creates it while the isolation probe runs): held here, handled, so a module
- * that fails to load is reported by `startWorker` like any other worker error
- * instead of escaping as an unhandled error that ends the trusted part.
- */
-const earlyErrors = new WeakMap<Worker, string>();
-
-/**
- * Creates the worker isolate with exactly `permissions`; its modules start
- * loading at once, and it does nothing else until {@linkcode startWorker}
- * sends it the configuration (nothing reaches it before: it reads no input).
- * An error it raises before then is held for `startWorker` to report.
- *
- * @param entry URL of the worker's entry module.
- * @param permissions The permission set it gets, for good.
- * @returns The worker.
- *
- * Requires `--unstable-worker-options`, and the caller must hold every
- * permission it hands down.
- */
-export function createWorkerIsolate(entry: URL, permissions: WorkerPermissions): Worker {
-  const worker = new Worker(entry, {
-    type: "module",
-    name: "skillgate-worker",
-    deno: { permissions: toWorkerOption(permissions) },
-  });
-  worker.onerror = (event: ErrorEvent) => {
-    event.preventDefault();
-    if (!earlyErrors.has(worker)) earlyErrors.set(worker, event.message);
-  };
-  return worker;
 }
 
 /**
@@ -175,7 +145,7 @@ export function startWorker(
       worker.terminate();
       resolve({ code: 1, message: `Internal error in the worker: ${event.message}` });
     };
-    const early = earlyErrors.get(worker);
+    const early = earlyErrorOf(worker);
     if (early !== undefined) {
       worker.terminate();
       resolve({ code: 1, message: `Internal error in the worker: ${early}` });

@@ -12,8 +12,7 @@
 
 import type { Config } from "../config/config.ts";
 import { grantsAnything, parseGrant } from "../scripts/grant.ts";
-import { findProgram } from "../scripts/interpreters.ts";
-import { SYSTEM_FOLDERS } from "../scripts/system_folders.ts";
+import { findProgram, SYSTEM_FOLDERS } from "../scripts/system_folders.ts";
 import {
   computeWorkerPermissions,
   type PermittedProgram,

@@ -8,9 +8,12 @@
  * @module
  */
 
-import { isAbsolute, join } from "node:path";
 import { INTERPRETER_NAMES, type InterpreterName } from "./declaration.ts";
 import { isExecutableFile } from "./runner/executable.ts";
+import { findProgram } from "./system_folders.ts";
+
+// In system_folders.ts (few imports: the trusted part's start-up loads it before the rest).
+export { findProgram };
 
 /** One interpreter: where it is, or why it cannot be used here. */
 export type InterpreterEntry =
@@ -73,25 +76,4 @@ export function lookUpInterpreters(
     );
   }
   return Object.freeze(table);
-}
-
-/**
- * Finds a program by name in a list of folders: the first absolute folder
- * holding an executable regular file of that name. The path is returned as
- * found (not symlink-resolved).
- *
- * @param name A bare program name, e.g. `unshare`.
- * @param folders Folders to search, in order; relative ones are skipped.
- * @param isExecutable The executable check. @default `isExecutableFile` (runner/executable.ts)
- * @returns The absolute path, or undefined when no folder holds it.
- *
- * Requires `--allow-read` on the folders.
- */
-export function findProgram(
-  name: string,
-  folders: readonly string[],
-  isExecutable: (path: string) => boolean = isExecutableFile,
-): string | undefined {
-  return folders.filter((folder) => isAbsolute(folder)).map((folder) => join(folder, name))
-    .find((path) => isExecutable(path));
 }
