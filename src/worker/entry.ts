@@ -28,7 +28,6 @@ import type {
 import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
 import type { LiveRefresh } from "../refresh/live_refresh.ts";
 import { createRemoteRootsHandler } from "../refresh/remote_roots_refresh.ts";
-import { createScriptService } from "../scripts/service.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import { estimateSkillFolders } from "../skills/folder_estimate.ts";
@@ -188,7 +187,9 @@ async function serve(start: StartMessage): Promise<void> {
   const config: Config = { ...start.config, caps: caps.view };
   const scripts = start.scripts === undefined
     ? undefined
-    : createScriptService(config, start.scripts, {
+    // Loaded only when the grant can let a script run: a catalog served without runs answers
+    // `initialize` without the runner's planning, grant and confirmation modules (issue 13).
+    : (await import("../scripts/service.ts")).createScriptService(config, start.scripts, {
       killer: createGroupKillClient(self),
       releaseEnv: createEnvReleaseClient(self),
     });

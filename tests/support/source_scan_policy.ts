@@ -255,9 +255,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
     path: "src/worker/entry.ts",
     apis: ["import()"],
-    reason: "worker: loads the HTTP transport only under --http, so a stdio server answers " +
-      "`initialize` without it (issue 13); a fixed, relative module specifier in the module " +
-      "graph (no read permission, deno compile includes it)",
+    reason: "worker: loads the HTTP transport only under --http, and the script service only " +
+      "when the grant can let a script run, so a stdio server answers `initialize` without " +
+      "them (issue 13); fixed, relative module specifiers in the module graph (no read " +
+      "permission, deno compile includes them)",
   },
   {
     path: "src/mcp/tools_handler.ts",
