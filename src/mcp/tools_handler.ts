@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { ProtocolError, ProtocolErrorCode, type Server, type Tool } from "./sdk.ts";
 import { handlerExtra } from "./handler_extra.ts";
 import { declaredCapabilities, inputRoundOf } from "./elicitation/input_round.ts";

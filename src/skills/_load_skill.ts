@@ -8,6 +8,7 @@
 import type { Caps } from "../caps.ts";
 import { checkSkillScripts } from "../scripts/skill_scripts.ts";
 import { deepFreeze } from "./_freeze.ts";
+import { frontmatterBeforeParser } from "./frontmatter_quick.ts";
 import { listSkillFiles } from "./_list_files.ts";
 import { problem } from "./_problems.ts";
 import { readSkillMd, type SkillMdText } from "./_read_skill_md.ts";
@@ -38,17 +39,31 @@ export interface LoadedSkill {
   readonly problems: readonly Problem[];
 }
 
-/** The YAML parser's module, loaded on the first SKILL.md the index cache cannot answer. */
+/**
+ * The YAML parser's module, loaded on the first SKILL.md that neither the
+ * index cache nor the fast path (`frontmatter_quick.ts`) answers.
+ */
 let frontmatterModule: Promise<typeof import("./frontmatter.ts")> | null = null;
 
 /**
  * Loads `frontmatter.ts` (and `npm:yaml` with it) once, on first use: a warm
- * start whose every SKILL.md the index cache answers never loads the parser
- * (issue 13: the first answer after spawn pays only for what it needs).
+ * start whose every SKILL.md the index cache answers, and a cold one whose
+ * every frontmatter block is plain, never load the parser (issue 13: the
+ * first answer after spawn pays only for what it needs).
  */
 function frontmatterParser(): Promise<typeof import("./frontmatter.ts")> {
   frontmatterModule ??= import("./frontmatter.ts");
   return frontmatterModule;
+}
+
+/**
+ * Whether this process has loaded the YAML parser's module for a skill's
+ * frontmatter so far (tests: a plain catalog's cold build must not).
+ *
+ * @returns True once a SKILL.md needed the parser.
+ */
+export function isFrontmatterParserLoaded(): boolean {
+  return frontmatterModule !== null;
 }
 
 /**
@@ -108,8 +123,11 @@ export async function loadSkill(
     // Missed above for this version already (unless SKILL.md is not a plain regular file).
     known = seen === null ? cache?.lookup(keyOf(opened.truncated), version) ?? null : null;
     if (known === null) {
-      const { parseFrontmatter } = await frontmatterParser();
-      const parsed = parseFrontmatter(opened.text);
+      // Plain blocks are decided without loading the YAML parser (issue 13: a cold build).
+      const quick = frontmatterBeforeParser(opened.text);
+      const parsed = quick.decided !== null
+        ? quick.decided
+        : (await frontmatterParser()).parseFrontmatterBlock(quick.split);
       if (!parsed.ok) {
         const place = parsed.line === undefined ? {} : {
           line: parsed.line,

@@ -10,7 +10,6 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { readBounded } from "../files/bounded_read.ts";
 import { PathRefusedError, resolveSkillFileSync } from "../files/path_gate.ts";
 import { joinPath } from "./_path.ts";
@@ -43,6 +42,19 @@ export interface SkillMdText {
    * same size); else null.
    */
   readonly digest: string | null;
+}
+
+/** node:crypto's `createHash`, once loaded. */
+let createHash: typeof import("node:crypto").createHash | null = null;
+
+/**
+ * node:crypto's `createHash`, loaded on the first SKILL.md digest: a warm
+ * start reads no SKILL.md, and loading node:crypto with the worker's modules
+ * cost its start-up ~5 ms (issue 13).
+ */
+async function sha256Hasher(): Promise<typeof import("node:crypto").createHash> {
+  createHash ??= (await import("node:crypto")).createHash;
+  return createHash;
 }
 
 /**
@@ -102,7 +114,7 @@ export async function readSkillMd(
       // digest `skills/list` serves for that version, without reading the file again (issue 13).
       digest: options.withDigest === true && !read.isTruncated &&
           read.bytes.length === read.sizeBytes && read.sizeBytes === file.size
-        ? `sha256:${createHash("sha256").update(read.bytes).digest("hex")}`
+        ? `sha256:${(await sha256Hasher())("sha256").update(read.bytes).digest("hex")}`
         : null,
     };
   } catch (error) {

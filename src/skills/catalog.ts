@@ -47,9 +47,16 @@ export interface BuildCatalogOptions {
   readonly load?: SkillLoader;
   /**
    * The persistent index cache the default loader consults (`index_cache.ts`);
-   * flushed once the build is done. @default none
+   * flushed once the build is done, unless `flushesIndexCache` is false.
+   * @default none
    */
   readonly indexCache?: IndexCache;
+  /**
+   * Whether the build writes the index cache when it is done; false leaves
+   * the write to the caller (the worker writes it once its first answer went
+   * out; issue 13). @default true
+   */
+  readonly flushesIndexCache?: boolean;
   /**
    * Called once every root was walked, with how many skill folders will be
    * loaded (before any is): the worker answers `initialize` early for a large
@@ -110,7 +117,7 @@ export async function buildCatalog(
     load: options.load ?? ((candidate, caps) => loadSkill(candidate, caps, options.indexCache)),
     slice,
   });
-  options.indexCache?.flush();
+  if (options.flushesIndexCache !== false) options.indexCache?.flush();
   const problems: Problem[] = [];
   const seen = new Set<string>();
   const note = (found: Problem) => {

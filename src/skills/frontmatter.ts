@@ -13,7 +13,7 @@ import {
   type FrontmatterSplit,
   splitFrontmatter,
 } from "./frontmatter_split.ts";
-import { parsePlainFrontmatter } from "./frontmatter_plain.ts";
+import { frontmatterBeforeParser } from "./frontmatter_quick.ts";
 
 export {
   type FrontmatterFailure,
@@ -48,20 +48,9 @@ export interface ParsedFrontmatter {
  * Rule source: Agent Skills spec, "SKILL.md format"; YAML 1.2.2, core schema.
  */
 export function parseFrontmatter(text: string): ParsedFrontmatter | FrontmatterFailure {
-  const split = splitFrontmatter(text);
-  if (!split.ok) return split;
   // The plainest blocks need no YAML parser (issue 13); anything else is parsed below.
-  const plain = parsePlainFrontmatter(split.yaml, split.yamlStartLine);
-  if (plain !== null) {
-    return {
-      ok: true,
-      frontmatter: plain.frontmatter,
-      body: split.body,
-      bodyStartLine: split.bodyStartLine,
-      keyLines: plain.keyLines,
-    };
-  }
-  return parseYamlBlock(split);
+  const quick = frontmatterBeforeParser(text);
+  return quick.decided !== null ? quick.decided : parseFrontmatterBlock(quick.split);
 }
 
 /**
@@ -75,10 +64,21 @@ export function parseFrontmatter(text: string): ParsedFrontmatter | FrontmatterF
  */
 export function parseFrontmatterWithYaml(text: string): ParsedFrontmatter | FrontmatterFailure {
   const split = splitFrontmatter(text);
-  return split.ok ? parseYamlBlock(split) : split;
+  return split.ok ? parseFrontmatterBlock(split) : split;
 }
 
-function parseYamlBlock(split: FrontmatterSplit): ParsedFrontmatter | FrontmatterFailure {
+/**
+ * The YAML parser's half of {@linkcode parseFrontmatter}: parses a block
+ * {@linkcode splitFrontmatter} found (the fast path is not tried).
+ *
+ * @param split The split SKILL.md.
+ * @returns As {@linkcode parseFrontmatter}.
+ *
+ * Rule source: YAML 1.2.2, core schema.
+ */
+export function parseFrontmatterBlock(
+  split: FrontmatterSplit,
+): ParsedFrontmatter | FrontmatterFailure {
   const lineCounter = new LineCounter();
   const doc = parseDocument(split.yaml, {
     version: "1.2",

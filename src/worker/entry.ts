@@ -28,7 +28,6 @@ import type {
 import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
 import type { LiveRefresh } from "../refresh/live_refresh.ts";
 import { createRemoteRootsHandler } from "../refresh/remote_roots_refresh.ts";
-import { createScriptService } from "../scripts/service.ts";
 import { skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import { estimateSkillFolders } from "../skills/folder_estimate.ts";
@@ -151,20 +150,26 @@ self.onmessage = (
 };
 
 /**
- * The first snapshot, and how many skill folders this worker loaded for it.
- * The index cache (when configured) spares re-parsing unchanged SKILL.md files.
+ * The first snapshot, how many skill folders this worker loaded for it, and
+ * the index cache (when configured it spares re-parsing unchanged SKILL.md
+ * files). The cache is not written yet: `serve` writes it once the first
+ * answer went out (issue 13: a cold start's write is no part of that answer).
  */
 async function firstCatalog(config: Config, onDiscovered: (skillFolders: number) => void) {
   const indexCache = openIndexCache(config.indexCacheDir, {
     rootsKey: config.roots.map((root) => root.path).join("\0"),
   });
-  const catalog = await buildCatalog(config.roots, config.caps, { indexCache, onDiscovered });
+  const catalog = await buildCatalog(config.roots, config.caps, {
+    indexCache,
+    onDiscovered,
+    flushesIndexCache: false,
+  });
   // skills/list digests of unchanged file versions come from the cache too.
   attachIndexCache(config.indexCacheDir === null ? null : indexCache);
   // A large build's garbage sits in the old generation between the catalog's objects: compact
   // once, before the requests waiting for the catalog are answered (issue 13: RSS at 10,000).
   releaseBuildHeap(catalog.skills.length);
-  return { catalog, skillLoads: skillLoadsSoFar() };
+  return { catalog, skillLoads: skillLoadsSoFar(), indexCache };
 }
 
 /**
@@ -182,7 +187,9 @@ async function serve(start: StartMessage): Promise<void> {
   const config: Config = { ...start.config, caps: caps.view };
   const scripts = start.scripts === undefined
     ? undefined
-    : createScriptService(config, start.scripts, {
+    // Loaded only when the grant can let a script run: a catalog served without runs answers
+    // `initialize` without the runner's planning, grant and confirmation modules (issue 13).
+    : (await import("../scripts/service.ts")).createScriptService(config, start.scripts, {
       killer: createGroupKillClient(self),
       releaseEnv: createEnvReleaseClient(self),
     });
@@ -338,6 +345,9 @@ async function serve(start: StartMessage): Promise<void> {
   // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
   post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   await Promise.race([firstAnswered, ended]);
+  // The first build's index cache, written now that the first answer went out (or the session
+  // ended first, or no request came within the grace period).
+  first.indexCache.flush();
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   const isOver = { value: false };
   void ended.then(() => (isOver.value = true));

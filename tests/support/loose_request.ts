@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import type { Client } from "./sdk_client.ts";
 
 /**

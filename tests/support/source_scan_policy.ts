@@ -259,9 +259,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
     path: "src/worker/entry.ts",
     apis: ["import()"],
-    reason: "worker: loads the HTTP transport only under --http, so a stdio server answers " +
-      "`initialize` without it (issue 13); a fixed, relative module specifier in the module " +
-      "graph (no read permission, deno compile includes it)",
+    reason: "worker: loads the HTTP transport only under --http, and the script service only " +
+      "when the grant can let a script run, so a stdio server answers `initialize` without " +
+      "them (issue 13); fixed, relative module specifiers in the module graph (no read " +
+      "permission, deno compile includes them)",
   },
   {
     path: "src/mcp/tools_handler.ts",
@@ -294,7 +295,15 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     path: "src/skills/_load_skill.ts",
     apis: ["import()"],
     reason: "catalog build: loads the YAML frontmatter parser (npm:yaml) on the first SKILL.md " +
-      "the index cache cannot answer, so a warm start never loads it (issue 13); a fixed, " +
-      "relative module specifier in the module graph",
+      "neither the index cache nor the plain-block fast path answers, so a warm start, and a " +
+      "cold one of plain blocks, never load it (issue 13); a fixed, relative module specifier " +
+      "in the module graph",
+  },
+  {
+    path: "src/skills/_read_skill_md.ts",
+    apis: ["import()"],
+    reason: "catalog build: loads node:crypto's hasher on the first SKILL.md digest, not with " +
+      "the worker's modules (a warm start reads no SKILL.md; issue 13); the fixed specifier " +
+      "node:crypto, no file or client input",
   },
 ];

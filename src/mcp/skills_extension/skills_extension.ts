@@ -9,7 +9,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { type HandlerContext, ProtocolError, ProtocolErrorCode, type Server } from "../sdk.ts";
 import { extensionCacheFields } from "../cache_hints.ts";
 import type { Config } from "../../config/config.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import type { ScriptPlan } from "../../scripts/plan.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import type { Skill } from "../../skills/skill.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { PROBLEM_REASONS } from "../../skills/problem.ts";
 
 /** A problem as clients see it. */

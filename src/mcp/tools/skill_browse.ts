@@ -9,7 +9,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../caps.ts";
 import { searchCatalog } from "../../search/search_lazy.ts";
 import type { Problem } from "../../skills/problem.ts";

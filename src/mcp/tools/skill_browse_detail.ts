@@ -14,7 +14,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_CLIENT_NAME_CHARS } from "../../caps.ts";
 import { appToolMeta, SKILLS_VIEW_URI } from "../apps/app_meta.ts";
 import { readSkillBody } from "../../skills/skill_body.ts";

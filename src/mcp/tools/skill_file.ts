@@ -17,7 +17,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import type { Caps } from "../../caps.ts";
 import { MAX_CLIENT_NAME_CHARS, MAX_FILE_ENTRIES_PER_CALL, MAX_PATH_CHARS } from "../../caps.ts";
 import { readBounded } from "../../files/bounded_read.ts";

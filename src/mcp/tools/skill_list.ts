@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import {
   DEFAULT_LIST_LIMIT,
   MAX_CURSOR_CHARS,

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import type { Skill } from "../../skills/skill.ts";
 import { readSkillBody } from "../../skills/skill_body.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { PROXY_ENV_NAMES } from "../../scripts/script_env.ts";
 import { missingMountNote } from "../../scripts/sandbox/missing_mount.ts";
 import { MAX_ARGS, prepareRun, type RunPreview } from "../../scripts/prepare_run.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../caps.ts";
 import { searchCatalog } from "../../search/search_lazy.ts";
 import { skillFileUri } from "../resources/skill_uri.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import type { Config } from "../../config/config.ts";
 import { OVERRIDE_SWITCHES, type OverrideSwitch } from "../../skills/overrides.ts";
 import type { Skill } from "../../skills/skill.ts";

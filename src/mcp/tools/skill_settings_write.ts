@@ -9,7 +9,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_CLIENT_NAME_CHARS } from "../../caps.ts";
 import type { ViewOverrideRequest } from "../../config/file/view_override_write.ts";
 import { OVERRIDE_SWITCHES, type OverrideSwitch } from "../../skills/overrides.ts";

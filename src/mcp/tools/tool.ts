@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { z } from "zod";
+import type * as z from "zod";
 import type { Caps } from "../../caps.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";

@@ -16,7 +16,7 @@ import {
   ReadResourceDirectoryResultSchema,
   SkillSchema,
 } from "@modelcontextprotocol/core/ext/skills";
-import { z } from "zod";
+import * as z from "zod";
 import { frontmatterOf } from "../../support/frontmatter_oracle.ts";
 import { looseRequest } from "../../support/loose_request.ts";
 import { corpora, skillDir } from "../../support/corpora.ts";

@@ -1,0 +1,68 @@
+// Issue 13: the worker's first build leaves the index cache write for after its first answer
+// (a cold start's write is no part of that answer); the cache is still written, at once.
+
+import assert from "node:assert/strict";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { buildCatalog } from "../../src/skills/catalog.ts";
+import { openIndexCache } from "../../src/skills/index_cache.ts";
+import { connectStdio } from "../support/program.ts";
+import { makeTree, skillMd } from "./_tree.ts";
+
+/** A clock far enough ahead that files written by the test are past the racy window. */
+const later = () => Date.now() + 60_000;
+
+function cacheFiles(dir: string): string[] {
+  try {
+    return [...Deno.readDirSync(dir)].map((entry) => entry.name).sort();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+}
+
+Deno.test("buildCatalog() with flushesIndexCache false writes no index cache until its caller flushes", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  await using cacheDir = await makeTree({});
+  const cache = openIndexCache(cacheDir.path, { rootsKey: "test-roots", now: later });
+  const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS, {
+    indexCache: cache,
+    flushesIndexCache: false,
+  });
+  assert.deepEqual(catalog.skills.map((skill) => skill.name), ["notes"]);
+  assert.deepEqual(cacheFiles(cacheDir.path), []);
+  cache.flush();
+  const written = cacheFiles(cacheDir.path);
+  assert.ok(written.some((name) => name.endsWith(".parses")), written.join(", "));
+  assert.ok(written.some((name) => name.endsWith(".digests")), written.join(", "));
+  // What was written is what the next build uses.
+  const next = openIndexCache(cacheDir.path, { rootsKey: "test-roots", now: later });
+  await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS, { indexCache: next });
+  assert.deepEqual(next.stats, { hits: 1, misses: 0 });
+});
+
+Deno.test("a cold start writes its index cache once the first answer went out, while the session goes on", async () => {
+  await using tree = await makeTree({
+    "alpha/SKILL.md": skillMd("alpha"),
+    "beta/SKILL.md": skillMd("beta"),
+  });
+  await using home = await makeTree({});
+  // Versions younger than the cache's racy window are not stored.
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const folder = `${home.path}/skillgate/index`;
+  await using session = await connectStdio(["serve", "--static", tree.path], {
+    env: { XDG_CACHE_HOME: home.path },
+  });
+  // Connected: `initialize` was answered. The write follows it; wait at most 10 s for it.
+  let files = cacheFiles(folder);
+  for (let tries = 0; tries < 200 && !files.some((name) => name.endsWith(".parses")); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    files = cacheFiles(folder);
+  }
+  assert.ok(files.some((name) => name.endsWith(".parses")), `a parse file: ${files.join(", ")}`);
+  assert.ok(files.some((name) => name.endsWith(".digests")), `a digest file: ${files.join(", ")}`);
+  const listed = await session.call("skill_list", {});
+  assert.deepEqual(
+    (listed.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name),
+    ["alpha", "beta"],
+  );
+});
