@@ -7,6 +7,7 @@
 
 import type { Caps } from "../caps.ts";
 import { checkSkillScripts } from "../scripts/skill_scripts.ts";
+import { rememberRealFolder } from "../files/path_gate.ts";
 import { deepFreeze } from "./_freeze.ts";
 import { listSkillFiles } from "./_list_files.ts";
 import { problem } from "./_problems.ts";
@@ -71,6 +72,10 @@ export async function loadSkill(
   cache?: IndexCache,
 ): Promise<LoadedSkill> {
   loads++;
+  // Discovery saw this folder real (`realpath`, or a real parent plus an entry that is no
+  // symlink; `reloadInPlace` takes `realpath`): the gate need not `realpath` it again (issue 13:
+  // ~3 `readlink` calls a skill; why every read stays exact: `rememberRealFolder`).
+  rememberRealFolder(candidate.realDir);
   const path = joinPath(candidate.dir, candidate.skillMdFile);
   // Everything the parse depends on besides the bytes, NUL-separated (no path holds NUL); a
   // SKILL.md cut at the read cap was parsed from its first `maxSkillMdBytes` bytes, so the cap
