@@ -89,7 +89,11 @@ export async function loadSkill(
   // frontmatter comes from the cache, and its body is read through the gate when asked.
   let known: ParsedSkillMd | null = null;
   let read: Omit<SkillMdText, "ok" | "text" | "digest"> | null = null;
-  const seen = cache === undefined ? null : regularFileVersion(candidate);
+  // Only when the cache holds a parse under this skill's key is SKILL.md's version looked at
+  // before the read (a cold build spares that `lstat`: issue 13).
+  const isHeld = cache !== undefined &&
+    (cache.holdsParse(keyOf(false)) || cache.holdsParse(keyOf(true)));
+  const seen = isHeld ? regularFileVersion(candidate) : null;
   if (seen !== null) {
     const truncated = seen.size > caps.maxSkillMdBytes;
     known = cache?.lookup(keyOf(truncated), seen) ?? null;
@@ -110,7 +114,8 @@ export async function loadSkill(
       mtimeMs: opened.mtimeMs,
       ctimeMs: opened.ctimeMs,
     };
-    // Missed above for this version already (unless SKILL.md is not a plain regular file).
+    // Missed above for this version already, unless it was not looked up there (nothing held
+    // under the key, or SKILL.md is not a plain regular file).
     known = seen === null ? cache?.lookup(keyOf(opened.truncated), version) ?? null : null;
     if (known === null) {
       const { parseFrontmatter } = await frontmatterParser();

@@ -103,6 +103,16 @@ export interface IndexCache {
    * @returns The stored parse, or null.
    */
   lookup(key: string, version: FileVersion): ParsedSkillMd | null;
+  /**
+   * Whether a parse of any version is stored under `key`. When false,
+   * {@linkcode IndexCache.lookup} misses for every version, so a caller need
+   * not find the file's version first (issue 13: a cold build spares one
+   * `lstat` of each SKILL.md). Counts neither a hit nor a miss.
+   *
+   * @param key As for {@linkcode IndexCache.lookup}.
+   * @returns True when an entry exists under `key`.
+   */
+  holdsParse(key: string): boolean;
   /** Stores a parse under `key` (skipped when the version is racy or incomplete). */
   remember(key: string, version: FileVersion, parsed: ParsedSkillMd): void;
   /**
@@ -234,6 +244,9 @@ export function openIndexCache(
       }
       misses++;
       return null;
+    },
+    holdsParse(key) {
+      return keptParses.has(key) || parses().has(key);
     },
     remember(key, version, parsed) {
       if (!isStorable(version) || keptParses.size >= MAX_INDEX_ENTRIES) return;
