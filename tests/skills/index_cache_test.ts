@@ -261,3 +261,20 @@ Deno.test("holdsParse() says whether any version's parse is stored under a key, 
   assert.equal(reopened.lookup("skill-a", { ...version, ctimeMs: 2_000 }), null);
   assert.equal(reopened.holdsParse("skill-a"), true, "held whatever the version");
 });
+
+Deno.test("rememberDigest() writes the digests once they stop arriving for a while, without a flush", async () => {
+  await using cacheDir = await makeTree({});
+  const cache = cacheFor(cacheDir.path);
+  const version = (ino: number) => ({ dev: 1, ino, size: 3, mtimeMs: 1_000, ctimeMs: 1_000 });
+  const digest = { digest: `sha256:${"a".repeat(64)}`, size: 3 };
+  // Digests keep arriving for longer than the quiet delay (one timer, pushed back).
+  for (let ino = 1; ino <= 3; ino++) {
+    assert.equal(cache.rememberDigest("/skill", `f${ino}.md`, version(ino), digest), true);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  const reopened = cacheFor(cacheDir.path);
+  for (let ino = 1; ino <= 3; ino++) {
+    assert.deepEqual(reopened.lookupDigest("/skill", `f${ino}.md`, version(ino)), digest);
+  }
+});
