@@ -13,7 +13,7 @@
  * @module
  */
 
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join, sep } from "node:path";
 import { checkServedFile, checkServedPath, quotePath } from "./served_name.ts";
 import { isLocatorExpectedToAnswer } from "./fd_location.ts";
 
@@ -188,6 +188,34 @@ const realFolders = new Set<string>();
 const MAX_REAL_FOLDERS = 50_000;
 
 /**
+ * Remembers a skill folder that the caller saw to be its own real path, so
+ * the synchronous gate does not `realpath` it again (issue 13: ~3 `readlink`
+ * calls a skill on a cold build of 10,000 skills). The catalog's loader calls
+ * it for each skill folder discovery found (`SkillCandidate.realDir`): a path
+ * discovery got from `realpath` (a root, a container, a followed link) or a
+ * real parent's path plus the name of a directory entry whose type (`d_type`,
+ * or `lstat` where the file system gives none) says folder, not symlink;
+ * that is what the `realpath` check in {@linkcode realPathBeneath} would
+ * have found at that moment.
+ *
+ * Why this keeps the gate exact: it only changes which check at one moment
+ * says "real", as the `realpath` there did. What a read relies on is the
+ * descriptor-location check after the open (`bounded_read.ts`): a folder
+ * remembered here and swapped for a symlink since leads the open elsewhere,
+ * the kernel names that elsewhere, and the read is refused. The memo is read
+ * only while the locator is expected to answer; where it cannot, every
+ * resolve uses `realpath` and the narrowed open confirms the real path after
+ * opening, as before. A path that was never real fails closed the same way.
+ *
+ * @param realDir An absolute path the caller saw to be its own real path.
+ */
+export function rememberRealFolder(realDir: string): void {
+  if (!isAbsolute(realDir) || realFolders.has(realDir)) return;
+  if (realFolders.size >= MAX_REAL_FOLDERS) realFolders.clear();
+  realFolders.add(realDir);
+}
+
+/**
  * The real path of a file below a real skill folder, found with one `lstat`
  * per segment instead of a `realpath` of the whole path (which reads every
  * component from `/` down; issue 13: the first full `skills/list` at 10,000
@@ -195,7 +223,8 @@ const MAX_REAL_FOLDERS = 50_000;
  * refuse, with its usual reason). Used only while the descriptor-location
  * check answers (`isLocatorExpectedToAnswer`). Why the result is what
  * `realpath` gives: the skill folder was checked to be its own real path
- * (`realpath`, once per folder per isolate), the served-file rule leaves no
+ * (`realpath`, once per folder per isolate, or discovery saw it real:
+ * {@linkcode rememberRealFolder}), the served-file rule leaves no
  * empty, `.` or `..` segment, and every segment below it is seen here to be
  * no symlink (folders, then the file), so nothing is left to resolve. A
  * symlink anywhere below goes to `realpath`. Why remembering the folder
@@ -216,8 +245,7 @@ function realPathBeneath(
     } catch {
       return null;
     }
-    if (realFolders.size >= MAX_REAL_FOLDERS) realFolders.clear();
-    realFolders.add(skillRealDir);
+    rememberRealFolder(skillRealDir);
   }
   const segments = relPath.split("/");
   let path = skillRealDir.endsWith(sep) ? skillRealDir.slice(0, -1) : skillRealDir;
@@ -254,7 +282,14 @@ function checkRealPath(
   if (!isStrictlyInside(skillRealDir, realPath)) {
     throw new PathRefusedError("outside-skill", `Path ${quoted} leads outside the skill`);
   }
-  const realRel = relative(skillRealDir, realPath).split(sep).join("/");
+  // The part after the folder and its separator: what `path.relative` gives for a real path
+  // strictly inside a real folder, without its normalising work (~5 us a resolve; issue 13: the
+  // first full skills/list resolves 40,000 files). A tail with an empty, `.` or `..` segment
+  // (neither `realpath` nor `realPathBeneath` gives one) breaks the served-file rule below.
+  const tail = realPath.slice(
+    skillRealDir.endsWith(sep) ? skillRealDir.length : skillRealDir.length + 1,
+  );
+  const realRel = sep === "/" ? tail : tail.split(sep).join("/");
   const breach = checkServedFile(relPath, realRel);
   if (breach !== null) throw new PathRefusedError("bad-path", breach.message);
   return realRel;

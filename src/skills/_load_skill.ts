@@ -7,6 +7,7 @@
 
 import type { Caps } from "../caps.ts";
 import { checkSkillScripts } from "../scripts/skill_scripts.ts";
+import { rememberRealFolder } from "../files/path_gate.ts";
 import { deepFreeze } from "./_freeze.ts";
 import { frontmatterBeforeParser } from "./frontmatter_quick.ts";
 import { listSkillFiles } from "./_list_files.ts";
@@ -86,6 +87,10 @@ export async function loadSkill(
   cache?: IndexCache,
 ): Promise<LoadedSkill> {
   loads++;
+  // Discovery saw this folder real (`realpath`, or a real parent plus an entry that is no
+  // symlink; `reloadInPlace` takes `realpath`): the gate need not `realpath` it again (issue 13:
+  // ~3 `readlink` calls a skill; why every read stays exact: `rememberRealFolder`).
+  rememberRealFolder(candidate.realDir);
   const path = joinPath(candidate.dir, candidate.skillMdFile);
   // Everything the parse depends on besides the bytes, NUL-separated (no path holds NUL); a
   // SKILL.md cut at the read cap was parsed from its first `maxSkillMdBytes` bytes, so the cap
@@ -99,7 +104,11 @@ export async function loadSkill(
   // frontmatter comes from the cache, and its body is read through the gate when asked.
   let known: ParsedSkillMd | null = null;
   let read: Omit<SkillMdText, "ok" | "text" | "digest"> | null = null;
-  const seen = cache === undefined ? null : regularFileVersion(candidate);
+  // Only when the cache holds a parse under this skill's key is SKILL.md's version looked at
+  // before the read (a cold build spares that `lstat`: issue 13).
+  const isHeld = cache !== undefined &&
+    (cache.holdsParse(keyOf(false)) || cache.holdsParse(keyOf(true)));
+  const seen = isHeld ? regularFileVersion(candidate) : null;
   if (seen !== null) {
     const truncated = seen.size > caps.maxSkillMdBytes;
     known = cache?.lookup(keyOf(truncated), seen) ?? null;
@@ -120,7 +129,8 @@ export async function loadSkill(
       mtimeMs: opened.mtimeMs,
       ctimeMs: opened.ctimeMs,
     };
-    // Missed above for this version already (unless SKILL.md is not a plain regular file).
+    // Missed above for this version already, unless it was not looked up there (nothing held
+    // under the key, or SKILL.md is not a plain regular file).
     known = seen === null ? cache?.lookup(keyOf(opened.truncated), version) ?? null : null;
     if (known === null) {
       // Plain blocks are decided without loading the YAML parser (issue 13: a cold build).

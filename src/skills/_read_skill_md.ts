@@ -17,6 +17,12 @@ import { errorName, escapeProblem, problem } from "./_problems.ts";
 import type { SkillCandidate } from "./discover.ts";
 import type { Problem } from "./problem.ts";
 
+/**
+ * One strict decoder for every SKILL.md: `decode` without `stream` keeps no
+ * state between calls, and a new decoder a file cost a few microseconds.
+ */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** A SKILL.md read within the cap. */
 export interface SkillMdText {
   readonly ok: true;
@@ -96,7 +102,7 @@ export async function readSkillMd(
       : read.bytes;
     let text: string;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(kept);
+      text = UTF8.decode(kept);
     } catch {
       return refused("unreadable-skill-md", `"${path}" is not valid UTF-8. Save it as UTF-8`);
     }

@@ -30,7 +30,10 @@ export interface SkillCandidate {
   readonly source?: string;
   /** Absolute lexical path under the root. */
   readonly dir: string;
-  /** Real path, inside the root's real path. */
+  /**
+   * Real path, inside the root's real path, as discovery saw it: from
+   * `realpath`, or a real parent's path plus a folder entry that is no symlink.
+   */
   readonly realDir: string;
   /** The root path as configured. */
   readonly root: string;

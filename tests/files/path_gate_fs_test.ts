@@ -149,6 +149,7 @@ Deno.test("resolveSkillFile() serves regular files and symlinks that stay inside
         assert.equal(file.ino, info.ino);
         assert.equal(file.dev, info.dev);
         assert.equal(file.mtimeMs, info.mtime?.getTime() ?? null);
+        assert.deepEqual(file.realSegments, real.split("/"));
         assert(Object.isFrozen(file));
       });
     }
@@ -237,6 +238,26 @@ Deno.test("resolveSkillFileSync() issues the same checked file as resolveSkillFi
       assert(isResolvedFile(file));
       assert(Object.isFrozen(file));
       assert.deepEqual({ ...file }, { ...(await resolveSkillFile(fixture.skillDir, input)) });
+    }
+  } finally {
+    await fixture.cleanup();
+  }
+});
+
+Deno.test("resolveSkillFileSync() gives the real path's segments below the skill folder, with or without a trailing separator", async () => {
+  const fixture = await makeFixture();
+  try {
+    for (const dir of [fixture.skillDir, `${fixture.skillDir}/`]) {
+      for (
+        const [input, real] of [["refs/deep/x.txt", "refs/deep/x.txt"], [
+          "in_dir/guide.md",
+          "refs/guide.md",
+        ]]
+      ) {
+        const file = resolveSkillFileSync(dir, input!);
+        assert.deepEqual(file.realSegments, real!.split("/"));
+        assert.equal(file.realPath, join(fixture.skillDir, real!));
+      }
     }
   } finally {
     await fixture.cleanup();

@@ -244,3 +244,37 @@ Deno.test("index cache: a SKILL.md cut at the read cap is parsed again when the 
   assert.deepEqual(await withCap(2_048), { hits: 1, misses: 0 }, "same cap: the cached parse");
   assert.deepEqual(await withCap(4_096), { hits: 0, misses: 1 }, "another cap: parsed again");
 });
+
+Deno.test("holdsParse() says whether any version's parse is stored under a key, and counts no lookup", async () => {
+  await using cacheDir = await makeTree({});
+  const cache = cacheFor(cacheDir.path);
+  assert.equal(cache.holdsParse("skill-a"), false);
+  const version = { dev: 1, ino: 2, size: 3, mtimeMs: 1_000, ctimeMs: 1_000 };
+  const parsed = { frontmatter: { name: "a" }, keyLines: [], findings: [] };
+  cache.remember("skill-a", version, parsed);
+  assert.equal(cache.holdsParse("skill-a"), true);
+  assert.equal(cache.holdsParse("skill-b"), false);
+  assert.deepEqual(cache.stats, { hits: 0, misses: 0 });
+  cache.flush();
+  const reopened = cacheFor(cacheDir.path);
+  assert.equal(reopened.holdsParse("skill-a"), true, "a stored entry is held after a restart");
+  assert.equal(reopened.lookup("skill-a", { ...version, ctimeMs: 2_000 }), null);
+  assert.equal(reopened.holdsParse("skill-a"), true, "held whatever the version");
+});
+
+Deno.test("rememberDigest() writes the digests once they stop arriving for a while, without a flush", async () => {
+  await using cacheDir = await makeTree({});
+  const cache = cacheFor(cacheDir.path);
+  const version = (ino: number) => ({ dev: 1, ino, size: 3, mtimeMs: 1_000, ctimeMs: 1_000 });
+  const digest = { digest: `sha256:${"a".repeat(64)}`, size: 3 };
+  // Digests keep arriving for longer than the quiet delay (one timer, pushed back).
+  for (let ino = 1; ino <= 3; ino++) {
+    assert.equal(cache.rememberDigest("/skill", `f${ino}.md`, version(ino), digest), true);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  const reopened = cacheFor(cacheDir.path);
+  for (let ino = 1; ino <= 3; ino++) {
+    assert.deepEqual(reopened.lookupDigest("/skill", `f${ino}.md`, version(ino)), digest);
+  }
+});
