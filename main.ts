@@ -38,6 +38,7 @@ import { checkRoots } from "./src/config/root_check.ts";
 import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
 import { createEnvReleaseService } from "./src/sandbox/env_release_service.ts";
 import { createWorkerIsolate, startWorker } from "./src/sandbox/worker_host.ts";
+import { createDigestIsolateHost } from "./src/sandbox/digest_isolate_host.ts";
 import {
   computeWorkerSet,
   predictWorkerPermissions,
@@ -203,6 +204,11 @@ async function main(): Promise<number> {
       releaseEnv: envRelease.release,
       overlay: { overrides, problems: [], setByView },
       writeOverride,
+      // Hashes skills/list digests on the second core during a large cold build (issue 13).
+      digestIsolate: createDigestIsolateHost(
+        isolateEntryUrl("digests"),
+        workerSet.digestIsolate.permissions,
+      ),
       ...(preloaded === null ? {} : { worker: preloaded }),
     },
   );

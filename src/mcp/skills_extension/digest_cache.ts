@@ -39,6 +39,7 @@ import { resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
 import type { IndexCache } from "../../skills/index_cache.ts";
 import type { SkillFile } from "../../skills/skill.ts";
+import type { DigestSeen } from "./digest_messages.ts";
 
 /** The worker's persistent index cache, consulted after the in-memory one (issue 13). */
 let persistent: IndexCache | null = null;
@@ -118,10 +119,38 @@ export interface DigestCache {
    * @returns The held digest, or null.
    */
   listedDigest(skillRealDir: string, listed: SkillFile): FileDigest | null;
+  /**
+   * Whether the listed version's digest is neither held (in memory or the
+   * index cache) nor being computed now: what the digest isolate is offered
+   * (no file-system call).
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it.
+   * @returns True when {@linkcode DigestCache.digest} would read the file now.
+   */
+  isUnhashed(skillRealDir: string, listed: SkillFile): boolean;
+  /**
+   * Hands the miss path of one listed file to another hasher (the digest
+   * isolate, issue 13) until `seen` settles: a lookup of that version
+   * meanwhile awaits it instead of reading the file. What `seen` gives is
+   * stored exactly as a read here would store it: under the version that
+   * hasher's gate saw, and only when it read that version's size. When it
+   * gives null (not hashed there, or that hasher failed), the file is read
+   * here through the gate, as on any miss.
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it (with device and inode).
+   * @param seen The version the other gate saw and the digest of the bytes it read.
+   * @returns False (and `seen` is not used) when the version is held or in
+   *   flight already, or the listing has no device and inode.
+   */
+  hashElsewhere(skillRealDir: string, listed: SkillFile, seen: Promise<DigestSeen | null>): boolean;
   /** Entries held in memory now (digests the index cache did not take). */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
   readonly hashed: number;
+  /** Digests stored from another hasher so far (`hashElsewhere`), for tests and benchmarks. */
+  readonly hashedElsewhere: number;
   /** Path-gate resolutions so far (each miss has one), for tests and benchmarks. */
   readonly resolved: number;
 }
@@ -152,6 +181,7 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
   const entries = new Map<string, FileDigest>();
   let hashed = 0;
   let resolved = 0;
+  let hashedElsewhere = 0;
   const recall = (key: string): FileDigest | undefined => {
     const known = entries.get(key);
     if (known !== undefined) {
@@ -225,6 +255,25 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     }
     return { found: result, isListed: isGateVersion };
   };
+  /** Stores what another hasher's gate read (see `hashElsewhere`): the same rule as `readAndHash`. */
+  const adopt = (skillRealDir: string, listed: SkillFile, seen: DigestSeen): Hashed => {
+    const key = versionKey(skillRealDir, listed.path, seen);
+    const isGateVersion = key === versionKey(skillRealDir, listed.path, listed);
+    const result: FileDigest = Object.freeze({ digest: seen.digest, size: seen.bytes });
+    hashedElsewhere++;
+    if (seen.bytes !== seen.size) return { found: result, isListed: false };
+    const version = {
+      dev: seen.dev,
+      ino: seen.ino,
+      size: seen.size,
+      mtimeMs: seen.mtimeMs,
+      ctimeMs: seen.ctimeMs,
+    };
+    if (persistent?.rememberDigest(skillRealDir, listed.path, version, result) !== true) {
+      keep(key, result);
+    }
+    return { found: result, isListed: isGateVersion };
+  };
   const digestListed = async (skillRealDir: string, listed: SkillFile): Promise<Hashed> => {
     if (listed.dev === undefined || listed.ino === undefined) {
       const hashed = await readAndHash(skillRealDir, listed);
@@ -259,6 +308,29 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       if (listed.dev === undefined || listed.ino === undefined) return null;
       return entries.get(versionKey(skillRealDir, listed.path, listed)) ??
         stored(skillRealDir, listed.path, listed.dev, listed.ino, listed);
+    },
+    isUnhashed(skillRealDir, listed) {
+      if (listed.dev === undefined || listed.ino === undefined) return false;
+      const key = versionKey(skillRealDir, listed.path, listed);
+      return !entries.has(key) && !inFlight.has(key) &&
+        stored(skillRealDir, listed.path, listed.dev, listed.ino, listed) === null;
+    },
+    hashElsewhere(skillRealDir, listed, seen) {
+      if (!this.isUnhashed(skillRealDir, listed)) return false;
+      const key = versionKey(skillRealDir, listed.path, listed);
+      const started = seen.then((found) =>
+        found === null ? readAndHash(skillRealDir, listed) : adopt(skillRealDir, listed, found)
+      );
+      inFlight.set(key, started);
+      // Settled here, so a file nobody asks for is no unhandled rejection (a lookup awaiting
+      // it still gets the refusal and reports it).
+      started.then(() => {}, () => {}).finally(() => {
+        if (inFlight.get(key) === started) inFlight.delete(key);
+      });
+      return true;
+    },
+    get hashedElsewhere() {
+      return hashedElsewhere;
     },
     get size() {
       return entries.size;
