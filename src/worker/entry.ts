@@ -178,7 +178,11 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
     indexCache,
     onDiscovered: (count) => {
       if (count >= DIGEST_ISOLATE_MIN_SKILLS) {
-        helper = createDigestHelper(sharedDigestCache(), self);
+        // A warm start (SKILL.md parses answered by the index cache, digests with them) starts
+        // no isolate and looks no digest up during the build.
+        helper = createDigestHelper(sharedDigestCache(), self, {
+          isWorthStarting: () => indexCache.stats.misses > indexCache.stats.hits,
+        });
       }
       onDiscovered(count);
     },

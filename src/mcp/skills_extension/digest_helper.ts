@@ -64,6 +64,16 @@ export interface DigestHelperOptions {
   readonly replyTimeoutMs?: number;
   /** Where the one warning goes. @default console.error */
   readonly warn?: (line: string) => void;
+  /**
+   * Asked once, after `decideAfterSkills` skills were offered (or at
+   * `finish()`), whether the isolate is worth starting: the worker answers
+   * from the index cache's parse hits, so a warm start (its digests held)
+   * neither starts it nor looks a digest up during the build. Skills offered
+   * before are held (no file-system call, no lookup) until then. @default always
+   */
+  readonly isWorthStarting?: () => boolean;
+  /** Skills offered before {@linkcode DigestHelperOptions.isWorthStarting} is asked. @default 64 */
+  readonly decideAfterSkills?: number;
 }
 
 /** Feeds the digest isolate; see {@linkcode createDigestHelper}. */
@@ -122,6 +132,23 @@ export function createDigestHelper(
   let isStopped = false;
   let sent = 0;
   let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const decideAfterSkills = options.decideAfterSkills ?? 64;
+  let held: Skill[] | null = options.isWorthStarting === undefined ? null : [];
+  let isDeclined = false;
+  /** Queues a skill's unhashed files. */
+  const enqueue = (skill: Skill) => {
+    for (const file of skill.files) {
+      if (cache.isUnhashed(skill.realDir, file)) queue.push({ dir: skill.realDir, file });
+    }
+  };
+  /** Asks `isWorthStarting` once; queues the skills held meanwhile, or drops them. */
+  const decide = () => {
+    if (held === null) return;
+    const waiting = held;
+    held = null;
+    if (options.isWorthStarting?.() === false) isDeclined = true;
+    else waiting.forEach(enqueue);
+  };
 
   const armWatchdog = () => {
     clearTimeout(watchdog);
@@ -207,17 +234,22 @@ export function createDigestHelper(
   };
   return {
     offer(skill) {
-      if (hasFailed || isFinished || extensionExclusion(skill) !== null) return;
-      for (const file of skill.files) {
-        if (cache.isUnhashed(skill.realDir, file)) queue.push({ dir: skill.realDir, file });
-      }
+      if (hasFailed || isFinished || isDeclined || extensionExclusion(skill) !== null) return;
+      if (held !== null) {
+        held.push(skill);
+        if (held.length < decideAfterSkills) return;
+        decide();
+        if (isDeclined) return;
+      } else enqueue(skill);
       pump();
     },
     finish() {
+      decide();
       isFinished = true;
       pump();
     },
     close() {
+      held = null;
       isFinished = true;
       release();
       stop();

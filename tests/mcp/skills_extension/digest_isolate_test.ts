@@ -288,3 +288,36 @@ Deno.test("digestIsolatePermissions() reads the roots (as given and real) and no
   }
   for (const path of permissions.read) assert.match(set.reasons[`read:${path}`] ?? "", /path gate/);
 });
+
+Deno.test("digest isolate: a start the worker finds warm starts none and looks no digest up during the build", async () => {
+  const files: Record<string, string> = {};
+  for (let index = 0; index < 5; index++) {
+    files[`skill-${index}/SKILL.md`] = skillMd(`skill-${index}`, `Skill ${index}`);
+    files[`skill-${index}/notes.md`] = `notes ${index}\n`;
+  }
+  await using tree = await makeTree(files);
+  let started = 0;
+  const parent: DigestParentPort = {
+    postMessage(message) {
+      if (message.type === "digest-isolate") started++;
+    },
+    addEventListener: () => {},
+    removeEventListener: () => {},
+  };
+  const cache = createDigestCache();
+  let asked = 0;
+  const helper = createDigestHelper(cache, parent, {
+    decideAfterSkills: 3,
+    isWorthStarting: () => {
+      asked++;
+      return false;
+    },
+  });
+  const catalog = await buildWithHelper(tree.path, helper);
+  assert.equal(asked, 1);
+  assert.equal(started, 0);
+  assert.equal(helper.sent, 0);
+  const listed = await skillEntries(extensionView(catalog).skills, cache);
+  assert.equal(manifest(listed).length, 10);
+  assert.equal(cache.hashed, 10);
+});
