@@ -21,11 +21,14 @@ import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts"
 /** Starts and ends the one digest isolate of a serving worker. */
 export interface DigestIsolateHost {
   /**
-   * Starts the isolate (ending one still running) and hands it `port`.
+   * Starts the isolate and hands it `port`, once per host (one serving
+   * worker): a later request, which only a compromised worker makes (its
+   * first build asks once), starts nothing, closes its port and is told
+   * ended at once (review r4: otherwise each request started a new isolate).
    *
    * @param port The worker's end of the channel (transferred to the isolate).
-   * @param onEnded Called once if the isolate fails (it is ended first), with
-   *   the message to post to the worker.
+   * @param onEnded Called once if the isolate fails (it is ended first), or
+   *   at once for a refused request, with the message to post to the worker.
    */
   start(port: MessagePort, onEnded: (message: DigestIsolateEndedMessage) => void): void;
   /** Ends the isolate now, if one runs. */
@@ -51,13 +54,19 @@ export function createDigestIsolateHost(
   permissions: WorkerPermissions,
 ): DigestIsolateHost {
   let running: Worker | null = null;
+  let hasStarted = false;
   const stop = () => {
     running?.terminate();
     running = null;
   };
   return {
     start(port, onEnded) {
-      stop();
+      if (hasStarted) {
+        port.close();
+        onEnded({ type: "digest-isolate-ended", reason: "the digest isolate was started already" });
+        return;
+      }
+      hasStarted = true;
       const started = new Worker(entry, {
         type: "module",
         name: "skillgate-digests",

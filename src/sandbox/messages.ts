@@ -199,8 +199,8 @@ export interface OverrideWriteReplyMessage {
  * and hand it `port`, the worker's end of their channel for files to hash
  * and their digests (issue 13: hashing on the second core during a large
  * cold build). The isolate reads the roots only; the trusted part answers
- * its descriptor-location requests itself, as for the worker. A second
- * request replaces the isolate running.
+ * its descriptor-location requests itself, as for the worker. One isolate
+ * per worker: a second request is answered `digest-isolate-ended`.
  */
 export interface DigestIsolateStartMessage {
   readonly type: "digest-isolate";
