@@ -37,7 +37,7 @@
 import { readWhole } from "../../files/bounded_read.ts";
 import { resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
-import type { IndexCache } from "../../skills/index_cache.ts";
+import { type IndexCache, RACY_WINDOW_MS } from "../../skills/index_cache.ts";
 import type { SkillFile } from "../../skills/skill.ts";
 import type { DigestSeen } from "./digest_messages.ts";
 
@@ -269,7 +269,15 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       mtimeMs: seen.mtimeMs,
       ctimeMs: seen.ctimeMs,
     };
-    if (persistent?.rememberDigest(skillRealDir, listed.path, version, result) !== true) {
+    // The index cache judges a version racy by its own clock when asked to store it; the
+    // isolate read it earlier (the reply waits for its batch and for the worker's build), so a
+    // version racy at the read is judged here, at the read (review r4), and kept in memory only.
+    const isRacyAtRead = version.ctimeMs === null ||
+      Math.abs(seen.readAtMs - version.ctimeMs) < RACY_WINDOW_MS;
+    if (
+      isRacyAtRead ||
+      persistent?.rememberDigest(skillRealDir, listed.path, version, result) !== true
+    ) {
       keep(key, result);
     }
     return { found: result, isListed: isGateVersion };

@@ -53,6 +53,7 @@ export async function hashThroughGate(
       try {
         const resolved = resolveSkillFileSync(file.dir, file.path);
         const bytes = await readWhole(resolved, EXTENSION_MAX_BYTES);
+        const readAtMs = Date.now();
         results[at] = {
           dev: resolved.dev,
           ino: resolved.ino,
@@ -61,6 +62,7 @@ export async function hashThroughGate(
           ctimeMs: resolved.ctimeMs,
           digest: sha256DigestSync(bytes),
           bytes: bytes.length,
+          readAtMs,
         };
       } catch {
         results[at] = null;

@@ -38,6 +38,8 @@ export interface DigestSeen {
   readonly digest: string;
   /** Bytes read and hashed (the size of the open handle). */
   readonly bytes: number;
+  /** When the read ended, in ms since the epoch (the index cache's racy rule is judged at it). */
+  readonly readAtMs: number;
 }
 
 /** Digest isolate to worker: one result per file of the job, in order; null when it was not hashed. */
@@ -93,5 +95,5 @@ function isSeen(value: unknown): value is DigestSeen {
   const isTime = (figure: unknown) => figure === null || Number.isFinite(figure);
   return isCount(seen.dev) && (seen.ino === null || isCount(seen.ino)) && isCount(seen.size) &&
     isTime(seen.mtimeMs) && isTime(seen.ctimeMs) && typeof seen.digest === "string" &&
-    DIGEST_FORM.test(seen.digest) && isCount(seen.bytes);
+    DIGEST_FORM.test(seen.digest) && isCount(seen.bytes) && Number.isFinite(seen.readAtMs);
 }

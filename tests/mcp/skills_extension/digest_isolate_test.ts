@@ -255,6 +255,7 @@ Deno.test("digest isolate: a malformed answer is not used (the worker reads thos
     ctimeMs: 5,
     digest: sha256("abc"),
     bytes: 3,
+    readAtMs: 6,
   };
   const reply = { type: "digest-files-reply", id: 7, results: [seen, null] };
   assert.deepEqual(parseDigestReply(reply, 2), reply);
