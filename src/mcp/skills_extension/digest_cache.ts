@@ -1,7 +1,7 @@
 /**
  * SHA-256 digests of skill files for SEP-2640 manifests, cached by file
- * version. A file is resolved through the path gate and read whole through
- * `readWhole` (never more than the extension's per-skill byte limit); its
+ * version. A file is resolved through the path gate and read whole, in
+ * chunks, through `readWholeInChunks` (never more than the extension's per-skill byte limit); its
  * digest is remembered under the skill's real folder, the file's path and
  * the version the gate saw: device, inode, size, modification time and
  * change time (an in-place edit that keeps size and mtime changes the last).
@@ -34,8 +34,8 @@
  * @module
  */
 
-import { readWhole } from "../../files/bounded_read.ts";
-import { resolveSkillFileSync } from "../../files/path_gate.ts";
+import { readWholeInChunks } from "../../files/bounded_read.ts";
+import { type ResolvedFile, resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
 import { type IndexCache, RACY_WINDOW_MS } from "../../skills/index_cache.ts";
 import type { SkillFile } from "../../skills/skill.ts";
@@ -239,16 +239,11 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       key === versionKey(skillRealDir, listed.path, listed);
     const known = recall(key) ?? stored(skillRealDir, listed.path, file.dev, file.ino, file);
     if (known != null) return { found: known, isListed: isGateVersion };
-    const bytes = await readWhole(file, EXTENSION_MAX_BYTES);
-    if (createHash === null) await loadHasher();
+    const result: FileDigest = Object.freeze(await sha256OfFile(file));
     hashed++;
-    const result: FileDigest = Object.freeze({
-      digest: sha256DigestSync(bytes),
-      size: bytes.length,
-    });
     // A file written while it was read may hash bytes of neither version: cache only a
     // read whose length matches the size the key was taken at.
-    if (bytes.length !== file.size) return { found: result, isListed: false };
+    if (result.size !== file.size) return { found: result, isListed: false };
     // Kept in memory only where the index cache does not keep it (none, a racy version, full).
     if (persistent?.rememberDigest(skillRealDir, listed.path, file, result) !== true) {
       keep(key, result);
@@ -388,6 +383,29 @@ function versionKey(
 export async function sha256Digest(bytes: Uint8Array): Promise<string> {
   await loadHasher();
   return sha256DigestSync(bytes);
+}
+
+/**
+ * The SHA-256 digest of a file the gate resolved, read through the verified
+ * open in chunks (`readWholeInChunks`): many files hashed at once hold no
+ * more than one chunk buffer (review r4: read whole, 64 sparse 16 MB files
+ * held 1 GiB at once).
+ *
+ * @param file A file issued by the path gate.
+ * @returns The digest (`sha256:` and 64 lowercase hexadecimal characters)
+ *   and the bytes hashed (the size of the open handle, or fewer if it shrank).
+ * @throws {FileTooLargeError} Over the extension's 16 MiB.
+ * @throws {PathRefusedError} As `readWhole`.
+ *
+ * Requires `--allow-read` on the skill folder.
+ *
+ * Source: SEP-2640, "Integrity and Verification" (SHA-256 over the raw bytes).
+ */
+export async function sha256OfFile(file: ResolvedFile): Promise<FileDigest> {
+  if (createHash === null) await loadHasher();
+  const hash = (createHash as NonNullable<typeof createHash>)("sha256");
+  const size = await readWholeInChunks(file, EXTENSION_MAX_BYTES, (chunk) => hash.update(chunk));
+  return { digest: `sha256:${hash.digest("hex")}`, size };
 }
 
 /**

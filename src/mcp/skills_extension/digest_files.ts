@@ -3,17 +3,15 @@
  * isolate's work (`digest_entry.ts`), the same steps as the digest cache's
  * miss path in the worker (`digest_cache.ts`): the synchronous gate
  * (`resolveSkillFileSync`: string check, real path below the skill folder,
- * lstat), the verified open and whole read (`readWhole`: no-follow,
+ * lstat), the verified open and whole read in chunks (`readWholeInChunks`: no-follow,
  * non-blocking, device and inode, and the descriptor's location checked by
  * the trusted part), then SHA-256 over exactly the bytes read.
  *
  * @module
  */
 
-import { readWhole } from "../../files/bounded_read.ts";
 import { resolveSkillFileSync } from "../../files/path_gate.ts";
-import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
-import { loadHasher, sha256DigestSync } from "./digest_cache.ts";
+import { loadHasher, sha256OfFile } from "./digest_cache.ts";
 import type { DigestJobFile, DigestSeen } from "./digest_messages.ts";
 
 /**
@@ -52,7 +50,8 @@ export async function hashThroughGate(
       if (file === undefined) return;
       try {
         const resolved = resolveSkillFileSync(file.dir, file.path);
-        const bytes = await readWhole(resolved, EXTENSION_MAX_BYTES);
+        // Read in chunks, not whole (review r4: 64 sparse 16 MB files held 1 GiB here).
+        const { digest, size } = await sha256OfFile(resolved);
         const readAtMs = Date.now();
         results[at] = {
           dev: resolved.dev,
@@ -60,8 +59,8 @@ export async function hashThroughGate(
           size: resolved.size,
           mtimeMs: resolved.mtimeMs,
           ctimeMs: resolved.ctimeMs,
-          digest: sha256DigestSync(bytes),
-          bytes: bytes.length,
+          digest,
+          bytes: size,
           readAtMs,
         };
       } catch {

@@ -61,3 +61,87 @@ Deno.test("attack: a version the digest isolate read inside the racy window is n
     attachIndexCache(null);
   }
 });
+
+/**
+ * Hashes every file of a tree of skills in a fresh process, the digest
+ * isolate's way (`isolate`: `hashThroughGate`) or the worker's listing
+ * (`worker`: `skillEntries`), and prints how far its peak RSS rose, in MiB.
+ */
+const PEAK_PROBE = `
+import { hashThroughGate } from "${new URL(
+  "../../../src/mcp/skills_extension/digest_files.ts",
+  import.meta.url,
+)}";
+import { skillEntries } from "${new URL(
+  "../../../src/mcp/skills_extension/entries.ts",
+  import.meta.url,
+)}";
+import { createDigestCache } from "${new URL(
+  "../../../src/mcp/skills_extension/digest_cache.ts",
+  import.meta.url,
+)}";
+import { buildCatalog } from "${new URL("../../../src/skills/catalog.ts", import.meta.url)}";
+import { DEFAULT_CAPS } from "${new URL("../../../src/caps.ts", import.meta.url)}";
+const [mode, root] = Deno.args;
+const peakMiB = () =>
+  Number(/VmHWM:\\s+(\\d+)/.exec(Deno.readTextFileSync("/proc/self/status"))?.[1]) / 1024;
+const catalog = await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS);
+const before = peakMiB();
+let hashed = 0;
+if (mode === "isolate") {
+  const files = catalog.skills.flatMap((skill) =>
+    skill.files.map((file) => ({ dir: skill.realDir, path: file.path }))
+  );
+  hashed = (await hashThroughGate(files)).filter((seen) => seen !== null).length;
+} else {
+  const entries = await skillEntries(catalog.skills, createDigestCache());
+  hashed = entries.flatMap((entry) => entry.resources).length;
+}
+console.log(JSON.stringify({ hashed, riseMiB: peakMiB() - before }));
+`;
+
+Deno.test({
+  name:
+    "attack: sparse 16 MB files in many skills (no disk cost) do not make the digest isolate or the worker hold more than the hash budget at once",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const SKILLS = 80;
+    await using tree = await makeTree(
+      Object.fromEntries(
+        Array.from({ length: SKILLS }, (_, index) => {
+          const name = `big-${String(index).padStart(2, "0")}`;
+          return [
+            [`${name}/SKILL.md`, `---\nname: ${name}\ndescription: Big ${index}\n---\n`],
+            [`${name}/data.bin`, ""],
+          ];
+        }).flat(),
+      ),
+    );
+    // Each just under the extension's 16 MiB per skill, so every skill is listed and hashed.
+    for (let index = 0; index < SKILLS; index++) {
+      await Deno.truncate(tree.at(`big-${String(index).padStart(2, "0")}/data.bin`), 16_000_000);
+    }
+    await using probeDir = await makeTree({ "peak_probe.ts": PEAK_PROBE });
+    for (const mode of ["isolate", "worker"]) {
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-all",
+          "--cached-only",
+          "--config",
+          new URL("../../../deno.json", import.meta.url).pathname,
+          probeDir.at("peak_probe.ts"),
+          mode,
+          tree.path,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      const { hashed, riseMiB } = JSON.parse(new TextDecoder().decode(output.stdout));
+      assert.equal(hashed, SKILLS * 2, mode);
+      // Unbounded: 80 files of 15 MiB at once (~1.2 GiB). Bounded: the 32 MiB budget, and garbage.
+      assert.ok(riseMiB < 256, `${mode}: peak RSS rose by ${riseMiB.toFixed(0)} MiB`);
+    }
+  },
+});
