@@ -179,9 +179,11 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
     onDiscovered: (count) => {
       if (count >= DIGEST_ISOLATE_MIN_SKILLS) {
         // A warm start (SKILL.md parses answered by the index cache, digests with them) starts
-        // no isolate and looks no digest up during the build.
+        // no isolate and looks no digest up during the build; nor does a one-core machine.
         helper = createDigestHelper(sharedDigestCache(), self, {
-          isWorthStarting: () => indexCache.stats.misses > indexCache.stats.hits,
+          isWorthStarting: () =>
+            navigator.hardwareConcurrency >= 2 &&
+            indexCache.stats.misses > indexCache.stats.hits,
         });
       }
       onDiscovered(count);

@@ -122,6 +122,11 @@ export function createDigestHelper(
   const batchesInFlight = options.batchesInFlight ?? DIGEST_BATCHES_IN_FLIGHT;
   const replyTimeoutMs = options.replyTimeoutMs ?? DIGEST_REPLY_TIMEOUT_MS;
   const warn = options.warn ?? ((line: string) => console.error(line));
+  // Files waiting, `queue[head]` to `queue[queue.length - 1]`. While the build runs, jobs take
+  // them from the front (the order skills load in); once it is done, from the back, while the
+  // listing, which pages through in about that order, reads the front itself: they meet in the
+  // middle (with both from the front, every page waited on the isolate's jobs and the worker's
+  // thread stood idle).
   const queue: Queued[] = [];
   let head = 0;
   const pending = new Map<number, Pending>();
@@ -209,7 +214,7 @@ export function createDigestHelper(
       const files: DigestJobFile[] = [];
       const answer: ((seen: DigestSeen | null) => void)[] = [];
       while (files.length < batchFiles && head < queue.length) {
-        const item = queue[head++]!;
+        const item = isFinished ? queue.pop()! : queue[head++]!;
         // A page may have read it meanwhile (or another skill lists the same version).
         let settle: (seen: DigestSeen | null) => void = () => {};
         const seen = new Promise<DigestSeen | null>((resolve) => (settle = resolve));
