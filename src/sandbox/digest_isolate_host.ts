@@ -58,11 +58,23 @@ export function createDigestIsolateHost(
   return {
     start(port, onEnded) {
       stop();
-      const started = new Worker(entry, {
-        type: "module",
-        name: "skillgate-digests",
-        deno: { permissions: toWorkerOption(permissions) },
-      });
+      let started: Worker;
+      try {
+        started = new Worker(entry, {
+          type: "module",
+          name: "skillgate-digests",
+          deno: { permissions: toWorkerOption(permissions) },
+        });
+      } catch (error) {
+        // Never an error in the trusted part: the worker hashes in its own thread instead.
+        const why = error instanceof Error ? error.message : String(error);
+        port.close();
+        onEnded({
+          type: "digest-isolate-ended",
+          reason: `the digest isolate did not start: ${why}`,
+        });
+        return;
+      }
       running = started;
       started.onmessage = (event: MessageEvent) => {
         const message = parseWorkerMessage(event.data);
