@@ -28,7 +28,8 @@ export interface DigestIsolateHost {
    *
    * @param port The worker's end of the channel (transferred to the isolate).
    * @param onEnded Called once if the isolate fails (it is ended first), or
-   *   at once for a refused request, with the message to post to the worker.
+   *   at once when it cannot be created or the request is refused, with the
+   *   message to post to the worker.
    */
   start(port: MessagePort, onEnded: (message: DigestIsolateEndedMessage) => void): void;
   /** Ends the isolate now, if one runs. */
@@ -67,11 +68,23 @@ export function createDigestIsolateHost(
         return;
       }
       hasStarted = true;
-      const started = new Worker(entry, {
-        type: "module",
-        name: "skillgate-digests",
-        deno: { permissions: toWorkerOption(permissions) },
-      });
+      let started: Worker;
+      try {
+        started = new Worker(entry, {
+          type: "module",
+          name: "skillgate-digests",
+          deno: { permissions: toWorkerOption(permissions) },
+        });
+      } catch (error) {
+        // Never an error in the trusted part: the worker hashes in its own thread instead.
+        const why = error instanceof Error ? error.message : String(error);
+        port.close();
+        onEnded({
+          type: "digest-isolate-ended",
+          reason: `the digest isolate did not start: ${why}`,
+        });
+        return;
+      }
       running = started;
       started.onmessage = (event: MessageEvent) => {
         const message = parseWorkerMessage(event.data);
