@@ -110,8 +110,13 @@ interface Pending {
  *
  * @param cache The digest cache the answers are stored in (the one `skills/list` uses).
  * @param parent Where to ask the trusted part for the isolate (in the worker: `self`).
- * @param options Batch size, jobs in flight, reply timeout, warning output.
+ * @param options Batch size (default 64 files), jobs in flight (default 4),
+ *   reply timeout (default 20,000 ms), warning output, and when to decide
+ *   whether to start at all.
  * @returns The helper.
+ *
+ * Requires `--allow-read` on the skill folders: a file the isolate does not
+ * answer (it failed, or refused the file) is read here through the gate.
  */
 export function createDigestHelper(
   cache: DigestCache,
