@@ -11,13 +11,14 @@
  */
 
 /** The isolates skillgate starts, each from its own entry module. */
-export type IsolateEntry = "worker" | "declaration-reader" | "fetcher";
+export type IsolateEntry = "worker" | "declaration-reader" | "fetcher" | "digests";
 
 /** Each entry module's path under `src/` (source form: `.ts`; bundled: the same path, `.js`). */
 const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
   "worker": "worker/entry",
   "declaration-reader": "sandbox/declared_env_entry",
   "fetcher": "remote/fetcher_entry",
+  "digests": "mcp/skills_extension/digest_entry",
 };
 
 /**

@@ -45,6 +45,13 @@ export interface PermissionsReport {
    * reasons are keyed `declarations:kind:value`); absent when not computed.
    */
   readonly declarations?: Record<WorkerPermissionKind, string[]>;
+  /**
+   * The digest isolate's set (`src/sandbox/digest_isolate_host.ts`: the
+   * isolate that hashes a large cold catalog's files for `skills/list` on
+   * the second core; its reasons are keyed `digests:kind:value`); absent
+   * when not computed.
+   */
+  readonly digests?: Record<WorkerPermissionKind, string[]>;
   readonly reasons: Record<string, string>;
   /** How scripts are contained here (`sandbox`, `pid-namespace` or `process-group`), and why. */
   readonly isolation?: { readonly mode: string; readonly note: string };
@@ -74,7 +81,7 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
   // The one-shot command reads the skills to describe each granted script's containment;
   // the set itself is decided from the grant alone, exactly as for `serve`.
   const describe = await buildCatalog(config.roots, config.caps);
-  const { scripts, explained, declarationReader } = await computeWorkerSet(
+  const { scripts, explained, declarationReader, digestIsolate } = await computeWorkerSet(
     config,
     [...paths, ...remote?.paths ?? []],
     {
@@ -98,6 +105,7 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
     scripts: scripts.containment,
     fetcher: remote?.setup.fetcher ?? null,
     declarations: declarationReader,
+    digests: digestIsolate,
   });
   await io.writeOut(
     config.options.json ? `${jsonForTerminal(report)}\n` : renderPermissions(report),
@@ -113,7 +121,9 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
  *   containment (from the script boot), and `fetcher`: the fetcher worker's
  *   set (`computeFetcherPermissions`), or null when no remote source is
  *   configured; `declarations`: the declaration reader's set (from
- *   `computeWorkerSet`), or null when not computed. @default absent
+ *   `computeWorkerSet`), or null when not computed; `digests`: the digest
+ *   isolate's set (from `computeWorkerSet`), or null when not computed.
+ *   @default absent
  * @returns The `--json` shape; a worker kind that is empty is `[]`.
  * @throws {Error} When the worker set holds an `ffi` entry: the report has
  *   no place for it, and showing a set without it would be a lie.
@@ -123,10 +133,16 @@ export function permissionsReport(
   extras: Pick<PermissionsReport, "isolation" | "scripts"> & {
     readonly fetcher?: ExplainedPermissions | null;
     readonly declarations?: ExplainedPermissions | null;
+    readonly digests?: ExplainedPermissions | null;
   } = {},
 ): PermissionsReport {
-  const { fetcher = null, declarations = null, ...scripts } = extras;
-  for (const [part, set] of [["worker", worker], ["declaration reader", declarations]] as const) {
+  const { fetcher = null, declarations = null, digests = null, ...scripts } = extras;
+  const parts = [
+    ["worker", worker],
+    ["declaration reader", declarations],
+    ["digest isolate", digests],
+  ] as const;
+  for (const [part, set] of parts) {
     if (set !== null && set.permissions.ffi.length > 0) {
       throw new Error(
         `The ${part}'s permission set holds ffi entries ("${set.permissions.ffi.join('", "')}") ` +
@@ -167,11 +183,20 @@ export function permissionsReport(
       }
     }
   }
+  if (digests !== null) {
+    for (const kind of WORKER_PERMISSION_KINDS) {
+      for (const value of digests.permissions[kind]) {
+        reasons[`digests:${kind}:${value}`] = digests.reasons[`${kind}:${value}`] ??
+          "no reason recorded";
+      }
+    }
+  }
   return {
     trusted: { flags },
     worker: kinds(set),
     ...(fetcher === null ? {} : { fetcher: kinds(fetcher.permissions) }),
     ...(declarations === null ? {} : { declarations: kinds(declarations.permissions) }),
+    ...(digests === null ? {} : { digests: kinds(digests.permissions) }),
     reasons,
     ...scripts,
   };
@@ -219,6 +244,14 @@ export function renderPermissions(report: PermissionsReport): string {
       "Declaration reader (re-reads one script's declared environment names before a run):",
     );
     pushKinds(lines, report.declarations, report.reasons, "declarations:");
+  }
+  if (report.digests !== undefined) {
+    lines.push(
+      "",
+      "Digest isolate (hashes skill files for skills/list while a catalog of 1,000 or more " +
+        "skills is first built):",
+    );
+    pushKinds(lines, report.digests, report.reasons, "digests:");
   }
   if (report.fetcher !== undefined) {
     lines.push("", "Fetcher (remote sources: the only part that reaches the network):");

@@ -19,6 +19,7 @@ import type * as RemoteServeModule from "../remote/remote_serve.ts";
 import type { PreparedRemote } from "../remote/remote_serve.ts";
 import type { SkillOverrides } from "../skills/overrides.ts";
 import { createEnvReleaseService } from "../sandbox/env_release_service.ts";
+import { createDigestIsolateHost } from "../sandbox/digest_isolate_host.ts";
 import type { PreparedProcess } from "../sandbox/process_prep.ts";
 import { startWorker } from "../sandbox/worker_host.ts";
 import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions.ts";
@@ -125,6 +126,11 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       releaseEnv: envRelease.release,
       overlay: { overrides, problems: [], setByView },
       writeOverride,
+      // Hashes skills/list digests on the second core during a large cold build (issue 13).
+      digestIsolate: createDigestIsolateHost(
+        isolateEntryUrl("digests"),
+        workerSet.digestIsolate.permissions,
+      ),
       ...(preloaded === null ? {} : { worker: preloaded }),
     },
   );

@@ -171,6 +171,52 @@ export async function readWhole(file: ResolvedFile, maxBytes: number): Promise<U
   }
 }
 
+/** Bytes read at a time by {@linkcode readWholeInChunks}: one buffer per isolate, reused. */
+const CHUNK_BYTES = 256 * 1024;
+let chunkBuffer: Uint8Array | null = null;
+
+/**
+ * {@linkcode readWhole} without holding the file: its bytes are handed to
+ * `consume` in chunks of at most 256 KiB from one buffer this isolate
+ * reuses, synchronously between the open's check and the close, so reading
+ * many large files at once (a digest of each for `skills/list`) holds no
+ * more than that buffer (review r4: 64 sparse 16 MB files, which cost a
+ * skill author no disk, held 1 GiB at once when each was read whole).
+ *
+ * @param file A file issued by `resolveSkillFile`.
+ * @param maxBytes Largest size accepted in bytes; a non-negative integer.
+ * @param consume Called with each chunk in order; the chunk is only valid
+ *   during the call (the buffer is reused), so copy what must be kept.
+ * @returns The bytes read: the file's first `size` bytes as of open time, or fewer if it shrank.
+ * @throws As {@linkcode readWhole}.
+ *
+ * Requires `--allow-read` on the skill folder.
+ */
+export async function readWholeInChunks(
+  file: ResolvedFile,
+  maxBytes: number,
+  consume: (chunk: Uint8Array) => void,
+): Promise<number> {
+  assertIssued(file);
+  checkCount("maxBytes", maxBytes);
+  const { fd, sizeBytes } = await openVerified(file);
+  try {
+    if (sizeBytes > maxBytes) throw new FileTooLargeError(file.relPath, sizeBytes, maxBytes);
+    const buffer = chunkBuffer ??= new Uint8Array(CHUNK_BYTES);
+    let filled = 0;
+    while (filled < sizeBytes) {
+      const length = Math.min(buffer.length, sizeBytes - filled);
+      const bytesRead = fs().readSync(fd, buffer, 0, length, filled);
+      if (bytesRead === 0) break;
+      consume(buffer.subarray(0, bytesRead));
+      filled += bytesRead;
+    }
+    return filled;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function assertIssued(file: ResolvedFile): void {
   if (!isResolvedFile(file)) throw new TypeError("File was not issued by the path gate");
 }

@@ -194,8 +194,39 @@ export interface OverrideWriteReplyMessage {
   readonly answer: ViewOverrideAnswer;
 }
 
+/**
+ * Worker to trusted part: start the digest isolate (`digest_isolate_host.ts`)
+ * and hand it `port`, the worker's end of their channel for files to hash
+ * and their digests (issue 13: hashing on the second core during a large
+ * cold build). The isolate reads the roots only; the trusted part answers
+ * its descriptor-location requests itself, as for the worker. One isolate
+ * per worker: a second request is answered `digest-isolate-ended`.
+ */
+export interface DigestIsolateStartMessage {
+  readonly type: "digest-isolate";
+  readonly port: MessagePort;
+}
+
+/** Worker to trusted part: the digest isolate's work is done; end it. */
+export interface DigestIsolateStopMessage {
+  readonly type: "digest-isolate-stop";
+}
+
+/**
+ * Trusted part to worker: the digest isolate could not start or failed and
+ * was ended (or this trusted part starts none); the worker hashes in its own
+ * thread from now on.
+ */
+export interface DigestIsolateEndedMessage {
+  readonly type: "digest-isolate-ended";
+  /** Why, for one warning line (no host path). */
+  readonly reason: string;
+}
+
 /** Anything the worker may send. */
 export type WorkerMessage =
+  | DigestIsolateStartMessage
+  | DigestIsolateStopMessage
   | ReadyMessage
   | ExitMessage
   | GroupRequestMessage
@@ -236,6 +267,12 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
       : null;
   }
   if (message.type === "env") return isEnvRequest(data) ? data : null;
+  if (message.type === "digest-isolate") {
+    return (data as Record<string, unknown>).port instanceof MessagePort
+      ? data as DigestIsolateStartMessage
+      : null;
+  }
+  if (message.type === "digest-isolate-stop") return { type: "digest-isolate-stop" };
   return null;
 }
 

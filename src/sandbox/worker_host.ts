@@ -14,6 +14,7 @@ import type { CatalogOverlay } from "../skills/overrides.ts";
 import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Root } from "../skills/skill.ts";
 import {
+  type DigestIsolateEndedMessage,
   type EnvReplyMessage,
   type EnvRequestMessage,
   type GroupReplyMessage,
@@ -33,6 +34,7 @@ import { createWorkerIsolate, earlyErrorOf } from "./worker_isolate.ts";
 
 // In worker_isolate.ts (few imports: main.ts creates the worker before loading the rest).
 export { createWorkerIsolate };
+import type { DigestIsolateHost } from "./digest_isolate_host.ts";
 
 /** What the trusted part learns from a running worker. */
 export interface WorkerSession {
@@ -66,7 +68,10 @@ export interface WorkerSession {
  *   `writeOverride`: the trusted part's writer of a settings view's requests
  *   (without one, each is refused); `worker`: one created earlier by
  *   {@linkcode createWorkerIsolate} with exactly `permissions` (the caller
- *   checks that), used instead of creating one. The worker builds the
+ *   checks that), used instead of creating one; `digestIsolate`: the host
+ *   that starts the digest isolate when the worker asks (without one, each
+ *   request is answered `digest-isolate-ended` and the worker hashes in its
+ *   own thread); it is ended with the worker. The worker builds the
  *   catalog itself: nothing of a skill is sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
@@ -81,9 +86,10 @@ export function startWorker(
     overlay?: CatalogOverlay;
     writeOverride?: (request: unknown) => Promise<ViewOverrideAnswer>;
     worker?: Worker;
+    digestIsolate?: DigestIsolateHost;
   } = {},
 ): WorkerSession {
-  const { groupKiller, releaseEnv, writeOverride } = options;
+  const { groupKiller, releaseEnv, writeOverride, digestIsolate } = options;
   const worker = options.worker ?? createWorkerIsolate(entry, permissions);
   let resolveReady: (message: ReadyMessage) => void = () => {};
   const ready = new Promise<ReadyMessage>((resolve) => (resolveReady = resolve));
@@ -130,7 +136,15 @@ export function startWorker(
           worker.postMessage(reply);
         });
       }
+      if (message?.type === "digest-isolate") {
+        const tell = (ended: DigestIsolateEndedMessage) => worker.postMessage(ended);
+        if (digestIsolate === undefined) {
+          tell({ type: "digest-isolate-ended", reason: "this server starts no digest isolate" });
+        } else digestIsolate.start(message.port, tell);
+      }
+      if (message?.type === "digest-isolate-stop") digestIsolate?.stop();
       if (message?.type === "exit") {
+        digestIsolate?.stop();
         worker.terminate();
         resolve(
           message.message === undefined ? { code: message.code } : {
@@ -142,6 +156,7 @@ export function startWorker(
     };
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
+      digestIsolate?.stop();
       worker.terminate();
       resolve({ code: 1, message: `Internal error in the worker: ${event.message}` });
     };

@@ -151,3 +151,30 @@ export function toWorkerOption(permissions: WorkerPermissions): Deno.PermissionO
     import: false,
   };
 }
+
+/**
+ * The digest isolate's permission set (`digest_entry.ts`, issue 13): what the
+ * worker reads skills from, read only (each root as configured and real, and
+ * the sources cache when remote sources are configured), and nothing else:
+ * no write (not even the index cache: the worker stores what it answers), no
+ * run, net, env, sys or ffi. Pure.
+ *
+ * @param roots The roots with their real paths.
+ * @param options `sourcesCache`: the sources cache folder. @default none
+ * @returns The permissions and a reason per entry.
+ */
+export function digestIsolatePermissions(
+  roots: readonly RootPaths[],
+  options: { readonly sourcesCache?: string } = {},
+): ExplainedPermissions {
+  const base = computeWorkerPermissions(roots, options);
+  const reasons: Record<string, string> = {};
+  for (const path of base.permissions.read) {
+    reasons[`read:${path}`] = "skill files hashed for skills/list digests, each through the " +
+      "path gate (" + (base.reasons[`read:${path}`] ?? "a skill folder") + ")";
+  }
+  return Object.freeze({
+    permissions: Object.freeze({ ...base.permissions, env: Object.freeze([]) }),
+    reasons: Object.freeze(reasons),
+  });
+}

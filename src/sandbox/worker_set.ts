@@ -17,6 +17,7 @@ import type { PreparedProcess } from "./process_prep.ts";
 import { bootScripts, type ScriptBoot } from "./script_boot.ts";
 import {
   computeWorkerPermissions,
+  digestIsolatePermissions,
   type ExplainedPermissions,
   type PermittedProgram,
   type RootPaths,
@@ -44,6 +45,11 @@ export interface WorkerSet {
    * sources cache, read only; nothing else.
    */
   readonly declarationReader: ExplainedPermissions;
+  /**
+   * The digest isolate's permissions (`digest_isolate_host.ts`, issue 13):
+   * the roots and the sources cache, read only; nothing else.
+   */
+  readonly digestIsolate: ExplainedPermissions;
   /**
    * Folders a skill folder must lie inside for the declaration reader, each
    * with the prefix its skills are served under: every root's real path, and
@@ -109,6 +115,7 @@ export async function computeWorkerSet(
     explained: computeWorkerPermissions(roots, { run, ...listen, indexCache, ...sources }),
     // Without grant rows a remote skill's declaration releases nothing: no read on its cache then.
     declarationReader: computeWorkerPermissions(roots, scripts.grant.rows === null ? {} : sources),
+    digestIsolate: digestIsolatePermissions(roots, sources),
     declarationBases: declarationBasesOf(config, roots, sourcesBase),
     declarationSourcesBase: sourcesBase,
   };

@@ -63,6 +63,12 @@ export interface BuildCatalogOptions {
    * catalog (issue 13). @default none
    */
   readonly onDiscovered?: (skillFolders: number) => void;
+  /**
+   * Called with each skill as soon as it is loaded, before the catalog is
+   * complete: the worker hands its files to the digest isolate (issue 13).
+   * @default none
+   */
+  readonly onLoaded?: (skill: Skill) => void;
 }
 
 type Slot =
@@ -116,6 +122,7 @@ export async function buildCatalog(
     concurrency,
     load: options.load ?? ((candidate, caps) => loadSkill(candidate, caps, options.indexCache)),
     slice,
+    ...(options.onLoaded === undefined ? {} : { onLoaded: options.onLoaded }),
   });
   if (options.flushesIndexCache !== false) options.indexCache?.flush();
   const problems: Problem[] = [];
@@ -212,16 +219,23 @@ function refuseDuplicates(slots: Slot[]): Extract<Slot, { kind: "candidate" }>[]
 async function loadUpToCap(
   loadable: Extract<Slot, { kind: "candidate" }>[],
   caps: Caps,
-  options: { readonly concurrency: number; readonly load: SkillLoader; readonly slice: TimeSlice },
+  options: {
+    readonly concurrency: number;
+    readonly load: SkillLoader;
+    readonly slice: TimeSlice;
+    readonly onLoaded?: (skill: Skill) => void;
+  },
 ): Promise<Extract<Slot, { kind: "candidate" }>[]> {
-  const { concurrency, load, slice } = options;
+  const { concurrency, load, slice, onLoaded } = options;
   let served = 0;
   let next = 0;
   while (served < caps.maxSkills && next < loadable.length) {
     const batch = loadable.slice(next, next + (caps.maxSkills - served));
     const results = await mapPool(batch, concurrency, async (slot) => {
       await slice.pause();
-      return await load(slot.candidate, caps);
+      const loaded = await load(slot.candidate, caps);
+      if (loaded.skill && onLoaded !== undefined) onLoaded(loaded.skill);
+      return loaded;
     });
     results.forEach((loaded, i) => {
       (batch[i] as { loaded?: LoadedSkill }).loaded = loaded;

@@ -33,6 +33,8 @@ import { buildCatalog } from "../skills/catalog.ts";
 import { estimateSkillFolders } from "../skills/folder_estimate.ts";
 import { openIndexCache } from "../skills/index_cache.ts";
 import { attachIndexCache } from "../mcp/skills_extension/digest_cache.ts";
+import { createDigestHelper, type DigestHelper } from "../mcp/skills_extension/digest_helper.ts";
+import { sharedDigestCache } from "../mcp/skills_extension/skills_extension.ts";
 import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_lazy.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
@@ -55,6 +57,15 @@ const EARLY_ANSWER_MIN_SKILLS = 1_000;
  * go out before it starts anyway (no `initialize` came), in ms.
  */
 const BUILD_AFTER_EARLY_ANSWER_MS = 100;
+
+/**
+ * Skill folders from which the first build's files are hashed in the digest
+ * isolate, on the second core, while the build goes on (issue 13: at 10,000
+ * skills ~30,000 reads and hashes came after the build on one core).
+ * Smaller catalogs hash in the worker: an isolate costs start-up and memory
+ * (~10 MiB) that a few hundred files do not repay.
+ */
+const DIGEST_ISOLATE_MIN_SKILLS = 1_000;
 
 /** How long requests must pause before the search index is built in the background, in ms. */
 const SEARCH_WARM_QUIET_MS = 300;
@@ -159,13 +170,29 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
   const indexCache = openIndexCache(config.indexCacheDir, {
     rootsKey: config.roots.map((root) => root.path).join("\0"),
   });
+  // skills/list digests of unchanged file versions come from the cache too (attached before the
+  // build: the digest isolate is offered only files the cache cannot answer).
+  attachIndexCache(config.indexCacheDir === null ? null : indexCache);
+  // A large catalog's files are hashed on the second core while it is built (issue 13).
+  let helper: DigestHelper | null = null;
   const catalog = await buildCatalog(config.roots, config.caps, {
     indexCache,
-    onDiscovered,
     flushesIndexCache: false,
+    onDiscovered: (count) => {
+      if (count >= DIGEST_ISOLATE_MIN_SKILLS) {
+        // A warm start (SKILL.md parses answered by the index cache, digests with them) starts
+        // no isolate and looks no digest up during the build; nor does a one-core machine.
+        helper = createDigestHelper(sharedDigestCache(), self, {
+          isWorthStarting: () =>
+            navigator.hardwareConcurrency >= 2 &&
+            indexCache.stats.misses > indexCache.stats.hits,
+        });
+      }
+      onDiscovered(count);
+    },
+    onLoaded: (skill) => helper?.offer(skill),
   });
-  // skills/list digests of unchanged file versions come from the cache too.
-  attachIndexCache(config.indexCacheDir === null ? null : indexCache);
+  (helper as DigestHelper | null)?.finish();
   // A large build's garbage sits in the old generation between the catalog's objects: compact
   // once, before the requests waiting for the catalog are answered (issue 13: RSS at 10,000).
   releaseBuildHeap(catalog.skills.length);

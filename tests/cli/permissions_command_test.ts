@@ -23,6 +23,7 @@ Deno.test("permissions --json has exactly the documented shape, with a reason fo
     "trusted",
     "worker",
     "declarations",
+    "digests",
     "reasons",
     "isolation",
     "scripts",
@@ -37,6 +38,9 @@ Deno.test("permissions --json has exactly the documented shape, with a reason fo
     ),
     ...Object.entries(report.declarations ?? {}).flatMap(([kind, values]) =>
       values.map((value) => `declarations:${kind}:${value}`)
+    ),
+    ...Object.entries(report.digests ?? {}).flatMap(([kind, values]) =>
+      values.map((value) => `digests:${kind}:${value}`)
     ),
   ];
   assert.deepEqual(Object.keys(report.reasons).sort(), expectedKeys.sort());
@@ -209,4 +213,30 @@ Deno.test("permissions with --isolation=group and a Python grant lists exactly t
   const spawned = launcher.setprivPath ?? launcher.shPath;
   assert.deepEqual(report.worker.run, [spawned]);
   assert.match(report.reasons[`run:${spawned}`] ?? "", /group launcher sh/);
+});
+
+Deno.test("permissions shows the digest isolate's set: the roots read only, no env, nothing else", async () => {
+  await using tree = await makeTree({
+    "real/notes/SKILL.md": skillMd("notes"),
+    "link": { symlink: "real" },
+  });
+  const env = { XDG_CACHE_HOME: tree.at("cache") };
+  const report = await permissionsJson([tree.at("link")], env);
+  const realRoot = await Deno.realPath(tree.at("real"));
+  // Exactly the roots (as given and real): no index cache, no env (it parses no YAML), no run.
+  assert.deepEqual(report.digests, {
+    read: [tree.at("link"), realRoot],
+    run: [],
+    env: [],
+    net: [],
+    write: [],
+    sys: [],
+  });
+  assert.match(report.reasons[`digests:read:${realRoot}`] ?? "", /path gate/);
+  const text = await runProgram(["permissions", tree.at("link")], { env });
+  assert.equal(text.code, 0, text.stderr);
+  const section = text.stdout.slice(text.stdout.indexOf("Digest isolate"));
+  assert.match(section, /^Digest isolate .*\n {2}read {3}.*link\n/);
+  assert.match(section, /\n {2}env {4}none\n/);
+  assert.match(section, /\n {2}write {2}none\n/);
 });

@@ -105,6 +105,7 @@ Deno.test("attack: permissions --json over a hostile root prints no raw control 
     "trusted",
     "worker",
     "declarations",
+    "digests",
     "reasons",
     "isolation",
     "scripts",

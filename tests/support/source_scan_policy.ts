@@ -40,8 +40,10 @@ export const CONTENT_DOORS: readonly ScannedApi[] = [
 /**
  * Every module that may open or read a file's content, and what it reads.
  * Skill content (every SKILL.md and every file of a skill, at start-up in the
- * trusted part, in the worker, on every rebuild) is opened ONLY by the path
- * gate's verified open in `src/files/bounded_read.ts` (no-follow,
+ * trusted part, in the worker, on every rebuild, and in the digest isolate,
+ * `src/mcp/skills_extension/digest_entry.ts`, which hashes a large cold
+ * build's files through `digest_files.ts` and has no door of its own) is
+ * opened ONLY by the path gate's verified open in `src/files/bounded_read.ts` (no-follow,
  * non-blocking, location-checked); the others read fixed host files that
  * are never inside a skill.
  */

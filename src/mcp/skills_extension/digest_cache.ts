@@ -1,7 +1,7 @@
 /**
  * SHA-256 digests of skill files for SEP-2640 manifests, cached by file
- * version. A file is resolved through the path gate and read whole through
- * `readWhole` (never more than the extension's per-skill byte limit); its
+ * version. A file is resolved through the path gate and read whole, in
+ * chunks, through `readWholeInChunks` (never more than the extension's per-skill byte limit); its
  * digest is remembered under the skill's real folder, the file's path and
  * the version the gate saw: device, inode, size, modification time and
  * change time (an in-place edit that keeps size and mtime changes the last).
@@ -34,11 +34,12 @@
  * @module
  */
 
-import { readWhole } from "../../files/bounded_read.ts";
-import { resolveSkillFileSync } from "../../files/path_gate.ts";
+import { readWholeInChunks } from "../../files/bounded_read.ts";
+import { type ResolvedFile, resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
-import type { IndexCache } from "../../skills/index_cache.ts";
+import { type IndexCache, RACY_WINDOW_MS } from "../../skills/index_cache.ts";
 import type { SkillFile } from "../../skills/skill.ts";
+import type { DigestSeen } from "./digest_messages.ts";
 
 /** The worker's persistent index cache, consulted after the in-memory one (issue 13). */
 let persistent: IndexCache | null = null;
@@ -118,10 +119,38 @@ export interface DigestCache {
    * @returns The held digest, or null.
    */
   listedDigest(skillRealDir: string, listed: SkillFile): FileDigest | null;
+  /**
+   * Whether the listed version's digest is neither held (in memory or the
+   * index cache) nor being computed now: what the digest isolate is offered
+   * (no file-system call).
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it.
+   * @returns True when {@linkcode DigestCache.digest} would read the file now.
+   */
+  isUnhashed(skillRealDir: string, listed: SkillFile): boolean;
+  /**
+   * Hands the miss path of one listed file to another hasher (the digest
+   * isolate, issue 13) until `seen` settles: a lookup of that version
+   * meanwhile awaits it instead of reading the file. What `seen` gives is
+   * stored exactly as a read here would store it: under the version that
+   * hasher's gate saw, and only when it read that version's size. When it
+   * gives null (not hashed there, or that hasher failed), the file is read
+   * here through the gate, as on any miss.
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it (with device and inode).
+   * @param seen The version the other gate saw and the digest of the bytes it read.
+   * @returns False (and `seen` is not used) when the version is held or in
+   *   flight already, or the listing has no device and inode.
+   */
+  hashElsewhere(skillRealDir: string, listed: SkillFile, seen: Promise<DigestSeen | null>): boolean;
   /** Entries held in memory now (digests the index cache did not take). */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
   readonly hashed: number;
+  /** Digests stored from another hasher so far (`hashElsewhere`), for tests and benchmarks. */
+  readonly hashedElsewhere: number;
   /** Path-gate resolutions so far (each miss has one), for tests and benchmarks. */
   readonly resolved: number;
 }
@@ -152,6 +181,7 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
   const entries = new Map<string, FileDigest>();
   let hashed = 0;
   let resolved = 0;
+  let hashedElsewhere = 0;
   const recall = (key: string): FileDigest | undefined => {
     const known = entries.get(key);
     if (known !== undefined) {
@@ -209,18 +239,40 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       key === versionKey(skillRealDir, listed.path, listed);
     const known = recall(key) ?? stored(skillRealDir, listed.path, file.dev, file.ino, file);
     if (known != null) return { found: known, isListed: isGateVersion };
-    const bytes = await readWhole(file, EXTENSION_MAX_BYTES);
-    if (createHash === null) await loadHasher();
+    const result: FileDigest = Object.freeze(await sha256OfFile(file));
     hashed++;
-    const result: FileDigest = Object.freeze({
-      digest: sha256DigestSync(bytes),
-      size: bytes.length,
-    });
     // A file written while it was read may hash bytes of neither version: cache only a
     // read whose length matches the size the key was taken at.
-    if (bytes.length !== file.size) return { found: result, isListed: false };
+    if (result.size !== file.size) return { found: result, isListed: false };
     // Kept in memory only where the index cache does not keep it (none, a racy version, full).
     if (persistent?.rememberDigest(skillRealDir, listed.path, file, result) !== true) {
+      keep(key, result);
+    }
+    return { found: result, isListed: isGateVersion };
+  };
+  /** Stores what another hasher's gate read (see `hashElsewhere`): the same rule as `readAndHash`. */
+  const adopt = (skillRealDir: string, listed: SkillFile, seen: DigestSeen): Hashed => {
+    const key = versionKey(skillRealDir, listed.path, seen);
+    const isGateVersion = key === versionKey(skillRealDir, listed.path, listed);
+    const result: FileDigest = Object.freeze({ digest: seen.digest, size: seen.bytes });
+    hashedElsewhere++;
+    if (seen.bytes !== seen.size) return { found: result, isListed: false };
+    const version = {
+      dev: seen.dev,
+      ino: seen.ino,
+      size: seen.size,
+      mtimeMs: seen.mtimeMs,
+      ctimeMs: seen.ctimeMs,
+    };
+    // The index cache judges a version racy by its own clock when asked to store it; the
+    // isolate read it earlier (the reply waits for its batch and for the worker's build), so a
+    // version racy at the read is judged here, at the read (review r4), and kept in memory only.
+    const isRacyAtRead = version.ctimeMs === null ||
+      Math.abs(seen.readAtMs - version.ctimeMs) < RACY_WINDOW_MS;
+    if (
+      isRacyAtRead ||
+      persistent?.rememberDigest(skillRealDir, listed.path, version, result) !== true
+    ) {
       keep(key, result);
     }
     return { found: result, isListed: isGateVersion };
@@ -259,6 +311,29 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       if (listed.dev === undefined || listed.ino === undefined) return null;
       return entries.get(versionKey(skillRealDir, listed.path, listed)) ??
         stored(skillRealDir, listed.path, listed.dev, listed.ino, listed);
+    },
+    isUnhashed(skillRealDir, listed) {
+      if (listed.dev === undefined || listed.ino === undefined) return false;
+      const key = versionKey(skillRealDir, listed.path, listed);
+      return !entries.has(key) && !inFlight.has(key) &&
+        stored(skillRealDir, listed.path, listed.dev, listed.ino, listed) === null;
+    },
+    hashElsewhere(skillRealDir, listed, seen) {
+      if (!this.isUnhashed(skillRealDir, listed)) return false;
+      const key = versionKey(skillRealDir, listed.path, listed);
+      const started = seen.then((found) =>
+        found === null ? readAndHash(skillRealDir, listed) : adopt(skillRealDir, listed, found)
+      );
+      inFlight.set(key, started);
+      // Settled here, so a file nobody asks for is no unhandled rejection (a lookup awaiting
+      // it still gets the refusal and reports it).
+      started.then(() => {}, () => {}).finally(() => {
+        if (inFlight.get(key) === started) inFlight.delete(key);
+      });
+      return true;
+    },
+    get hashedElsewhere() {
+      return hashedElsewhere;
     },
     get size() {
       return entries.size;
@@ -308,6 +383,29 @@ function versionKey(
 export async function sha256Digest(bytes: Uint8Array): Promise<string> {
   await loadHasher();
   return sha256DigestSync(bytes);
+}
+
+/**
+ * The SHA-256 digest of a file the gate resolved, read through the verified
+ * open in chunks (`readWholeInChunks`): many files hashed at once hold no
+ * more than one chunk buffer (review r4: read whole, 64 sparse 16 MB files
+ * held 1 GiB at once).
+ *
+ * @param file A file issued by the path gate.
+ * @returns The digest (`sha256:` and 64 lowercase hexadecimal characters)
+ *   and the bytes hashed (the size of the open handle, or fewer if it shrank).
+ * @throws {FileTooLargeError} Over the extension's 16 MiB.
+ * @throws {PathRefusedError} As `readWhole`.
+ *
+ * Requires `--allow-read` on the skill folder.
+ *
+ * Source: SEP-2640, "Integrity and Verification" (SHA-256 over the raw bytes).
+ */
+export async function sha256OfFile(file: ResolvedFile): Promise<FileDigest> {
+  if (createHash === null) await loadHasher();
+  const hash = (createHash as NonNullable<typeof createHash>)("sha256");
+  const size = await readWholeInChunks(file, EXTENSION_MAX_BYTES, (chunk) => hash.update(chunk));
+  return { digest: `sha256:${hash.digest("hex")}`, size };
 }
 
 /**

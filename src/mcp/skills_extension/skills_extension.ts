@@ -58,13 +58,29 @@ const directoryParams = z.object({
 const sharedDigests: DigestCache = createDigestCache();
 
 /**
+ * The process's digest cache, the one every server's `skills/list` uses: the
+ * worker's digest helper stores the digest isolate's answers in it (issue 13).
+ *
+ * @returns The cache.
+ */
+export function sharedDigestCache(): DigestCache {
+  return sharedDigests;
+}
+
+/**
  * The counters of the process's digest cache, for tests and benchmarks.
  *
  * @returns Files hashed and resolved so far, and entries held, by every server of the process.
  */
-export function sharedDigestCounts(): { hashed: number; resolved: number; size: number } {
+export function sharedDigestCounts(): {
+  hashed: number;
+  hashedElsewhere: number;
+  resolved: number;
+  size: number;
+} {
   return {
     hashed: sharedDigests.hashed,
+    hashedElsewhere: sharedDigests.hashedElsewhere,
     resolved: sharedDigests.resolved,
     size: sharedDigests.size,
   };

@@ -1,0 +1,44 @@
+/**
+ * The digest isolate's entry module: a worker of its own that hashes skill
+ * files for the serving worker's first `skills/list` while the catalog is
+ * still being built (issue 13: at 10,000 skills the cold build and the
+ * ~30,000 reads and hashes after it ran one after the other on one core).
+ * The trusted part starts it on the serving worker's request with a
+ * permission set of reading the roots only (no write, run, net, env, sys or
+ * ffi; `digestIsolatePermissions` in `worker_set.ts`), answers its
+ * descriptor-location requests itself (as for the worker), and ends it with
+ * the worker. Its only input is the channel the trusted part hands it: jobs
+ * naming a skill folder and a file path, which it reads through the same
+ * gate as the worker (`digest_files.ts`); what it answers is checked by the
+ * worker (`digest_messages.ts`) and stored under the version its gate saw.
+ *
+ * @module
+ */
+
+/// <reference lib="deno.worker" />
+
+import { installFdLocator } from "../../files/fd_location.ts";
+import { createFdLocateClient } from "../../sandbox/fd_locate_client.ts";
+import { hashThroughGate } from "./digest_files.ts";
+import { type DigestReplyMessage, parseDigestJob } from "./digest_messages.ts";
+
+// The gate's exact check asks the trusted part (this isolate's parent) where an opened file is.
+installFdLocator(createFdLocateClient(self));
+
+/** Jobs run one after another (each with its own bounded concurrency). */
+let queue: Promise<void> = Promise.resolve();
+
+self.addEventListener("message", (event: MessageEvent) => {
+  const data = event.data as { type?: unknown; port?: unknown } | null;
+  if (data?.type !== "digest-port" || !(data.port instanceof MessagePort)) return;
+  const port = data.port;
+  port.onmessage = (job: MessageEvent) => {
+    const parsed = parseDigestJob(job.data);
+    if (parsed === null) return;
+    queue = queue.then(async () => {
+      const results = await hashThroughGate(parsed.files);
+      const reply: DigestReplyMessage = { type: "digest-files-reply", id: parsed.id, results };
+      port.postMessage(reply);
+    });
+  };
+});

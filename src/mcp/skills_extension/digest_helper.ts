@@ -1,0 +1,274 @@
+/**
+ * The serving worker's side of the digest isolate (issue 13): while a large
+ * cold catalog is built, each loaded skill's files whose listed version has
+ * no digest yet are sent, in batches, to a second isolate that reads them
+ * through the same gate and hashes them on the other core; the first
+ * `skills/list` then finds their digests held. A lookup of a file sent and
+ * not answered yet awaits the answer (`DigestCache.hashElsewhere`); a file
+ * still waiting here when a page needs it is read by the page itself (and
+ * skipped here later), so both cores share what is left after the build.
+ *
+ * The isolate is started through the trusted part (the worker may not read
+ * the module, and the trusted part answers the isolate's descriptor
+ * locations exactly as the worker's): the worker posts `digest-isolate` with
+ * its end of a channel. Once the build is done and every batch is answered,
+ * it asks the trusted part to end the isolate. If the isolate fails, does
+ * not answer in time, or the trusted part starts none, every file not
+ * answered is read here, and one warning is logged.
+ *
+ * @module
+ */
+
+import type {
+  DigestIsolateStartMessage,
+  DigestIsolateStopMessage,
+} from "../../sandbox/messages.ts";
+import { extensionExclusion } from "../../skills/extension_eligibility.ts";
+import type { Skill, SkillFile } from "../../skills/skill.ts";
+import type { DigestCache } from "./digest_cache.ts";
+import {
+  type DigestJobFile,
+  type DigestJobMessage,
+  type DigestSeen,
+  parseDigestReply,
+} from "./digest_messages.ts";
+
+/** Files per job sent to the isolate. */
+export const DIGEST_BATCH_FILES = 64;
+/**
+ * Jobs sent and not answered at most: enough that the isolate never waits
+ * for the worker's build to yield (every 10 ms) for more, few enough that a
+ * page reaching the files still here reads them itself rather than waiting.
+ */
+export const DIGEST_BATCHES_IN_FLIGHT = 4;
+/** How long the isolate may go without answering a job while one is pending, in ms. */
+export const DIGEST_REPLY_TIMEOUT_MS = 20_000;
+
+/** Where the worker asks the trusted part to start and end the isolate (in the worker: `self`). */
+export interface DigestParentPort {
+  postMessage(
+    message: DigestIsolateStartMessage | DigestIsolateStopMessage,
+    transfer?: Transferable[],
+  ): void;
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+}
+
+/** Options of {@linkcode createDigestHelper}. */
+export interface DigestHelperOptions {
+  /** Files per job. @default DIGEST_BATCH_FILES */
+  readonly batchFiles?: number;
+  /** Jobs in flight at most. @default DIGEST_BATCHES_IN_FLIGHT */
+  readonly batchesInFlight?: number;
+  /** No answer for this long while a job is pending ends the isolate, in ms. @default DIGEST_REPLY_TIMEOUT_MS */
+  readonly replyTimeoutMs?: number;
+  /** Where the one warning goes. @default console.error */
+  readonly warn?: (line: string) => void;
+  /**
+   * Asked once, after `decideAfterSkills` skills were offered (or at
+   * `finish()`), whether the isolate is worth starting: the worker answers
+   * from the index cache's parse hits, so a warm start (its digests held)
+   * neither starts it nor looks a digest up during the build. Skills offered
+   * before are held (no file-system call, no lookup) until then. @default always
+   */
+  readonly isWorthStarting?: () => boolean;
+  /** Skills offered before {@linkcode DigestHelperOptions.isWorthStarting} is asked. @default 64 */
+  readonly decideAfterSkills?: number;
+}
+
+/** Feeds the digest isolate; see {@linkcode createDigestHelper}. */
+export interface DigestHelper {
+  /**
+   * Queues the files of a skill the extension lists whose listed version has
+   * no digest held or in flight; starts the isolate on the first such file.
+   *
+   * @param skill A skill just loaded by the build.
+   */
+  offer(skill: Skill): void;
+  /** No more skills will be offered: the isolate is ended once every job is answered. */
+  finish(): void;
+  /** Ends the isolate now; files not answered are read in the worker's thread. */
+  close(): void;
+  /** Whether the isolate failed (the worker hashes in its own thread from then). */
+  readonly hasFailed: boolean;
+  /** Files sent to the isolate so far, for tests and benchmarks. */
+  readonly sent: number;
+}
+
+interface Queued {
+  readonly dir: string;
+  readonly file: SkillFile;
+}
+
+interface Pending {
+  readonly files: readonly DigestJobFile[];
+  readonly answer: ((seen: DigestSeen | null) => void)[];
+}
+
+/**
+ * Creates the helper; nothing starts until a skill with an unhashed file is offered.
+ *
+ * @param cache The digest cache the answers are stored in (the one `skills/list` uses).
+ * @param parent Where to ask the trusted part for the isolate (in the worker: `self`).
+ * @param options Batch size (default 64 files), jobs in flight (default 4),
+ *   reply timeout (default 20,000 ms), warning output, and when to decide
+ *   whether to start at all.
+ * @returns The helper.
+ *
+ * Requires `--allow-read` on the skill folders: a file the isolate does not
+ * answer (it failed, or refused the file) is read here through the gate.
+ */
+export function createDigestHelper(
+  cache: DigestCache,
+  parent: DigestParentPort,
+  options: DigestHelperOptions = {},
+): DigestHelper {
+  const batchFiles = options.batchFiles ?? DIGEST_BATCH_FILES;
+  const batchesInFlight = options.batchesInFlight ?? DIGEST_BATCHES_IN_FLIGHT;
+  const replyTimeoutMs = options.replyTimeoutMs ?? DIGEST_REPLY_TIMEOUT_MS;
+  const warn = options.warn ?? ((line: string) => console.error(line));
+  // Files waiting, `queue[head]` to `queue[queue.length - 1]`. While the build runs, jobs take
+  // them from the front (the order skills load in); once it is done, from the back, while the
+  // listing, which pages through in about that order, reads the front itself: they meet in the
+  // middle (with both from the front, every page waited on the isolate's jobs and the worker's
+  // thread stood idle).
+  const queue: Queued[] = [];
+  let head = 0;
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let channel: MessagePort | null = null;
+  let hasFailed = false;
+  let isFinished = false;
+  let isStopped = false;
+  let sent = 0;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const decideAfterSkills = options.decideAfterSkills ?? 64;
+  let held: Skill[] | null = options.isWorthStarting === undefined ? null : [];
+  let isDeclined = false;
+  /** Queues a skill's unhashed files. */
+  const enqueue = (skill: Skill) => {
+    for (const file of skill.files) {
+      if (cache.isUnhashed(skill.realDir, file)) queue.push({ dir: skill.realDir, file });
+    }
+  };
+  /** Asks `isWorthStarting` once; queues the skills held meanwhile, or drops them. */
+  const decide = () => {
+    if (held === null) return;
+    const waiting = held;
+    held = null;
+    if (options.isWorthStarting?.() === false) isDeclined = true;
+    else waiting.forEach(enqueue);
+  };
+
+  const armWatchdog = () => {
+    clearTimeout(watchdog);
+    watchdog = pending.size === 0 ? undefined : setTimeout(() => {
+      fail(`the digest isolate answered nothing for ${replyTimeoutMs} ms`);
+    }, replyTimeoutMs);
+  };
+  /** Settles every job still out with null (read here) and forgets the queue. */
+  const release = () => {
+    for (const job of pending.values()) job.answer.forEach((answer) => answer(null));
+    pending.clear();
+    queue.length = 0;
+    head = 0;
+    clearTimeout(watchdog);
+    watchdog = undefined;
+  };
+  const stop = () => {
+    if (channel === null || isStopped) return;
+    isStopped = true;
+    channel.close();
+    parent.removeEventListener("message", onParent);
+    parent.postMessage({ type: "digest-isolate-stop" });
+  };
+  const fail = (why: string) => {
+    if (hasFailed) return;
+    hasFailed = true;
+    release();
+    stop();
+    warn(`skillgate: ${why}; skills/list digests are computed in the serving worker instead`);
+  };
+  function onParent(event: MessageEvent) {
+    const data = event.data as { type?: unknown; reason?: unknown } | null;
+    if (data?.type !== "digest-isolate-ended") return;
+    fail(typeof data.reason === "string" ? data.reason : "the digest isolate ended");
+  }
+  const onReply = (event: MessageEvent) => {
+    const id = (event.data as { id?: unknown } | null)?.id;
+    const job = typeof id === "number" ? pending.get(id) : undefined;
+    if (job === undefined) return;
+    pending.delete(id as number);
+    const reply = parseDigestReply(event.data, job.files.length);
+    job.answer.forEach((answer, index) => answer(reply?.results[index] ?? null));
+    armWatchdog();
+    pump();
+  };
+  const start = (): MessagePort => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = onReply;
+    parent.addEventListener("message", onParent);
+    const message: DigestIsolateStartMessage = { type: "digest-isolate", port: port2 };
+    parent.postMessage(message, [port2]);
+    return port1;
+  };
+  /** Sends jobs while fewer than `batchesInFlight` are out; ends the isolate once all is done. */
+  const pump = () => {
+    if (hasFailed || isStopped) return;
+    while (pending.size < batchesInFlight && head < queue.length) {
+      const files: DigestJobFile[] = [];
+      const answer: ((seen: DigestSeen | null) => void)[] = [];
+      while (files.length < batchFiles && head < queue.length) {
+        const item = isFinished ? queue.pop()! : queue[head++]!;
+        // A page may have read it meanwhile (or another skill lists the same version).
+        let settle: (seen: DigestSeen | null) => void = () => {};
+        const seen = new Promise<DigestSeen | null>((resolve) => (settle = resolve));
+        if (!cache.hashElsewhere(item.dir, item.file, seen)) continue;
+        files.push({ dir: item.dir, path: item.file.path });
+        answer.push(settle);
+      }
+      if (head >= queue.length) {
+        queue.length = 0;
+        head = 0;
+      }
+      if (files.length === 0) break;
+      channel ??= start();
+      const id = nextId++;
+      pending.set(id, { files, answer });
+      const job: DigestJobMessage = { type: "digest-files", id, files };
+      channel.postMessage(job);
+      sent += files.length;
+      if (watchdog === undefined) armWatchdog();
+    }
+    if (isFinished && pending.size === 0 && head >= queue.length) stop();
+  };
+  return {
+    offer(skill) {
+      if (hasFailed || isFinished || isDeclined || extensionExclusion(skill) !== null) return;
+      if (held !== null) {
+        held.push(skill);
+        if (held.length < decideAfterSkills) return;
+        decide();
+        if (isDeclined) return;
+      } else enqueue(skill);
+      pump();
+    },
+    finish() {
+      decide();
+      isFinished = true;
+      pump();
+    },
+    close() {
+      held = null;
+      isFinished = true;
+      release();
+      stop();
+    },
+    get hasFailed() {
+      return hasFailed;
+    },
+    get sent() {
+      return sent;
+    },
+  };
+}
