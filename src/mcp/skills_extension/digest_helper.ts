@@ -79,8 +79,9 @@ export interface DigestHelperOptions {
 /** Feeds the digest isolate; see {@linkcode createDigestHelper}. */
 export interface DigestHelper {
   /**
-   * Queues the files of a skill the extension lists whose listed version has
-   * no digest held or in flight; starts the isolate on the first such file.
+   * Queues the files of a skill the extension lists (those whose listed
+   * version has a digest held or in flight by then are skipped when a job
+   * is made); starts the isolate with the first job.
    *
    * @param skill A skill just loaded by the build.
    */
@@ -145,11 +146,12 @@ export function createDigestHelper(
   const decideAfterSkills = options.decideAfterSkills ?? 64;
   let held: Skill[] | null = options.isWorthStarting === undefined ? null : [];
   let isDeclined = false;
-  /** Queues a skill's unhashed files. */
+  /**
+   * Queues a skill's files. Whether each is still unhashed is asked once, when a job takes it
+   * (`hashElsewhere`), not here too: the worker's thread is the cold build's critical path.
+   */
   const enqueue = (skill: Skill) => {
-    for (const file of skill.files) {
-      if (cache.isUnhashed(skill.realDir, file)) queue.push({ dir: skill.realDir, file });
-    }
+    for (const file of skill.files) queue.push({ dir: skill.realDir, file });
   };
   /** Asks `isWorthStarting` once; queues the skills held meanwhile, or drops them. */
   const decide = () => {
