@@ -6,11 +6,14 @@
  * (`src/files/served_name.ts`, the rule every reader applies too); every
  * other file is reported, never dropped silently.
  *
- * The walk costs one `readdir` per folder and one `stat` per file (size,
+ * The walk costs one `readdir` per folder and one `lstat` per file (size,
  * mtime and identity are needed for every file), synchronous calls (see
- * `_fs.ts`). A symlink alone costs a `realpath` too: every other entry lies
- * lexically under a real folder, so its real path is that folder's real path
- * plus its name, with no call.
+ * `_fs.ts`), and one `lstat` per folder after its walk, the skill folder
+ * included: `readdir` follows symlinks, and a folder's entry (the skill
+ * folder's come from discovery) may be a symlink by then (review r5). A
+ * symlink alone costs a `realpath` too: every other entry lies lexically
+ * under a real folder, so its real path is that folder's real path plus its
+ * name, with no call.
  *
  * @module
  */
@@ -106,7 +109,10 @@ export function listSkillFiles(
             problem: escapeProblem(lexical, "the skill folder", "warning"),
           };
         }
-        info = Deno.statSync(lexical);
+        // The resolved path, not the link again: a link retargeted since `realpath` is not
+        // followed out of the skill (review r5).
+        info = Deno.lstatSync(real);
+        if (info.isSymlink) return changedWhileListed(lexical, rel);
         if (info.isDirectory && chain.has(real)) {
           return {
             kind: "problem",
@@ -122,7 +128,10 @@ export function listSkillFiles(
         const breach = checkServedFile(rel, relative(candidate.realDir, real).split(sep).join("/"));
         if (breach !== null) return notServed(lexical, breach);
       } else if (entry.isFile) {
-        info = Deno.statSync(lexical);
+        // `lstat`, not `stat` (same cost): an entry read as a file (by discovery, maybe long
+        // before) that is a symlink now is not followed to an outside file (review r5).
+        info = Deno.lstatSync(lexical);
+        if (info.isSymlink) return changedWhileListed(lexical, rel);
       }
     } catch (error) {
       return {
@@ -203,11 +212,38 @@ export function listSkillFiles(
           );
           continue;
         }
+        const kept = { files: files.length, problems: problems.length, folders, stopped };
         chain.add(item.real);
         walk(item.lexical, item.real, item.rel, children, chain);
         chain.delete(item.real);
+        if (!isStillFolder(item)) {
+          // Read through a symlink that replaced the folder since its entry was read (the
+          // skill folder's entries come from discovery): what was listed below it may be an
+          // outside folder's names and sizes. None of it is kept (review r5).
+          files.length = kept.files;
+          problems.length = kept.problems;
+          folders = kept.folders;
+          stopped = kept.stopped;
+          problems.push(changedWhileListed(item.lexical, item.rel).problem);
+        }
       }
     }
+  }
+
+  function changedWhileListed(
+    lexical: string,
+    rel: string,
+  ): { readonly kind: "problem"; readonly problem: Problem } {
+    return {
+      kind: "problem",
+      problem: problem(
+        lexical,
+        "unusable-path",
+        "warning",
+        `"${rel}" changed while the skill was listed (it is a symlink now, or gone); not ` +
+          "listed until the skill is read again",
+      ),
+    };
   }
 
   function notServed(lexical: string, breach: RuleBreach): Resolved {
@@ -236,11 +272,39 @@ export function listSkillFiles(
   }
 
   walk(candidate.dir, candidate.realDir, "", candidate.entries, new Set([candidate.realDir]));
+  if (!isStillFolder({ lexical: candidate.dir, real: candidate.realDir })) {
+    // The skill folder itself swapped since discovery read it (review r5): nothing listed
+    // through it is kept but SKILL.md, which the gate read (or the index cache knew).
+    files.length = 1;
+    problems.length = 0;
+    stopped = false;
+    problems.push(changedWhileListed(candidate.dir, ".").problem);
+  }
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
   // An exact-length copy: the list lives as long as the catalog, and a grown array keeps spare
   // slots (issue 13: about 1.3 MiB at 10,000 skills).
   return { files: files.slice(), bytes, truncated: stopped, problems };
+}
+
+/**
+ * Whether a folder the walk just listed is still what it was taken for, after
+ * its files were listed (one `lstat`; review r5): a folder that is no symlink
+ * is still a folder and no symlink; a followed symlink still leads to the
+ * same real folder. `readdir` follows a symlink, so a folder swapped for one
+ * since its entry was read was listed through it; a swap undone within the
+ * time between the `readdir` and this check (the folder's own walk) is not
+ * seen: only a descriptor-based `readdir` could see it, and Deno has none.
+ * Where the folder is reached through a followed symlink, `realpath` decides.
+ */
+function isStillFolder(item: { readonly lexical: string; readonly real: string }): boolean {
+  try {
+    const info = Deno.lstatSync(item.lexical);
+    if (info.isDirectory) return true;
+    return info.isSymlink && Deno.realPathSync(item.lexical) === item.real;
+  } catch {
+    return false;
+  }
 }
 
 /** Distinct relative paths kept for sharing at most (a bound on this module's memory). */

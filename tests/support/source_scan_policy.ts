@@ -201,10 +201,11 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/skills/_list_files.ts",
-    apis: ["Deno.stat", "Deno.realPath"],
-    reason: "discovery: sizes the files of a skill (one statSync per file) and keeps symlinks " +
-      "that stay inside the skill's real folder (realPathSync for symlinks only); synchronous, " +
-      "the catalog yields between skills",
+    apis: ["Deno.lstat", "Deno.realPath"],
+    reason: "discovery: sizes the files of a skill (one lstatSync per file, never following a " +
+      "link the entry did not show), checks each folder is still one after its walk, and keeps " +
+      "symlinks that stay inside the skill's real folder (realPathSync for symlinks only); " +
+      "synchronous, the catalog yields between skills",
   },
   {
     path: "src/skills/rebuild_catalog.ts",

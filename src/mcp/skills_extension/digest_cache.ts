@@ -17,7 +17,9 @@
  * - Every cached digest covers bytes read through the gate: the miss path is
  *   the only writer, and it stores a digest under the version the gate
  *   reported for the very file it read (and only when the read's length is
- *   that version's size).
+ *   that version's size, and the version's change time is past the racy
+ *   window: Deno gives it in whole seconds and mtime can be put back, so an
+ *   in-place edit in the same second keeps every field; review r5).
  * - A hit therefore gives the digest of the bytes of that exact version, the
  *   version the snapshot lists: the manifest describes the snapshot, as its
  *   sizes and the rest of the catalog do. After a write (new ctime, whatever
@@ -159,12 +161,18 @@ export interface DigestCache {
 export interface DigestCacheOptions {
   /** Entries kept at most; the least recently used go first. @default 100000 */
   readonly maxEntries?: number;
+  /**
+   * The clock (ms since the epoch) a version's change time is compared with: a
+   * version changed within `RACY_WINDOW_MS` of it is not kept. @default Date.now
+   */
+  readonly now?: () => number;
 }
 
 /**
  * Creates a digest cache.
  *
- * @param options `maxEntries` (default 100,000; about 200 bytes each).
+ * @param options `maxEntries` (default 100,000; about 200 bytes each);
+ *   `now`, the clock for the racy window (default `Date.now`).
  * @returns The cache.
  * @throws {RangeError} When `maxEntries` is not a positive integer.
  *
@@ -175,6 +183,7 @@ export interface DigestCacheOptions {
  */
 export function createDigestCache(options: DigestCacheOptions = {}): DigestCache {
   const maxEntries = options.maxEntries ?? 100_000;
+  const now = options.now ?? Date.now;
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
     throw new RangeError(`Option maxEntries must be a positive integer (got "${maxEntries}")`);
   }
@@ -244,11 +253,18 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     // A file written while it was read may hash bytes of neither version: cache only a
     // read whose length matches the size the key was taken at.
     if (result.size !== file.size) return { found: result, isListed: false };
-    // Kept in memory only where the index cache does not keep it (none, a racy version, full).
-    if (persistent?.rememberDigest(skillRealDir, listed.path, file, result) !== true) {
+    // Kept in memory only where the index cache does not keep it (none, full), and never for a
+    // racy version (review r5): Deno reports ctime in whole seconds and mtime can be put back,
+    // so an in-place edit in the same second keeps every field of the version, and a digest
+    // kept for it would answer the earlier bytes' digest for the new ones from then on.
+    // Not held anywhere (racy): not "the digest held for the listed version" either, so no
+    // skill entry is memoized from it (`entries.ts`).
+    let isHeld = persistent?.rememberDigest(skillRealDir, listed.path, file, result) === true;
+    if (!isHeld && isSettled(file, now())) {
       keep(key, result);
+      isHeld = true;
     }
-    return { found: result, isListed: isGateVersion };
+    return { found: result, isListed: isGateVersion && isHeld };
   };
   /** Stores what another hasher's gate read (see `hashElsewhere`): the same rule as `readAndHash`. */
   const adopt = (skillRealDir: string, listed: SkillFile, seen: DigestSeen): Hashed => {
@@ -267,15 +283,16 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     // The index cache judges a version racy by its own clock when asked to store it; the
     // isolate read it earlier (the reply waits for its batch and for the worker's build), so a
     // version racy at the read is judged here, at the read (review r4), and kept in memory only.
-    const isRacyAtRead = version.ctimeMs === null ||
-      Math.abs(seen.readAtMs - version.ctimeMs) < RACY_WINDOW_MS;
-    if (
-      isRacyAtRead ||
-      persistent?.rememberDigest(skillRealDir, listed.path, version, result) !== true
-    ) {
+    // A version racy at the read is held nowhere, as in `readAndHash` (review r5): not the
+    // digest held for the listed version either, so no skill entry is memoized from it.
+    const isSettledAtRead = isSettled(version, seen.readAtMs);
+    let isHeld = isSettledAtRead &&
+      persistent?.rememberDigest(skillRealDir, listed.path, version, result) === true;
+    if (!isHeld && isSettledAtRead) {
       keep(key, result);
+      isHeld = true;
     }
-    return { found: result, isListed: isGateVersion };
+    return { found: result, isListed: isGateVersion && isHeld };
   };
   const digestListed = async (skillRealDir: string, listed: SkillFile): Promise<Hashed> => {
     if (listed.dev === undefined || listed.ino === undefined) {
@@ -351,6 +368,20 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
 interface Hashed {
   readonly found: FileDigest;
   readonly isListed: boolean;
+}
+
+/**
+ * Whether a version is old enough to name its bytes: both times known and the
+ * change time at least `RACY_WINDOW_MS` ago (the index cache's rule). Deno
+ * gives the change time in whole seconds, so an edit within the same second
+ * keeps it; past the window, any later edit lands in a later second.
+ */
+function isSettled(
+  version: { readonly mtimeMs: number | null; readonly ctimeMs: number | null },
+  nowMs: number,
+): boolean {
+  return version.mtimeMs !== null && version.ctimeMs !== null &&
+    Math.abs(nowMs - version.ctimeMs) >= RACY_WINDOW_MS;
 }
 
 /** The cache key of one version of one file of one skill. */

@@ -72,23 +72,32 @@ Deno.test("digest cache holds no copy of a digest the index cache keeps, and ans
   }
 });
 
-Deno.test("digest cache keeps in memory a digest the index cache skips (a version inside the racy window)", async () => {
+Deno.test("digest cache keeps nowhere a digest of a version inside the racy window, and reads it again", async () => {
   await using tree = await makeTree(TREE);
   await using cacheDir = await makeTree({});
-  // The real clock: files written just now are inside the racy window, so not stored.
+  // The real clock: files written just now are inside the racy window. Deno gives the change
+  // time in whole seconds and mtime can be put back, so an in-place edit in the same second
+  // keeps every field of such a version (review r5): its digest may name neither version.
   const index = openIndexCache(cacheDir.path, { rootsKey: "t", warn: () => {} });
   const catalog = await catalogOf(tree.path);
   const files = catalog.skills.flatMap((skill) => skill.files.map((file) => ({ skill, file })));
   attachIndexCache(index);
   try {
     const digests = createDigestCache();
-    for (const { skill, file } of files) await digests.digest(skill.realDir, file);
-    assert.equal(digests.size, files.length);
     for (const { skill, file } of files) {
-      assert.equal(digests.holds(skill.realDir, file), true);
+      const answer = await digests.digestListed(skill.realDir, file);
+      assert.equal(answer.isListed, false, "not the digest held for the listed version");
+    }
+    assert.equal(digests.size, 0);
+    for (const { skill, file } of files) {
+      assert.equal(digests.holds(skill.realDir, file), false);
       await digests.digest(skill.realDir, file);
     }
-    assert.equal(digests.hashed, files.length, "answered from memory the second time");
+    assert.equal(digests.hashed, 2 * files.length, "read through the gate again");
+    // Past the window (a clock 60 s on), the same versions are kept in memory.
+    const settled = createDigestCache({ now: later });
+    for (const { skill, file } of files) await settled.digest(skill.realDir, file);
+    assert.equal(settled.size, files.length);
   } finally {
     attachIndexCache(null);
   }

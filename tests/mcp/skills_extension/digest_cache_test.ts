@@ -7,6 +7,9 @@ import { buildCatalog } from "../../../src/skills/catalog.ts";
 import type { Catalog, Skill, SkillFile } from "../../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../../skills/_tree.ts";
 
+/** A clock far enough ahead that files written by the test are past the racy window. */
+const later = () => Date.now() + 60_000;
+
 async function catalogOf(path: string): Promise<Catalog> {
   return await buildCatalog([{ path, from: "argument" }], DEFAULT_CAPS);
 }
@@ -28,7 +31,7 @@ Deno.test("digest cache answers a listed version it hashed before without any fi
     "beta/SKILL.md": skillMd("beta", "Second"),
   });
   const catalog = await catalogOf(tree.path);
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   const listed = catalog.skills.flatMap((skill) => skill.files.map((file) => ({ skill, file })));
   for (const { skill, file } of listed) await cache.digest(skill.realDir, file);
   assert.equal(cache.hashed, 3);
@@ -52,7 +55,7 @@ Deno.test("digest cache reads a file again once the snapshot lists a new version
     "alpha/notes.md": "old text\n",
   });
   const before = await catalogOf(tree.path);
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   const oldAlpha = before.byName.get("alpha") as Skill;
   assert.equal(
     (await cache.digest(oldAlpha.realDir, fileOf(oldAlpha, "notes.md"))).digest,
@@ -83,7 +86,7 @@ Deno.test("digest cache never stores bytes read after a change under the version
   const listed = fileOf(alpha, "notes.md");
   // Changed after the snapshot and before anything was hashed.
   await Deno.writeTextFile(tree.at("alpha/notes.md"), "a longer text\n");
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   for (let round = 0; round < 2; round++) {
     const found = await cache.digest(alpha.realDir, listed);
     // The bytes the gate read, never a digest claimed for the listed version unread.
@@ -106,7 +109,7 @@ Deno.test("digest cache goes through the gate for a version it has not hashed: a
   const listed = fileOf(alpha, "notes.md");
   await Deno.remove(tree.at("alpha/notes.md"));
   await Deno.symlink(outside.at("secret.txt"), tree.at("alpha/notes.md"));
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   await assert.rejects(
     cache.digest(alpha.realDir, listed),
     (error: unknown) => error instanceof PathRefusedError && error.code === "outside-skill",
@@ -123,7 +126,7 @@ Deno.test("digest cache resolves every call for a file listed without device and
   const catalog = await catalogOf(tree.path);
   const alpha = catalog.byName.get("alpha") as Skill;
   const { path, size, mtimeMs } = fileOf(alpha, "notes.md");
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   for (let round = 0; round < 3; round++) {
     assert.equal(
       (await cache.digest(alpha.realDir, { path, size, mtimeMs })).digest,
@@ -139,7 +142,7 @@ Deno.test("digest cache hashes a file once when two callers ask for the same ver
   const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
   const skill = catalog.skills[0]!;
   const file = skill.files[0]!;
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   assert.equal(cache.holds(skill.realDir, file), false);
   const [a, b] = await Promise.all([
     cache.digest(skill.realDir, file),

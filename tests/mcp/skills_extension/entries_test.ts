@@ -19,6 +19,9 @@ import type { Catalog, Skill } from "../../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../../skills/_tree.ts";
 import { connectInMemory, type InMemorySession } from "./_connect.ts";
 
+/** A clock far enough ahead that files written by the test are past the racy window. */
+const later = () => Date.now() + 60_000;
+
 async function catalogOf(path: string): Promise<Catalog> {
   return await buildCatalog([{ path, from: "argument" }], DEFAULT_CAPS);
 }
@@ -50,7 +53,7 @@ Deno.test("skillEntries() answers unchanged skills with the entries it built, wi
     "beta/SKILL.md": skillMd("beta", "Second"),
   });
   const catalog = await catalogOf(tree.path);
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   const skills = extensionView(catalog).skills;
   const first = await skillEntries(skills, cache);
   assert.equal(cache.resolved, 3);
@@ -71,7 +74,7 @@ Deno.test("skillEntries() keeps no entry for a skill whose file changed while it
   const alpha = catalog.byName.get("alpha") as Skill;
   // Changed after the snapshot was taken: the gate reads another version than the listed one.
   await Deno.writeTextFile(tree.at("alpha/notes.md"), "a longer text\n");
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   for (let round = 0; round < 2; round++) {
     const [entry] = await skillEntries([alpha], cache);
     assert.equal(digestOf([entry!], "skill://alpha/notes.md"), sha256("a longer text\n"));
@@ -145,7 +148,7 @@ Deno.test("skillEntries() reads no SKILL.md again that the catalog build read wh
   const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS, {
     indexCache,
   });
-  const cache = createDigestCache();
+  const cache = createDigestCache({ now: later });
   attachIndexCache(indexCache);
   try {
     const entries = await skillEntries(extensionView(catalog).skills, cache);
