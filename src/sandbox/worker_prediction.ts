@@ -20,6 +20,7 @@ import {
   toWorkerOption,
   type WorkerPermissions,
 } from "./worker_permissions.ts";
+import { heldWorkerOption } from "./worker_isolate.ts";
 
 /**
  * The worker's permission set as `computeWorkerSet` (worker_set.ts) will decide it,
@@ -89,11 +90,15 @@ export function sameWorkerOption(a: WorkerPermissions, b: WorkerPermissions): bo
 
 /**
  * Decides the fate of a worker created early with a predicted set: it is
- * kept only when that set gives exactly the computed rights; otherwise it is
- * ended here, before it has received anything (no configuration, no input),
- * and the caller starts a worker with the computed set.
+ * kept only when that set gives exactly the computed rights, and so do the
+ * rights the worker was really created with (recorded by `createWorkerIsolate`:
+ * a caller passing another set than the worker holds, or a set changed since,
+ * cannot get a wider worker kept); otherwise it is ended here, before it has
+ * received anything (no configuration, no input), and the caller starts a
+ * worker with the computed set.
  *
- * @param early The worker created with `predicted`, or null when none was.
+ * @param early The worker `createWorkerIsolate` created with `predicted`, or null when none
+ *   was (any other worker is ended: its rights are unknown).
  * @param predicted The set it was created with (null: none was predicted).
  * @param computed The set computed after the isolation probe: the only one a
  *   serving worker may hold.
@@ -106,7 +111,11 @@ export function adoptEarlyWorker(
   computed: WorkerPermissions,
 ): Worker | null {
   if (early === null) return null;
-  if (predicted !== null && sameWorkerOption(predicted, computed)) return early;
+  const held = heldWorkerOption(early);
+  if (
+    predicted !== null && sameWorkerOption(predicted, computed) &&
+    held === JSON.stringify(toWorkerOption(computed))
+  ) return early;
   early.terminate();
   return null;
 }
