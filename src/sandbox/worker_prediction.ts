@@ -21,6 +21,7 @@ import {
   type WorkerPermissions,
 } from "./worker_permissions.ts";
 import { heldWorkerOption } from "./worker_isolate.ts";
+import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 
 /**
  * The worker's permission set as `computeWorkerSet` (worker_set.ts) will decide it,
@@ -55,7 +56,10 @@ export function predictWorkerPermissions(
     unsubstituted: config.scripts.unsubstituted,
   });
   let run: PermittedProgram[] = [];
-  if (grantsAnything(grant) && config.scripts.confirmMode !== "refuse") {
+  if (
+    grantsAnything(grant) && config.scripts.confirmMode !== "refuse" &&
+    !runsRefusedOverTransport(config)
+  ) {
     const requested = config.options.isolation;
     if (requested === "group") return null;
     const bwrap = requested === "pid-namespace" ? undefined : findProgram("bwrap", SYSTEM_FOLDERS);
@@ -74,6 +78,23 @@ export function predictWorkerPermissions(
     indexCache: config.indexCacheDir,
     ...sources,
   }).permissions;
+}
+
+/**
+ * Whether the serving worker refuses every `skill_run` whatever the skill
+ * because of how clients reach it (`httpRunRefusal`: HTTP without a bearer
+ * token, stateless replicas without a shared confirmation secret). Then it
+ * needs no run right: the permission wall must not hold one for a check the
+ * worker alone makes (r3 review, issue 13). `--http-token-file` counts as a
+ * token before it is read (`permissions` never reads it; `serve` reads it or
+ * refuses to start). Pure.
+ *
+ * @param config The configuration (its token settled or not).
+ * @returns True when no script can run over this transport.
+ */
+export function runsRefusedOverTransport(config: Config): boolean {
+  const tokenFile = config.httpToken === null && config.options.httpTokenFile !== null;
+  return httpRunRefusal(tokenFile ? { ...config, httpToken: "(from its file)" } : config) !== null;
 }
 
 /**
