@@ -78,6 +78,7 @@ Deno.test("attack: a pinned deno in a .tools folder anyone may write never runs:
   assert.equal(withPath.code, 0, withPath.stderr);
   assert.equal(withPath.stdout, `skillgate ${VERSION}\n`);
   assert.equal(await checkout.ran(), false, "the .tools deno others may write ran");
+  assert.match(withPath.stderr, /not using .*\.tools/);
   const without = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
     cwd: checkout.root,
     env: NO_BUNDLE,
