@@ -19,6 +19,14 @@ import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts"
 const earlyErrors = new WeakMap<Worker, string>();
 
 /**
+ * The exact permission option each worker was created with (as `new Worker`
+ * received it, serialised at that moment): what decides whether an early
+ * worker may serve is the rights it holds, never a set its caller says it
+ * was given (r3 review, issue 13).
+ */
+const createdWith = new WeakMap<Worker, string>();
+
+/**
  * Creates the worker isolate with exactly `permissions`; its modules start
  * loading at once, and it does nothing else until `startWorker`
  * sends it the configuration (nothing reaches it before: it reads no input).
@@ -32,11 +40,14 @@ const earlyErrors = new WeakMap<Worker, string>();
  * permission it hands down.
  */
 export function createWorkerIsolate(entry: URL, permissions: WorkerPermissions): Worker {
+  const option = toWorkerOption(permissions);
+  const held = JSON.stringify(option);
   const worker = new Worker(entry, {
     type: "module",
     name: "skillgate-worker",
-    deno: { permissions: toWorkerOption(permissions) },
+    deno: { permissions: option },
   });
+  createdWith.set(worker, held);
   worker.onerror = (event: ErrorEvent) => {
     event.preventDefault();
     if (!earlyErrors.has(worker)) earlyErrors.set(worker, event.message);
@@ -52,4 +63,15 @@ export function createWorkerIsolate(entry: URL, permissions: WorkerPermissions):
  */
 export function earlyErrorOf(worker: Worker): string | undefined {
   return earlyErrors.get(worker);
+}
+
+/**
+ * The permission option a worker was created with, as `new Worker` received it.
+ *
+ * @param worker Any worker.
+ * @returns `JSON.stringify(toWorkerOption(set))` of the set it was created with
+ *   by {@linkcode createWorkerIsolate}, or undefined for a worker made elsewhere.
+ */
+export function heldWorkerOption(worker: Worker): string | undefined {
+  return createdWith.get(worker);
 }

@@ -20,6 +20,8 @@ import {
   toWorkerOption,
   type WorkerPermissions,
 } from "./worker_permissions.ts";
+import { heldWorkerOption } from "./worker_isolate.ts";
+import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 
 /**
  * The worker's permission set as `computeWorkerSet` (worker_set.ts) will decide it,
@@ -54,7 +56,10 @@ export function predictWorkerPermissions(
     unsubstituted: config.scripts.unsubstituted,
   });
   let run: PermittedProgram[] = [];
-  if (grantsAnything(grant) && config.scripts.confirmMode !== "refuse") {
+  if (
+    grantsAnything(grant) && config.scripts.confirmMode !== "refuse" &&
+    !runsRefusedOverTransport(config)
+  ) {
     const requested = config.options.isolation;
     if (requested === "group") return null;
     const bwrap = requested === "pid-namespace" ? undefined : findProgram("bwrap", SYSTEM_FOLDERS);
@@ -76,6 +81,23 @@ export function predictWorkerPermissions(
 }
 
 /**
+ * Whether the serving worker refuses every `skill_run` whatever the skill
+ * because of how clients reach it (`httpRunRefusal`: HTTP without a bearer
+ * token, stateless replicas without a shared confirmation secret). Then it
+ * needs no run right: the permission wall must not hold one for a check the
+ * worker alone makes (r3 review, issue 13). `--http-token-file` counts as a
+ * token before it is read (`permissions` never reads it; `serve` reads it or
+ * refuses to start). Pure.
+ *
+ * @param config The configuration (its token settled or not).
+ * @returns True when no script can run over this transport.
+ */
+export function runsRefusedOverTransport(config: Config): boolean {
+  const tokenFile = config.httpToken === null && config.options.httpTokenFile !== null;
+  return httpRunRefusal(tokenFile ? { ...config, httpToken: "(from its file)" } : config) !== null;
+}
+
+/**
  * Whether two permission sets give a worker exactly the same rights (what
  * `new Worker` receives; the reasons beside each entry do not count). Pure.
  *
@@ -89,11 +111,15 @@ export function sameWorkerOption(a: WorkerPermissions, b: WorkerPermissions): bo
 
 /**
  * Decides the fate of a worker created early with a predicted set: it is
- * kept only when that set gives exactly the computed rights; otherwise it is
- * ended here, before it has received anything (no configuration, no input),
- * and the caller starts a worker with the computed set.
+ * kept only when that set gives exactly the computed rights, and so do the
+ * rights the worker was really created with (recorded by `createWorkerIsolate`:
+ * a caller passing another set than the worker holds, or a set changed since,
+ * cannot get a wider worker kept); otherwise it is ended here, before it has
+ * received anything (no configuration, no input), and the caller starts a
+ * worker with the computed set.
  *
- * @param early The worker created with `predicted`, or null when none was.
+ * @param early The worker `createWorkerIsolate` created with `predicted`, or null when none
+ *   was (any other worker is ended: its rights are unknown).
  * @param predicted The set it was created with (null: none was predicted).
  * @param computed The set computed after the isolation probe: the only one a
  *   serving worker may hold.
@@ -106,7 +132,11 @@ export function adoptEarlyWorker(
   computed: WorkerPermissions,
 ): Worker | null {
   if (early === null) return null;
-  if (predicted !== null && sameWorkerOption(predicted, computed)) return early;
+  const held = heldWorkerOption(early);
+  if (
+    predicted !== null && sameWorkerOption(predicted, computed) &&
+    held === JSON.stringify(toWorkerOption(computed))
+  ) return early;
   early.terminate();
   return null;
 }

@@ -22,7 +22,7 @@ import {
   type PermittedProgram,
   type RootPaths,
 } from "./worker_permissions.ts";
-import { realPathOr } from "./worker_prediction.ts";
+import { realPathOr, runsRefusedOverTransport } from "./worker_prediction.ts";
 
 // The prediction lives in a module of its own (the trusted part's start-up loads it before the
 // rest, issue 13); re-exported where the computed set is decided.
@@ -102,7 +102,11 @@ export async function computeWorkerSet(
     ...(options.describe === undefined ? {} : { catalog: options.describe }),
     rootRealPaths: roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
   });
-  const run = spawnedPrograms(scripts.run, scripts.facts.isolation);
+  // Over HTTP without a token (or on replicas without a shared secret) every run is refused
+  // whatever the skill: the worker, which reads every byte those clients send, gets no run right.
+  const run = runsRefusedOverTransport(config)
+    ? []
+    : spawnedPrograms(scripts.run, scripts.facts.isolation);
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
   // Inside a data folder every sandboxed script may write, the cache could be forged: none.

@@ -46,12 +46,8 @@ Deno.test("attack: adoptEarlyWorker(): a worker predicted with an index cache fo
   assert.equal(early.posted(), 0);
 });
 
-Deno.test("adoptEarlyWorker(): a worker whose predicted set gives exactly the computed rights is kept, not ended", () => {
-  const early = recordingWorker();
-  const predicted = { ...COMPUTED, read: [...COMPUTED.read] };
-  assert.equal(adoptEarlyWorker(early.worker, predicted, COMPUTED), early.worker);
-  assert.equal(early.ended(), 0);
-});
+// (A worker kept for exactly the computed rights: adopt_early_worker_attack_test.ts, with a real
+// worker, whose rights adoptEarlyWorker reads from its creation.)
 
 Deno.test("adoptEarlyWorker(): a worker with no prediction to compare is ended; without an early worker there is nothing to keep", () => {
   const early = recordingWorker();
