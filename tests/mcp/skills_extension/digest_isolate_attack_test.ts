@@ -14,7 +14,7 @@ import { openIndexCache } from "../../../src/skills/index_cache.ts";
 import type { SkillFile } from "../../../src/skills/skill.ts";
 import { makeTree } from "../../skills/_tree.ts";
 
-Deno.test("attack: a version the digest isolate read inside the racy window is not kept by the index cache, however late the worker stores it", async () => {
+Deno.test("attack: a version the digest isolate read inside the racy window is held neither by the index cache nor in memory, however late the worker stores it", async () => {
   await using tree = await makeTree({ "alpha/notes.md": "notes\n" });
   await using cacheDir = await makeTree({});
   // The real clock: the index cache judges a version racy when it is asked to store it.
@@ -57,6 +57,11 @@ Deno.test("attack: a version the digest isolate read inside the racy window is n
       null,
       "a digest of a version read inside the racy window is not stored for the next start",
     );
+    // Nor held in memory (review r5's rule for the worker's own reads): a same-tick rewrite
+    // would otherwise be answered these bytes' digest for the rest of the process.
+    assert.equal(answer.isListed, false, "no skill entry may be memoized from a racy read");
+    assert.equal(digests.holds(dir, listed), false);
+    assert.equal(digests.listedDigest(dir, listed), null);
   } finally {
     attachIndexCache(null);
   }
