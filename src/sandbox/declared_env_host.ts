@@ -9,15 +9,10 @@
  * @module
  */
 
-import { locateDirectly } from "../files/fd_location.ts";
+import { answerLocateRequest } from "./fd_locate_answer.ts";
 import type { DeclarationBase, DeclaredEnvRequest } from "../skills/declared_env.ts";
 import type { DeclaredEnvQuestion, DeclaredEnvReply } from "./declared_env_messages.ts";
-import {
-  type LocateFdReplyMessage,
-  type LocateFdsReplyMessage,
-  MAX_ENV_REQUEST_NAMES,
-  parseWorkerMessage,
-} from "./messages.ts";
+import { MAX_ENV_REQUEST_NAMES, parseWorkerMessage } from "./messages.ts";
 import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts";
 
 /** Asks which environment names a script declares; `close` stops the reader. */
@@ -91,18 +86,7 @@ export function createDeclaredEnvReader(
         return;
       }
       const message = parseWorkerMessage(event.data);
-      if (message?.type === "locate-fd") {
-        void locateDirectly(message.fd).then((path) => {
-          const reply: LocateFdReplyMessage = { type: "locate-fd-reply", id: message.id, path };
-          started.postMessage(reply);
-        });
-      }
-      if (message?.type === "locate-fds") {
-        void Promise.all(message.fds.map((fd) => locateDirectly(fd))).then((paths) => {
-          const reply: LocateFdsReplyMessage = { type: "locate-fds-reply", id: message.id, paths };
-          started.postMessage(reply);
-        });
-      }
+      answerLocateRequest(message, (answer) => started.postMessage(answer));
     };
     started.onerror = (event: ErrorEvent) => {
       event.preventDefault();

@@ -9,13 +9,8 @@
  * @module
  */
 
-import { locateDirectly } from "../files/fd_location.ts";
-import {
-  type DigestIsolateEndedMessage,
-  type LocateFdReplyMessage,
-  type LocateFdsReplyMessage,
-  parseWorkerMessage,
-} from "./messages.ts";
+import { answerLocateRequest } from "./fd_locate_answer.ts";
+import { type DigestIsolateEndedMessage, parseWorkerMessage } from "./messages.ts";
 import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts";
 
 /** Starts and ends the one digest isolate of a serving worker. */
@@ -88,22 +83,7 @@ export function createDigestIsolateHost(
       running = started;
       started.onmessage = (event: MessageEvent) => {
         const message = parseWorkerMessage(event.data);
-        if (message?.type === "locate-fd") {
-          void locateDirectly(message.fd).then((path) => {
-            const reply: LocateFdReplyMessage = { type: "locate-fd-reply", id: message.id, path };
-            started.postMessage(reply);
-          });
-        }
-        if (message?.type === "locate-fds") {
-          void Promise.all(message.fds.map((fd) => locateDirectly(fd))).then((paths) => {
-            const reply: LocateFdsReplyMessage = {
-              type: "locate-fds-reply",
-              id: message.id,
-              paths,
-            };
-            started.postMessage(reply);
-          });
-        }
+        answerLocateRequest(message, (answer) => started.postMessage(answer));
       };
       started.onerror = (event: ErrorEvent) => {
         event.preventDefault();

@@ -6,7 +6,7 @@
  */
 
 import type { Caps } from "../caps.ts";
-import { locateDirectly } from "../files/fd_location.ts";
+import { answerLocateRequest } from "./fd_locate_answer.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
@@ -19,8 +19,6 @@ import {
   type EnvRequestMessage,
   type GroupReplyMessage,
   type GroupRequestMessage,
-  type LocateFdReplyMessage,
-  type LocateFdsReplyMessage,
   type OverlayMessage,
   type OverrideWriteReplyMessage,
   parseWorkerMessage,
@@ -100,18 +98,7 @@ export function startWorker(
       if (message?.type === "group") {
         void answerGroupRequest(message, groupKiller).then((reply) => worker.postMessage(reply));
       }
-      if (message?.type === "locate-fd") {
-        void locateDirectly(message.fd).then((path) => {
-          const reply: LocateFdReplyMessage = { type: "locate-fd-reply", id: message.id, path };
-          worker.postMessage(reply);
-        });
-      }
-      if (message?.type === "locate-fds") {
-        void Promise.all(message.fds.map((fd) => locateDirectly(fd))).then((paths) => {
-          const reply: LocateFdsReplyMessage = { type: "locate-fds-reply", id: message.id, paths };
-          worker.postMessage(reply);
-        });
-      }
+      answerLocateRequest(message, (answer) => worker.postMessage(answer));
       if (message?.type === "env") {
         void (releaseEnv?.(message) ?? Promise.resolve({})).catch(() => ({})).then((values) => {
           const reply: EnvReplyMessage = { type: "env-reply", id: message.id, values };
