@@ -42,7 +42,7 @@ import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
-import { releaseBuildHeap } from "./heap_release.ts";
+import { HEAP_RELEASE_MIN_SKILLS, releaseBuildHeap } from "./heap_release.ts";
 
 /**
  * Skill folders from which, over stdio, `initialize` is answered before the
@@ -163,8 +163,10 @@ self.onmessage = (
 /**
  * The first snapshot, how many skill folders this worker loaded for it, and
  * the index cache (when configured it spares re-parsing unchanged SKILL.md
- * files). The cache is not written yet: `serve` writes it once the first
- * answer went out (issue 13: a cold start's write is no part of that answer).
+ * files). Below `HEAP_RELEASE_MIN_SKILLS` skills the cache is not written
+ * yet: `serve` writes it once the first answer went out (issue 13: a cold
+ * start's write is no part of that answer); from it on, it is written before
+ * the heap is compacted (`isIndexCacheWritten`).
  */
 async function firstCatalog(config: Config, onDiscovered: (skillFolders: number) => void) {
   const indexCache = openIndexCache(config.indexCacheDir, {
@@ -193,10 +195,16 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
     onLoaded: (skill) => helper?.offer(skill),
   });
   (helper as DigestHelper | null)?.finish();
+  // A catalog large enough to be compacted below is written first: the write drops the build's
+  // parse maps, which a compaction run before it keeps (a write after it left ~11 MiB more RSS
+  // at 50,000 folders). From 1,000 skill folders `initialize` went out before the build
+  // (EARLY_ANSWER_MIN_SKILLS), so the write is no part of the first answer there either.
+  const isIndexCacheWritten = catalog.skills.length >= HEAP_RELEASE_MIN_SKILLS;
+  if (isIndexCacheWritten) indexCache.flush();
   // A large build's garbage sits in the old generation between the catalog's objects: compact
   // once, before the requests waiting for the catalog are answered (issue 13: RSS at 10,000).
   releaseBuildHeap(catalog.skills.length);
-  return { catalog, skillLoads: skillLoadsSoFar(), indexCache };
+  return { catalog, skillLoads: skillLoadsSoFar(), indexCache, isIndexCacheWritten };
 }
 
 /**
@@ -372,9 +380,9 @@ async function serve(start: StartMessage): Promise<void> {
   // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
   post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   await Promise.race([firstAnswered, ended]);
-  // The first build's index cache, written now that the first answer went out (or the session
-  // ended first, or no request came within the grace period).
-  first.indexCache.flush();
+  // A smaller first build's index cache, written now that the first answer went out (or the
+  // session ended first, or no request came within the grace period).
+  if (!first.isIndexCacheWritten) first.indexCache.flush();
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   const isOver = { value: false };
   void ended.then(() => (isOver.value = true));

@@ -66,3 +66,38 @@ Deno.test("a cold start writes its index cache once the first answer went out, w
     ["alpha", "beta"],
   );
 });
+
+Deno.test("a first build of 1,000 skills (written before its heap is compacted) leaves every skill's parse in the index cache", async () => {
+  const files: Record<string, string> = {};
+  for (let index = 0; index < 1_000; index++) {
+    const name = `skill-${String(index).padStart(4, "0")}`;
+    files[`${name}/SKILL.md`] = skillMd(name);
+  }
+  await using tree = await makeTree(files);
+  await using home = await makeTree({});
+  // Versions younger than the cache's racy window are not stored.
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const folder = `${home.path}/skillgate/index`;
+  {
+    await using session = await connectStdio(["serve", "--static", tree.path], {
+      env: { XDG_CACHE_HOME: home.path },
+    });
+    // skill_list waits for the catalog: the build (and, at this size, its write) is done.
+    const listed = await session.call("skill_list", {});
+    assert.equal(
+      (listed.structuredContent as { total?: number; skills: unknown[] }).skills.length > 0,
+      true,
+    );
+    const parseFile = cacheFiles(folder).find((name) => name.endsWith(".parses"));
+    assert.ok(
+      parseFile !== undefined,
+      `a parse file before the session ends: ${cacheFiles(folder)}`,
+    );
+  }
+  // The session's first answer came and went, and the session ended: the cache is whole.
+  const parseFile = cacheFiles(folder).find((name) => name.endsWith(".parses"))!;
+  const lines = Deno.readTextFileSync(`${folder}/${parseFile}`).split("\n").filter((line) =>
+    line.includes("skill-")
+  );
+  assert.equal(lines.length, 1_000, "every skill's parse is in the cache after the session");
+});
