@@ -24,6 +24,9 @@ function skillOf(catalog: Catalog, name: string): Skill {
   return skill;
 }
 
+/** How far the kernel's coarse file-time clock may lag `Date.now()`, in ms (a tick, with room). */
+const COARSE_CLOCK_MARGIN_MS = 50;
+
 /**
  * Waits (at most about a second) until the clock is past the second of the file's change time:
  * Deno reports ctime in whole seconds, so an edit within the same second keeps every field of
@@ -31,7 +34,9 @@ function skillOf(catalog: Catalog, name: string): Skill {
  */
 async function afterCtimeSecond(path: string): Promise<void> {
   const ctime = Deno.statSync(path).ctime?.getTime() ?? 0;
-  for (let tries = 0; tries < 40 && Date.now() < ctime + 1_000; tries++) {
+  // The kernel stamps files from its coarse clock, which may lag Date.now() by a tick (a few
+  // ms): wait a margin past the next second, or the edit can land in the same ctime second.
+  for (let tries = 0; tries < 40 && Date.now() < ctime + 1_000 + COARSE_CLOCK_MARGIN_MS; tries++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
