@@ -1,23 +1,23 @@
 /**
  * What live refresh can watch when a recursive watch of a root fails: Deno's
  * recursive watcher gives up on the whole path when one folder in it cannot
- * be watched (an unreadable sub-folder: PermissionDenied naming that folder),
- * so one such folder used to turn off live refresh for its whole root. Here a
- * path that fails is split: the folder itself is watched on its own (its
- * entries created, removed, renamed or changed) and each sub-folder is tried
- * again, so only the folders that cannot be watched at all are lost, and
- * they are named (relative to their root) for the warning.
+ * be watched (an unreadable sub-folder: PermissionDenied `about ["<folder>"]`),
+ * so one such folder used to turn off live refresh for its whole root. Here
+ * the watch is split along the folder the error names: its ancestors up to the
+ * watched path are watched flat (their entries created, removed, renamed or
+ * changed), it is lost, and everything else is tried again in ONE recursive
+ * watch, repeated while another folder is named. Only when the error names no
+ * folder under a watched path is each sub-folder probed on its own. Only the
+ * folders that cannot be watched at all are lost, each named (relative to its
+ * root) for the warning.
  *
  * @module
  */
 
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 
-/** Folders probed at most while splitting (bounds the work when many fail). */
-export const MAX_WATCH_PROBES = 4096;
-
-/** How deep under a root splitting goes at most (skills sit one to a few levels down). */
-export const MAX_WATCH_SPLIT_DEPTH = 8;
+/** Watches opened at most while planning (bounds the work when many folders fail). */
+export const MAX_WATCH_PROBES = 256;
 
 /** A folder live refresh cannot watch. */
 export interface LostFolder {
@@ -25,7 +25,7 @@ export interface LostFolder {
   readonly root: string;
   /** The folder relative to `root` ("." for the root itself). */
   readonly folder: string;
-  /** Why (the error's name, e.g. `PermissionDenied`), or "limit" past the probe bounds. */
+  /** Why (the error's name, e.g. `PermissionDenied`), or "limit" past the probe bound. */
   readonly why: string;
 }
 
@@ -44,15 +44,13 @@ export type WatchOpener = (
 ) => Deno.FsWatcher;
 
 /**
- * Plans the watch of `paths`: each path that a recursive watch accepts is
- * watched so; a path that fails is watched flat and its sub-folders (not
- * symlinks: a linked skill's real folder is in `paths` on its own) are
- * planned in turn, up to {@linkcode MAX_WATCH_SPLIT_DEPTH} levels and
- * {@linkcode MAX_WATCH_PROBES} probes.
+ * Plans the watch of `paths` (see the module comment). Sub-folders that are
+ * symlinks are not followed (a linked skill's real folder is in `paths` on its
+ * own).
  *
  * @param paths Absolute folders (roots and linked skills' real folders).
  * @param open The watcher opener. @default Deno.watchFs
- * @returns The plan; `lost` lists each folder not watched, in walk order.
+ * @returns The plan; `lost` lists each folder not watched.
  *
  * Requires `--allow-read` on the paths (watching and listing them).
  */
@@ -63,40 +61,110 @@ export function planWatch(
   const recursive: string[] = [];
   const flat: string[] = [];
   const lost: LostFolder[] = [];
+  /** Folders still to watch recursively, each with the watched path it is under. */
+  let candidates = paths.map((path) => ({ root: path, folder: path }));
   let probes = 0;
-
-  const canOpen = (path: string, isRecursive: boolean): string | null => {
+  const lose = (root: string, folder: string, why: string) =>
+    void lost.push({ root, folder: relative(root, folder) || ".", why });
+  const tryOpen = (target: string | string[], isRecursive: boolean): unknown => {
     probes++;
     try {
-      open(path, { recursive: isRecursive }).close();
+      open(target, { recursive: isRecursive }).close();
       return null;
     } catch (error) {
-      return error instanceof Error ? error.name : "Error";
+      return error ?? new Error("watch failed");
     }
   };
-
-  const split = (root: string, folder: string, depth: number): void => {
-    const lose = (why: string): void => {
-      lost.push({ root, folder: relative(root, folder) || ".", why });
-    };
-    if (probes >= MAX_WATCH_PROBES || depth > MAX_WATCH_SPLIT_DEPTH) return lose("limit");
-    const recursiveError = canOpen(folder, true);
-    if (recursiveError === null) return void recursive.push(folder);
-    const flatError = canOpen(folder, false);
-    if (flatError !== null) return lose(flatError);
-    let children: string[];
-    try {
-      children = [...Deno.readDirSync(folder)]
-        .filter((entry) => entry.isDirectory && !entry.isSymlink)
-        .map((entry) => join(folder, entry.name))
-        .sort();
-    } catch (error) {
-      return lose(error instanceof Error ? error.name : "Error");
+  /** Watches `folder` flat and makes its sub-folders but `except` candidates; false if it cannot. */
+  const splitOne = (root: string, folder: string, except: string | null): boolean => {
+    const error = tryOpen(folder, false);
+    let children: string[] = [];
+    if (error === null) {
+      try {
+        children = [...Deno.readDirSync(folder)]
+          .filter((entry) => entry.isDirectory && !entry.isSymlink)
+          .map((entry) => join(folder, entry.name));
+      } catch (readError) {
+        lose(root, folder, errorName(readError));
+        return false;
+      }
+    } else {
+      lose(root, folder, errorName(error));
+      return false;
     }
     flat.push(folder);
-    for (const child of children) split(root, child, depth + 1);
+    for (const child of children.sort()) {
+      if (child !== except) candidates.push({ root, folder: child });
+    }
+    return true;
   };
 
-  for (const path of paths) split(path, path, 0);
+  while (candidates.length > 0) {
+    if (probes >= MAX_WATCH_PROBES) {
+      for (const { root, folder } of candidates) lose(root, folder, "limit");
+      break;
+    }
+    const error = tryOpen(candidates.map((candidate) => candidate.folder), true);
+    if (error === null) {
+      recursive.push(...candidates.map((candidate) => candidate.folder));
+      break;
+    }
+    const named = namedFolder(error);
+    const at = named === null
+      ? -1
+      : candidates.findIndex(({ folder }) => named === folder || named.startsWith(`${folder}/`));
+    if (at === -1) {
+      // No folder under a candidate named: each candidate on its own, split where it fails.
+      const all = candidates;
+      candidates = [];
+      for (const candidate of all) {
+        if (probes >= MAX_WATCH_PROBES) lose(candidate.root, candidate.folder, "limit");
+        else if (tryOpen(candidate.folder, true) === null) recursive.push(candidate.folder);
+        else splitOne(candidate.root, candidate.folder, null);
+      }
+      // The sub-folders of the split ones are tried again in the next round.
+      continue;
+    }
+    const { root, folder } = candidates[at]!;
+    candidates.splice(at, 1);
+    const why = errorName(error);
+    if (named === folder) {
+      // The candidate itself: watched flat if it can be (its sub-folders tried again), else lost.
+      const unwatchable = tryOpen(folder, false);
+      if (unwatchable !== null) lose(root, folder, why);
+      else splitOne(root, folder, null);
+      continue;
+    }
+    // The ancestors from the candidate down to the named folder's parent are watched flat.
+    const chain: string[] = [];
+    for (let up = dirname(named!); up !== folder && up.startsWith(`${folder}/`); up = dirname(up)) {
+      chain.unshift(up);
+    }
+    chain.unshift(folder);
+    let isSplit = true;
+    for (const [i, ancestor] of chain.entries()) {
+      if (!splitOne(root, ancestor, chain[i + 1] ?? named)) {
+        isSplit = false;
+        break;
+      }
+    }
+    if (isSplit) lose(root, named!, why);
+  }
   return { recursive, flat, lost };
+}
+
+/** The folder a watch error names (`about ["<path>"]`), or null. */
+function namedFolder(error: unknown): string | null {
+  const message = error instanceof Error ? error.message : "";
+  const match = /about \["((?:[^"\\]|\\.)*)"\]/.exec(message);
+  if (match === null) return null;
+  try {
+    return JSON.parse(`"${match[1]}"`) as string;
+  } catch {
+    return null;
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "Error";
 }
