@@ -1,0 +1,452 @@
+/**
+ * The start record (issue 13): `serve` creates the worker before the rest of
+ * the trusted part has even loaded, with the permission set the last start
+ * of the same command computed. The trusted part's modules, the
+ * configuration and the roots take ~20-30 ms after Deno starts; the worker's
+ * own modules take ~100 ms; so the earlier it is created, the earlier it
+ * answers.
+ *
+ * Why it is safe: the record only decides how early a worker is created,
+ * never what it may do once serving. The worker receives nothing until the
+ * trusted part computed its set as always: it is kept only when the set it
+ * was created with is exactly the computed one (`adoptEarlyWorker`, the rule
+ * of the predicted worker), else ended before it received anything, and a
+ * worker that received nothing reads, writes and runs nothing (its entry
+ * module only installs its message handler). The record (mode 0600, readable
+ * only by its owner) holds an unsalted SHA-256 of the command line, working
+ * folder and whole environment (the key, so a start with other inputs creates
+ * no worker from it; values are hashed in, never written) and the worker's
+ * permission option (paths, program paths, variable names). It lives beside
+ * the bundle's `main.js` (`.bundle/<hash>/start-record.json`), which the
+ * launcher lets run only while the folder and all it holds are this user's
+ * alone; the record itself is used only when it is a regular file of this
+ * user that no one else may write, at most 64 KiB. Sources runs (no bundle)
+ * have no record.
+ *
+ * `$XDG_CACHE_HOME` is left out of the key and written into the record as a
+ * placeholder (the index cache folder lies under it by default), so a start
+ * with another cache folder (a fresh one: an empty index cache) still
+ * creates its worker early; with the current value put back, the option
+ * must still equal the computed set exactly, or the worker is ended unused.
+ *
+ * The process is prepared (environment scrub, non-dumpable, inherited
+ * descriptors) before that worker exists: the scrub must not race a second
+ * thread.
+ *
+ * @module
+ */
+
+import { type PreparedProcess, prepareScriptProcess } from "./process_prep.ts";
+import { createWorkerFromOption, heldWorkerOption } from "./worker_isolate.ts";
+import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts";
+import { isolateEntryUrl } from "../entry_points.ts";
+
+/** The record's format; a record of another version is not used. */
+export const START_RECORD_VERSION = 1;
+
+/** Largest record read, in bytes. */
+export const START_RECORD_MAX_BYTES = 64 * 1024;
+
+/** The record's file name, beside the bundle's `main.js`. */
+export const START_RECORD_FILE = "start-record.json";
+
+/** Stands for `$XDG_CACHE_HOME` in a recorded option (no path holds a NUL). */
+const CACHE_HOME_MARK = "\\u0000XDG_CACHE_HOME\\u0000";
+
+/** The worker option's keys, in `toWorkerOption`'s order. */
+const OPTION_KEYS = ["read", "run", "env", "net", "write", "sys", "ffi", "import"] as const;
+
+/** A worker created from the start record, and the process preparation done before it. */
+export interface EarlyStart {
+  readonly worker: Worker;
+  readonly prepared: PreparedProcess;
+}
+
+/** What a record holds: the key and the option (with the cache-home placeholder). */
+export interface StartRecord {
+  readonly key: string;
+  readonly template: string;
+}
+
+/** Where this start's record would be written, and its key (set by `startEarlyWorker`). */
+let thisStart:
+  | { readonly path: string; readonly key: string; readonly read: string | null }
+  | null = null;
+
+/**
+ * The record's path for a main module: beside a bundle's `main.js`; null
+ * for any other main module (sources, a compiled binary).
+ *
+ * @param mainModule @default `Deno.mainModule`.
+ * @returns An absolute path, or null.
+ */
+export function startRecordPath(mainModule: string = Deno.mainModule): string | null {
+  if (!mainModule.startsWith("file:///") || !mainModule.endsWith("/main.js")) return null;
+  return decodeURIComponent(new URL(START_RECORD_FILE, mainModule).pathname);
+}
+
+/**
+ * The text the record's key hashes: the format, the arguments, the working
+ * folder and every environment variable but `XDG_CACHE_HOME` (sorted by name).
+ *
+ * @param args The command line's arguments.
+ * @param cwd The working folder.
+ * @param env The environment.
+ * @returns JSON text.
+ */
+export function startRecordKeyText(
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+): string {
+  const entries = Object.entries(env).filter(([name]) => name !== "XDG_CACHE_HOME")
+    .sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return JSON.stringify([START_RECORD_VERSION, args, cwd, entries]);
+}
+
+/**
+ * The record's key: the SHA-256 of {@linkcode startRecordKeyText}, computed
+ * synchronously (`crypto.subtle` is asynchronous, and an await before the
+ * worker's creation cost 6-90 ms on a loaded machine: the main thread parks
+ * and waits to be scheduled again; a few KiB hash here in well under 1 ms).
+ *
+ * @param args The command line's arguments.
+ * @param cwd The working folder.
+ * @param env The environment.
+ * @returns 64 lowercase hexadecimal characters.
+ */
+export function startRecordKey(
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+): string {
+  return sha256HexSync(new TextEncoder().encode(startRecordKeyText(args, cwd, env)));
+}
+
+/** SHA-256's round constants (FIPS 180-4, 4.2.2). */
+const SHA256_K = new Uint32Array([
+  0x428a2f98,
+  0x71374491,
+  0xb5c0fbcf,
+  0xe9b5dba5,
+  0x3956c25b,
+  0x59f111f1,
+  0x923f82a4,
+  0xab1c5ed5,
+  0xd807aa98,
+  0x12835b01,
+  0x243185be,
+  0x550c7dc3,
+  0x72be5d74,
+  0x80deb1fe,
+  0x9bdc06a7,
+  0xc19bf174,
+  0xe49b69c1,
+  0xefbe4786,
+  0x0fc19dc6,
+  0x240ca1cc,
+  0x2de92c6f,
+  0x4a7484aa,
+  0x5cb0a9dc,
+  0x76f988da,
+  0x983e5152,
+  0xa831c66d,
+  0xb00327c8,
+  0xbf597fc7,
+  0xc6e00bf3,
+  0xd5a79147,
+  0x06ca6351,
+  0x14292967,
+  0x27b70a85,
+  0x2e1b2138,
+  0x4d2c6dfc,
+  0x53380d13,
+  0x650a7354,
+  0x766a0abb,
+  0x81c2c92e,
+  0x92722c85,
+  0xa2bfe8a1,
+  0xa81a664b,
+  0xc24b8b70,
+  0xc76c51a3,
+  0xd192e819,
+  0xd6990624,
+  0xf40e3585,
+  0x106aa070,
+  0x19a4c116,
+  0x1e376c08,
+  0x2748774c,
+  0x34b0bcb5,
+  0x391c0cb3,
+  0x4ed8aa4a,
+  0x5b9cca4f,
+  0x682e6ff3,
+  0x748f82ee,
+  0x78a5636f,
+  0x84c87814,
+  0x8cc70208,
+  0x90befffa,
+  0xa4506ceb,
+  0xbef9a3f7,
+  0xc67178f2,
+]);
+
+/**
+ * SHA-256 (FIPS 180-4) of bytes, synchronously, in plain JavaScript: for
+ * the start record's key only (a few KiB once per start).
+ *
+ * @param bytes The message.
+ * @returns 64 lowercase hexadecimal characters.
+ *
+ * Source: FIPS 180-4, section 6.2.
+ */
+export function sha256HexSync(bytes: Uint8Array): string {
+  const bitLength = bytes.length * 8;
+  const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
+  padded.set(bytes);
+  padded[bytes.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 0x1_0000_0000));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const hash = new Uint32Array([
+    0x6a09e667,
+    0xbb67ae85,
+    0x3c6ef372,
+    0xa54ff53a,
+    0x510e527f,
+    0x9b05688c,
+    0x1f83d9ab,
+    0x5be0cd19,
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a = w[i - 15]!;
+      const b = w[i - 2]!;
+      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
+      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+      w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, h] = hash as unknown as number[];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e!, 6) ^ rotr(e!, 11) ^ rotr(e!, 25);
+      const choice = (e! & f!) ^ (~e! & g!);
+      const t1 = (h! + s1 + choice + SHA256_K[i]! + w[i]!) >>> 0;
+      const s0 = rotr(a!, 2) ^ rotr(a!, 13) ^ rotr(a!, 22);
+      const majority = (a! & b!) ^ (a! & c!) ^ (b! & c!);
+      const t2 = (s0 + majority) >>> 0;
+      h = g;
+      g = f;
+      f = e;
+      e = (d! + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
+    }
+    hash[0] = (hash[0]! + a!) >>> 0;
+    hash[1] = (hash[1]! + b!) >>> 0;
+    hash[2] = (hash[2]! + c!) >>> 0;
+    hash[3] = (hash[3]! + d!) >>> 0;
+    hash[4] = (hash[4]! + e!) >>> 0;
+    hash[5] = (hash[5]! + f!) >>> 0;
+    hash[6] = (hash[6]! + g!) >>> 0;
+    hash[7] = (hash[7]! + h!) >>> 0;
+  }
+  return [...hash].map((word) => word.toString(16).padStart(8, "0")).join("");
+}
+
+/** `XDG_CACHE_HOME` as JSON string text, when it is an absolute path other than `/`. */
+function cacheHomeText(cacheHome: string | undefined): string | null {
+  if (cacheHome === undefined || !cacheHome.startsWith("/") || cacheHome === "/") return null;
+  return JSON.stringify(cacheHome.replace(/\/+$/, "")).slice(1, -1);
+}
+
+/**
+ * A worker option's JSON with every path that is `$XDG_CACHE_HOME` or lies
+ * under it written with the placeholder.
+ *
+ * @param optionJson `JSON.stringify` of the option.
+ * @param cacheHome `XDG_CACHE_HOME`, if set.
+ * @returns The template (the JSON itself when the variable is unset or not absolute).
+ */
+export function toTemplate(optionJson: string, cacheHome: string | undefined): string {
+  const home = cacheHomeText(cacheHome);
+  if (home === null) return optionJson;
+  return optionJson.split(`"${home}/`).join(`"${CACHE_HOME_MARK}/`)
+    .split(`"${home}"`).join(`"${CACHE_HOME_MARK}"`);
+}
+
+/**
+ * A template with the current `$XDG_CACHE_HOME` put back.
+ *
+ * @param template From {@linkcode toTemplate}.
+ * @param cacheHome `XDG_CACHE_HOME`, if set.
+ * @returns The option's JSON; null when it needs the variable and it is unset or not absolute.
+ */
+export function fromTemplate(template: string, cacheHome: string | undefined): string | null {
+  if (!template.includes(CACHE_HOME_MARK)) return template;
+  const home = cacheHomeText(cacheHome);
+  return home === null ? null : template.split(CACHE_HOME_MARK).join(home);
+}
+
+/**
+ * Reads a start record: used only when it is a regular file (not a link),
+ * of this user, that neither its group nor others may write, of at most
+ * {@linkcode START_RECORD_MAX_BYTES}, of this format.
+ *
+ * @param path The record's path.
+ * @returns The record, or null (missing, refused or unreadable: nothing is said).
+ *
+ * Requires `--allow-read` on the path (the trusted part).
+ */
+export function readStartRecord(path: string): StartRecord | null {
+  try {
+    const seen = Deno.lstatSync(path);
+    if (!seen.isFile || seen.size > START_RECORD_MAX_BYTES) return null;
+    using file = Deno.openSync(path, { read: true });
+    const info = file.statSync();
+    const uid = Deno.uid();
+    if (
+      !info.isFile || uid === null || info.uid !== uid || info.mode === null ||
+      (info.mode & 0o022) !== 0 || info.size > START_RECORD_MAX_BYTES ||
+      info.ino !== seen.ino || info.dev !== seen.dev
+    ) return null;
+    const bytes = new Uint8Array(info.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const read = file.readSync(bytes.subarray(filled));
+      if (read === null) break;
+      filled += read;
+    }
+    const record = JSON.parse(new TextDecoder().decode(bytes.subarray(0, filled))) as unknown;
+    if (typeof record !== "object" || record === null) return null;
+    const { version, key, option } = record as Record<string, unknown>;
+    if (version !== START_RECORD_VERSION || typeof key !== "string") return null;
+    return typeof option === "string" ? { key, template: option } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A worker permission option as `toWorkerOption` writes it: each key `false`
+ * or a list of strings, `import` false, nothing else.
+ *
+ * @param value Parsed JSON.
+ * @returns Whether it is one.
+ */
+export function isWorkerOption(value: unknown): value is Deno.PermissionOptionsObject {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  if (entries.length !== OPTION_KEYS.length) return false;
+  return entries.every(([name, granted], index) =>
+    name === OPTION_KEYS[index] && (granted === false || (name !== "import" &&
+      Array.isArray(granted) && granted.length > 0 &&
+      granted.every((item) => typeof item === "string")))
+  );
+}
+
+/**
+ * Creates the serving worker from this command's start record, when there is
+ * one for exactly these arguments, working folder and environment (but
+ * `XDG_CACHE_HOME`), after preparing the process. Call it first thing in
+ * `main.ts`, before the rest of the trusted part loads.
+ *
+ * @param mainModule @default `Deno.mainModule` (no record unless bundled).
+ * @returns The worker and the preparation, or null (no usable record).
+ *
+ * Requires the trusted part's permissions (`--allow-all`) and `--unstable-worker-options`.
+ */
+export function startEarlyWorker(mainModule: string = Deno.mainModule): EarlyStart | null {
+  const path = startRecordPath(mainModule);
+  if (path === null) return null;
+  const env = Deno.env.toObject();
+  const key = startRecordKey(Deno.args, Deno.cwd(), env);
+  const record = readStartRecord(path);
+  thisStart = { path, key, read: record?.key === key ? record.template : null };
+  if (record === null || record.key !== key) return null;
+  const optionJson = fromTemplate(record.template, env["XDG_CACHE_HOME"]);
+  if (optionJson === null) return null;
+  let option: unknown;
+  try {
+    option = JSON.parse(optionJson);
+  } catch {
+    return null;
+  }
+  if (!isWorkerOption(option)) return null;
+  // Before the first second thread: the scrub writes this process's memory.
+  const prepared = prepareScriptProcess();
+  try {
+    return { worker: createWorkerFromOption(isolateEntryUrl("worker"), option), prepared };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Decides `serve`'s early worker once the set is predicted: the start
+ * record's worker when it holds exactly the predicted rights (it then serves
+ * only if they are the computed ones, `adoptEarlyWorker`); otherwise that
+ * worker is ended (it received nothing) and, when there is a prediction, one
+ * is created with it. The process is prepared once, before the first worker:
+ * when the record's worker exists it already was.
+ *
+ * @param recorded From {@linkcode startEarlyWorker}.
+ * @param predicted The predicted set, or null (no early worker).
+ * @param make `create`: a worker with a set (`createWorkerIsolate`);
+ *   `prepare`: the process preparation (`prepareScriptProcess`).
+ * @returns The early worker (or null) and the preparation, if done.
+ */
+export function chooseEarlyWorker(
+  recorded: EarlyStart | null,
+  predicted: WorkerPermissions | null,
+  make: {
+    readonly create: (permissions: WorkerPermissions) => Worker;
+    readonly prepare: () => PreparedProcess;
+  },
+): { readonly early: Worker | null; readonly prepared: PreparedProcess | undefined } {
+  if (
+    recorded !== null && predicted !== null &&
+    heldWorkerOption(recorded.worker) === JSON.stringify(toWorkerOption(predicted))
+  ) return { early: recorded.worker, prepared: recorded.prepared };
+  recorded?.worker.terminate();
+  if (predicted === null) return { early: null, prepared: recorded?.prepared };
+  const prepared = recorded?.prepared ?? make.prepare();
+  return { early: make.create(predicted), prepared };
+}
+
+/**
+ * Records the option the serving worker was adopted with, for the next start
+ * of the same command (nothing when it is already recorded, or when this
+ * start has no record path). Written atomically (a private temporary file,
+ * mode 0600, renamed over the record); a failure is ignored.
+ *
+ * @param heldOption `JSON.stringify` of the adopted worker's option.
+ *
+ * Requires `--allow-read` and `--allow-write` on the bundle folder (the trusted part).
+ */
+export function rememberStart(heldOption: string): void {
+  if (thisStart === null) return;
+  const template = toTemplate(heldOption, Deno.env.get("XDG_CACHE_HOME"));
+  if (thisStart.read === template) return;
+  const temporary = `${thisStart.path}.${Deno.pid}.tmp`;
+  const text = JSON.stringify({
+    version: START_RECORD_VERSION,
+    key: thisStart.key,
+    option: template,
+  });
+  try {
+    Deno.writeTextFileSync(temporary, text, { mode: 0o600, createNew: true });
+    Deno.renameSync(temporary, thisStart.path);
+    thisStart = { ...thisStart, read: template };
+  } catch {
+    try {
+      Deno.removeSync(temporary);
+    } catch {
+      // Nothing was written.
+    }
+  }
+}
