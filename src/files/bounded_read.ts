@@ -32,7 +32,15 @@
 
 import type * as NodeFs from "node:fs";
 import { isLocatorExpectedToAnswer, locateFd } from "./fd_location.ts";
-import { isResolvedFile, PathRefusedError, quotePath, type ResolvedFile } from "./path_gate.ts";
+import { isAbsolute, sep } from "node:path";
+import {
+  isResolvedFile,
+  PathRefusedError,
+  quotePath,
+  type ResolvedFile,
+  resolveSkillFileSync,
+} from "./path_gate.ts";
+import { checkServedPath } from "./served_name.ts";
 
 /**
  * `node:fs` (the only way to open with `O_NOFOLLOW | O_NONBLOCK`), loaded on
@@ -202,19 +210,137 @@ export async function readWholeInChunks(
   const { fd, sizeBytes } = await openVerified(file);
   try {
     if (sizeBytes > maxBytes) throw new FileTooLargeError(file.relPath, sizeBytes, maxBytes);
-    const buffer = chunkBuffer ??= new Uint8Array(CHUNK_BYTES);
-    let filled = 0;
-    while (filled < sizeBytes) {
-      const length = Math.min(buffer.length, sizeBytes - filled);
-      const bytesRead = fs().readSync(fd, buffer, 0, length, filled);
-      if (bytesRead === 0) break;
-      consume(buffer.subarray(0, bytesRead));
-      filled += bytesRead;
-    }
-    return filled;
+    return readChunks(fd, sizeBytes, consume);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The version of an open handle (its `fstat`) and the bytes read from it. */
+export interface LocatedRead {
+  readonly dev: number;
+  readonly ino: number | null;
+  /** Size in bytes of the open handle (the version's). */
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly ctimeMs: number | null;
+  /** Bytes read and handed to `consume`: `size`, or fewer if the file shrank meanwhile. */
+  readonly bytesRead: number;
+}
+
+/**
+ * {@linkcode readWholeInChunks} of a listed skill file without the path
+ * gate's resolve walk in front, where the descriptor-location check answers
+ * (issue 13: the digest isolate's ~30,000 files at 10,000 skills, each with
+ * an `lstat` per path segment and one of the skill folder before the open,
+ * about a fifth of its CPU time). What the resolve checked is checked here
+ * as exactly, after the open, on the open handle itself:
+ * - the relative path's served-name rules (`checkServedPath`, as the gate's
+ *   string check; its real path below the folder is the same string, so the
+ *   gate's rule on the real path is the same check);
+ * - the file opened is `skillRealDir/relPath`, `O_NOFOLLOW | O_NONBLOCK`
+ *   (a symlink in the last segment fails, a FIFO does not block), and the
+ *   handle is a regular file (`fstat`);
+ * - the kernel places the descriptor at exactly that path string
+ *   (`/proc/self/fd`, through the trusted part): no folder on the way was a
+ *   symlink (the kernel would name where it led), the skill folder is its own
+ *   real path, and the file is inside it. This is the check no swap fools,
+ *   the one every gated read already relies on (see `openVerified`).
+ *
+ * The version returned is the open handle's (device, inode, size, mtime,
+ * ctime), never one taken before the open. Where no locator answers (no
+ * `/proc`), or it answers null, the gate's full way is taken instead:
+ * `resolveSkillFileSync`, then {@linkcode readWholeInChunks} (narrowed
+ * open), the version then being the one the gate resolved.
+ *
+ * @param skillRealDir The skill's real folder (absolute).
+ * @param relPath The file's path in the skill, as the catalog lists it.
+ * @param maxBytes Largest size accepted in bytes; a non-negative integer.
+ * @param consume Called with each chunk (at most 256 KiB, only valid during the call).
+ * @returns The handle's version and the bytes read.
+ * @throws {TypeError} When `skillRealDir` is not absolute.
+ * @throws {PathRefusedError} `bad-path` for a path the served-name rules
+ *   refuse; `not-found` when it does not exist or cannot be opened;
+ *   `not-a-file` when it is not a regular file, is a symlink, or the kernel
+ *   places the open descriptor anywhere but at exactly that path.
+ * @throws {FileTooLargeError} When its size at open time is over `maxBytes`.
+ *
+ * Requires `--allow-read` on the skill folder.
+ */
+export async function readLocatedInChunks(
+  skillRealDir: string,
+  relPath: string,
+  maxBytes: number,
+  consume: (chunk: Uint8Array) => void,
+): Promise<LocatedRead> {
+  checkCount("maxBytes", maxBytes);
+  if (!isAbsolute(skillRealDir)) throw new TypeError("Skill folder must be an absolute real path");
+  const breach = checkServedPath(relPath);
+  if (breach !== null) throw new PathRefusedError("bad-path", breach.message);
+  if (nodeFs === null) nodeFs = await import("node:fs");
+  if (sep === "/" && isLocatorExpectedToAnswer()) {
+    const realPath = `${
+      skillRealDir.endsWith("/") ? skillRealDir.slice(0, -1) : skillRealDir
+    }/${relPath}`;
+    const quoted = quotePath(relPath);
+    const changed = (cause?: unknown) =>
+      new PathRefusedError(
+        "not-a-file",
+        `File ${quoted} changed after it was checked`,
+        cause === undefined ? undefined : { cause },
+      );
+    const fd = openFlaggedPath(realPath, quoted, changed);
+    let isClosed = false;
+    try {
+      const info = fs().fstatSync(fd);
+      if (!info.isFile()) {
+        throw new PathRefusedError("not-a-file", `Path ${quoted} is not a regular file`);
+      }
+      const location = await locateFd(fd);
+      if (location !== null) {
+        if (location !== realPath) throw changed();
+        if (info.size > maxBytes) throw new FileTooLargeError(relPath, info.size, maxBytes);
+        const bytesRead = readChunks(fd, info.size, consume);
+        return {
+          dev: info.dev,
+          ino: info.ino,
+          size: info.size,
+          mtimeMs: info.mtime?.getTime() ?? null,
+          ctimeMs: info.ctime?.getTime() ?? null,
+          bytesRead,
+        };
+      }
+      // The locator cannot tell: closed unread, and read the gate's full way below.
+      closeSync(fd);
+      isClosed = true;
+    } finally {
+      if (!isClosed) closeSync(fd);
+    }
+  }
+  const file = resolveSkillFileSync(skillRealDir, relPath);
+  const bytesRead = await readWholeInChunks(file, maxBytes, consume);
+  return {
+    dev: file.dev,
+    ino: file.ino,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    ctimeMs: file.ctimeMs,
+    bytesRead,
+  };
+}
+
+/** Reads up to `sizeBytes` from offset 0 in chunks of the shared buffer; returns the bytes read. */
+function readChunks(fd: number, sizeBytes: number, consume: (chunk: Uint8Array) => void): number {
+  const buffer = chunkBuffer ??= new Uint8Array(CHUNK_BYTES);
+  let filled = 0;
+  while (filled < sizeBytes) {
+    const length = Math.min(buffer.length, sizeBytes - filled);
+    const bytesRead = fs().readSync(fd, buffer, 0, length, filled);
+    if (bytesRead === 0) break;
+    consume(buffer.subarray(0, bytesRead));
+    filled += bytesRead;
+  }
+  return filled;
 }
 
 function assertIssued(file: ResolvedFile): void {
@@ -298,11 +424,19 @@ function openDirect(file: ResolvedFile): OpenFile {
 
 /** Opens a real path with the gate's flags; maps failures to refusals. */
 function openFlagged(file: ResolvedFile, changed: (cause?: unknown) => PathRefusedError): number {
-  const quoted = quotePath(file.relPath);
+  return openFlaggedPath(file.realPath, quotePath(file.relPath), changed);
+}
+
+/** Opens a path with the gate's flags; maps failures to refusals quoting `quoted` only. */
+function openFlaggedPath(
+  realPath: string,
+  quoted: string,
+  changed: (cause?: unknown) => PathRefusedError,
+): number {
   try {
     const { constants, openSync } = fs();
     return openSync(
-      file.realPath,
+      realPath,
       constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
     );
   } catch (error) {

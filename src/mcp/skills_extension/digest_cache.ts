@@ -36,7 +36,11 @@
  * @module
  */
 
-import { readWholeInChunks } from "../../files/bounded_read.ts";
+import {
+  type LocatedRead,
+  readLocatedInChunks,
+  readWholeInChunks,
+} from "../../files/bounded_read.ts";
 import { type ResolvedFile, resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
 import { type IndexCache, RACY_WINDOW_MS } from "../../skills/index_cache.ts";
@@ -437,6 +441,37 @@ export async function sha256OfFile(file: ResolvedFile): Promise<FileDigest> {
   const hash = (createHash as NonNullable<typeof createHash>)("sha256");
   const size = await readWholeInChunks(file, EXTENSION_MAX_BYTES, (chunk) => hash.update(chunk));
   return { digest: `sha256:${hash.digest("hex")}`, size };
+}
+
+/**
+ * SHA-256 of a listed skill file read by the gate's located open
+ * (`readLocatedInChunks`: the handle's own version, checked where the kernel
+ * places it, no resolve walk before; issue 13), in chunks, never over the
+ * extension's per-skill byte limit.
+ *
+ * @param skillRealDir The skill's real folder (`Skill.realDir`).
+ * @param relPath The file's path in the skill, as the catalog lists it.
+ * @returns The digest of the bytes read, and the open handle's version with the count read.
+ * @throws {PathRefusedError} When the gate refuses the file (see `readLocatedInChunks`).
+ * @throws {FileTooLargeError} When the file is over 16 MiB.
+ *
+ * Requires `--allow-read` on the skill folder.
+ *
+ * Source: SEP-2640, "Integrity and Verification".
+ */
+export async function sha256OfLocatedFile(
+  skillRealDir: string,
+  relPath: string,
+): Promise<{ readonly digest: string; readonly read: LocatedRead }> {
+  if (createHash === null) await loadHasher();
+  const hash = (createHash as NonNullable<typeof createHash>)("sha256");
+  const read = await readLocatedInChunks(
+    skillRealDir,
+    relPath,
+    EXTENSION_MAX_BYTES,
+    (chunk) => hash.update(chunk),
+  );
+  return { digest: `sha256:${hash.digest("hex")}`, read };
 }
 
 /**
