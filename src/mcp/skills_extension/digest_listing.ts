@@ -36,9 +36,12 @@ import type { DigestSeen, ListedSkill, ListJobSkill } from "./digest_messages.ts
 /**
  * Handles open at most while one job is listed (each listed file holds one
  * until its location is checked and it is read; past this, a file gets an
- * `lstat` and no digest here), far below a 1,024-descriptor limit.
+ * `lstat` and no digest here, and the usual path hashes it later). Jobs run
+ * one after another, so this bounds the isolate's descriptors: review r6
+ * found 256 made the worker's own SKILL.md opens fail (EMFILE) under a
+ * 300-descriptor limit; a job of 16 real-shaped skills holds about 48.
  */
-export const MAX_LISTING_HANDLES = 256;
+export const MAX_LISTING_HANDLES = 64;
 
 /**
  * Lists and hashes the skills of one job.

@@ -19,6 +19,11 @@ import {
   skillEntries,
   type SkillEntry,
 } from "../../../src/mcp/skills_extension/entries.ts";
+import {
+  listAndHashSkills,
+  MAX_LISTING_HANDLES,
+} from "../../../src/mcp/skills_extension/digest_listing.ts";
+import { installFdLocator, locateDirectly } from "../../../src/files/fd_location.ts";
 import { createDigestIsolateHost } from "../../../src/sandbox/digest_isolate_host.ts";
 import { digestIsolatePermissions } from "../../../src/sandbox/worker_permissions.ts";
 import { loadSkill } from "../../../src/skills/_load_skill.ts";
@@ -238,4 +243,46 @@ Deno.test("digest isolate listing: malformed jobs and answers are not used", () 
     parseListReply({ ...good, results: [{ ...good.results[0], digests: [badSeen] }, null] }, 2),
     null,
   );
+});
+
+Deno.test("attack: a listing job of many files holds at most MAX_LISTING_HANDLES descriptors at once, and still lists every file", async () => {
+  const files: Record<string, TreeEntry> = {};
+  for (let index = 0; index < 16; index++) {
+    const name = `skill-${String(index).padStart(2, "0")}`;
+    files[`${name}/SKILL.md`] = skillMd(name);
+    for (let file = 0; file < 20; file++) files[`${name}/refs/f${file}.md`] = `${index}/${file}\n`;
+  }
+  await using tree = await makeTree(files);
+  const root = Deno.realPathSync(tree.path);
+  const openNow = () => [...Deno.readDirSync("/proc/self/fd")].length;
+  const before = openNow();
+  let most = 0;
+  installFdLocator((fd) => {
+    most = Math.max(most, openNow() - before);
+    return locateDirectly(fd);
+  });
+  try {
+    const skills = [...Deno.readDirSync(root)].map((entry) => {
+      const dir = `${root}/${entry.name}`;
+      return {
+        name: entry.name,
+        dir,
+        realDir: dir,
+        skillMdFile: "SKILL.md",
+        entries: [...Deno.readDirSync(dir)].map((item) => ({ ...item }))
+          .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+      };
+    });
+    const listed = await listAndHashSkills(skills, {
+      maxFilesPerSkill: 100,
+      maxFoldersPerSkill: 10,
+    });
+    assert.ok(most <= MAX_LISTING_HANDLES + 2, `${most} descriptors held at once`);
+    assert.equal(listed.reduce((sum, skill) => sum + (skill?.files.length ?? 0), 0), 16 * 20);
+    const digests = listed.flatMap((skill) => skill?.digests ?? []).filter((seen) => seen !== null);
+    assert.equal(digests.length, MAX_LISTING_HANDLES);
+    assert.equal(openNow(), before, "every descriptor was closed");
+  } finally {
+    installFdLocator(locateDirectly);
+  }
 });
