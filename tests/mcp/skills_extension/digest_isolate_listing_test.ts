@@ -286,3 +286,32 @@ Deno.test("attack: a listing job of many files holds at most MAX_LISTING_HANDLES
     installFdLocator(locateDirectly);
   }
 });
+
+Deno.test("storeFromElsewhere() stores by hashElsewhere's rule: not a short read, not a version racy at the read, not twice", () => {
+  const cache = createDigestCache();
+  const listed = { path: "a.md", size: 3, mtimeMs: 1_000, ctimeMs: 1_000, dev: 1, ino: 2 };
+  const seen = {
+    dev: 1,
+    ino: 2,
+    size: 3,
+    mtimeMs: 1_000,
+    ctimeMs: 1_000,
+    digest: sha256("abc"),
+    bytes: 3,
+    readAtMs: 1_000 + RACY_WINDOW_MS + 1,
+  };
+  // A read that came short, or one within the racy window of the version's change: held nowhere.
+  assert.equal(cache.storeFromElsewhere("/skill", listed, { ...seen, bytes: 2 }), true);
+  assert.equal(cache.listedDigest("/skill", listed), null);
+  assert.equal(cache.storeFromElsewhere("/skill", listed, { ...seen, readAtMs: 1_500 }), true);
+  assert.equal(cache.listedDigest("/skill", listed), null);
+  // Settled and whole: held for exactly that version; a second answer for it is not taken.
+  assert.equal(cache.storeFromElsewhere("/skill", listed, seen), true);
+  assert.equal(cache.listedDigest("/skill", listed)?.digest, sha256("abc"));
+  assert.equal(cache.storeFromElsewhere("/skill", listed, { ...seen, digest: sha256("x") }), false);
+  assert.equal(cache.listedDigest("/skill", listed)?.digest, sha256("abc"));
+  // Another version than the listed one: stored under that version, not the listed one.
+  const other = { ...listed, path: "b.md" };
+  cache.storeFromElsewhere("/skill", other, { ...seen, ino: 9 });
+  assert.equal(cache.listedDigest("/skill", other), null);
+});
