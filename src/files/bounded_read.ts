@@ -32,7 +32,15 @@
 
 import type * as NodeFs from "node:fs";
 import { isLocatorExpectedToAnswer, locateFd } from "./fd_location.ts";
-import { isResolvedFile, PathRefusedError, quotePath, type ResolvedFile } from "./path_gate.ts";
+import { isAbsolute, sep } from "node:path";
+import {
+  isResolvedFile,
+  PathRefusedError,
+  quotePath,
+  type ResolvedFile,
+  resolveSkillFileSync,
+} from "./path_gate.ts";
+import { checkServedPath } from "./served_name.ts";
 
 /**
  * `node:fs` (the only way to open with `O_NOFOLLOW | O_NONBLOCK`), loaded on
@@ -58,6 +66,14 @@ export interface ReadBoundedOptions {
   readonly offsetBytes?: number;
   /** Most bytes returned; a non-negative integer. */
   readonly maxBytes: number;
+  /**
+   * Also `fstat` the handle after the read and tell whether its size, mtime
+   * or change time moved from the resolved version's (`isVersionMoved`): a
+   * caller that keeps something under that version (the build's SKILL.md
+   * parse and digest) keeps nothing for bytes that may be another's (review
+   * r6). @default false
+   */
+  readonly checksVersion?: boolean;
 }
 
 /** What {@linkcode readBounded} read. */
@@ -70,6 +86,12 @@ export interface BoundedRead {
   readonly sizeBytes: number;
   /** Whether the file has bytes beyond the ones returned. */
   readonly isTruncated: boolean;
+  /**
+   * With `checksVersion`: whether the handle's size, mtime or change time
+   * after the read differ from the resolved version's (the bytes may be of
+   * another version). False when not checked.
+   */
+  readonly isVersionMoved: boolean;
 }
 
 /** A file is larger than the cap of a caller that must refuse, not cut. */
@@ -138,7 +160,8 @@ export async function readBounded(
     const buffer = readInto(fd, limit + 1, offsetBytes, sizeBytes);
     const isTruncated = buffer.length > limit;
     const bytes = isTruncated ? buffer.subarray(0, limit) : buffer;
-    return { bytes, offsetBytes, sizeBytes, isTruncated };
+    const isVersionMoved = options.checksVersion === true && hasMovedSince(fd, file);
+    return { bytes, offsetBytes, sizeBytes, isTruncated, isVersionMoved };
   } finally {
     closeSync(fd);
   }
@@ -202,19 +225,370 @@ export async function readWholeInChunks(
   const { fd, sizeBytes } = await openVerified(file);
   try {
     if (sizeBytes > maxBytes) throw new FileTooLargeError(file.relPath, sizeBytes, maxBytes);
-    const buffer = chunkBuffer ??= new Uint8Array(CHUNK_BYTES);
-    let filled = 0;
-    while (filled < sizeBytes) {
-      const length = Math.min(buffer.length, sizeBytes - filled);
-      const bytesRead = fs().readSync(fd, buffer, 0, length, filled);
-      if (bytesRead === 0) break;
-      consume(buffer.subarray(0, bytesRead));
-      filled += bytesRead;
-    }
+    const filled = readChunks(fd, sizeBytes, consume);
+    // The bytes must be the resolved version's: its digest is stored under that version.
+    refuseIfMovedWhileRead(fd, file, quotePath(file.relPath));
     return filled;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The version of an open handle (its `fstat`) and the bytes read from it. */
+export interface LocatedRead {
+  readonly dev: number;
+  readonly ino: number | null;
+  /** Size in bytes of the open handle (the version's). */
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly ctimeMs: number | null;
+  /** Bytes read and handed to `consume`: `size`, or fewer if the file shrank meanwhile. */
+  readonly bytesRead: number;
+}
+
+/**
+ * {@linkcode readWholeInChunks} of a listed skill file without the path
+ * gate's resolve walk in front, where the descriptor-location check answers
+ * (issue 13: the digest isolate's ~30,000 files at 10,000 skills, each with
+ * an `lstat` per path segment and one of the skill folder before the open,
+ * about a fifth of its CPU time). What the resolve checked is checked here
+ * as exactly, after the open, on the open handle itself:
+ * - the relative path's served-name rules (`checkServedPath`, as the gate's
+ *   string check; its real path below the folder is the same string, so the
+ *   gate's rule on the real path is the same check);
+ * - the file opened is `skillRealDir/relPath`, `O_NOFOLLOW | O_NONBLOCK`
+ *   (a symlink in the last segment fails, a FIFO does not block), and the
+ *   handle is a regular file (`fstat`);
+ * - the kernel places the descriptor at exactly that path string
+ *   (`/proc/self/fd`, through the trusted part): no folder on the way was a
+ *   symlink (the kernel would name where it led), the skill folder is its own
+ *   real path, and the file is inside it. This is the check no swap fools,
+ *   the one every gated read already relies on (see `openVerified`).
+ *
+ * The version returned is the open handle's (device, inode, size, mtime,
+ * ctime), never one taken before the open. Where no locator answers (no
+ * `/proc`), or it answers null, or the located way does not read the file
+ * (a symlink on the way, which the gate serves when it leads to a served
+ * file inside the skill; not a regular file; placed elsewhere; the open
+ * failed), nothing has been read and the gate's full way decides:
+ * `resolveSkillFileSync`, then {@linkcode readWholeInChunks} (narrowed
+ * open), the version then being the one the gate resolved.
+ *
+ * @param skillRealDir The skill's real folder (absolute).
+ * @param relPath The file's path in the skill, as the catalog lists it.
+ * @param maxBytes Largest size accepted in bytes; a non-negative integer.
+ * @param consume Called with each chunk (at most 256 KiB, only valid during the call).
+ * @returns The handle's version and the bytes read.
+ * @throws {TypeError} When `skillRealDir` is not absolute.
+ * @throws {PathRefusedError} `bad-path` for a path the served-name rules
+ *   refuse; `not-found` when it does not exist or cannot be opened;
+ *   `not-a-file` when it is not a regular file, is a symlink, or the kernel
+ *   places the open descriptor anywhere but at exactly that path.
+ * @throws {FileTooLargeError} When its size at open time is over `maxBytes`.
+ *
+ * Requires `--allow-read` on the skill folder.
+ */
+export async function readLocatedInChunks(
+  skillRealDir: string,
+  relPath: string,
+  maxBytes: number,
+  consume: (chunk: Uint8Array) => void,
+): Promise<LocatedRead> {
+  checkCount("maxBytes", maxBytes);
+  if (nodeFs === null) nodeFs = await import("node:fs");
+  // A file job runs long after the listing (seconds at 10,000 skills): a folder on the way that
+  // is a link by now would lead the open outside the skill, and an open alone can act (a device,
+  // a FIFO's waiting writer). So the folders below the skill are looked at first, one `lstat`
+  // each (none for a file at the top, as SKILL.md), and a link among them goes the gate's full
+  // way, which refuses before opening (review r6). The location check still decides.
+  const opened = hasFolderLinkOnTheWay(skillRealDir, relPath)
+    ? { kind: "link" as const }
+    : openLocatedSync(skillRealDir, relPath);
+  if (opened.kind === "opened") {
+    if (opened.handle.version.isFile) {
+      try {
+        const read = await readLocated(opened.handle, maxBytes, consume);
+        if (read !== null) return read;
+      } catch (error) {
+        if (!(error instanceof PathRefusedError)) throw error;
+        // Placed elsewhere (a swap, or a link to a folder inside the skill): the full gate decides.
+      }
+    } else closeLocated(opened.handle);
+  } else if (opened.kind === "refused" && opened.error.code === "bad-path") throw opened.error;
+  // No locator here, or it cannot tell; a symlink on the way (one to a served file inside the
+  // skill is served), not a regular file, or the open failed: the gate's full way decides,
+  // exactly as for any other read (nothing was read above).
+  const file = resolveSkillFileSync(skillRealDir, relPath);
+  const bytesRead = await readWholeInChunks(file, maxBytes, consume);
+  return {
+    dev: file.dev,
+    ino: file.ino,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    ctimeMs: file.ctimeMs,
+    bytesRead,
+  };
+}
+
+/**
+ * Whether a folder between the skill's folder and the file (`a/b` of
+ * `a/b/c.md`) is not a plain folder now (a symlink, gone, or another kind),
+ * by one `lstat` each; false for a file at the skill's top. A path the
+ * served-name rules refuse is left to the caller's check.
+ */
+function hasFolderLinkOnTheWay(skillRealDir: string, relPath: string): boolean {
+  const last = relPath.lastIndexOf("/");
+  if (last <= 0 || checkServedPath(relPath) !== null) return false;
+  let path = skillRealDir.endsWith("/") ? skillRealDir.slice(0, -1) : skillRealDir;
+  for (const segment of relPath.slice(0, last).split("/")) {
+    path = `${path}/${segment}`;
+    try {
+      if (!Deno.lstatSync(path).isDirectory) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The version of a handle opened by {@linkcode openLocatedSync} (its `fstat`). */
+export interface LocatedVersion {
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  readonly dev: number;
+  readonly ino: number | null;
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly ctimeMs: number | null;
+}
+
+declare const locatedBrand: unique symbol;
+
+/** A descriptor {@linkcode openLocatedSync} opened; read it once or close it. */
+export interface LocatedHandle {
+  readonly [locatedBrand]: true;
+  /** The skill's real folder and the file's path in it, as asked. */
+  readonly skillRealDir: string;
+  readonly relPath: string;
+  /** The handle's `fstat`, taken right after the open. */
+  readonly version: LocatedVersion;
+}
+
+/** What {@linkcode openLocatedSync} did. */
+export type LocatedOpen =
+  | { readonly kind: "opened"; readonly handle: LocatedHandle }
+  /** The last segment is a symlink (`O_NOFOLLOW` refused it): never followed. */
+  | { readonly kind: "link" }
+  /** The path breaks a served-name rule, or it could not be opened (the error says why). */
+  | { readonly kind: "refused"; readonly error: PathRefusedError }
+  /** No locator answers here: use the gate's full way (`resolveSkillFileSync`). */
+  | { readonly kind: "no-locator" };
+
+interface HandleState {
+  fd: number | null;
+  readonly realPath: string;
+}
+
+const handleStates = new WeakMap<object, HandleState>();
+
+/**
+ * The first half of {@linkcode readLocatedInChunks}, synchronous: the
+ * served-name rules on `relPath`, then `skillRealDir/relPath` opened with
+ * `O_NOFOLLOW | O_NONBLOCK` and `fstat`'ed. Nothing is read: the handle's
+ * location is checked by {@linkcode readLocated} before any byte is, so a
+ * caller may take the version now (the digest isolate's listing of a skill,
+ * issue 13) and read later, or close the handle unread. The version may be
+ * a folder's or a FIFO's (the caller decides; only a regular file is ever read).
+ *
+ * @param skillRealDir The skill's real folder (absolute).
+ * @param relPath The file's path in the skill.
+ * @returns The handle, or why there is none (see {@linkcode LocatedOpen}).
+ * @throws {TypeError} When `skillRealDir` is not absolute, or `node:fs` was
+ *   not loaded yet (call {@linkcode loadGateFs} first).
+ *
+ * Requires `--allow-read` on the skill folder.
+ */
+export function openLocatedSync(skillRealDir: string, relPath: string): LocatedOpen {
+  if (!isAbsolute(skillRealDir)) throw new TypeError("Skill folder must be an absolute real path");
+  if (nodeFs === null) throw new TypeError("openLocatedSync() before loadGateFs() completed");
+  const breach = checkServedPath(relPath);
+  if (breach !== null) {
+    return { kind: "refused", error: new PathRefusedError("bad-path", breach.message) };
+  }
+  if (sep !== "/" || !isLocatorExpectedToAnswer()) return { kind: "no-locator" };
+  const realPath = `${
+    skillRealDir.endsWith("/") ? skillRealDir.slice(0, -1) : skillRealDir
+  }/${relPath}`;
+  const quoted = quotePath(relPath);
+  let fd: number;
+  try {
+    fd = openFlaggedPath(realPath, quoted, (cause) => new LinkSeen(cause));
+  } catch (error) {
+    if (error instanceof LinkSeen) return { kind: "link" };
+    return { kind: "refused", error: error as PathRefusedError };
+  }
+  try {
+    const info = fs().fstatSync(fd);
+    const version: LocatedVersion = {
+      isFile: info.isFile(),
+      isDirectory: info.isDirectory(),
+      dev: info.dev,
+      ino: info.ino,
+      size: info.size,
+      mtimeMs: info.mtime?.getTime() ?? null,
+      ctimeMs: info.ctime?.getTime() ?? null,
+    };
+    const handle = Object.freeze({ skillRealDir, relPath, version }) as LocatedHandle;
+    handleStates.set(handle, { fd, realPath });
+    return { kind: "opened", handle };
+  } catch (error) {
+    closeSync(fd);
+    return {
+      kind: "refused",
+      error: new PathRefusedError("not-found", `File ${quoted} cannot be read`, { cause: error }),
+    };
+  }
+}
+
+/** `O_NOFOLLOW` met a symlink (internal marker of {@linkcode openLocatedSync}). */
+class LinkSeen extends Error {
+  constructor(cause?: unknown) {
+    super("symlink", cause === undefined ? undefined : { cause });
+  }
+}
+
+/**
+ * The second half of {@linkcode readLocatedInChunks}: asks where the
+ * kernel places the handle; exactly `skillRealDir/relPath` or nothing is
+ * read. Then the whole file, in chunks, up to the handle's `fstat` size.
+ * The handle is closed in every case.
+ *
+ * @param handle From {@linkcode openLocatedSync}, not read or closed yet; a regular file.
+ * @param maxBytes Largest size accepted in bytes; a non-negative integer.
+ * @param consume Called with each chunk (at most 256 KiB, only valid during the call).
+ * @returns The handle's version and the bytes read; null when the locator
+ *   cannot tell (nothing read: use the gate's full way).
+ * @throws {TypeError} When the handle was not issued here, was used already, or is no regular file.
+ * @throws {PathRefusedError} `not-a-file` when the descriptor is anywhere but at that path.
+ * @throws {FileTooLargeError} When its size is over `maxBytes`.
+ *
+ * Requires the installed locator (in an isolate: the trusted part answers).
+ */
+export async function readLocated(
+  handle: LocatedHandle,
+  maxBytes: number,
+  consume: (chunk: Uint8Array) => void,
+): Promise<LocatedRead | null> {
+  const state = handleStates.get(handle);
+  if (state === undefined || state.fd === null) {
+    throw new TypeError("The handle was not opened by openLocatedSync() or was used already");
+  }
+  const fd = state.fd;
+  try {
+    if (!handle.version.isFile) throw new TypeError("Only a regular file's handle is read");
+    checkCount("maxBytes", maxBytes);
+    const location = await locateFd(fd);
+    if (location === null) return null;
+    if (location !== state.realPath) throw changedLocated(quotePath(handle.relPath));
+    const { version } = handle;
+    if (version.size > maxBytes) {
+      throw new FileTooLargeError(handle.relPath, version.size, maxBytes);
+    }
+    const bytesRead = readChunks(fd, version.size, consume);
+    // The bytes must be the version returned: the worker stores their digest under it (review r6).
+    refuseIfMovedWhileRead(fd, version, quotePath(handle.relPath));
+    return {
+      dev: version.dev,
+      ino: version.ino,
+      size: version.size,
+      mtimeMs: version.mtimeMs,
+      ctimeMs: version.ctimeMs,
+      bytesRead,
+    };
+  } finally {
+    state.fd = null;
+    closeSync(fd);
+  }
+}
+
+/**
+ * Closes a handle of {@linkcode openLocatedSync} unread (no effect once read or closed).
+ *
+ * @param handle The handle.
+ */
+export function closeLocated(handle: LocatedHandle): void {
+  const state = handleStates.get(handle);
+  if (state === undefined || state.fd === null) return;
+  const fd = state.fd;
+  state.fd = null;
+  closeSync(fd);
+}
+
+/**
+ * Loads `node:fs` for {@linkcode openLocatedSync} (once; later calls resolve at once).
+ *
+ * @returns Resolves once the gate can open synchronously.
+ */
+export async function loadGateFs(): Promise<void> {
+  if (nodeFs === null) nodeFs = await import("node:fs");
+}
+
+function changedLocated(quoted: string): PathRefusedError {
+  return new PathRefusedError("not-a-file", `File ${quoted} changed after it was checked`);
+}
+
+/**
+ * Refuses a read whose open handle's version (size, mtime, change time, from
+ * `fstat` after the last byte was read) is not the version its digest will be
+ * stored under (review r6): a same-size rewrite in place between the version's
+ * stat and the read (the location check's round trip is an await) keeps the
+ * device, inode and size, and the version taken before it may be settled, so
+ * without this the digest of the new (or torn) bytes was kept, in memory and
+ * in the index cache, for the version before them. A write after this `fstat`
+ * does not change the bytes already read.
+ *
+ * @throws {PathRefusedError} `not-a-file` ("changed while it was read").
+ */
+function refuseIfMovedWhileRead(
+  fd: number,
+  version: {
+    readonly size: number;
+    readonly mtimeMs: number | null;
+    readonly ctimeMs: number | null;
+  },
+  quoted: string,
+): void {
+  if (hasMovedSince(fd, version)) {
+    throw new PathRefusedError("not-a-file", `File ${quoted} changed while it was read`);
+  }
+}
+
+/** Whether the handle's size, mtime or change time (`fstat` now) differ from `version`'s. */
+function hasMovedSince(
+  fd: number,
+  version: {
+    readonly size: number;
+    readonly mtimeMs: number | null;
+    readonly ctimeMs: number | null;
+  },
+): boolean {
+  const after = fs().fstatSync(fd);
+  return after.size !== version.size || (after.mtime?.getTime() ?? null) !== version.mtimeMs ||
+    (after.ctime?.getTime() ?? null) !== version.ctimeMs;
+}
+
+/** Reads up to `sizeBytes` from offset 0 in chunks of the shared buffer; returns the bytes read. */
+function readChunks(fd: number, sizeBytes: number, consume: (chunk: Uint8Array) => void): number {
+  const buffer = chunkBuffer ??= new Uint8Array(CHUNK_BYTES);
+  let filled = 0;
+  while (filled < sizeBytes) {
+    const length = Math.min(buffer.length, sizeBytes - filled);
+    const bytesRead = fs().readSync(fd, buffer, 0, length, filled);
+    if (bytesRead === 0) break;
+    consume(buffer.subarray(0, bytesRead));
+    filled += bytesRead;
+  }
+  return filled;
 }
 
 function assertIssued(file: ResolvedFile): void {
@@ -298,11 +672,19 @@ function openDirect(file: ResolvedFile): OpenFile {
 
 /** Opens a real path with the gate's flags; maps failures to refusals. */
 function openFlagged(file: ResolvedFile, changed: (cause?: unknown) => PathRefusedError): number {
-  const quoted = quotePath(file.relPath);
+  return openFlaggedPath(file.realPath, quotePath(file.relPath), changed);
+}
+
+/** Opens a path with the gate's flags; maps failures to refusals quoting `quoted` only. */
+function openFlaggedPath(
+  realPath: string,
+  quoted: string,
+  changed: (cause?: unknown) => Error,
+): number {
   try {
     const { constants, openSync } = fs();
     return openSync(
-      file.realPath,
+      realPath,
       constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
     );
   } catch (error) {
@@ -467,4 +849,50 @@ function readInto(
     if (position + filled === sizeBytes) break;
   }
   return buffer.subarray(0, filled);
+}
+
+/** Tries of {@linkcode retryingOnDescriptorShortage} at most (the first included). */
+export const DESCRIPTOR_SHORTAGE_TRIES = 40;
+/** Wait between two of its tries, in ms (40 tries: about 2 s in all at most). */
+export const DESCRIPTOR_SHORTAGE_WAIT_MS = 50;
+
+/**
+ * Runs a gated read again while it fails only because this process has no
+ * descriptor left (`EMFILE`, `ENFILE`; review r6): a large cold build's
+ * readers (the digest isolate's listing pass, both hashers) hold hundreds of
+ * descriptors for a moment each, and under a lower `ulimit -n` a SKILL.md
+ * open that met that moment was reported unreadable and its skill not
+ * served: one busy moment hid skills. Any other failure is thrown at once.
+ *
+ * @param read The read (resolve included or not); called again from the start.
+ * @param tries Calls at most, >= 1. @default DESCRIPTOR_SHORTAGE_TRIES
+ * @param waitMs Wait between calls in ms, >= 0. @default DESCRIPTOR_SHORTAGE_WAIT_MS
+ * @returns What `read` returned.
+ * @throws Whatever `read` threw last (a shortage that lasted every try, or any other error).
+ *
+ * Needs no Deno permission of its own.
+ */
+export async function retryingOnDescriptorShortage<T>(
+  read: () => Promise<T>,
+  tries: number = DESCRIPTOR_SHORTAGE_TRIES,
+  waitMs: number = DESCRIPTOR_SHORTAGE_WAIT_MS,
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= tries || !isDescriptorShortage(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
+/** Whether an error, or its cause, is the kernel saying no descriptor is left. */
+function isDescriptorShortage(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (code === "EMFILE" || code === "ENFILE") return true;
+    at = at.cause;
+  }
+  return false;
 }

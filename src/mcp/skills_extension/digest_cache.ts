@@ -36,7 +36,11 @@
  * @module
  */
 
-import { readWholeInChunks } from "../../files/bounded_read.ts";
+import {
+  type LocatedRead,
+  readLocatedInChunks,
+  readWholeInChunks,
+} from "../../files/bounded_read.ts";
 import { type ResolvedFile, resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
 import { type IndexCache, RACY_WINDOW_MS } from "../../skills/index_cache.ts";
@@ -147,6 +151,20 @@ export interface DigestCache {
    *   flight already, or the listing has no device and inode.
    */
   hashElsewhere(skillRealDir: string, listed: SkillFile, seen: Promise<DigestSeen | null>): boolean;
+  /**
+   * {@linkcode DigestCache.hashElsewhere} for an answer already in hand (the
+   * digest isolate's listing pass, issue 13: 30,000 files at 10,000 skills,
+   * each a promise chain and an in-flight entry there): stored at once by the
+   * same rule, under the version that hasher's gate saw, only when it read
+   * that version's size, and never for a version racy at the read.
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it (with device and inode).
+   * @param seen The version the other gate saw and the digest of the bytes it read.
+   * @returns False (nothing stored) when the version is held or in flight
+   *   already, or the listing has no device and inode.
+   */
+  storeFromElsewhere(skillRealDir: string, listed: SkillFile, seen: DigestSeen): boolean;
   /** Entries held in memory now (digests the index cache did not take). */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
@@ -349,6 +367,11 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       });
       return true;
     },
+    storeFromElsewhere(skillRealDir, listed, seen) {
+      if (!this.isUnhashed(skillRealDir, listed)) return false;
+      adopt(skillRealDir, listed, seen);
+      return true;
+    },
     get hashedElsewhere() {
       return hashedElsewhere;
     },
@@ -437,6 +460,37 @@ export async function sha256OfFile(file: ResolvedFile): Promise<FileDigest> {
   const hash = (createHash as NonNullable<typeof createHash>)("sha256");
   const size = await readWholeInChunks(file, EXTENSION_MAX_BYTES, (chunk) => hash.update(chunk));
   return { digest: `sha256:${hash.digest("hex")}`, size };
+}
+
+/**
+ * SHA-256 of a listed skill file read by the gate's located open
+ * (`readLocatedInChunks`: the handle's own version, checked where the kernel
+ * places it, no resolve walk before; issue 13), in chunks, never over the
+ * extension's per-skill byte limit.
+ *
+ * @param skillRealDir The skill's real folder (`Skill.realDir`).
+ * @param relPath The file's path in the skill, as the catalog lists it.
+ * @returns The digest of the bytes read, and the open handle's version with the count read.
+ * @throws {PathRefusedError} When the gate refuses the file (see `readLocatedInChunks`).
+ * @throws {FileTooLargeError} When the file is over 16 MiB.
+ *
+ * Requires `--allow-read` on the skill folder.
+ *
+ * Source: SEP-2640, "Integrity and Verification".
+ */
+export async function sha256OfLocatedFile(
+  skillRealDir: string,
+  relPath: string,
+): Promise<{ readonly digest: string; readonly read: LocatedRead }> {
+  if (createHash === null) await loadHasher();
+  const hash = (createHash as NonNullable<typeof createHash>)("sha256");
+  const read = await readLocatedInChunks(
+    skillRealDir,
+    relPath,
+    EXTENSION_MAX_BYTES,
+    (chunk) => hash.update(chunk),
+  );
+  return { digest: `sha256:${hash.digest("hex")}`, read };
 }
 
 /**

@@ -1,17 +1,16 @@
 /**
  * Hashing a batch of skill files through the path gate: the digest
- * isolate's work (`digest_entry.ts`), the same steps as the digest cache's
- * miss path in the worker (`digest_cache.ts`): the synchronous gate
- * (`resolveSkillFileSync`: string check, real path below the skill folder,
- * lstat), the verified open and whole read in chunks (`readWholeInChunks`: no-follow,
- * non-blocking, device and inode, and the descriptor's location checked by
- * the trusted part), then SHA-256 over exactly the bytes read.
+ * isolate's work (`digest_entry.ts`): the gate's located open
+ * (`readLocatedInChunks` in `bounded_read.ts`: the served-name rules, an
+ * open with no-follow and non-blocking, a regular file, and the descriptor's
+ * location checked by the trusted part to be exactly the file's path in the
+ * skill; where no locator answers, the full gate as the worker's miss path),
+ * then SHA-256 over exactly the bytes read, under the open handle's version.
  *
  * @module
  */
 
-import { resolveSkillFileSync } from "../../files/path_gate.ts";
-import { loadHasher, sha256OfFile } from "./digest_cache.ts";
+import { loadHasher, sha256OfLocatedFile } from "./digest_cache.ts";
 import type { DigestJobFile, DigestSeen } from "./digest_messages.ts";
 
 /**
@@ -49,18 +48,17 @@ export async function hashThroughGate(
       const file = files[at];
       if (file === undefined) return;
       try {
-        const resolved = resolveSkillFileSync(file.dir, file.path);
-        // Read in chunks, not whole (review r4: 64 sparse 16 MB files held 1 GiB here).
-        const { digest, size } = await sha256OfFile(resolved);
+        // The located open: the handle's version, checked where the kernel places it (issue 13).
+        const { digest, read } = await sha256OfLocatedFile(file.dir, file.path);
         const readAtMs = Date.now();
         results[at] = {
-          dev: resolved.dev,
-          ino: resolved.ino,
-          size: resolved.size,
-          mtimeMs: resolved.mtimeMs,
-          ctimeMs: resolved.ctimeMs,
+          dev: read.dev,
+          ino: read.ino,
+          size: read.size,
+          mtimeMs: read.mtimeMs,
+          ctimeMs: read.ctimeMs,
           digest,
-          bytes: size,
+          bytes: read.bytesRead,
           readAtMs,
         };
       } catch {
