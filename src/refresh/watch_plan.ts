@@ -81,7 +81,7 @@ export function planWatch(
   const flat: string[] = [];
   const lost: LostFolder[] = [];
   /** Folders still to watch recursively, each with the watched path it is under. */
-  let candidates = paths.map((path) => ({ root: path, folder: path }));
+  const candidates = paths.map((path) => ({ root: path, folder: path }));
   let probes = 0;
   const lose = (root: string, folder: string, why: string) =>
     void lost.push({ root, folder: relative(root, folder) || ".", why });
