@@ -13,6 +13,17 @@
  * start and a `skill_list` from ~165 to ~113 MiB, for ~140-160 ms once, on
  * a loaded 2-core machine (`bench/results/issue13.md`, section s6).
  *
+ * A smaller catalog's start-up leaves garbage too, of another kind: loading
+ * the modules and answering the first request grow V8's young generation
+ * (10-11 MiB committed in the worker at 12 skills, ~2 MiB of it live), and
+ * nothing gives it back until V8's memory reducer runs, many seconds later
+ * and only after a full collection. So the worker compacts once when its
+ * start-up is over ({@linkcode releaseStartupHeap}), and the trusted part
+ * once the worker is ready (its configuration, checks and start-up modules:
+ * 2 MiB of V8 heap, ~1 MiB of RSS): at 12 skills RSS after start and a
+ * `skill_list` ~86 -> ~78-79 MiB against the wall floor's ~74-76 (section
+ * s12).
+ *
  * @module
  */
 
@@ -53,6 +64,37 @@ export function releaseBuildHeap(
   collect: ExposedGc | undefined = exposedGc(),
 ): boolean {
   if (collect === undefined || skillCount < HEAP_RELEASE_MIN_SKILLS) return false;
+  collect({ type: "major", execution: "sync", flavor: "last-resort" });
+  return true;
+}
+
+/**
+ * After start-up, when the build did not compact (a catalog under
+ * `HEAP_RELEASE_MIN_SKILLS` skills, or an isolate that builds none: the
+ * trusted part once the worker is ready): runs V8's memory-reducing full
+ * collection once, which also shrinks the young generation back to its
+ * initial size (an ordinary major or minor collection does not: measured,
+ * section s12). The worker calls it right after its first answer went out
+ * (and the index cache was written), so that answer never waits for it; the
+ * request after it does, once: the collection took 40-120 ms at 12 skills on
+ * the shared 2-core machine at load 4-7 (section s12 of
+ * `bench/results/issue13.md`).
+ *
+ * @param skillCount Skills in the first catalog (0 or more); 0 for an
+ *   isolate that builds none.
+ * @param collect The collector: `globalThis.gc` (present with the trusted
+ *   flags' `--expose-gc`); when absent nothing happens.
+ * @returns True when a collection ran.
+ * @throws Nothing of its own; whatever `collect` throws.
+ *
+ * Needs no Deno permission. Source: V8's gc extension, as for
+ * {@linkcode releaseBuildHeap}.
+ */
+export function releaseStartupHeap(
+  skillCount: number,
+  collect: ExposedGc | undefined = exposedGc(),
+): boolean {
+  if (collect === undefined || skillCount >= HEAP_RELEASE_MIN_SKILLS) return false;
   collect({ type: "major", execution: "sync", flavor: "last-resort" });
   return true;
 }
