@@ -42,7 +42,7 @@ import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
-import { HEAP_RELEASE_MIN_SKILLS, releaseBuildHeap } from "./heap_release.ts";
+import { HEAP_RELEASE_MIN_SKILLS, releaseBuildHeap, releaseStartupHeap } from "./heap_release.ts";
 
 /**
  * Skill folders from which, over stdio, `initialize` is answered before the
@@ -383,6 +383,10 @@ async function serve(start: StartMessage): Promise<void> {
   // A smaller first build's index cache, written now that the first answer went out (or the
   // session ended first, or no request came within the grace period).
   if (!first.isIndexCacheWritten) first.indexCache.flush();
+  // A smaller catalog's start-up garbage (the grown young generation above all), given back once
+  // now that the first answer went out (issue 13: RSS at 12 skills); a large one was compacted
+  // after its build.
+  releaseStartupHeap(first.catalog.skills.length);
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   const isOver = { value: false };
   void ended.then(() => (isOver.value = true));

@@ -13,6 +13,15 @@
  * start and a `skill_list` from ~165 to ~113 MiB, for ~140-160 ms once, on
  * a loaded 2-core machine (`bench/results/issue13.md`, section s6).
  *
+ * A smaller catalog's start-up leaves garbage too, of another kind: the
+ * modules' loading and the first answer grow V8's young generation (10-11
+ * MiB committed in the worker at 12 skills, ~2 MiB of it live) and leave
+ * the trusted part's start-up objects behind. Nothing reclaims that until
+ * V8's memory reducer runs, seconds later and only if a full collection
+ * happened. So each isolate compacts once when its start-up is over
+ * ({@linkcode releaseStartupHeap}): at 12 skills RSS after start and a
+ * `skill_list` ~87 -> ~78 MiB, level with the wall floor's (section s12).
+ *
  * @module
  */
 
@@ -53,6 +62,36 @@ export function releaseBuildHeap(
   collect: ExposedGc | undefined = exposedGc(),
 ): boolean {
   if (collect === undefined || skillCount < HEAP_RELEASE_MIN_SKILLS) return false;
+  collect({ type: "major", execution: "sync", flavor: "last-resort" });
+  return true;
+}
+
+/**
+ * After start-up, when the build did not compact (a catalog under
+ * `HEAP_RELEASE_MIN_SKILLS` skills, or an isolate that builds none, such as
+ * the trusted part once the worker is ready): runs V8's memory-reducing
+ * full collection once, which also shrinks the young generation back to its
+ * initial size. The worker calls it right after its first answer went out
+ * (and the index cache was written), so that answer never waits for it; the
+ * request after it waits once for the collection (measured 9-50 ms at 12
+ * skills on a loaded 2-core machine, section s12 of
+ * `bench/results/issue13.md`).
+ *
+ * @param skillCount Skills in the first catalog (0 or more); 0 for an
+ *   isolate that builds none.
+ * @param collect The collector: `globalThis.gc` (present with the trusted
+ *   flags' `--expose-gc`); when absent nothing happens.
+ * @returns True when a collection ran.
+ * @throws Nothing of its own; whatever `collect` throws.
+ *
+ * Needs no Deno permission. Source: V8's gc extension, as for
+ * {@linkcode releaseBuildHeap}.
+ */
+export function releaseStartupHeap(
+  skillCount: number,
+  collect: ExposedGc | undefined = exposedGc(),
+): boolean {
+  if (collect === undefined || skillCount >= HEAP_RELEASE_MIN_SKILLS) return false;
   collect({ type: "major", execution: "sync", flavor: "last-resort" });
   return true;
 }
