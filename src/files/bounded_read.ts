@@ -210,7 +210,10 @@ export async function readWholeInChunks(
   const { fd, sizeBytes } = await openVerified(file);
   try {
     if (sizeBytes > maxBytes) throw new FileTooLargeError(file.relPath, sizeBytes, maxBytes);
-    return readChunks(fd, sizeBytes, consume);
+    const filled = readChunks(fd, sizeBytes, consume);
+    // The bytes must be the resolved version's: its digest is stored under that version.
+    refuseIfMovedWhileRead(fd, file, quotePath(file.relPath));
+    return filled;
   } finally {
     closeSync(fd);
   }
@@ -301,6 +304,12 @@ export async function readLocatedInChunks(
         if (location !== realPath) throw changed();
         if (info.size > maxBytes) throw new FileTooLargeError(relPath, info.size, maxBytes);
         const bytesRead = readChunks(fd, info.size, consume);
+        // The bytes must be the version returned: the worker stores their digest under it.
+        refuseIfMovedWhileRead(fd, {
+          size: info.size,
+          mtimeMs: info.mtime?.getTime() ?? null,
+          ctimeMs: info.ctime?.getTime() ?? null,
+        }, quoted);
         return {
           dev: info.dev,
           ino: info.ino,
@@ -327,6 +336,36 @@ export async function readLocatedInChunks(
     ctimeMs: file.ctimeMs,
     bytesRead,
   };
+}
+
+/**
+ * Refuses a read whose open handle's version (size, mtime, change time, from
+ * `fstat` after the last byte was read) is not the version its digest will be
+ * stored under (review r6): a same-size rewrite in place between the version's
+ * stat and the read (the location check's round trip is an await) keeps the
+ * device, inode and size, and the version taken before it may be settled, so
+ * without this the digest of the new (or torn) bytes was kept, in memory and
+ * in the index cache, for the version before them. A write after this `fstat`
+ * does not change the bytes already read.
+ *
+ * @throws {PathRefusedError} `not-a-file` ("changed while it was read").
+ */
+function refuseIfMovedWhileRead(
+  fd: number,
+  version: {
+    readonly size: number;
+    readonly mtimeMs: number | null;
+    readonly ctimeMs: number | null;
+  },
+  quoted: string,
+): void {
+  const after = fs().fstatSync(fd);
+  if (
+    after.size !== version.size || (after.mtime?.getTime() ?? null) !== version.mtimeMs ||
+    (after.ctime?.getTime() ?? null) !== version.ctimeMs
+  ) {
+    throw new PathRefusedError("not-a-file", `File ${quoted} changed while it was read`);
+  }
 }
 
 /** Reads up to `sizeBytes` from offset 0 in chunks of the shared buffer; returns the bytes read. */

@@ -1,0 +1,110 @@
+// Review r6's attacks on the digest isolate's located read (`readLocatedInChunks`, s13's issue 13
+// work) and the worker's gated chunked read (`readWholeInChunks`) as the digest cache stores
+// them: the version a digest is stored under must name the bytes that were hashed.
+
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { installFdLocator, locateDirectly } from "../../src/files/fd_location.ts";
+import { PathRefusedError } from "../../src/files/path_gate.ts";
+import { hashThroughGate } from "../../src/mcp/skills_extension/digest_files.ts";
+import { createDigestCache } from "../../src/mcp/skills_extension/digest_cache.ts";
+import type { SkillFile } from "../../src/skills/skill.ts";
+import { RACY_WINDOW_MS } from "../../src/skills/index_cache.ts";
+
+const sha = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+
+/** A skill folder with `notes.md` holding `text`, its version settled (older than the racy window). */
+async function settledSkill(text: string): Promise<{ dir: string } & AsyncDisposable> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate_r6_located_" }));
+  await Deno.writeTextFile(join(dir, "notes.md"), text);
+  // The change time cannot be set back, so the only way to a settled version is to wait it out.
+  await new Promise((resolve) => setTimeout(resolve, RACY_WINDOW_MS + 1_100));
+  return { dir, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/**
+ * A locator that, on its first question, rewrites `path` in place with bytes of the same length
+ * (an author's editor saving while the file is hashed), then answers the truth.
+ */
+function locatorThatRewrites(path: string, text: string): () => boolean {
+  let hasRewritten = false;
+  installFdLocator((fd) => {
+    if (!hasRewritten) {
+      hasRewritten = true;
+      const file = Deno.openSync(path, { write: true });
+      try {
+        file.writeSync(new TextEncoder().encode(text));
+      } finally {
+        file.close();
+      }
+    }
+    return locateDirectly(fd);
+  });
+  return () => hasRewritten;
+}
+
+Deno.test("attack: a same-size rewrite while the digest isolate's located read waits for the location is never stored under the version before it", async () => {
+  await using skill = await settledSkill("before\n");
+  const before = Deno.lstatSync(join(skill.dir, "notes.md"));
+  const hasRewritten = locatorThatRewrites(join(skill.dir, "notes.md"), "AFTER!\n");
+  try {
+    const [seen] = await hashThroughGate([{ dir: skill.dir, path: "notes.md" }]);
+    assert.ok(hasRewritten(), "the rewrite happened during the read");
+    const listed: SkillFile = {
+      path: "notes.md",
+      size: before.size,
+      mtimeMs: before.mtime?.getTime() ?? null,
+      ctimeMs: before.ctime?.getTime() ?? null,
+      dev: before.dev,
+      ino: before.ino,
+    };
+    // The worker stores what the isolate says under the version it names (`hashElsewhere`).
+    const cache = createDigestCache();
+    assert.equal(cache.hashElsewhere(skill.dir, listed, Promise.resolve(seen ?? null)), true);
+    const answer = await cache.digestListed(skill.dir, listed);
+    // The bytes hashed are the new ones; the version before the rewrite must not hold them.
+    if (answer.found.digest === sha("AFTER!\n")) {
+      assert.equal(
+        cache.listedDigest(skill.dir, listed),
+        null,
+        "the digest of the rewritten bytes is held under the version before the rewrite",
+      );
+      assert.equal(answer.isListed, false);
+    }
+  } finally {
+    installFdLocator(locateDirectly);
+  }
+});
+
+Deno.test("attack: a same-size rewrite while the worker's gated read waits for the location is never stored under the version the gate resolved", async () => {
+  await using skill = await settledSkill("before\n");
+  const before = Deno.lstatSync(join(skill.dir, "notes.md"));
+  const hasRewritten = locatorThatRewrites(join(skill.dir, "notes.md"), "AFTER!\n");
+  try {
+    const listed: SkillFile = {
+      path: "notes.md",
+      size: before.size,
+      mtimeMs: before.mtime?.getTime() ?? null,
+      ctimeMs: before.ctime?.getTime() ?? null,
+      dev: before.dev,
+      ino: before.ino,
+    };
+    const cache = createDigestCache();
+    // Refused (left out of this manifest, "changed while it was read") or answered: either way
+    // the version the gate resolved must not hold the rewritten bytes' digest.
+    const answer = await cache.digestListed(skill.dir, listed).catch((error) => {
+      assert.ok(error instanceof PathRefusedError, String(error));
+      return null;
+    });
+    assert.ok(hasRewritten(), "the rewrite happened during the read");
+    assert.equal(
+      cache.listedDigest(skill.dir, listed)?.digest === sha("AFTER!\n"),
+      false,
+      "the digest of the rewritten bytes is held under the version before the rewrite",
+    );
+    if (answer?.found.digest === sha("AFTER!\n")) assert.equal(answer.isListed, false);
+  } finally {
+    installFdLocator(locateDirectly);
+  }
+});
