@@ -252,7 +252,10 @@ export interface LocatedRead {
  *
  * The version returned is the open handle's (device, inode, size, mtime,
  * ctime), never one taken before the open. Where no locator answers (no
- * `/proc`), or it answers null, the gate's full way is taken instead:
+ * `/proc`), or it answers null, or the located way does not read the file
+ * (a symlink on the way, which the gate serves when it leads to a served
+ * file inside the skill; not a regular file; placed elsewhere; the open
+ * failed), nothing has been read and the gate's full way decides:
  * `resolveSkillFileSync`, then {@linkcode readWholeInChunks} (narrowed
  * open), the version then being the one the gate resolved.
  *
@@ -277,55 +280,22 @@ export async function readLocatedInChunks(
   consume: (chunk: Uint8Array) => void,
 ): Promise<LocatedRead> {
   checkCount("maxBytes", maxBytes);
-  if (!isAbsolute(skillRealDir)) throw new TypeError("Skill folder must be an absolute real path");
-  const breach = checkServedPath(relPath);
-  if (breach !== null) throw new PathRefusedError("bad-path", breach.message);
   if (nodeFs === null) nodeFs = await import("node:fs");
-  if (sep === "/" && isLocatorExpectedToAnswer()) {
-    const realPath = `${
-      skillRealDir.endsWith("/") ? skillRealDir.slice(0, -1) : skillRealDir
-    }/${relPath}`;
-    const quoted = quotePath(relPath);
-    const changed = (cause?: unknown) =>
-      new PathRefusedError(
-        "not-a-file",
-        `File ${quoted} changed after it was checked`,
-        cause === undefined ? undefined : { cause },
-      );
-    const fd = openFlaggedPath(realPath, quoted, changed);
-    let isClosed = false;
-    try {
-      const info = fs().fstatSync(fd);
-      if (!info.isFile()) {
-        throw new PathRefusedError("not-a-file", `Path ${quoted} is not a regular file`);
+  const opened = openLocatedSync(skillRealDir, relPath);
+  if (opened.kind === "opened") {
+    if (opened.handle.version.isFile) {
+      try {
+        const read = await readLocated(opened.handle, maxBytes, consume);
+        if (read !== null) return read;
+      } catch (error) {
+        if (!(error instanceof PathRefusedError)) throw error;
+        // Placed elsewhere (a swap, or a link to a folder inside the skill): the full gate decides.
       }
-      const location = await locateFd(fd);
-      if (location !== null) {
-        if (location !== realPath) throw changed();
-        if (info.size > maxBytes) throw new FileTooLargeError(relPath, info.size, maxBytes);
-        const bytesRead = readChunks(fd, info.size, consume);
-        // The bytes must be the version returned: the worker stores their digest under it.
-        refuseIfMovedWhileRead(fd, {
-          size: info.size,
-          mtimeMs: info.mtime?.getTime() ?? null,
-          ctimeMs: info.ctime?.getTime() ?? null,
-        }, quoted);
-        return {
-          dev: info.dev,
-          ino: info.ino,
-          size: info.size,
-          mtimeMs: info.mtime?.getTime() ?? null,
-          ctimeMs: info.ctime?.getTime() ?? null,
-          bytesRead,
-        };
-      }
-      // The locator cannot tell: closed unread, and read the gate's full way below.
-      closeSync(fd);
-      isClosed = true;
-    } finally {
-      if (!isClosed) closeSync(fd);
-    }
-  }
+    } else closeLocated(opened.handle);
+  } else if (opened.kind === "refused" && opened.error.code === "bad-path") throw opened.error;
+  // No locator here, or it cannot tell; a symlink on the way (one to a served file inside the
+  // skill is served), not a regular file, or the open failed: the gate's full way decides,
+  // exactly as for any other read (nothing was read above).
   const file = resolveSkillFileSync(skillRealDir, relPath);
   const bytesRead = await readWholeInChunks(file, maxBytes, consume);
   return {
@@ -336,6 +306,192 @@ export async function readLocatedInChunks(
     ctimeMs: file.ctimeMs,
     bytesRead,
   };
+}
+
+/** The version of a handle opened by {@linkcode openLocatedSync} (its `fstat`). */
+export interface LocatedVersion {
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  readonly dev: number;
+  readonly ino: number | null;
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly ctimeMs: number | null;
+}
+
+declare const locatedBrand: unique symbol;
+
+/** A descriptor {@linkcode openLocatedSync} opened; read it once or close it. */
+export interface LocatedHandle {
+  readonly [locatedBrand]: true;
+  /** The skill's real folder and the file's path in it, as asked. */
+  readonly skillRealDir: string;
+  readonly relPath: string;
+  /** The handle's `fstat`, taken right after the open. */
+  readonly version: LocatedVersion;
+}
+
+/** What {@linkcode openLocatedSync} did. */
+export type LocatedOpen =
+  | { readonly kind: "opened"; readonly handle: LocatedHandle }
+  /** The last segment is a symlink (`O_NOFOLLOW` refused it): never followed. */
+  | { readonly kind: "link" }
+  /** The path breaks a served-name rule, or it could not be opened (the error says why). */
+  | { readonly kind: "refused"; readonly error: PathRefusedError }
+  /** No locator answers here: use the gate's full way (`resolveSkillFileSync`). */
+  | { readonly kind: "no-locator" };
+
+interface HandleState {
+  fd: number | null;
+  readonly realPath: string;
+}
+
+const handleStates = new WeakMap<object, HandleState>();
+
+/**
+ * The first half of {@linkcode readLocatedInChunks}, synchronous: the
+ * served-name rules on `relPath`, then `skillRealDir/relPath` opened with
+ * `O_NOFOLLOW | O_NONBLOCK` and `fstat`'ed. Nothing is read: the handle's
+ * location is checked by {@linkcode readLocated} before any byte is, so a
+ * caller may take the version now (the digest isolate's listing of a skill,
+ * issue 13) and read later, or close the handle unread. The version may be
+ * a folder's or a FIFO's (the caller decides; only a regular file is ever read).
+ *
+ * @param skillRealDir The skill's real folder (absolute).
+ * @param relPath The file's path in the skill.
+ * @returns The handle, or why there is none (see {@linkcode LocatedOpen}).
+ * @throws {TypeError} When `skillRealDir` is not absolute, or `node:fs` was
+ *   not loaded yet (call {@linkcode loadGateFs} first).
+ *
+ * Requires `--allow-read` on the skill folder.
+ */
+export function openLocatedSync(skillRealDir: string, relPath: string): LocatedOpen {
+  if (!isAbsolute(skillRealDir)) throw new TypeError("Skill folder must be an absolute real path");
+  if (nodeFs === null) throw new TypeError("openLocatedSync() before loadGateFs() completed");
+  const breach = checkServedPath(relPath);
+  if (breach !== null) {
+    return { kind: "refused", error: new PathRefusedError("bad-path", breach.message) };
+  }
+  if (sep !== "/" || !isLocatorExpectedToAnswer()) return { kind: "no-locator" };
+  const realPath = `${
+    skillRealDir.endsWith("/") ? skillRealDir.slice(0, -1) : skillRealDir
+  }/${relPath}`;
+  const quoted = quotePath(relPath);
+  let fd: number;
+  try {
+    fd = openFlaggedPath(realPath, quoted, (cause) => new LinkSeen(cause));
+  } catch (error) {
+    if (error instanceof LinkSeen) return { kind: "link" };
+    return { kind: "refused", error: error as PathRefusedError };
+  }
+  try {
+    const info = fs().fstatSync(fd);
+    const version: LocatedVersion = {
+      isFile: info.isFile(),
+      isDirectory: info.isDirectory(),
+      dev: info.dev,
+      ino: info.ino,
+      size: info.size,
+      mtimeMs: info.mtime?.getTime() ?? null,
+      ctimeMs: info.ctime?.getTime() ?? null,
+    };
+    const handle = Object.freeze({ skillRealDir, relPath, version }) as LocatedHandle;
+    handleStates.set(handle, { fd, realPath });
+    return { kind: "opened", handle };
+  } catch (error) {
+    closeSync(fd);
+    return {
+      kind: "refused",
+      error: new PathRefusedError("not-found", `File ${quoted} cannot be read`, { cause: error }),
+    };
+  }
+}
+
+/** `O_NOFOLLOW` met a symlink (internal marker of {@linkcode openLocatedSync}). */
+class LinkSeen extends Error {
+  constructor(cause?: unknown) {
+    super("symlink", cause === undefined ? undefined : { cause });
+  }
+}
+
+/**
+ * The second half of {@linkcode readLocatedInChunks}: asks where the
+ * kernel places the handle; exactly `skillRealDir/relPath` or nothing is
+ * read. Then the whole file, in chunks, up to the handle's `fstat` size.
+ * The handle is closed in every case.
+ *
+ * @param handle From {@linkcode openLocatedSync}, not read or closed yet; a regular file.
+ * @param maxBytes Largest size accepted in bytes; a non-negative integer.
+ * @param consume Called with each chunk (at most 256 KiB, only valid during the call).
+ * @returns The handle's version and the bytes read; null when the locator
+ *   cannot tell (nothing read: use the gate's full way).
+ * @throws {TypeError} When the handle was not issued here, was used already, or is no regular file.
+ * @throws {PathRefusedError} `not-a-file` when the descriptor is anywhere but at that path.
+ * @throws {FileTooLargeError} When its size is over `maxBytes`.
+ *
+ * Requires the installed locator (in an isolate: the trusted part answers).
+ */
+export async function readLocated(
+  handle: LocatedHandle,
+  maxBytes: number,
+  consume: (chunk: Uint8Array) => void,
+): Promise<LocatedRead | null> {
+  const state = handleStates.get(handle);
+  if (state === undefined || state.fd === null) {
+    throw new TypeError("The handle was not opened by openLocatedSync() or was used already");
+  }
+  const fd = state.fd;
+  try {
+    if (!handle.version.isFile) throw new TypeError("Only a regular file's handle is read");
+    checkCount("maxBytes", maxBytes);
+    const location = await locateFd(fd);
+    if (location === null) return null;
+    if (location !== state.realPath) throw changedLocated(quotePath(handle.relPath));
+    const { version } = handle;
+    if (version.size > maxBytes) {
+      throw new FileTooLargeError(handle.relPath, version.size, maxBytes);
+    }
+    const bytesRead = readChunks(fd, version.size, consume);
+    // The bytes must be the version returned: the worker stores their digest under it (review r6).
+    refuseIfMovedWhileRead(fd, version, quotePath(handle.relPath));
+    return {
+      dev: version.dev,
+      ino: version.ino,
+      size: version.size,
+      mtimeMs: version.mtimeMs,
+      ctimeMs: version.ctimeMs,
+      bytesRead,
+    };
+  } finally {
+    state.fd = null;
+    closeSync(fd);
+  }
+}
+
+/**
+ * Closes a handle of {@linkcode openLocatedSync} unread (no effect once read or closed).
+ *
+ * @param handle The handle.
+ */
+export function closeLocated(handle: LocatedHandle): void {
+  const state = handleStates.get(handle);
+  if (state === undefined || state.fd === null) return;
+  const fd = state.fd;
+  state.fd = null;
+  closeSync(fd);
+}
+
+/**
+ * Loads `node:fs` for {@linkcode openLocatedSync} (once; later calls resolve at once).
+ *
+ * @returns Resolves once the gate can open synchronously.
+ */
+export async function loadGateFs(): Promise<void> {
+  if (nodeFs === null) nodeFs = await import("node:fs");
+}
+
+function changedLocated(quoted: string): PathRefusedError {
+  return new PathRefusedError("not-a-file", `File ${quoted} changed after it was checked`);
 }
 
 /**
@@ -470,7 +626,7 @@ function openFlagged(file: ResolvedFile, changed: (cause?: unknown) => PathRefus
 function openFlaggedPath(
   realPath: string,
   quoted: string,
-  changed: (cause?: unknown) => PathRefusedError,
+  changed: (cause?: unknown) => Error,
 ): number {
   try {
     const { constants, openSync } = fs();

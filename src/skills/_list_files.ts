@@ -49,6 +49,29 @@ export interface ListCaps {
   readonly maxFoldersPerSkill: number;
 }
 
+/** What {@linkcode listSkillFiles} needs of a file entry's `lstat`. */
+export interface EntryInfo {
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  readonly isSymlink: boolean;
+  readonly size: number;
+  readonly mtime: Date | null;
+  readonly ctime: Date | null;
+  readonly dev: number;
+  readonly ino: number | null;
+}
+
+/**
+ * Takes the version of a folder entry read as a regular file (no symlink):
+ * `lexical` is its path under the skill's lexical folder, `real` under the
+ * real one (the same file), `rel` its path in the skill. Must answer what
+ * `Deno.lstatSync(lexical)` answers, or throw as it does.
+ */
+export type EntryStat = (lexical: string, real: string, rel: string) => EntryInfo;
+
+/** `Deno.lstatSync` of the lexical path: the listing's own way. */
+const lstatEntry: EntryStat = (lexical) => Deno.lstatSync(lexical);
+
 /**
  * Lists a skill's files, starting with its SKILL.md. The walk is depth
  * first in name order and stops at the first cap it meets.
@@ -56,6 +79,9 @@ export interface ListCaps {
  * @param candidate The skill folder (its entries are reused).
  * @param skillMd The SKILL.md entry, listed first.
  * @param caps Files and folders at most.
+ * @param statEntry How a regular file entry's version is taken (default
+ *   `Deno.lstatSync` of its lexical path; the digest isolate takes it from
+ *   the handle it opens to hash the file, issue 13).
  * @returns The sorted files, their total bytes, whether a cap cut the walk,
  *   and `symlink-escape`, `symlink-loop`, `file-not-served`, `unusable-path`,
  *   `nested-skill`, `file-limit` and `folder-limit` warnings.
@@ -66,6 +92,7 @@ export function listSkillFiles(
   candidate: SkillCandidate,
   skillMd: SkillFile,
   caps: ListCaps,
+  statEntry: EntryStat = lstatEntry,
 ): FileListing {
   const files: SkillFile[] = [skillMd];
   const problems: Problem[] = [];
@@ -99,7 +126,7 @@ export function listSkillFiles(
     const own = checkServedPath(rel);
     if (own !== null) return notServed(lexical, own);
     let real = joinPath(realDir, entry.name);
-    let info: Deno.FileInfo | null = null;
+    let info: EntryInfo | null = null;
     try {
       if (entry.isSymlink) {
         real = Deno.realPathSync(lexical);
@@ -130,7 +157,7 @@ export function listSkillFiles(
       } else if (entry.isFile) {
         // `lstat`, not `stat` (same cost): an entry read as a file (by discovery, maybe long
         // before) that is a symlink now is not followed to an outside file (review r5).
-        info = Deno.lstatSync(lexical);
+        info = statEntry(lexical, real, rel);
         if (info.isSymlink) return changedWhileListed(lexical, rel);
       }
     } catch (error) {
@@ -308,6 +335,17 @@ function isStillFolder(item: { readonly lexical: string; readonly real: string }
 }
 
 /** Distinct relative paths kept for sharing at most (a bound on this module's memory). */
+/**
+ * The one copy of a relative path this isolate's listings share (a listing
+ * the digest isolate made arrives as copies; issue 13).
+ *
+ * @param rel A listed file's relative path.
+ * @returns The shared copy (the first 4,096 distinct paths), else `rel` itself.
+ */
+export function internListedPath(rel: string): string {
+  return sharedPath(rel);
+}
+
 const MAX_SHARED_PATHS = 4_096;
 /** Relative paths seen so far, each held once (see {@linkcode sharedPath}). */
 const sharedPaths = new Map<string, string>();

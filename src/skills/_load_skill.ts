@@ -10,7 +10,7 @@ import { checkSkillScripts } from "../scripts/skill_scripts.ts";
 import { rememberRealFolder } from "../files/path_gate.ts";
 import { deepFreeze } from "./_freeze.ts";
 import { frontmatterBeforeParser } from "./frontmatter_quick.ts";
-import { listSkillFiles } from "./_list_files.ts";
+import { type FileListing, listSkillFiles } from "./_list_files.ts";
 import { problem } from "./_problems.ts";
 import { readSkillMd, type SkillMdText } from "./_read_skill_md.ts";
 import { joinPath } from "./_path.ts";
@@ -22,6 +22,17 @@ import { validateFrontmatter } from "./validate.ts";
 
 /** Skill folders loaded by this isolate so far (see {@linkcode skillLoadsSoFar}). */
 let loads = 0;
+
+/** Options of {@linkcode loadSkill}. */
+export interface LoadSkillOptions {
+  /**
+   * The skill's file listing made elsewhere (the digest isolate, issue 13),
+   * asked for before the load started: given SKILL.md's entry as the gate
+   * read it, what `listSkillFiles` gives with it. Null (or a promise of
+   * null) lists the files here.
+   */
+  readonly listedElsewhere?: Promise<((skillMd: SkillFile) => FileListing) | null> | null;
+}
 
 /**
  * How many skill folders this isolate has loaded from disk (SKILL.md read
@@ -77,6 +88,8 @@ export function isFrontmatterParserLoaded(): boolean {
  *   before (a regular file with the same device, inode, size, mtime, ctime)
  *   is not opened, parsed or validated again; any other is read through the
  *   gate. The body is never kept (read it with `readSkillBody`). @default none
+ * @param options `listedElsewhere`: the listing the digest isolate makes of
+ *   this folder (issue 13); default none (listed here).
  * @returns The frozen skill (or null) and its problems in the order found.
  *
  * Requires `--allow-read` on the skill folder.
@@ -85,6 +98,7 @@ export async function loadSkill(
   candidate: SkillCandidate,
   caps: Caps,
   cache?: IndexCache,
+  options: LoadSkillOptions = {},
 ): Promise<LoadedSkill> {
   loads++;
   // Discovery saw this folder real (`realpath`, or a real parent plus an entry that is no
@@ -181,7 +195,9 @@ export async function loadSkill(
     dev: read.dev,
     ino: read.ino,
   };
-  const listing = listSkillFiles(candidate, skillMd, caps);
+  // The digest isolate's listing when one was asked for (the same walk and rules), else our own.
+  const listing = (await options.listedElsewhere)?.(skillMd) ??
+    listSkillFiles(candidate, skillMd, caps);
   problems.push(...listing.problems);
   const frontmatter = known.frontmatter as Record<string, unknown>;
   const mcpHostLine = keyLines.get("mcp-host");

@@ -28,7 +28,7 @@ import type {
 import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
 import type { LiveRefresh } from "../refresh/live_refresh.ts";
 import { createRemoteRootsHandler } from "../refresh/remote_roots_refresh.ts";
-import { skillLoadsSoFar } from "../skills/_load_skill.ts";
+import { loadSkill, skillLoadsSoFar } from "../skills/_load_skill.ts";
 import { buildCatalog } from "../skills/catalog.ts";
 import { estimateSkillFolders } from "../skills/folder_estimate.ts";
 import { openIndexCache } from "../skills/index_cache.ts";
@@ -193,6 +193,13 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
       onDiscovered(count);
     },
     onLoaded: (skill) => helper?.offer(skill),
+    // Once the isolate is used, it lists each skill folder and hashes its files in one pass
+    // while this thread reads and parses SKILL.md (issue 13); asked for before the load starts.
+    load: (candidate, caps) =>
+      loadSkill(candidate, caps, indexCache, {
+        listedElsewhere: (helper as DigestHelper | null)?.listRemotely(candidate, caps)
+          ?.catch(() => null) ?? null,
+      }),
   });
   (helper as DigestHelper | null)?.finish();
   // A catalog large enough to be compacted below is written first: the write drops the build's

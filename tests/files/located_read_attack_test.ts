@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { installFdLocator, locateDirectly } from "../../src/files/fd_location.ts";
 import { PathRefusedError } from "../../src/files/path_gate.ts";
 import { hashThroughGate } from "../../src/mcp/skills_extension/digest_files.ts";
+import { listAndHashSkills } from "../../src/mcp/skills_extension/digest_listing.ts";
 import { createDigestCache } from "../../src/mcp/skills_extension/digest_cache.ts";
 import type { SkillFile } from "../../src/skills/skill.ts";
 import { RACY_WINDOW_MS } from "../../src/skills/index_cache.ts";
@@ -104,6 +105,36 @@ Deno.test("attack: a same-size rewrite while the worker's gated read waits for t
       "the digest of the rewritten bytes is held under the version before the rewrite",
     );
     if (answer?.found.digest === sha("AFTER!\n")) assert.equal(answer.isListed, false);
+  } finally {
+    installFdLocator(locateDirectly);
+  }
+});
+
+Deno.test("attack: a same-size rewrite while the digest isolate's listing pass waits for the location is never given as the listed version's digest", async () => {
+  await using skill = await settledSkill("before\n");
+  const hasRewritten = locatorThatRewrites(join(skill.dir, "notes.md"), "AFTER!\n");
+  try {
+    const entries = [...Deno.readDirSync(skill.dir)].map((entry) => ({ ...entry }));
+    const [listed] = await listAndHashSkills([{
+      name: "skill",
+      dir: skill.dir,
+      realDir: skill.dir,
+      skillMdFile: "SKILL.md",
+      entries,
+    }], { maxFilesPerSkill: 100, maxFoldersPerSkill: 100 });
+    assert.ok(hasRewritten(), "the rewrite happened during the read");
+    const at = listed?.files.findIndex((file) => file.path === "notes.md") ?? -1;
+    assert.ok(at >= 0, "notes.md is listed");
+    const seen = listed?.digests[at] ?? null;
+    // Either no digest, or one whose version is not the listed one it would be stored under.
+    if (seen !== null) {
+      const file = listed!.files[at]!;
+      assert.ok(
+        seen.digest !== sha("AFTER!\n") ||
+          seen.ctimeMs !== file.ctimeMs || seen.mtimeMs !== file.mtimeMs,
+        "the rewritten bytes' digest is given for the listed version",
+      );
+    }
   } finally {
     installFdLocator(locateDirectly);
   }

@@ -90,7 +90,7 @@ Deno.test("attack: a file swapped for a symlink to outside is refused by readLoc
   await Deno.remove(join(t.skill, "a.txt"));
   await Deno.symlink(join(t.outside, "a.txt"), join(t.skill, "a.txt"));
   const { text, error } = await readAll(t.skill, "a.txt");
-  assert.ok(refusedAs("not-a-file")(error), String(error));
+  assert.ok(error instanceof PathRefusedError, String(error));
   assert.equal(text, "");
   assert.ok(!String((error as Error).message).includes(t.base), "no host path in the message");
 });
@@ -101,8 +101,20 @@ Deno.test("attack: a folder swapped for a symlink to outside is refused by readL
   await Deno.rename(join(t.skill, "sub"), join(t.skill, "sub-old"));
   await Deno.symlink(join(t.outside, "sub"), join(t.skill, "sub"));
   const { text, error } = await readAll(t.skill, "sub/b.txt");
-  assert.ok(refusedAs("not-a-file")(error), String(error));
+  assert.ok(error instanceof PathRefusedError, String(error));
   assert.equal(text, "");
+});
+
+Deno.test("readLocatedInChunks() serves a symlink to a served file inside the skill, as the gate does", async () => {
+  await using t = await tree();
+  installFdLocator(locateDirectly);
+  await Deno.symlink("sub", join(t.skill, "linked-dir"));
+  await Deno.symlink("a.txt", join(t.skill, "linked.txt"));
+  for (const relPath of ["linked-dir/b.txt", "linked.txt"]) {
+    const { text, error } = await readAll(t.skill, relPath);
+    assert.equal(error, null);
+    assert.equal(text, "inside");
+  }
 });
 
 Deno.test("attack: a skill folder that is a symlink to outside is refused by readLocatedInChunks()", async () => {

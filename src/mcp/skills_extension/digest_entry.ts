@@ -9,7 +9,9 @@
  * descriptor-location requests itself (as for the worker), and ends it with
  * the worker. Its only input is the channel the trusted part hands it: jobs
  * naming a skill folder and a file path, which it reads through the same
- * gate as the worker (`digest_files.ts`); what it answers is checked by the
+ * gate as the worker (`digest_files.ts`), and jobs naming skill folders as
+ * discovery found them, which it lists with the build's own walk and hashes
+ * in the same pass (`digest_listing.ts`); what it answers is checked by the
  * worker (`digest_messages.ts`) and stored under the version its gate saw.
  *
  * @module
@@ -20,7 +22,13 @@
 import { installFdLocator } from "../../files/fd_location.ts";
 import { createFdLocateClient } from "../../sandbox/fd_locate_client.ts";
 import { hashThroughGate } from "./digest_files.ts";
-import { type DigestReplyMessage, parseDigestJob } from "./digest_messages.ts";
+import { listAndHashSkills } from "./digest_listing.ts";
+import {
+  type DigestListReplyMessage,
+  type DigestReplyMessage,
+  parseDigestJob,
+  parseListJob,
+} from "./digest_messages.ts";
 
 // The gate's exact check asks the trusted part (this isolate's parent) where an opened file is.
 installFdLocator(createFdLocateClient(self));
@@ -33,6 +41,19 @@ self.addEventListener("message", (event: MessageEvent) => {
   if (data?.type !== "digest-port" || !(data.port instanceof MessagePort)) return;
   const port = data.port;
   port.onmessage = (job: MessageEvent) => {
+    const listing = parseListJob(job.data);
+    if (listing !== null) {
+      queue = queue.then(async () => {
+        const results = await listAndHashSkills(listing.skills, listing.caps);
+        const reply: DigestListReplyMessage = {
+          type: "list-skills-reply",
+          id: listing.id,
+          results,
+        };
+        port.postMessage(reply);
+      });
+      return;
+    }
     const parsed = parseDigestJob(job.data);
     if (parsed === null) return;
     queue = queue.then(async () => {

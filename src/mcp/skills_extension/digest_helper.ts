@@ -24,13 +24,21 @@ import type {
   DigestIsolateStopMessage,
 } from "../../sandbox/messages.ts";
 import { extensionExclusion } from "../../skills/extension_eligibility.ts";
+import { compareCodeUnits } from "../../skills/_fs.ts";
+import { type FileListing, internListedPath, type ListCaps } from "../../skills/_list_files.ts";
+import type { SkillCandidate } from "../../skills/discover.ts";
+import type { Problem } from "../../skills/problem.ts";
 import type { Skill, SkillFile } from "../../skills/skill.ts";
 import type { DigestCache } from "./digest_cache.ts";
 import {
   type DigestJobFile,
   type DigestJobMessage,
+  type DigestListJobMessage,
   type DigestSeen,
+  type ListedSkill,
+  type ListJobSkill,
   parseDigestReply,
+  parseListReply,
 } from "./digest_messages.ts";
 
 /** Files per job sent to the isolate. */
@@ -41,6 +49,11 @@ export const DIGEST_BATCH_FILES = 64;
  * page reaching the files still here reads them itself rather than waiting.
  */
 export const DIGEST_BATCHES_IN_FLIGHT = 4;
+/**
+ * Skill folders per listing job at most (`listRemotely`): requests made in
+ * one turn of the event loop go together, up to this many.
+ */
+export const LIST_BATCH_SKILLS = 16;
 /** How long the isolate may go without answering a job while one is pending, in ms. */
 export const DIGEST_REPLY_TIMEOUT_MS = 20_000;
 
@@ -90,10 +103,32 @@ export interface DigestHelper {
   finish(): void;
   /** Ends the isolate now; files not answered are read in the worker's thread. */
   close(): void;
+  /**
+   * Asks the isolate to list a skill folder and hash its files in the same
+   * pass (issue 13: the build's `stat` of each file, then the isolate's
+   * walk, open and `fstat` of the same file, became one open; the walk
+   * leaves the worker's thread). Sent at once (with the other requests of
+   * this turn); each digest answered is stored as the isolate's answers to
+   * `offer` are (`DigestCache.hashElsewhere`: under the version its gate saw).
+   *
+   * @param candidate The skill folder, as discovery found it.
+   * @param caps Files and folders per skill at most.
+   * @returns Null when the isolate is not used now (not decided yet,
+   *   declined, failed or finished): list it here. Otherwise a promise of
+   *   the listing, completed with the SKILL.md entry the worker's gate read
+   *   (exactly what `listSkillFiles` gives with it), or of null when the
+   *   isolate did not list it (it failed, or its answer was malformed).
+   */
+  listRemotely(
+    candidate: SkillCandidate,
+    caps: ListCaps,
+  ): Promise<((skillMd: SkillFile) => FileListing) | null> | null;
   /** Whether the isolate failed (the worker hashes in its own thread from then). */
   readonly hasFailed: boolean;
   /** Files sent to the isolate so far, for tests and benchmarks. */
   readonly sent: number;
+  /** Skill folders sent to the isolate to be listed so far, for tests and benchmarks. */
+  readonly listed: number;
 }
 
 interface Queued {
@@ -143,6 +178,12 @@ export function createDigestHelper(
   let isStopped = false;
   let sent = 0;
   let watchdog: ReturnType<typeof setTimeout> | undefined;
+  // Listing requests of this turn, and listing jobs sent and not answered.
+  let listBatch: { skill: ListJobSkill; answer: (listed: ListedSkill | null) => void }[] = [];
+  let listCaps: ListCaps | null = null;
+  let isListFlushQueued = false;
+  const listPending = new Map<number, ((listed: ListedSkill | null) => void)[]>();
+  let listed = 0;
   const decideAfterSkills = options.decideAfterSkills ?? 64;
   let held: Skill[] | null = options.isWorthStarting === undefined ? null : [];
   let isDeclined = false;
@@ -164,7 +205,7 @@ export function createDigestHelper(
 
   const armWatchdog = () => {
     clearTimeout(watchdog);
-    watchdog = pending.size === 0 ? undefined : setTimeout(() => {
+    watchdog = pending.size + listPending.size === 0 ? undefined : setTimeout(() => {
       fail(`the digest isolate answered nothing for ${replyTimeoutMs} ms`);
     }, replyTimeoutMs);
   };
@@ -172,6 +213,11 @@ export function createDigestHelper(
   const release = () => {
     for (const job of pending.values()) job.answer.forEach((answer) => answer(null));
     pending.clear();
+    for (const answers of listPending.values()) answers.forEach((answer) => answer(null));
+    listPending.clear();
+    const unsent = listBatch;
+    listBatch = [];
+    unsent.forEach((request) => request.answer(null));
     queue.length = 0;
     head = 0;
     clearTimeout(watchdog);
@@ -197,6 +243,10 @@ export function createDigestHelper(
     fail(typeof data.reason === "string" ? data.reason : "the digest isolate ended");
   }
   const onReply = (event: MessageEvent) => {
+    if ((event.data as { type?: unknown } | null)?.type === "list-skills-reply") {
+      onListReply(event.data);
+      return;
+    }
     const id = (event.data as { id?: unknown } | null)?.id;
     const job = typeof id === "number" ? pending.get(id) : undefined;
     if (job === undefined) return;
@@ -205,6 +255,66 @@ export function createDigestHelper(
     job.answer.forEach((answer, index) => answer(reply?.results[index] ?? null));
     armWatchdog();
     pump();
+  };
+  const onListReply = (data: unknown) => {
+    const id = (data as { id?: unknown } | null)?.id;
+    const answers = typeof id === "number" ? listPending.get(id) : undefined;
+    if (answers === undefined) return;
+    listPending.delete(id as number);
+    const reply = parseListReply(data, answers.length);
+    answers.forEach((answer, index) => answer(reply?.results[index] ?? null));
+    armWatchdog();
+    pump();
+  };
+  /** Sends the listing requests of this turn as one job. */
+  const flushList = () => {
+    isListFlushQueued = false;
+    if (listBatch.length === 0 || listCaps === null) return;
+    const batch = listBatch;
+    listBatch = [];
+    if (hasFailed || isStopped) {
+      batch.forEach((request) => request.answer(null));
+      return;
+    }
+    channel ??= start();
+    const id = nextId++;
+    listPending.set(id, batch.map((request) => request.answer));
+    const job: DigestListJobMessage = {
+      type: "list-skills",
+      id,
+      caps: listCaps,
+      skills: batch.map((request) => request.skill),
+    };
+    channel.postMessage(job);
+    listed += batch.length;
+    if (watchdog === undefined) armWatchdog();
+  };
+  /**
+   * Turns the isolate's listing into the build's: paths shared as the build's are, each
+   * digest stored as any other of the isolate's, SKILL.md's entry put in its sorted place.
+   */
+  const toListing = (realDir: string, answer: ListedSkill) => {
+    const files: SkillFile[] = answer.files.map((file) => ({
+      path: internListedPath(file.path),
+      size: file.size,
+      mtimeMs: file.mtimeMs,
+      ctimeMs: file.ctimeMs,
+      dev: file.dev,
+      ino: file.ino,
+    }));
+    answer.digests.forEach((seen, index) => {
+      const file = files[index];
+      if (seen !== null && file !== undefined) {
+        cache.hashElsewhere(realDir, file, Promise.resolve(seen));
+      }
+    });
+    const bytes = files.reduce((sum, file) => sum + file.size, 0);
+    return (skillMd: SkillFile): FileListing => ({
+      files: [skillMd, ...files].sort((a, b) => compareCodeUnits(a.path, b.path)),
+      bytes: bytes + skillMd.size,
+      truncated: answer.truncated,
+      problems: answer.problems.map((found) => ({ ...found }) as Problem),
+    });
   };
   const start = (): MessagePort => {
     const { port1, port2 } = new MessageChannel();
@@ -242,7 +352,10 @@ export function createDigestHelper(
       sent += files.length;
       if (watchdog === undefined) armWatchdog();
     }
-    if (isFinished && pending.size === 0 && head >= queue.length) stop();
+    if (
+      isFinished && pending.size === 0 && head >= queue.length && listPending.size === 0 &&
+      listBatch.length === 0
+    ) stop();
   };
   return {
     offer(skill) {
@@ -271,6 +384,38 @@ export function createDigestHelper(
     },
     get sent() {
       return sent;
+    },
+    get listed() {
+      return listed;
+    },
+    listRemotely(candidate, caps) {
+      if (held !== null || isDeclined || hasFailed || isStopped || isFinished) return null;
+      const realDir = candidate.realDir;
+      const skill: ListJobSkill = {
+        name: candidate.name,
+        dir: candidate.dir,
+        realDir,
+        skillMdFile: candidate.skillMdFile,
+        entries: candidate.entries.map((entry) => ({
+          name: entry.name,
+          isFile: entry.isFile,
+          isDirectory: entry.isDirectory,
+          isSymlink: entry.isSymlink,
+        })),
+      };
+      listCaps ??= {
+        maxFilesPerSkill: caps.maxFilesPerSkill,
+        maxFoldersPerSkill: caps.maxFoldersPerSkill,
+      };
+      const answered = new Promise<ListedSkill | null>((answer) =>
+        listBatch.push({ skill, answer })
+      );
+      if (listBatch.length >= LIST_BATCH_SKILLS) flushList();
+      else if (!isListFlushQueued) {
+        isListFlushQueued = true;
+        queueMicrotask(flushList);
+      }
+      return answered.then((answer) => answer === null ? null : toListing(realDir, answer));
     },
   };
 }

@@ -97,3 +97,148 @@ function isSeen(value: unknown): value is DigestSeen {
     isTime(seen.mtimeMs) && isTime(seen.ctimeMs) && typeof seen.digest === "string" &&
     DIGEST_FORM.test(seen.digest) && isCount(seen.bytes) && Number.isFinite(seen.readAtMs);
 }
+
+/** Skills one listing job names at most; a longer job is ignored by the isolate. */
+export const MAX_LIST_JOB_SKILLS = 256;
+
+/** One folder entry of a skill folder, as discovery read it (`Deno.DirEntry`). */
+export interface ListJobEntry {
+  readonly name: string;
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  readonly isSymlink: boolean;
+}
+
+/** A skill folder to list, as discovery found it (the fields `listSkillFiles` reads). */
+export interface ListJobSkill {
+  readonly name: string;
+  /** Absolute lexical path under the root. */
+  readonly dir: string;
+  /** Its real path (discovery's). */
+  readonly realDir: string;
+  /** `SKILL.md` or `skill.md`. */
+  readonly skillMdFile: string;
+  /** The folder's entries, sorted by name, as discovery read them. */
+  readonly entries: readonly ListJobEntry[];
+}
+
+/** Worker to digest isolate: list these skills' files and hash them in the same pass. */
+export interface DigestListJobMessage {
+  readonly type: "list-skills";
+  readonly id: number;
+  readonly caps: { readonly maxFilesPerSkill: number; readonly maxFoldersPerSkill: number };
+  readonly skills: readonly ListJobSkill[];
+}
+
+/** One file the isolate listed (SKILL.md's place holds a size-0 stand-in the worker replaces). */
+export interface ListedFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly ctimeMs: number | null;
+  readonly dev: number;
+  readonly ino: number | null;
+}
+
+/** One problem the listing found (`Problem`, without line and column). */
+export interface ListedProblem {
+  readonly path: string;
+  readonly reason: string;
+  readonly severity: string;
+  readonly detail: string;
+}
+
+/** A skill's listing as `listSkillFiles` gave it in the isolate, and a digest per file. */
+export interface ListedSkill {
+  /** Sorted by path; SKILL.md's entry is the stand-in (size 0, no version). */
+  readonly files: readonly ListedFile[];
+  /** Whether a cap cut the walk. */
+  readonly truncated: boolean;
+  readonly problems: readonly ListedProblem[];
+  /** One per file, same order: what the isolate read of it, or null (SKILL.md's always). */
+  readonly digests: readonly (DigestSeen | null)[];
+}
+
+/** Digest isolate to worker: one result per skill of the job, in order; null when not listed there. */
+export interface DigestListReplyMessage {
+  readonly type: "list-skills-reply";
+  readonly id: number;
+  readonly results: readonly (ListedSkill | null)[];
+}
+
+/**
+ * Narrows a listing job the isolate received. Pure.
+ *
+ * @param data Whatever arrived on the isolate's channel.
+ * @returns The job, or null when it is not a well-formed one.
+ */
+export function parseListJob(data: unknown): DigestListJobMessage | null {
+  if (typeof data !== "object" || data === null) return null;
+  const job = data as Record<string, unknown>;
+  if (job.type !== "list-skills" || !Number.isSafeInteger(job.id)) return null;
+  const caps = job.caps as Record<string, unknown> | null;
+  if (typeof caps !== "object" || caps === null) return null;
+  if (!isCount(caps.maxFilesPerSkill) || !isCount(caps.maxFoldersPerSkill)) return null;
+  if (!Array.isArray(job.skills) || job.skills.length > MAX_LIST_JOB_SKILLS) return null;
+  return job.skills.every(isJobSkill) ? data as DigestListJobMessage : null;
+}
+
+/**
+ * Narrows the isolate's reply to a listing job of `expectedSkills` skills. Pure.
+ *
+ * @param data Whatever the isolate posted.
+ * @param expectedSkills How many skills the job named.
+ * @returns The reply, or null when it is malformed (the worker then lists
+ *   those skills itself): a result's digests must be as many as its files.
+ */
+export function parseListReply(
+  data: unknown,
+  expectedSkills: number,
+): DigestListReplyMessage | null {
+  if (typeof data !== "object" || data === null) return null;
+  const reply = data as Record<string, unknown>;
+  if (reply.type !== "list-skills-reply" || !Number.isSafeInteger(reply.id)) return null;
+  if (!Array.isArray(reply.results) || reply.results.length !== expectedSkills) return null;
+  return reply.results.every((result) => result === null || isListedSkill(result))
+    ? data as DigestListReplyMessage
+    : null;
+}
+
+const isCount = (figure: unknown) => Number.isSafeInteger(figure) && (figure as number) >= 0;
+const isTime = (figure: unknown) => figure === null || Number.isFinite(figure);
+const isText = (value: unknown) => typeof value === "string";
+
+function isJobSkill(value: unknown): value is ListJobSkill {
+  if (typeof value !== "object" || value === null) return false;
+  const skill = value as Record<string, unknown>;
+  return isText(skill.name) && isText(skill.dir) && isText(skill.realDir) &&
+    isText(skill.skillMdFile) && Array.isArray(skill.entries) &&
+    skill.entries.every((entry: unknown) => {
+      if (typeof entry !== "object" || entry === null) return false;
+      const item = entry as Record<string, unknown>;
+      return isText(item.name) && typeof item.isFile === "boolean" &&
+        typeof item.isDirectory === "boolean" && typeof item.isSymlink === "boolean";
+    });
+}
+
+function isListedSkill(value: unknown): value is ListedSkill {
+  if (typeof value !== "object" || value === null) return false;
+  const listed = value as Record<string, unknown>;
+  if (!Array.isArray(listed.files) || !Array.isArray(listed.digests)) return false;
+  if (listed.digests.length !== listed.files.length || typeof listed.truncated !== "boolean") {
+    return false;
+  }
+  if (!Array.isArray(listed.problems)) return false;
+  return listed.files.every((file: unknown) => {
+    if (typeof file !== "object" || file === null) return false;
+    const item = file as Record<string, unknown>;
+    return isText(item.path) && isCount(item.size) && isTime(item.mtimeMs) &&
+      isTime(item.ctimeMs) && isCount(item.dev) && (item.ino === null || isCount(item.ino));
+  }) && listed.digests.every((seen: unknown) => seen === null || isSeen(seen)) &&
+    listed.problems.every((found: unknown) => {
+      if (typeof found !== "object" || found === null) return false;
+      const item = found as Record<string, unknown>;
+      return isText(item.path) && isText(item.reason) && isText(item.severity) &&
+        isText(item.detail);
+    });
+}

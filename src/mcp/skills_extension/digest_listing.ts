@@ -1,0 +1,149 @@
+/**
+ * The digest isolate's one pass over a skill folder (issue 13): the
+ * catalog's file listing (`listSkillFiles`, the very walk and rules of the
+ * worker's build) where each plain file's version is taken from the handle
+ * the gate opens to hash it (`openLocatedSync`: no-follow, non-blocking,
+ * `fstat`), then each listed file read once its descriptor's location is
+ * checked (`readLocated`: exactly `skill real folder/path`, asked of the
+ * trusted part) and hashed. At 10,000 skills the worker's build stat'ed
+ * every file for its version and the isolate then walked, opened and
+ * `fstat`'ed the same file again; here one open gives both, and the walk
+ * leaves the worker's thread.
+ *
+ * A file is opened here only when its real path is the skill's real folder
+ * plus its listed path (no symlink on the way, so the gate's rules on the
+ * real path are the rules on the listed one); any other entry, and any open
+ * that fails, gets `Deno.lstatSync` of its lexical path, the listing's own
+ * way, and no digest (the worker's usual path hashes it later).
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import {
+  closeLocated,
+  loadGateFs,
+  type LocatedHandle,
+  openLocatedSync,
+  readLocated,
+} from "../../files/bounded_read.ts";
+import { type EntryInfo, listSkillFiles } from "../../skills/_list_files.ts";
+import type { SkillCandidate } from "../../skills/discover.ts";
+import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
+import type { SkillFile } from "../../skills/skill.ts";
+import type { DigestSeen, ListedSkill, ListJobSkill } from "./digest_messages.ts";
+
+/**
+ * Handles open at most while one job is listed (each listed file holds one
+ * until its location is checked and it is read; past this, a file gets an
+ * `lstat` and no digest here), far below a 1,024-descriptor limit.
+ */
+export const MAX_LISTING_HANDLES = 256;
+
+/**
+ * Lists and hashes the skills of one job.
+ *
+ * @param skills The skill folders, as discovery found them.
+ * @param caps Files and folders per skill at most (the worker's caps).
+ * @returns One result per skill, same order (null when its listing threw).
+ *
+ * Requires `--allow-read` on the skill folders, and a descriptor locator
+ * (`installFdLocator`) that answers where it can.
+ */
+export async function listAndHashSkills(
+  skills: readonly ListJobSkill[],
+  caps: { readonly maxFilesPerSkill: number; readonly maxFoldersPerSkill: number },
+): Promise<(ListedSkill | null)[]> {
+  await loadGateFs();
+  let open = 0;
+  const listed = skills.map((skill) => {
+    const handles = new Map<string, LocatedHandle>();
+    const prefix = skill.realDir.endsWith("/") ? skill.realDir : `${skill.realDir}/`;
+    const statEntry = (lexical: string, real: string, rel: string): EntryInfo => {
+      if (open < MAX_LISTING_HANDLES && real === `${prefix}${rel}`) {
+        const opened = openLocatedSync(skill.realDir, rel);
+        if (opened.kind === "opened") {
+          const version = opened.handle.version;
+          if (version.isFile) {
+            handles.set(rel, opened.handle);
+            open++;
+          } else closeLocated(opened.handle);
+          return {
+            isFile: version.isFile,
+            isDirectory: version.isDirectory,
+            isSymlink: false,
+            size: version.size,
+            mtime: version.mtimeMs === null ? null : new Date(version.mtimeMs),
+            ctime: version.ctimeMs === null ? null : new Date(version.ctimeMs),
+            dev: version.dev,
+            ino: version.ino,
+          };
+        }
+      }
+      return Deno.lstatSync(lexical);
+    };
+    const standIn: SkillFile = { path: skill.skillMdFile, size: 0, mtimeMs: null };
+    const candidate = skill as unknown as SkillCandidate;
+    let listing;
+    try {
+      listing = listSkillFiles(candidate, standIn, caps, statEntry);
+    } catch {
+      listing = null;
+    }
+    return { listing, handles, standIn };
+  });
+  return await Promise.all(listed.map(async ({ listing, handles, standIn }) => {
+    try {
+      if (listing === null) return null;
+      const files = listing.files.filter((file) => file !== standIn);
+      const digests = await Promise.all(files.map(async (file) => {
+        const handle = handles.get(file.path);
+        if (handle === undefined) return null;
+        handles.delete(file.path);
+        return await hashHandle(handle);
+      }));
+      return {
+        files: files.map((file) => ({
+          path: file.path,
+          size: file.size,
+          mtimeMs: file.mtimeMs,
+          ctimeMs: file.ctimeMs ?? null,
+          dev: file.dev ?? 0,
+          ino: file.ino ?? null,
+        })),
+        truncated: listing.truncated,
+        problems: listing.problems.map((found) => ({
+          path: found.path,
+          reason: found.reason,
+          severity: found.severity,
+          detail: found.detail,
+        })),
+        digests,
+      };
+    } finally {
+      // Files the listing dropped (a folder swapped while it was walked) are closed unread.
+      for (const handle of handles.values()) closeLocated(handle);
+    }
+  }));
+}
+
+/** Reads one listed file's handle through the location check and hashes it; null when not read. */
+async function hashHandle(handle: LocatedHandle): Promise<DigestSeen | null> {
+  const hash = createHash("sha256");
+  try {
+    const read = await readLocated(handle, EXTENSION_MAX_BYTES, (chunk) => hash.update(chunk));
+    if (read === null) return null;
+    return {
+      dev: read.dev,
+      ino: read.ino,
+      size: read.size,
+      mtimeMs: read.mtimeMs,
+      ctimeMs: read.ctimeMs,
+      digest: `sha256:${hash.digest("hex")}`,
+      bytes: read.bytesRead,
+      readAtMs: Date.now(),
+    };
+  } catch {
+    return null;
+  }
+}
