@@ -35,6 +35,7 @@ import {
   type DigestJobMessage,
   type DigestListJobMessage,
   type DigestSeen,
+  isPlausibleListing,
   type ListedSkill,
   type ListJobSkill,
   parseDigestReply,
@@ -415,7 +416,12 @@ export function createDigestHelper(
         isListFlushQueued = true;
         queueMicrotask(flushList);
       }
-      return answered.then((answer) => answer === null ? null : toListing(realDir, answer));
+      // A listing the worker's own walk could not have given is not used (review r6).
+      return answered.then((answer) =>
+        answer === null || !isPlausibleListing(answer, skill, listCaps!)
+          ? null
+          : toListing(realDir, answer)
+      );
     },
   };
 }

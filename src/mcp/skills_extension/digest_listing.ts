@@ -29,7 +29,7 @@ import {
 } from "../../files/bounded_read.ts";
 import { type EntryInfo, listSkillFiles } from "../../skills/_list_files.ts";
 import type { SkillCandidate } from "../../skills/discover.ts";
-import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
+import { EXTENSION_MAX_BYTES, EXTENSION_MAX_FILES } from "../../skills/extension_eligibility.ts";
 import type { SkillFile } from "../../skills/skill.ts";
 import type { DigestSeen, ListedSkill, ListJobSkill } from "./digest_messages.ts";
 
@@ -96,6 +96,15 @@ export async function listAndHashSkills(
     try {
       if (listing === null) return null;
       const files = listing.files.filter((file) => file !== standIn);
+      // A skill the extension cannot list (over its 512 files or 16 MiB, SKILL.md aside) needs no
+      // digest: its handles are closed unread (review r6: sparse files cost an author no disk, and
+      // the worker's build waits for this answer; the worker's own path hashes only listed skills).
+      const isListable = files.length + 1 <= EXTENSION_MAX_FILES &&
+        files.reduce((sum, file) => sum + file.size, 0) <= EXTENSION_MAX_BYTES;
+      if (!isListable) {
+        for (const handle of handles.values()) closeLocated(handle);
+        handles.clear();
+      }
       const digests = await Promise.all(files.map(async (file) => {
         const handle = handles.get(file.path);
         if (handle === undefined) return null;

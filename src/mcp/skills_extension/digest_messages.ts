@@ -8,6 +8,10 @@
  * @module
  */
 
+import { checkServedPath } from "../../files/served_name.ts";
+import { compareCodeUnits } from "../../skills/_fs.ts";
+import { PROBLEM_REASONS } from "../../skills/problem.ts";
+
 /** Files one job names at most; a longer job is ignored by the isolate. */
 export const MAX_DIGEST_JOB_FILES = 1_024;
 
@@ -241,4 +245,46 @@ function isListedSkill(value: unknown): value is ListedSkill {
       return isText(item.path) && isText(item.reason) && isText(item.severity) &&
         isText(item.detail);
     });
+}
+
+/** Characters of one listing problem's detail at most (the worker's own quote bounded paths). */
+export const MAX_LISTED_DETAIL_CHARS = 8_192;
+
+/**
+ * Whether a listing the isolate answered for one skill folder is one the
+ * worker's own walk (`listSkillFiles`) could have given (review r6): the
+ * isolate's listing becomes the catalog's file list, so a hostile or
+ * compromised isolate must not list a name the served-file rule refuses,
+ * a path twice or out of order, SKILL.md again, more files than the cap,
+ * a problem reason that does not exist, or a problem about a path outside
+ * the skill folder. Anything else it could still make up (a file that is
+ * not there) is refused by the gate at read time, as a vanished file is.
+ * Pure.
+ *
+ * @param listed A result `parseListReply` passed.
+ * @param skill The folder the job named (its lexical `dir` and `skillMdFile`).
+ * @param caps The job's caps (files and folders per skill).
+ * @returns True when the worker may use it; false means list the folder itself.
+ */
+export function isPlausibleListing(
+  listed: ListedSkill,
+  skill: { readonly dir: string; readonly skillMdFile: string },
+  caps: { readonly maxFilesPerSkill: number; readonly maxFoldersPerSkill: number },
+): boolean {
+  if (listed.files.length > caps.maxFilesPerSkill) return false;
+  let previous: string | null = null;
+  for (const file of listed.files) {
+    if (checkServedPath(file.path) !== null || file.path === skill.skillMdFile) return false;
+    if (previous !== null && compareCodeUnits(previous, file.path) >= 0) return false;
+    previous = file.path;
+  }
+  // One problem an entry at most, and a few about the folder itself (a bound, not a count).
+  if (listed.problems.length > caps.maxFilesPerSkill + caps.maxFoldersPerSkill + 16) return false;
+  const dir = skill.dir.endsWith("/") ? skill.dir.slice(0, -1) : skill.dir;
+  return listed.problems.every((found) =>
+    (PROBLEM_REASONS as readonly string[]).includes(found.reason) &&
+    (found.severity === "error" || found.severity === "warning") &&
+    (found.path === dir || found.path.startsWith(`${dir}/`)) &&
+    found.detail.length <= MAX_LISTED_DETAIL_CHARS
+  );
 }
