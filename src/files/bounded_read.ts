@@ -66,6 +66,14 @@ export interface ReadBoundedOptions {
   readonly offsetBytes?: number;
   /** Most bytes returned; a non-negative integer. */
   readonly maxBytes: number;
+  /**
+   * Also `fstat` the handle after the read and tell whether its size, mtime
+   * or change time moved from the resolved version's (`isVersionMoved`): a
+   * caller that keeps something under that version (the build's SKILL.md
+   * parse and digest) keeps nothing for bytes that may be another's (review
+   * r6). @default false
+   */
+  readonly checksVersion?: boolean;
 }
 
 /** What {@linkcode readBounded} read. */
@@ -78,6 +86,12 @@ export interface BoundedRead {
   readonly sizeBytes: number;
   /** Whether the file has bytes beyond the ones returned. */
   readonly isTruncated: boolean;
+  /**
+   * With `checksVersion`: whether the handle's size, mtime or change time
+   * after the read differ from the resolved version's (the bytes may be of
+   * another version). False when not checked.
+   */
+  readonly isVersionMoved: boolean;
 }
 
 /** A file is larger than the cap of a caller that must refuse, not cut. */
@@ -146,7 +160,8 @@ export async function readBounded(
     const buffer = readInto(fd, limit + 1, offsetBytes, sizeBytes);
     const isTruncated = buffer.length > limit;
     const bytes = isTruncated ? buffer.subarray(0, limit) : buffer;
-    return { bytes, offsetBytes, sizeBytes, isTruncated };
+    const isVersionMoved = options.checksVersion === true && hasMovedSince(fd, file);
+    return { bytes, offsetBytes, sizeBytes, isTruncated, isVersionMoved };
   } finally {
     closeSync(fd);
   }
@@ -515,13 +530,23 @@ function refuseIfMovedWhileRead(
   },
   quoted: string,
 ): void {
-  const after = fs().fstatSync(fd);
-  if (
-    after.size !== version.size || (after.mtime?.getTime() ?? null) !== version.mtimeMs ||
-    (after.ctime?.getTime() ?? null) !== version.ctimeMs
-  ) {
+  if (hasMovedSince(fd, version)) {
     throw new PathRefusedError("not-a-file", `File ${quoted} changed while it was read`);
   }
+}
+
+/** Whether the handle's size, mtime or change time (`fstat` now) differ from `version`'s. */
+function hasMovedSince(
+  fd: number,
+  version: {
+    readonly size: number;
+    readonly mtimeMs: number | null;
+    readonly ctimeMs: number | null;
+  },
+): boolean {
+  const after = fs().fstatSync(fd);
+  return after.size !== version.size || (after.mtime?.getTime() ?? null) !== version.mtimeMs ||
+    (after.ctime?.getTime() ?? null) !== version.ctimeMs;
 }
 
 /** Reads up to `sizeBytes` from offset 0 in chunks of the shared buffer; returns the bytes read. */

@@ -117,7 +117,7 @@ export async function loadSkill(
   // before (a regular file, same device, inode, size, mtime AND ctime) is not opened again: its
   // frontmatter comes from the cache, and its body is read through the gate when asked.
   let known: ParsedSkillMd | null = null;
-  let read: Omit<SkillMdText, "ok" | "text" | "digest"> | null = null;
+  let read: Omit<SkillMdText, "ok" | "text" | "digest" | "isVersionRead"> | null = null;
   // Only when the cache holds a parse under this skill's key is SKILL.md's version looked at
   // before the read (a cold build spares that `lstat`: issue 13).
   const isHeld = cache !== undefined &&
@@ -173,7 +173,8 @@ export async function loadSkill(
         return { skill: null, problems };
       }
       known = { frontmatter: parsed.frontmatter, keyLines: [...parsed.keyLines], findings };
-      cache?.remember(keyOf(opened.truncated), version, known);
+      // Not for bytes that may be another version's (moved during the read: review r6).
+      if (opened.isVersionRead) cache?.remember(keyOf(opened.truncated), version, known);
     }
     // The first full skills/list needs this version's digest: it comes from these very bytes.
     if (opened.digest !== null) {

@@ -26,6 +26,12 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 /** A SKILL.md read within the cap. */
 export interface SkillMdText {
   readonly ok: true;
+  /**
+   * False when the digest was asked for and the handle's version moved
+   * during the read (review r6): the bytes may be another version's, so
+   * neither their parse nor a digest is kept under the one the gate resolved.
+   */
+  readonly isVersionRead: boolean;
   /** Lexical path of the file. */
   readonly path: string;
   /** The decoded text, cut at the cap on a UTF-8 boundary. */
@@ -95,7 +101,11 @@ export async function readSkillMd(
   try {
     // Synchronous resolve: a start-up reads thousands of these (issue 13); same checks.
     const file = resolveSkillFileSync(candidate.realDir, candidate.skillMdFile);
-    const read = await readBounded(file, { maxBytes: maxBytes + 1 });
+    // A build that keeps the parse and digest under the resolved version checks it held (r6).
+    const read = await readBounded(file, {
+      maxBytes: maxBytes + 1,
+      checksVersion: options.withDigest === true,
+    });
     const truncated = read.bytes.length > maxBytes;
     const kept = truncated
       ? read.bytes.subarray(0, utf8Boundary(read.bytes, maxBytes))
@@ -108,6 +118,7 @@ export async function readSkillMd(
     }
     return {
       ok: true,
+      isVersionRead: !read.isVersionMoved,
       path,
       text,
       truncated,
@@ -118,7 +129,7 @@ export async function readSkillMd(
       ino: file.ino,
       // The bytes the gate's verified open read, whole and of the resolved version's size: the
       // digest `skills/list` serves for that version, without reading the file again (issue 13).
-      digest: options.withDigest === true && !read.isTruncated &&
+      digest: options.withDigest === true && !read.isTruncated && !read.isVersionMoved &&
           read.bytes.length === read.sizeBytes && read.sizeBytes === file.size
         ? `sha256:${(await sha256Hasher())("sha256").update(read.bytes).digest("hex")}`
         : null,

@@ -386,14 +386,17 @@ async function serve(start: StartMessage): Promise<void> {
   const first = await loading;
   // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
   post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
-  await Promise.race([firstAnswered, ended]);
+  const isEndedFirst = await Promise.race([
+    firstAnswered.then(() => false),
+    ended.then(() => true),
+  ]);
   // A smaller first build's index cache, written now that the first answer went out (or the
   // session ended first, or no request came within the grace period).
   if (!first.isIndexCacheWritten) first.indexCache.flush();
   // A smaller catalog's start-up garbage (the grown young generation above all), given back once
   // now that the first answer went out (issue 13: RSS at 12 skills); a large one was compacted
-  // after its build.
-  releaseStartupHeap(first.catalog.skills.length);
+  // after its build, and a session already over exits instead.
+  if (!isEndedFirst) releaseStartupHeap(first.catalog.skills.length);
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   const isOver = { value: false };
   void ended.then(() => (isOver.value = true));

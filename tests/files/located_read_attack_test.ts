@@ -11,7 +11,11 @@ import { hashThroughGate } from "../../src/mcp/skills_extension/digest_files.ts"
 import { listAndHashSkills } from "../../src/mcp/skills_extension/digest_listing.ts";
 import { createDigestCache } from "../../src/mcp/skills_extension/digest_cache.ts";
 import type { SkillFile } from "../../src/skills/skill.ts";
-import { RACY_WINDOW_MS } from "../../src/skills/index_cache.ts";
+import { type IndexCache, RACY_WINDOW_MS } from "../../src/skills/index_cache.ts";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { loadSkill } from "../../src/skills/_load_skill.ts";
+import { readSkillMd } from "../../src/skills/_read_skill_md.ts";
+import type { SkillCandidate } from "../../src/skills/discover.ts";
 
 const sha = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
 
@@ -137,5 +141,51 @@ Deno.test("attack: a same-size rewrite while the digest isolate's listing pass w
     }
   } finally {
     installFdLocator(locateDirectly);
+  }
+});
+
+Deno.test("attack: a same-size rewrite of SKILL.md while the build's gated read waits for the location keeps neither its parse nor its digest under the resolved version", async () => {
+  const text = (description: string) =>
+    `---\nname: skill\ndescription: ${description}\n---\nBody\n`;
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate_r6_skillmd_" }));
+  try {
+    const dir = join(base, "skill");
+    await Deno.mkdir(dir);
+    await Deno.writeTextFile(join(dir, "SKILL.md"), text("before"));
+    await new Promise((resolve) => setTimeout(resolve, RACY_WINDOW_MS + 1_100));
+    const hasRewritten = locatorThatRewrites(join(dir, "SKILL.md"), text("AFTER!"));
+    const kept: string[] = [];
+    // The index cache's side as loadSkill uses it; records what would be kept.
+    const cache = {
+      holdsParse: () => false,
+      lookup: () => null,
+      remember: () => kept.push("parse"),
+      rememberDigest: () => kept.push("digest"),
+    } as unknown as IndexCache;
+    try {
+      const candidate: SkillCandidate = {
+        name: "skill",
+        baseName: "skill",
+        dir,
+        realDir: dir,
+        root: base,
+        skillMdFile: "SKILL.md",
+        entries: [...Deno.readDirSync(dir)],
+      };
+      const read = await readSkillMd(candidate, 10_000, { withDigest: true });
+      assert.ok(hasRewritten(), "the rewrite happened during the read");
+      assert.ok(read.ok);
+      assert.equal(read.isVersionRead, false);
+      assert.equal(read.digest, null);
+      // The loader, through the same read (the locator rewrites once more: same size again).
+      locatorThatRewrites(join(dir, "SKILL.md"), text("before"));
+      const loaded = await loadSkill(candidate, DEFAULT_CAPS, cache);
+      assert.notEqual(loaded.skill, null);
+      assert.deepEqual(kept, [], "a parse or digest was kept for bytes of another version");
+    } finally {
+      installFdLocator(locateDirectly);
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
   }
 });
