@@ -822,3 +822,49 @@ function readInto(
   }
   return buffer.subarray(0, filled);
 }
+
+/** Tries of {@linkcode retryingOnDescriptorShortage} at most (the first included). */
+export const DESCRIPTOR_SHORTAGE_TRIES = 40;
+/** Wait between two of its tries, in ms (40 tries: about 2 s in all at most). */
+export const DESCRIPTOR_SHORTAGE_WAIT_MS = 50;
+
+/**
+ * Runs a gated read again while it fails only because this process has no
+ * descriptor left (`EMFILE`, `ENFILE`; review r6): a large cold build's
+ * readers (the digest isolate's listing pass, both hashers) hold hundreds of
+ * descriptors for a moment each, and under a lower `ulimit -n` a SKILL.md
+ * open that met that moment was reported unreadable and its skill not
+ * served: one busy moment hid skills. Any other failure is thrown at once.
+ *
+ * @param read The read (resolve included or not); called again from the start.
+ * @param tries Calls at most, >= 1. @default DESCRIPTOR_SHORTAGE_TRIES
+ * @param waitMs Wait between calls in ms, >= 0. @default DESCRIPTOR_SHORTAGE_WAIT_MS
+ * @returns What `read` returned.
+ * @throws Whatever `read` threw last (a shortage that lasted every try, or any other error).
+ *
+ * Needs no Deno permission of its own.
+ */
+export async function retryingOnDescriptorShortage<T>(
+  read: () => Promise<T>,
+  tries: number = DESCRIPTOR_SHORTAGE_TRIES,
+  waitMs: number = DESCRIPTOR_SHORTAGE_WAIT_MS,
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= tries || !isDescriptorShortage(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
+/** Whether an error, or its cause, is the kernel saying no descriptor is left. */
+function isDescriptorShortage(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (code === "EMFILE" || code === "ENFILE") return true;
+    at = at.cause;
+  }
+  return false;
+}

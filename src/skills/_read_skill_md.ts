@@ -10,7 +10,7 @@
  * @module
  */
 
-import { readBounded } from "../files/bounded_read.ts";
+import { readBounded, retryingOnDescriptorShortage } from "../files/bounded_read.ts";
 import { PathRefusedError, resolveSkillFileSync } from "../files/path_gate.ts";
 import { joinPath } from "./_path.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
@@ -102,10 +102,14 @@ export async function readSkillMd(
     // Synchronous resolve: a start-up reads thousands of these (issue 13); same checks.
     const file = resolveSkillFileSync(candidate.realDir, candidate.skillMdFile);
     // A build that keeps the parse and digest under the resolved version checks it held (r6).
-    const read = await readBounded(file, {
-      maxBytes: maxBytes + 1,
-      checksVersion: options.withDigest === true,
-    });
+    // A moment without a free descriptor (a large build's readers hold many) is waited out, not
+    // taken for an unreadable SKILL.md that keeps the skill out (review r6).
+    const read = await retryingOnDescriptorShortage(() =>
+      readBounded(file, {
+        maxBytes: maxBytes + 1,
+        checksVersion: options.withDigest === true,
+      })
+    );
     const truncated = read.bytes.length > maxBytes;
     const kept = truncated
       ? read.bytes.subarray(0, utf8Boundary(read.bytes, maxBytes))

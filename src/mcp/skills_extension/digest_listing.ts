@@ -36,9 +36,13 @@ import type { DigestSeen, ListedSkill, ListJobSkill } from "./digest_messages.ts
 /**
  * Handles open at most while one job is listed (each listed file holds one
  * until its location is checked and it is read; past this, a file gets an
- * `lstat` and no digest here), far below a 1,024-descriptor limit.
+ * `lstat` and no digest here). Review r6: 256 held at once, beside the
+ * worker's and the file jobs' own, ran a process under `ulimit -n 256`
+ * (or 300) out of descriptors: SKILL.md opens and folder reads failed and
+ * skills were served without their files, or not at all
+ * (`tests/e2e/descriptor_limit_attack_test.ts`).
  */
-export const MAX_LISTING_HANDLES = 256;
+export const MAX_LISTING_HANDLES = 64;
 
 /**
  * Lists and hashes the skills of one job.
