@@ -13,14 +13,16 @@
  * start and a `skill_list` from ~165 to ~113 MiB, for ~140-160 ms once, on
  * a loaded 2-core machine (`bench/results/issue13.md`, section s6).
  *
- * A smaller catalog's start-up leaves garbage too, of another kind: the
- * modules' loading and the first answer grow V8's young generation (10-11
- * MiB committed in the worker at 12 skills, ~2 MiB of it live) and leave
- * the trusted part's start-up objects behind. Nothing reclaims that until
- * V8's memory reducer runs, seconds later and only if a full collection
- * happened. So each isolate compacts once when its start-up is over
- * ({@linkcode releaseStartupHeap}): at 12 skills RSS after start and a
- * `skill_list` ~87 -> ~78 MiB, level with the wall floor's (section s12).
+ * A smaller catalog's start-up leaves garbage too, of another kind: loading
+ * the modules and answering the first request grow V8's young generation
+ * (10-11 MiB committed in the worker at 12 skills, ~2 MiB of it live), and
+ * nothing gives it back until V8's memory reducer runs, many seconds later
+ * and only after a full collection. So the worker compacts once when its
+ * start-up is over ({@linkcode releaseStartupHeap}): at 12 skills RSS after
+ * start and a `skill_list` ~86 -> ~78 MiB against the wall floor's ~76
+ * (section s12). (The trusted part's own compaction was measured too: 2 MiB
+ * less V8 heap but RSS within 0.5 MiB, for 10-40 ms of CPU beside the
+ * worker's first answer; not adopted.)
  *
  * @module
  */
@@ -68,17 +70,16 @@ export function releaseBuildHeap(
 
 /**
  * After start-up, when the build did not compact (a catalog under
- * `HEAP_RELEASE_MIN_SKILLS` skills, or an isolate that builds none, such as
- * the trusted part once the worker is ready): runs V8's memory-reducing
- * full collection once, which also shrinks the young generation back to its
- * initial size. The worker calls it right after its first answer went out
+ * `HEAP_RELEASE_MIN_SKILLS` skills): runs V8's memory-reducing full
+ * collection once, which also shrinks the young generation back to its
+ * initial size (an ordinary major or minor collection does not: measured,
+ * section s12). The worker calls it right after its first answer went out
  * (and the index cache was written), so that answer never waits for it; the
- * request after it waits once for the collection (measured 9-50 ms at 12
- * skills on a loaded 2-core machine, section s12 of
+ * request after it does, once: the collection took 40-120 ms at 12 skills on
+ * the shared 2-core machine at load 4-7 (section s12 of
  * `bench/results/issue13.md`).
  *
- * @param skillCount Skills in the first catalog (0 or more); 0 for an
- *   isolate that builds none.
+ * @param skillCount Skills in the first catalog (0 or more).
  * @param collect The collector: `globalThis.gc` (present with the trusted
  *   flags' `--expose-gc`); when absent nothing happens.
  * @returns True when a collection ran.
