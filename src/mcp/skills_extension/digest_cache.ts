@@ -151,6 +151,20 @@ export interface DigestCache {
    *   flight already, or the listing has no device and inode.
    */
   hashElsewhere(skillRealDir: string, listed: SkillFile, seen: Promise<DigestSeen | null>): boolean;
+  /**
+   * {@linkcode DigestCache.hashElsewhere} for an answer already in hand (the
+   * digest isolate's listing pass, issue 13: 30,000 files at 10,000 skills,
+   * each a promise chain and an in-flight entry there): stored at once by the
+   * same rule, under the version that hasher's gate saw, only when it read
+   * that version's size, and never for a version racy at the read.
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it (with device and inode).
+   * @param seen The version the other gate saw and the digest of the bytes it read.
+   * @returns False (nothing stored) when the version is held or in flight
+   *   already, or the listing has no device and inode.
+   */
+  storeFromElsewhere(skillRealDir: string, listed: SkillFile, seen: DigestSeen): boolean;
   /** Entries held in memory now (digests the index cache did not take). */
   readonly size: number;
   /** Files read and hashed so far (cache misses), for tests and benchmarks. */
@@ -351,6 +365,11 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       started.then(() => {}, () => {}).finally(() => {
         if (inFlight.get(key) === started) inFlight.delete(key);
       });
+      return true;
+    },
+    storeFromElsewhere(skillRealDir, listed, seen) {
+      if (!this.isUnhashed(skillRealDir, listed)) return false;
+      adopt(skillRealDir, listed, seen);
       return true;
     },
     get hashedElsewhere() {

@@ -306,7 +306,7 @@ export function createDigestHelper(
     answer.digests.forEach((seen, index) => {
       const file = files[index];
       if (seen !== null && file !== undefined) {
-        cache.hashElsewhere(realDir, file, Promise.resolve(seen));
+        cache.storeFromElsewhere(realDir, file, seen);
       }
     });
     const bytes = files.reduce((sum, file) => sum + file.size, 0);

@@ -36,11 +36,10 @@ import type { DigestSeen, ListedSkill, ListJobSkill } from "./digest_messages.ts
 /**
  * Handles open at most while one job is listed (each listed file holds one
  * until its location is checked and it is read; past this, a file gets an
- * `lstat` and no digest here). Review r6: 256 held at once, beside the
- * worker's and the file jobs' own, ran a process under `ulimit -n 256`
- * (or 300) out of descriptors: SKILL.md opens and folder reads failed and
- * skills were served without their files, or not at all
- * (`tests/e2e/descriptor_limit_attack_test.ts`).
+ * `lstat` and no digest here, and the usual path hashes it later). Jobs run
+ * one after another, so this bounds the isolate's descriptors: review r6
+ * found 256 made the worker's own SKILL.md opens fail (EMFILE) under a
+ * 300-descriptor limit; a job of 16 real-shaped skills holds about 48.
  */
 export const MAX_LISTING_HANDLES = 64;
 

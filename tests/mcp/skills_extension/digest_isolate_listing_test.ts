@@ -19,6 +19,11 @@ import {
   skillEntries,
   type SkillEntry,
 } from "../../../src/mcp/skills_extension/entries.ts";
+import {
+  listAndHashSkills,
+  MAX_LISTING_HANDLES,
+} from "../../../src/mcp/skills_extension/digest_listing.ts";
+import { installFdLocator, locateDirectly } from "../../../src/files/fd_location.ts";
 import { createDigestIsolateHost } from "../../../src/sandbox/digest_isolate_host.ts";
 import { digestIsolatePermissions } from "../../../src/sandbox/worker_permissions.ts";
 import { loadSkill } from "../../../src/skills/_load_skill.ts";
@@ -238,4 +243,75 @@ Deno.test("digest isolate listing: malformed jobs and answers are not used", () 
     parseListReply({ ...good, results: [{ ...good.results[0], digests: [badSeen] }, null] }, 2),
     null,
   );
+});
+
+Deno.test("attack: a listing job of many files holds at most MAX_LISTING_HANDLES descriptors at once, and still lists every file", async () => {
+  const files: Record<string, TreeEntry> = {};
+  for (let index = 0; index < 16; index++) {
+    const name = `skill-${String(index).padStart(2, "0")}`;
+    files[`${name}/SKILL.md`] = skillMd(name);
+    for (let file = 0; file < 20; file++) files[`${name}/refs/f${file}.md`] = `${index}/${file}\n`;
+  }
+  await using tree = await makeTree(files);
+  const root = Deno.realPathSync(tree.path);
+  const openNow = () => [...Deno.readDirSync("/proc/self/fd")].length;
+  const before = openNow();
+  let most = 0;
+  installFdLocator((fd) => {
+    most = Math.max(most, openNow() - before);
+    return locateDirectly(fd);
+  });
+  try {
+    const skills = [...Deno.readDirSync(root)].map((entry) => {
+      const dir = `${root}/${entry.name}`;
+      return {
+        name: entry.name,
+        dir,
+        realDir: dir,
+        skillMdFile: "SKILL.md",
+        entries: [...Deno.readDirSync(dir)].map((item) => ({ ...item }))
+          .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+      };
+    });
+    const listed = await listAndHashSkills(skills, {
+      maxFilesPerSkill: 100,
+      maxFoldersPerSkill: 10,
+    });
+    assert.ok(most <= MAX_LISTING_HANDLES + 2, `${most} descriptors held at once`);
+    assert.equal(listed.reduce((sum, skill) => sum + (skill?.files.length ?? 0), 0), 16 * 20);
+    const digests = listed.flatMap((skill) => skill?.digests ?? []).filter((seen) => seen !== null);
+    assert.equal(digests.length, MAX_LISTING_HANDLES);
+    assert.equal(openNow(), before, "every descriptor was closed");
+  } finally {
+    installFdLocator(locateDirectly);
+  }
+});
+
+Deno.test("storeFromElsewhere() stores by hashElsewhere's rule: not a short read, not a version racy at the read, not twice", () => {
+  const cache = createDigestCache();
+  const listed = { path: "a.md", size: 3, mtimeMs: 1_000, ctimeMs: 1_000, dev: 1, ino: 2 };
+  const seen = {
+    dev: 1,
+    ino: 2,
+    size: 3,
+    mtimeMs: 1_000,
+    ctimeMs: 1_000,
+    digest: sha256("abc"),
+    bytes: 3,
+    readAtMs: 1_000 + RACY_WINDOW_MS + 1,
+  };
+  // A read that came short, or one within the racy window of the version's change: held nowhere.
+  assert.equal(cache.storeFromElsewhere("/skill", listed, { ...seen, bytes: 2 }), true);
+  assert.equal(cache.listedDigest("/skill", listed), null);
+  assert.equal(cache.storeFromElsewhere("/skill", listed, { ...seen, readAtMs: 1_500 }), true);
+  assert.equal(cache.listedDigest("/skill", listed), null);
+  // Settled and whole: held for exactly that version; a second answer for it is not taken.
+  assert.equal(cache.storeFromElsewhere("/skill", listed, seen), true);
+  assert.equal(cache.listedDigest("/skill", listed)?.digest, sha256("abc"));
+  assert.equal(cache.storeFromElsewhere("/skill", listed, { ...seen, digest: sha256("x") }), false);
+  assert.equal(cache.listedDigest("/skill", listed)?.digest, sha256("abc"));
+  // Another version than the listed one: stored under that version, not the listed one.
+  const other = { ...listed, path: "b.md" };
+  cache.storeFromElsewhere("/skill", other, { ...seen, ino: 9 });
+  assert.equal(cache.listedDigest("/skill", other), null);
 });
