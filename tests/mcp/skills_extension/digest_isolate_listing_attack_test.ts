@@ -155,3 +155,70 @@ Deno.test({
     assert.equal(small?.digests.filter((seen) => seen !== null).length, 1);
   },
 });
+
+for (
+  const [how, behave] of [
+    ["never answers a listing job", "silent"],
+    ["ends in the middle of the build", "ends"],
+    ["answers listing jobs with results for other ids and skills", "wrong-ids"],
+  ] as const
+) {
+  Deno.test(`attack: a digest isolate that ${how} costs one warning; the catalog is the worker's own`, async () => {
+    const entries: Record<string, string> = {};
+    for (let index = 0; index < 40; index++) {
+      const name = `s${String(index).padStart(2, "0")}`;
+      entries[`${name}/SKILL.md`] = skillMd(name);
+      entries[`${name}/refs/guide.md`] = `guide ${index}\n`;
+    }
+    await using tree = await makeTree(entries);
+    const target = new EventTarget();
+    let jobs = 0;
+    const parent: DigestParentPort = {
+      postMessage(message) {
+        if (message.type !== "digest-isolate") return;
+        const port = message.port;
+        port.onmessage = (event: MessageEvent) => {
+          const job = event.data as { type: string; id: number; skills?: unknown[] };
+          jobs++;
+          if (job.type !== "list-skills") return;
+          if (behave === "ends" && jobs === 2) {
+            target.dispatchEvent(
+              new MessageEvent("message", {
+                data: { type: "digest-isolate-ended", reason: "the digest isolate failed: test" },
+              }),
+            );
+          }
+          if (behave === "wrong-ids") {
+            port.postMessage({ type: "list-skills-reply", id: job.id + 1_000, results: [] });
+            port.postMessage({ type: "list-skills-reply", id: job.id, results: [null] });
+          }
+        };
+      },
+      addEventListener: (type, listener) =>
+        target.addEventListener(type, listener as EventListener),
+      removeEventListener: (type, listener) =>
+        target.removeEventListener(type, listener as EventListener),
+    };
+    const warnings: string[] = [];
+    const helper = createDigestHelper(createDigestCache(), parent, {
+      replyTimeoutMs: 300,
+      decideAfterSkills: 4,
+      warn: (line) => warnings.push(line),
+    });
+    const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS, {
+      onLoaded: (skill) => helper.offer(skill),
+      load: (candidate, loadCaps) =>
+        loadSkill(candidate, loadCaps, undefined, {
+          listedElsewhere: helper.listRemotely(candidate, loadCaps)?.catch(() => null) ?? null,
+        }),
+    });
+    helper.finish();
+    helper.close();
+    const own = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
+    assert.ok(helper.listed > 0, "listing jobs were sent");
+    assert.deepEqual(filesOf(catalog), filesOf(own));
+    assert.deepEqual(catalog.problems, own.problems);
+    assert.ok(warnings.length <= 1, `more than one warning: ${warnings.join(" | ")}`);
+    if (behave !== "wrong-ids") assert.equal(warnings.length, 1);
+  });
+}
