@@ -296,7 +296,14 @@ export async function readLocatedInChunks(
 ): Promise<LocatedRead> {
   checkCount("maxBytes", maxBytes);
   if (nodeFs === null) nodeFs = await import("node:fs");
-  const opened = openLocatedSync(skillRealDir, relPath);
+  // A file job runs long after the listing (seconds at 10,000 skills): a folder on the way that
+  // is a link by now would lead the open outside the skill, and an open alone can act (a device,
+  // a FIFO's waiting writer). So the folders below the skill are looked at first, one `lstat`
+  // each (none for a file at the top, as SKILL.md), and a link among them goes the gate's full
+  // way, which refuses before opening (review r6). The location check still decides.
+  const opened = hasFolderLinkOnTheWay(skillRealDir, relPath)
+    ? { kind: "link" as const }
+    : openLocatedSync(skillRealDir, relPath);
   if (opened.kind === "opened") {
     if (opened.handle.version.isFile) {
       try {
@@ -321,6 +328,27 @@ export async function readLocatedInChunks(
     ctimeMs: file.ctimeMs,
     bytesRead,
   };
+}
+
+/**
+ * Whether a folder between the skill's folder and the file (`a/b` of
+ * `a/b/c.md`) is not a plain folder now (a symlink, gone, or another kind),
+ * by one `lstat` each; false for a file at the skill's top. A path the
+ * served-name rules refuse is left to the caller's check.
+ */
+function hasFolderLinkOnTheWay(skillRealDir: string, relPath: string): boolean {
+  const last = relPath.lastIndexOf("/");
+  if (last <= 0 || checkServedPath(relPath) !== null) return false;
+  let path = skillRealDir.endsWith("/") ? skillRealDir.slice(0, -1) : skillRealDir;
+  for (const segment of relPath.slice(0, last).split("/")) {
+    path = `${path}/${segment}`;
+    try {
+      if (!Deno.lstatSync(path).isDirectory) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** The version of a handle opened by {@linkcode openLocatedSync} (its `fstat`). */

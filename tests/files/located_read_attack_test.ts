@@ -189,3 +189,37 @@ Deno.test("attack: a same-size rewrite of SKILL.md while the build's gated read 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("attack: a folder of a listed file swapped for a link to outside before the digest isolate's file job makes it open no outside file (a device or FIFO there would be opened)", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate_r6_open_out_" }));
+  try {
+    const skill = join(base, "skill");
+    const outside = join(base, "outside");
+    await Deno.mkdir(join(skill, "sub"), { recursive: true });
+    await Deno.mkdir(outside);
+    await Deno.writeTextFile(join(skill, "sub", "guide.md"), "inside\n");
+    await Deno.writeTextFile(join(outside, "guide.md"), "outside\n");
+    // Listed as sub/guide.md; then, long before the isolate's job runs, `sub` becomes a link.
+    await Deno.rename(join(skill, "sub"), join(skill, "sub.away"));
+    await Deno.symlink(outside, join(skill, "sub"));
+    const placed: string[] = [];
+    installFdLocator(async (fd) => {
+      const location = await locateDirectly(fd);
+      if (location !== null) placed.push(location);
+      return location;
+    });
+    try {
+      const [seen] = await hashThroughGate([{ dir: skill, path: "sub/guide.md" }]);
+      assert.equal(seen, null, "the file job read the file behind the link");
+      assert.deepEqual(
+        placed.filter((location) => !location.startsWith(`${skill}/`)),
+        [],
+        "a descriptor of a file outside the skill was opened",
+      );
+    } finally {
+      installFdLocator(locateDirectly);
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
