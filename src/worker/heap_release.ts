@@ -18,11 +18,11 @@
  * (10-11 MiB committed in the worker at 12 skills, ~2 MiB of it live), and
  * nothing gives it back until V8's memory reducer runs, many seconds later
  * and only after a full collection. So the worker compacts once when its
- * start-up is over ({@linkcode releaseStartupHeap}): at 12 skills RSS after
- * start and a `skill_list` ~86 -> ~78 MiB against the wall floor's ~76
- * (section s12). (The trusted part's own compaction was measured too: 2 MiB
- * less V8 heap but RSS within 0.5 MiB, for 10-40 ms of CPU beside the
- * worker's first answer; not adopted.)
+ * start-up is over ({@linkcode releaseStartupHeap}), and the trusted part
+ * once the worker is ready (its configuration, checks and start-up modules:
+ * 2 MiB of V8 heap, ~1 MiB of RSS): at 12 skills RSS after start and a
+ * `skill_list` ~86 -> ~78-79 MiB against the wall floor's ~74-76 (section
+ * s12).
  *
  * @module
  */
@@ -70,7 +70,8 @@ export function releaseBuildHeap(
 
 /**
  * After start-up, when the build did not compact (a catalog under
- * `HEAP_RELEASE_MIN_SKILLS` skills): runs V8's memory-reducing full
+ * `HEAP_RELEASE_MIN_SKILLS` skills, or an isolate that builds none: the
+ * trusted part once the worker is ready): runs V8's memory-reducing full
  * collection once, which also shrinks the young generation back to its
  * initial size (an ordinary major or minor collection does not: measured,
  * section s12). The worker calls it right after its first answer went out
@@ -79,7 +80,8 @@ export function releaseBuildHeap(
  * the shared 2-core machine at load 4-7 (section s12 of
  * `bench/results/issue13.md`).
  *
- * @param skillCount Skills in the first catalog (0 or more).
+ * @param skillCount Skills in the first catalog (0 or more); 0 for an
+ *   isolate that builds none.
  * @param collect The collector: `globalThis.gc` (present with the trusted
  *   flags' `--expose-gc`); when absent nothing happens.
  * @returns True when a collection ran.
