@@ -171,6 +171,15 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "and resolves its real path for the worker's read list; no client input",
   },
   {
+    path: "src/mcp/skills_extension/digest_listing.ts",
+    apis: ["Deno.lstat"],
+    reason: "digest isolate's listing pass: the build's own walk takes a file entry's version " +
+      "from the gate's located handle, and where it opened none (a link on the way, the open " +
+      "failed, the handle bound reached) from lstat of the entry's lexical path, the listing's " +
+      "own way; paths come from discovery's walk of the owner's roots, never from a client, and " +
+      "every byte is read through the gate (bounded_read.ts)",
+  },
+  {
     path: "src/skills/_fs.ts",
     apis: ["Deno.readDir"],
     reason: "discovery: lists folders under the owner's roots; paths come from the walk, never " +
