@@ -54,13 +54,39 @@ export interface SkillMdText {
 let createHash: typeof import("node:crypto").createHash | null = null;
 
 /**
- * node:crypto's `createHash`, loaded on the first SKILL.md digest: a warm
- * start reads no SKILL.md, and loading node:crypto with the worker's modules
- * cost its start-up ~5 ms (issue 13).
+ * SKILL.md digests a build computes with `crypto.subtle` before it loads
+ * node:crypto. A small catalog's cold build never loads node:crypto before
+ * `initialize` is answered (issue 13: loading it cost the worker's first
+ * answer ~3-20 ms, more than hashing a dozen files); a large one switches to
+ * node:crypto's synchronous hash after these, where `crypto.subtle`'s
+ * asynchronous round trip per file (~40 us under load) would add up.
  */
-async function sha256Hasher(): Promise<typeof import("node:crypto").createHash> {
+export const SUBTLE_DIGESTS_MAX = 64;
+
+/** Digests computed with `crypto.subtle` so far in this isolate. */
+let subtleDigests = 0;
+
+/**
+ * The SHA-256 of `bytes` as 64 lowercase hexadecimal characters: with
+ * `crypto.subtle` for the first {@linkcode SUBTLE_DIGESTS_MAX} digests while
+ * node:crypto is not loaded, else with node:crypto's `createHash` (loaded on
+ * the first such digest). Both compute the same SHA-256 over the same bytes.
+ *
+ * @param bytes The whole file's bytes.
+ * @returns The hexadecimal digest.
+ *
+ * Source: SEP-2640, "Integrity and Verification" (SHA-256 over the raw bytes).
+ */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  if (createHash === null && subtleDigests < SUBTLE_DIGESTS_MAX) {
+    subtleDigests++;
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+    let hex = "";
+    for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+    return hex;
+  }
   createHash ??= (await import("node:crypto")).createHash;
-  return createHash;
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**
@@ -120,7 +146,7 @@ export async function readSkillMd(
       // digest `skills/list` serves for that version, without reading the file again (issue 13).
       digest: options.withDigest === true && !read.isTruncated &&
           read.bytes.length === read.sizeBytes && read.sizeBytes === file.size
-        ? `sha256:${(await sha256Hasher())("sha256").update(read.bytes).digest("hex")}`
+        ? `sha256:${await sha256Hex(read.bytes)}`
         : null,
     };
   } catch (error) {
