@@ -80,7 +80,9 @@ let subtleDigests = 0;
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   if (createHash === null && subtleDigests < SUBTLE_DIGESTS_MAX) {
     subtleDigests++;
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+    const digest = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+    );
     let hex = "";
     for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
     return hex;

@@ -75,6 +75,10 @@ export class DrainingStdioTransport extends StdioServerTransport {
  *   the search index, starts then). @default none `holdUntil`: until it
  *   resolves, every message but `initialize` and `ping` waits, in arrival
  *   order (a large catalog still loading: issue 13). @default none
+ *   `holdsInitialize`: `holdUntil` holds `initialize` and `ping` too (a
+ *   small catalog still loading while the transport already reads: the
+ *   server is created on the first message released, with the catalog
+ *   complete). @default false
  *   `onRequest`: called as each request arrives (the worker builds the search
  *   index once requests pause). @default none `onAnswer`: called after each
  *   response was written (background work waits for requests to pause; issue
@@ -93,6 +97,7 @@ export async function serveOverStdio(
     log?: (line: string) => void;
     onFirstAnswer?: () => void;
     holdUntil?: Promise<void>;
+    holdsInitialize?: boolean;
     onRequest?: () => void;
     onAnswer?: () => void;
   } = {},
@@ -127,7 +132,8 @@ export async function serveOverStdio(
     },
   });
   const receive = transport.onmessage;
-  // Held until the catalog is complete: everything but `initialize` and `ping`, in order.
+  // Held until the catalog is complete: everything but `initialize` and `ping` (unless
+  // `holdsInitialize`), in order.
   let held: JSONRPCMessage[] | null = options.holdUntil === undefined ? null : [];
   options.holdUntil?.then(() => {
     const queued = held ?? [];
@@ -139,7 +145,7 @@ export async function serveOverStdio(
       inFlight.add(message.id);
       options.onRequest?.();
     }
-    const answersAtOnce = "method" in message &&
+    const answersAtOnce = options.holdsInitialize !== true && "method" in message &&
       (message.method === "initialize" || message.method === "ping");
     if (held !== null && (held.length > 0 || !answersAtOnce)) held.push(message);
     else receive?.(message);

@@ -285,8 +285,14 @@ async function serve(start: StartMessage): Promise<void> {
     // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
     // Answered early (large catalog), the watcher starts once the catalog is complete, followed by
     // a catch-up rescan of the roots (unchanged skills are reused), so such an edit is still seen.
-    if (early === null) refresh = await startConfiguredRefresh(await store, config);
-    const current = early ?? await store;
+    // A small catalog's transport is connected while the catalog loads (issue 13: its set-up and
+    // the first read overlap the build's waits); every message, `initialize` too, is held until
+    // the catalog is loaded and watched, so the answer is the same as when connected after.
+    let current: CatalogStore | null = early;
+    const watched = early !== null ? Promise.resolve() : store.then(async (loaded) => {
+      refresh = await startConfiguredRefresh(loaded, config);
+      current = loaded;
+    });
     let answered = () => {};
     firstAnswered = new Promise((resolve) => {
       const grace = setTimeout(resolve, FIRST_ANSWER_GRACE_MS);
@@ -304,6 +310,7 @@ async function serve(start: StartMessage): Promise<void> {
       const loadingNote = isComplete || earlyFolders === null
         ? {}
         : { catalogLoading: { skillFolders: earlyFolders } };
+      if (current === null) throw new Error("a message was released before the catalog loaded");
       const server = createSkillServer({
         store: current,
         config,
@@ -329,8 +336,12 @@ async function serve(start: StartMessage): Promise<void> {
         requestsInFlight = Math.max(0, requestsInFlight - 1);
         noteClientRequest();
       },
-      ...(early === null ? {} : { holdUntil: complete }),
+      ...(early === null
+        // A build that fails releases nothing: serve() ends below with the error.
+        ? { holdUntil: watched.catch(() => new Promise<void>(() => {})), holdsInitialize: true }
+        : { holdUntil: complete }),
     });
+    await watched;
     if (early !== null) {
       // Setting up the recursive watcher holds this thread (~200 ms at 10,000 skills, more
       // under load), and a client often pages through the catalog right away: it waits for a

@@ -54,6 +54,28 @@ Deno.test("stdio: a message over 10 MiB closes the session with a non-zero exit,
   assert.ok(!ids.includes(2), "nothing after the oversized message is answered");
 });
 
+Deno.test("stdio, small catalog: messages piped while the catalog loads are answered in order, initialize with the whole catalog in its instructions", async () => {
+  // The transport reads while a small catalog loads (issue 13); everything, `initialize` and
+  // `ping` too, waits for the catalog, so nothing is answered from a partial one.
+  const ping = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "ping" });
+  const list = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 6,
+    method: "tools/call",
+    params: { name: "skill_list", arguments: {} },
+  });
+  const stdin = [INITIALIZE, ping, INITIALIZED, list].join("\n") + "\n";
+  const run = await runProgram(["serve", "examples/skills"], { stdin });
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(jsonRpcIds(run.stdout), [1, 5, 6], "answered once each, in arrival order");
+  const [initialize, , listed] = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const instructions = String(initialize.result.instructions);
+  for (const name of ["color-palette", "release-notes"]) {
+    assert.ok(instructions.includes(name), `instructions name ${name}: ${instructions}`);
+    assert.ok(JSON.stringify(listed.result).includes(name), `skill_list lists ${name}`);
+  }
+});
+
 Deno.test("describeTransportError() names each failure in one line, reason cut", () => {
   let syntax: Error = new Error("unset");
   try {
