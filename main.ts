@@ -9,29 +9,39 @@
  * @module
  */
 
-// Only what `serve` needs before it creates the worker is imported here (issue 13): the rest of
-// the trusted part (src/cli/serve_command.ts, the one-shot commands) loads after, while the worker
-// loads its modules on its own thread.
-import { type CommandIo, decideColumns, EXIT_USAGE } from "./src/cli/command_io.ts";
-import { launchWords } from "./src/cli/launch_command.ts";
-import { logErrorLine, safeTerminalText } from "./src/cli/terminal_text.ts";
-import { UsageError } from "./src/config/cli.ts";
-import { ConfigFileError } from "./src/config/file/json_document.ts";
-import {
-  type ConfigLocation,
+// Only the start record's early worker loads before anything else (issue 13): a `serve` started
+// the same way as the last one creates its worker first (src/sandbox/early_start.ts), then loads
+// what `serve` needs before its own prediction (src/cli/trusted_start.ts); the rest of the trusted
+// part (src/cli/serve_command.ts, the one-shot commands) loads after the worker exists, while the
+// worker loads its modules on its own thread.
+import type { CommandIo } from "./src/cli/command_io.ts";
+import type { ConfigLocation } from "./src/config/file/load_config.ts";
+import { chooseEarlyWorker, type EarlyStart, startEarlyWorker } from "./src/sandbox/early_start.ts";
+
+const earlyStart: EarlyStart | null = import.meta.main ? await startEarlyWorker() : null;
+const {
+  checkRoots,
+  ConfigFileError,
+  createWorkerIsolate,
+  decideColumns,
+  EXIT_USAGE,
+  HttpStartupError,
+  installDir,
+  isolateEntryUrl,
+  launchWords,
   loadConfig,
   loadOverrides,
   loadSetByView,
   locateConfigOnly,
-} from "./src/config/file/load_config.ts";
-import { checkRoots } from "./src/config/root_check.ts";
-import { prepareIndexCacheDir } from "./src/config/index_cache_dir.ts";
-import { type PreparedProcess, prepareScriptProcess } from "./src/sandbox/process_prep.ts";
-import { createWorkerIsolate } from "./src/sandbox/worker_isolate.ts";
-import { predictWorkerPermissions } from "./src/sandbox/worker_prediction.ts";
-import { VERSION } from "./src/version.ts";
-import { installDir, isolateEntryUrl } from "./src/entry_points.ts";
-import { HttpStartupError, settleHttpToken } from "./src/transports/http/http_startup.ts";
+  logErrorLine,
+  predictWorkerPermissions,
+  prepareIndexCacheDir,
+  prepareScriptProcess,
+  safeTerminalText,
+  settleHttpToken,
+  UsageError,
+  VERSION,
+} = await import("./src/cli/trusted_start.ts");
 
 async function main(): Promise<number> {
   if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
@@ -138,12 +148,12 @@ async function main(): Promise<number> {
   // used only if that set equals the computed one (serve_command.ts; else ended unused). The
   // process is prepared first: the environ scrub must not race a second thread.
   const predicted = predictWorkerPermissions(config, rootPaths, sourcesCache);
-  let prepared: PreparedProcess | undefined;
-  let early: Worker | null = null;
-  if (predicted !== null) {
-    prepared = prepareScriptProcess();
-    early = createWorkerIsolate(isolateEntryUrl("worker"), predicted);
-  }
+  // The start record's worker is kept only when it holds exactly the predicted set (and, like any
+  // early worker, serves only when that is the computed one); else one is created with it.
+  const { early, prepared } = chooseEarlyWorker(earlyStart, predicted, {
+    create: (permissions) => createWorkerIsolate(isolateEntryUrl("worker"), permissions),
+    prepare: prepareScriptProcess,
+  });
   const { serveCommand } = await import("./src/cli/serve_command.ts");
   return await serveCommand({
     config,

@@ -24,6 +24,8 @@ import type { PreparedProcess } from "../sandbox/process_prep.ts";
 import { startWorker } from "../sandbox/worker_host.ts";
 import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions.ts";
 import { adoptEarlyWorker } from "../sandbox/worker_prediction.ts";
+import { rememberStart } from "../sandbox/early_start.ts";
+import { heldWorkerOption } from "../sandbox/worker_isolate.ts";
 import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { httpScriptsWarning } from "../transports/http/http_startup.ts";
 import { httpReadyLine, listenForShutdownSignals } from "../transports/http/shutdown_signals.ts";
@@ -134,6 +136,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       ...(preloaded === null ? {} : { worker: preloaded }),
     },
   );
+  // The next start of the same command creates its worker first, with this set (issue 13): written
+  // once serving, only for a worker adopted as computed (early_start.ts says why that is safe).
+  const adopted = preloaded === null ? undefined : heldWorkerOption(preloaded);
+  if (adopted !== undefined) session.ready.then(() => rememberStart(adopted), () => {});
   ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
     {
       input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },

@@ -40,7 +40,24 @@ const createdWith = new WeakMap<Worker, string>();
  * permission it hands down.
  */
 export function createWorkerIsolate(entry: URL, permissions: WorkerPermissions): Worker {
-  const option = toWorkerOption(permissions);
+  return createWorkerFromOption(entry, toWorkerOption(permissions));
+}
+
+/**
+ * {@linkcode createWorkerIsolate} from a permission option as
+ * `toWorkerOption` writes it (the start record's, `early_start.ts`): what it
+ * was created with is recorded the same way, so it serves only when that is
+ * exactly the computed set.
+ *
+ * @param entry URL of the worker's entry module.
+ * @param option The permission option it gets, for good.
+ * @returns The worker.
+ * @throws {TypeError} When Deno refuses the option.
+ *
+ * Requires `--unstable-worker-options`, and the caller must hold every
+ * permission it hands down.
+ */
+export function createWorkerFromOption(entry: URL, option: Deno.PermissionOptionsObject): Worker {
   const held = JSON.stringify(option);
   const worker = new Worker(entry, {
     type: "module",

@@ -18,10 +18,10 @@ interface InfoModule {
   }[];
 }
 
-/** The modules main.ts loads before any of its code runs: its static imports, transitively. */
-async function staticGraphOfMain(): Promise<Set<string>> {
+/** The modules a module loads before any of its code runs: its static imports, transitively. */
+async function staticGraphOf(entry: string): Promise<Set<string>> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "--frozen", "main.ts"],
+    args: ["info", "--json", "--frozen", entry],
     cwd: REPO_ROOT,
     stdout: "piped",
     stderr: "piped",
@@ -46,8 +46,31 @@ async function staticGraphOfMain(): Promise<Set<string>> {
   return new Set([...seen].map((specifier) => specifier.replace(`file://${REPO_ROOT}`, "")));
 }
 
-Deno.test("main.ts's static graph (loaded before serve creates the worker) holds the prediction and the worker's creation but none of the probe, env release, owner watch, commands, discovery or node:timers", async () => {
-  const graph = await staticGraphOfMain();
+Deno.test("main.ts's static graph (loaded before the start record's worker) holds that worker's creation and the process preparation, not the configuration or the prediction", async () => {
+  const graph = await staticGraphOf("main.ts");
+  for (
+    const needed of [
+      "src/sandbox/early_start.ts",
+      "src/sandbox/worker_isolate.ts",
+      "src/sandbox/process_prep.ts",
+    ]
+  ) assert.ok(graph.has(needed), `${needed} should load before the record's worker is created`);
+  const later = [
+    "src/cli/trusted_start.ts",
+    "src/config/file/load_config.ts",
+    "src/config/root_check.ts",
+    "src/sandbox/worker_prediction.ts",
+    "src/cli/serve_command.ts",
+  ];
+  assert.deepEqual(later.filter((module) => graph.has(module)), []);
+  assert.deepEqual([...graph].filter((module) => module.includes("jsonc-parser")), []);
+});
+
+Deno.test("main.ts's static graph with src/cli/trusted_start.ts (loaded before serve creates a predicted worker) holds the prediction and the worker's creation but none of the probe, env release, owner watch, commands, discovery or node:timers", async () => {
+  const graph = new Set([
+    ...await staticGraphOf("main.ts"),
+    ...await staticGraphOf("src/cli/trusted_start.ts"),
+  ]);
   for (const needed of ["src/sandbox/worker_prediction.ts", "src/sandbox/worker_isolate.ts"]) {
     assert.ok(graph.has(needed), `${needed} should load before the worker is created`);
   }

@@ -57,6 +57,8 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
   "src/remote/lock_file.ts": "the owner's lock file (--lock or ./skillgate.lock)",
   "src/remote/sources_cache.ts": "the sources cache's own state.json (never a skill file)",
+  "src/sandbox/early_start.ts": "the trusted part's own start record beside the bundle's " +
+    "main.js (never inside a skill root; it only decides how early the worker is created)",
 };
 
 /** The allowances, folders first. Paths are relative to the repository root. */
@@ -96,6 +98,14 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["Deno.open", "Deno.readFile", "Deno.readTextFile"],
     reason: "trusted part at boot: reads /proc/self/stat for the environment block's range, " +
       "overwrites it through /proc/self/mem and reads /proc/self/environ back; fixed paths",
+  },
+  {
+    path: "src/sandbox/early_start.ts",
+    apis: ["Deno.lstat", "Deno.open"],
+    reason: "trusted part at boot: reads its own start record beside the bundle's main.js " +
+      "(lstat: a regular file; the open handle's owner, mode, size and identity checked), a " +
+      "fixed name in the bundle folder, never a client path; what it says only decides how " +
+      "early the worker is created (kept only with exactly the computed set)",
   },
   {
     path: "src/sandbox/non_dumpable.ts",
@@ -252,7 +262,9 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
     path: "main.ts",
     apis: ["import()"],
-    reason: "trusted part: loads the one-shot commands (list, validate, permissions, sync: with " +
+    reason: "trusted part: loads what serve needs before its prediction " +
+      "(src/cli/trusted_start.ts) only after the start record's worker was created, and " +
+      "the one-shot commands (list, validate, permissions, sync: with " +
       "them zod, the MCP SDK, the YAML parser, the fetcher's code) only when they run, so " +
       "`serve` starts without them (issue 13), the remote sources' modules only when " +
       "sources are configured, and serve's own remainder (src/cli/serve_command.ts) only once " +

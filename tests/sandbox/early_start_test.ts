@@ -1,0 +1,273 @@
+/**
+ * The start record (`src/sandbox/early_start.ts`, issue 13): `serve` creates
+ * its worker before the rest of the trusted part loads, with the set the last
+ * start of the same command computed. The record may only decide how early a
+ * worker is created: these tests attack what it is read from and what a
+ * worker made from it may become.
+ */
+
+import assert from "node:assert/strict";
+import {
+  chooseEarlyWorker,
+  type EarlyStart,
+  fromTemplate,
+  isWorkerOption,
+  readStartRecord,
+  START_RECORD_MAX_BYTES,
+  START_RECORD_VERSION,
+  startRecordKey,
+  startRecordPath,
+  toTemplate,
+} from "../../src/sandbox/early_start.ts";
+import type { PreparedProcess } from "../../src/sandbox/process_prep.ts";
+import { createWorkerFromOption, heldWorkerOption } from "../../src/sandbox/worker_isolate.ts";
+import { toWorkerOption, type WorkerPermissions } from "../../src/sandbox/worker_permissions.ts";
+
+const PREDICTED: WorkerPermissions = {
+  read: ["/skills", "/cache/skillgate/index"],
+  write: ["/cache/skillgate/index"],
+  run: [],
+  net: [],
+  env: ["LOG_TOKENS", "LOG_STREAM"],
+  sys: [],
+  ffi: [],
+};
+
+/** A worker entry that does nothing (a module with no code). */
+const IDLE_ENTRY = new URL("data:text/javascript,export%20%7B%7D%3B");
+
+/** A stand-in for the process preparation, counting calls. */
+function countingPrepare(): { prepare: () => PreparedProcess; calls: () => number } {
+  let calls = 0;
+  const prepared = { scrub: "done", dumpable: "done" } as unknown as PreparedProcess;
+  return { prepare: () => (calls++, prepared), calls: () => calls };
+}
+
+/** A record file with this text and mode in a fresh folder; removed on dispose. */
+async function recordFile(text: string, mode = 0o600) {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-start-record-" });
+  const path = `${dir}/start-record.json`;
+  await Deno.writeTextFile(path, text, { mode });
+  await Deno.chmod(path, mode);
+  return { dir, path, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/** A record as `rememberStart` writes it. */
+function recordText(key: string, option: string): string {
+  return JSON.stringify({ version: START_RECORD_VERSION, key, option });
+}
+
+Deno.test("startRecordKey() changes with any argument, the working folder or any variable, but not XDG_CACHE_HOME", async () => {
+  const env = { HOME: "/home/u", PATH: "/usr/bin", XDG_CACHE_HOME: "/tmp/a" };
+  const key = await startRecordKey(["serve", "/skills"], "/work", env);
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.equal(
+    await startRecordKey(["serve", "/skills"], "/work", { ...env, XDG_CACHE_HOME: "/tmp/b" }),
+    key,
+  );
+  // The order variables come in does not matter; their names and values do.
+  assert.equal(
+    await startRecordKey(["serve", "/skills"], "/work", {
+      XDG_CACHE_HOME: "/x",
+      PATH: "/usr/bin",
+      HOME: "/home/u",
+    }),
+    key,
+  );
+  for (
+    const other of [
+      await startRecordKey(["serve", "/skills", "--static"], "/work", env),
+      await startRecordKey(["serve", "/other"], "/work", env),
+      await startRecordKey(["serve", "/skills"], "/elsewhere", env),
+      await startRecordKey(["serve", "/skills"], "/work", { ...env, SKILLGATE_GRANT: "{}" }),
+      await startRecordKey(["serve", "/skills"], "/work", { ...env, HOME: "/home/v" }),
+    ]
+  ) assert.notEqual(other, key);
+});
+
+Deno.test("toTemplate() and fromTemplate(): folders under XDG_CACHE_HOME move with it, other paths never", () => {
+  const option = JSON.stringify(toWorkerOption({
+    ...PREDICTED,
+    read: ["/tmp/a", "/tmp/ab/skills", "/tmp/a/skillgate/index"],
+    write: ["/tmp/a/skillgate/index"],
+  }));
+  const template = toTemplate(option, "/tmp/a/");
+  assert.ok(!template.includes('"/tmp/a/skillgate'), template);
+  const moved = JSON.parse(fromTemplate(template, "/var/cache/u") ?? "null");
+  assert.deepEqual(moved.read, ["/var/cache/u", "/tmp/ab/skills", "/var/cache/u/skillgate/index"]);
+  assert.deepEqual(moved.write, ["/var/cache/u/skillgate/index"]);
+  assert.equal(fromTemplate(template, "/tmp/a"), option, "the same folder gives the same option");
+  // A template that needs the variable is not used without a usable one.
+  for (const unusable of [undefined, "", "relative/cache", "/"]) {
+    assert.equal(fromTemplate(template, unusable), null, String(unusable));
+  }
+  // Without a usable variable nothing is replaced (and nothing needs it back).
+  assert.equal(toTemplate(option, undefined), option);
+  assert.equal(toTemplate(option, "/"), option);
+  assert.equal(fromTemplate(option, undefined), option);
+});
+
+Deno.test("startRecordPath(): only beside a bundle's main.js", () => {
+  assert.equal(
+    startRecordPath("file:///opt/skill%20gate/.bundle/abc/main.js"),
+    "/opt/skill gate/.bundle/abc/start-record.json",
+  );
+  assert.equal(startRecordPath("file:///opt/skillgate/main.ts"), null);
+  assert.equal(startRecordPath("file:///tmp/deno-compile-skillgate/main.ts"), null);
+});
+
+Deno.test("readStartRecord() reads a record of this user that no one else may write", async () => {
+  await using file = await recordFile(recordText("k".repeat(64), '{"read":false}'));
+  assert.deepEqual(readStartRecord(file.path), { key: "k".repeat(64), template: '{"read":false}' });
+});
+
+Deno.test("attack: readStartRecord() refuses a record its group or others may write, a symlink to a record, a FIFO, one over 64 KiB, another format", async () => {
+  const text = recordText("k".repeat(64), '{"read":false}');
+  for (const mode of [0o620, 0o602, 0o666]) {
+    await using file = await recordFile(text, mode);
+    assert.equal(readStartRecord(file.path), null, `mode ${mode.toString(8)}`);
+  }
+  {
+    await using file = await recordFile(text);
+    const link = `${file.dir}/link.json`;
+    await Deno.symlink(file.path, link);
+    assert.equal(readStartRecord(link), null, "a symlink");
+  }
+  {
+    await using file = await recordFile(text);
+    const fifo = `${file.dir}/fifo.json`;
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.ok(made.success);
+    assert.equal(readStartRecord(fifo), null, "a FIFO (and the read did not block)");
+  }
+  {
+    await using file = await recordFile(
+      recordText("k".repeat(64), `{"pad":"${"x".repeat(START_RECORD_MAX_BYTES)}"}`),
+    );
+    assert.equal(readStartRecord(file.path), null, "over the cap");
+  }
+  for (
+    const other of [
+      JSON.stringify({ version: START_RECORD_VERSION + 1, key: "k", option: "{}" }),
+      JSON.stringify({ version: START_RECORD_VERSION, key: 1, option: "{}" }),
+      JSON.stringify({ version: START_RECORD_VERSION, key: "k", option: {} }),
+      "not json",
+      "null",
+    ]
+  ) {
+    await using file = await recordFile(other);
+    assert.equal(readStartRecord(file.path), null, other);
+  }
+  if (Deno.uid() === 0) {
+    // Another user's record (only root can give a file away).
+    await using file = await recordFile(text);
+    await Deno.chown(file.path, 65534, 65534);
+    assert.equal(readStartRecord(file.path), null, "another user's record");
+  }
+});
+
+Deno.test("attack: isWorkerOption() refuses an option granting everything, code loading, unknown or reordered keys", () => {
+  const option = toWorkerOption(PREDICTED);
+  assert.equal(isWorkerOption(JSON.parse(JSON.stringify(option))), true);
+  const refused: unknown[] = [
+    { ...option, read: true },
+    { ...option, run: true },
+    { ...option, import: ["https://example.com"] },
+    { ...option, import: true },
+    { ...option, hrtime: true },
+    { ...option, read: [] },
+    { ...option, read: [1] },
+    Object.fromEntries(Object.entries(option).reverse()),
+    "inherit",
+    null,
+    [],
+  ];
+  for (const value of refused) assert.equal(isWorkerOption(value), false, JSON.stringify(value));
+});
+
+Deno.test("attack: chooseEarlyWorker(): a worker made from a record with rights the predicted set lacks is ended unused, and one with the predicted set is created without preparing the process again", () => {
+  const wider = toWorkerOption({ ...PREDICTED, run: ["/usr/bin/bwrap"], write: ["/"] });
+  const recorded: EarlyStart = {
+    worker: createWorkerFromOption(IDLE_ENTRY, wider),
+    prepared: { scrub: "recorded" } as unknown as PreparedProcess,
+  };
+  let posted = 0;
+  const postMessage = recorded.worker.postMessage.bind(recorded.worker);
+  recorded.worker.postMessage = ((message: unknown) => {
+    posted++;
+    postMessage(message);
+  }) as Worker["postMessage"];
+  let ended = 0;
+  const terminate = recorded.worker.terminate.bind(recorded.worker);
+  recorded.worker.terminate = () => {
+    ended++;
+    terminate();
+  };
+  const preparing = countingPrepare();
+  const created: Worker[] = [];
+  const chosen = chooseEarlyWorker(recorded, PREDICTED, {
+    create: (permissions) => {
+      const worker = createWorkerFromOption(IDLE_ENTRY, toWorkerOption(permissions));
+      created.push(worker);
+      return worker;
+    },
+    prepare: preparing.prepare,
+  });
+  try {
+    assert.equal(ended, 1, "the record's worker was ended");
+    assert.equal(posted, 0, "it received nothing");
+    assert.equal(created.length, 1);
+    assert.equal(chosen.early, created[0]);
+    assert.equal(heldWorkerOption(created[0]!), JSON.stringify(toWorkerOption(PREDICTED)));
+    assert.equal(preparing.calls(), 0, "prepared once, before the record's worker");
+    assert.equal(chosen.prepared, recorded.prepared);
+  } finally {
+    for (const worker of created) worker.terminate();
+  }
+});
+
+Deno.test("chooseEarlyWorker(): a record's worker holding exactly the predicted set is kept; without a prediction it is ended", () => {
+  const preparing = countingPrepare();
+  const make = {
+    create: (): Worker => {
+      throw new Error("no second worker may be created");
+    },
+    prepare: preparing.prepare,
+  };
+  const prepared = { scrub: "recorded" } as unknown as PreparedProcess;
+  const exact: EarlyStart = {
+    worker: createWorkerFromOption(
+      IDLE_ENTRY,
+      JSON.parse(JSON.stringify(toWorkerOption(PREDICTED))),
+    ),
+    prepared,
+  };
+  try {
+    const kept = chooseEarlyWorker(exact, PREDICTED, make);
+    assert.equal(kept.early, exact.worker);
+    assert.equal(kept.prepared, prepared);
+  } finally {
+    exact.worker.terminate();
+  }
+  let ended = 0;
+  const unpredicted: EarlyStart = {
+    worker: { terminate: () => void ended++ } as unknown as Worker,
+    prepared,
+  };
+  const none = chooseEarlyWorker(unpredicted, null, make);
+  assert.equal(none.early, null);
+  assert.equal(ended, 1);
+  assert.equal(none.prepared, prepared, "the preparation done is passed on, never repeated");
+  // No record: the process is prepared once, then the predicted worker created.
+  const fresh = chooseEarlyWorker(null, PREDICTED, {
+    create: (permissions) => createWorkerFromOption(IDLE_ENTRY, toWorkerOption(permissions)),
+    prepare: preparing.prepare,
+  });
+  try {
+    assert.equal(preparing.calls(), 1);
+    assert.notEqual(fresh.early, null);
+  } finally {
+    fresh.early?.terminate();
+  }
+  assert.deepEqual(chooseEarlyWorker(null, null, make), { early: null, prepared: undefined });
+});
