@@ -45,3 +45,38 @@ export async function checkoutCopy(
   await Deno.symlink(`${REPO_ROOT}.tools/node_modules`, `${root}/.tools/node_modules`);
   return { root, [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
 }
+
+/**
+ * Gives a checkout copy a node_modules of its own in place of the link to
+ * this checkout's: a real folder holding copies of the top-level entries and a
+ * real `.deno` (deno's own files copied) whose package folders link to this
+ * checkout's, but for the packages named, which are copied whole (so a test may change them).
+ *
+ * @param root The copy's root (from {@link checkoutCopy}).
+ * @param ownPackages `.deno` folder names to copy, e.g. `["jsonc-parser@3.3.1"]`.
+ * @returns The copy's node_modules path.
+ * @throws AssertionError when the copy fails.
+ *
+ * Needs read and write of the copy, read of this checkout, run of `sh`/`cp`.
+ */
+export async function ownNodeModules(root: string, ownPackages: readonly string[]): Promise<string> {
+  const into = `${root}/node_modules`;
+  await Deno.remove(into);
+  const copy = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      'from=$0; into=$1; shift; mkdir "$into" "$into/.deno" && cd "$from" && ' +
+      'for e in .[!.]* *; do [ "$e" = .deno ] || cp -a "$e" "$into/"; done && cd .deno && ' +
+      // Package folders (name@version) linked; deno's own files and hoisted links copied.
+      'for p in .[!.]* *; do case $p in *@*) ln -s "$from/.deno/$p" "$into/.deno/$p" ;; ' +
+      '*) cp -a "$p" "$into/.deno/" ;; esac; done && ' +
+      'for p in "$@"; do rm "$into/.deno/$p" && cp -a "$p" "$into/.deno/$p"; done',
+      `${REPO_ROOT}node_modules`,
+      into,
+      ...ownPackages,
+    ],
+    stderr: "piped",
+  }).output();
+  assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
+  return into;
+}
