@@ -59,7 +59,10 @@ export async function checkoutCopy(
  *
  * Needs read and write of the copy, read of this checkout, run of `sh`/`cp`.
  */
-export async function ownNodeModules(root: string, ownPackages: readonly string[]): Promise<string> {
+export async function ownNodeModules(
+  root: string,
+  ownPackages: readonly string[],
+): Promise<string> {
   const into = `${root}/node_modules`;
   await Deno.remove(into);
   const copy = await new Deno.Command("sh", {
@@ -79,4 +82,25 @@ export async function ownNodeModules(root: string, ownPackages: readonly string[
   }).output();
   assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
   return into;
+}
+
+/**
+ * What under the given paths its group or others may write (symlinks aside:
+ * their own mode is always 777), as the launcher's ownership rule sees it.
+ *
+ * @param paths Files or folders; each walked whole (`find`, not following links).
+ * @returns The paths find printed, sorted; empty when none.
+ * @throws AssertionError when find fails (a path missing or unreadable).
+ *
+ * Needs read of the paths and run of `find`.
+ */
+export async function othersMayWrite(paths: readonly string[]): Promise<string[]> {
+  const found = await new Deno.Command("find", {
+    args: [...paths, "!", "-type", "l", "(", "-perm", "-020", "-o", "-perm", "-002", ")", "-print"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  assert.ok(found.success, decoder.decode(found.stderr));
+  return decoder.decode(found.stdout).split("\n").filter((line) => line !== "").sort();
 }

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
+import { othersMayWrite } from "./_checkout_copy.ts";
 
 /** Whether `npm ping` reaches the registry (the one thing this test needs from outside). */
 async function npmReachable(): Promise<boolean> {
@@ -75,9 +76,11 @@ Deno.test({
       await Deno.mkdir(`${clone}/.tools/.install-lock`, { recursive: true });
       await Deno.writeTextFile(`${clone}/.tools/.install-lock/pid`, `${stale}\n`);
 
+      // A umask 002 user (newcomer review): what is installed must still pass the launcher's
+      // rule that group and others may not write what it runs.
       const runs = await Promise.all([
-        runLauncher(`${clone}/skillgate`, ["--version"], { cwd: parent }),
-        runLauncher(`${clone}/skillgate`, ["--version"], { cwd: parent }),
+        runLauncher(`${clone}/skillgate`, ["--version"], { cwd: parent, umask: "002" }),
+        runLauncher(`${clone}/skillgate`, ["--version"], { cwd: parent, umask: "002" }),
       ]);
       const stderr = runs.map((run) => run.stderr).join("");
       for (const run of runs) {
@@ -90,6 +93,8 @@ Deno.test({
       assert.equal(countOf(stderr, new RegExp(`stale install lock left by process ${stale}$`)), 1);
       const leftovers = [...Deno.readDirSync(`${clone}/.tools`)].map((entry) => entry.name);
       assert.deepEqual(leftovers, ["node_modules"], "no lock or staging folder is left behind");
+      const paths = [".tools", "node_modules", ".bundle"].map((name) => `${clone}/${name}`);
+      assert.deepEqual(await othersMayWrite(paths), [], "installed group- or world-writable");
 
       // Installed once: the next run is silent on stderr and Makefile set-up finds the same Deno.
       const again = await runLauncher(`${clone}/skillgate`, ["--version"], { cwd: parent });

@@ -105,3 +105,34 @@ Deno.test({
     assert.equal(await checkout.ran(), false, "another user's .tools deno ran");
   },
 });
+
+Deno.test("attack: a group-writable pinned deno in .tools (a umask 002 install, a shared group) never runs: PATH's 2.9 deno does, or the launcher says what to chmod", async () => {
+  await using checkout = await checkoutWithToolsDeno();
+  await Deno.chmod(checkout.toolsDeno, 0o775);
+  const bin = await pathDenoDir(checkout.root);
+  const withPath = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+    cwd: checkout.root,
+    env: { ...NO_BUNDLE, PATH: `${bin}:${launcherEnv().PATH}` },
+  });
+  assert.equal(withPath.code, 0, withPath.stderr);
+  assert.equal(withPath.stdout, `skillgate ${VERSION}\n`);
+  assert.equal(await checkout.ran(), false, "the .tools deno its group may write ran");
+  assert.ok(withPath.stderr.includes(`chmod -R go-w ${checkout.root}/.tools`), withPath.stderr);
+  const without = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+    cwd: checkout.root,
+    env: NO_BUNDLE,
+  });
+  assert.equal(without.code, 1);
+  assert.equal(without.stdout, "");
+  assert.match(without.stderr, /not running .*\.tools.*its group/s);
+  assert.ok(without.stderr.includes(`chmod -R go-w ${checkout.root}/.tools`), without.stderr);
+  assert.equal(await checkout.ran(), false, "the .tools deno its group may write ran");
+  // Made go-w as the message says: it runs.
+  await Deno.chmod(checkout.toolsDeno, 0o755);
+  const fixed = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
+    cwd: checkout.root,
+    env: NO_BUNDLE,
+  });
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.equal(await checkout.ran(), true);
+});

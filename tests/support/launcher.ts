@@ -42,16 +42,20 @@ export function pathWithoutDeno(): string {
  * @param launcher The path to run (the launcher, or a symlink to it).
  * @param args Arguments passed through, e.g. `["validate", "./broken-skill"]`.
  * @param options `cwd` (required: the caller's folder), `env` additions,
- *   `stdin` text.
+ *   `stdin` text, `umask` (octal text, e.g. "002"; default: this process's).
  * @returns Exit code, stdout and stderr as text.
  */
 export async function runLauncher(
   launcher: string,
   args: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; stdin?: string },
+  options: { cwd: string; env?: Record<string, string>; stdin?: string; umask?: string },
 ): Promise<LauncherRun> {
-  const child = new Deno.Command(launcher, {
-    args: [...args],
+  // With a umask: through sh, which sets it and then becomes the launcher.
+  const [command, commandArgs] = options.umask === undefined
+    ? [launcher, [...args]]
+    : ["sh", ["-c", 'umask "$0" && exec "$@"', options.umask, launcher, ...args]];
+  const child = new Deno.Command(command, {
+    args: commandArgs,
     cwd: options.cwd,
     clearEnv: true,
     env: launcherEnv(options.env),
