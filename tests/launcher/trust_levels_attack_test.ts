@@ -158,6 +158,24 @@ Deno.test("attack: a chunk replaced by a symlink to the same bytes in a folder a
   assert.equal(run.stdout, `skillgate ${VERSION}\n`, "a bundle with a symlinked chunk ran");
 });
 
+Deno.test("attack: a .bundle/<hash> that is a symlink to the bundle moved into a folder anyone may write never runs", async () => {
+  await using checkout = await plantedBundleCheckout();
+  const shared = `${checkout.root}/../shared`;
+  await Deno.mkdir(shared);
+  await Deno.chmod(shared, 0o777);
+  // Every file in it is still ours and go-w; only the folder holding it is not the checkout's.
+  await Deno.rename(checkout.bundle, `${shared}/bundle`);
+  await Deno.symlink(`${shared}/bundle`, checkout.bundle);
+  for (const pass of ["shortcut", "after"]) {
+    const run = await launch(checkout.root, { R7_NO_BUNDLE_BUILD: "1" });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `skillgate ${VERSION}\n`, `${pass}: a symlinked bundle folder ran`);
+    const source = `${checkout.root}/src/version.ts`;
+    const { atime, mtime } = await Deno.stat(source);
+    await Deno.utime(source, atime!, mtime!);
+  }
+});
+
 for (const weakness of WEAKNESSES) {
   Deno.test({
     name: `attack: a .bundle/current that ${
