@@ -21,6 +21,7 @@ import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
+import { type LostFolder, planWatch, type WatchOpener } from "./watch_plan.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
@@ -36,6 +37,8 @@ export interface LiveRefreshOptions {
   readonly load?: SkillLoader;
   /** Called after every refresh, for logs, tests and benchmarks. */
   readonly onRefresh?: (report: RefreshReport) => void;
+  /** Opens watchers (tests inject one that fails for a folder). @default Deno.watchFs */
+  readonly watchFs?: WatchOpener;
 }
 
 /** What one refresh did. */
@@ -58,6 +61,11 @@ export interface RefreshReport {
 export interface LiveRefresh extends AsyncDisposable {
   /** The folders watched now. */
   readonly watched: readonly string[];
+  /**
+   * The folders under them that cannot be watched now (each named on stderr
+   * once): edits there are not seen until a refresh of their root reads them.
+   */
+  readonly unwatched: readonly LostFolder[];
   /**
    * Runs a refresh for `paths` now (after any refresh in progress).
    *
@@ -107,7 +115,14 @@ export async function startLiveRefresh(
   options: LiveRefreshOptions,
 ): Promise<LiveRefresh> {
   let watched: string[] = [];
-  let watcher: Deno.FsWatcher | null = null;
+  let unwatched: readonly LostFolder[] = [];
+  /** Set while a path could not be watched whole (split): rewatch after every refresh. */
+  let isSplit = false;
+  /** What a split watch covered (recursively or flat), so a rewatch refreshes what it adds. */
+  let covered = new Set<string>();
+  const warned = new Set<string>();
+  const open: WatchOpener = options.watchFs ?? Deno.watchFs;
+  let watchers: Deno.FsWatcher[] = [];
   let pump: Promise<void> = Promise.resolve();
   let isClosed = false;
   let pending = new Set<string>();
@@ -179,8 +194,10 @@ export async function startLiveRefresh(
         notificationsSent = notifyLiveServers(change, {
           isToolDescriptionMode: options.isToolDescriptionMode,
         });
-        await rewatch();
       }
+      // A split watch misses what is created under a folder watched flat (a new skill folder):
+      // planned again after every refresh, not only when the catalog changed.
+      if (isSwapped || isSplit) await rewatch();
       report = {
         paths: paths.length,
         isFullRescan: rebuilt.isFullRescan,
@@ -204,26 +221,45 @@ export async function startLiveRefresh(
   async function rewatch(): Promise<void> {
     if (isClosed) return;
     const next = await watchPaths(store.base());
-    if (next.length === watched.length && next.every((path, i) => path === watched[i])) return;
-    watcher?.close();
-    await pump;
+    const isSame = next.length === watched.length && next.every((path, i) => path === watched[i]);
+    if (isClosed || (isSame && !isSplit)) return;
+    // The new watchers open before the old ones close: no event falls between them.
+    const [old, oldPump, before] = [watchers, pump, covered];
     openWatcher(next);
+    for (const watcher of old) watcher.close();
+    await oldPump;
+    // Folders watched now that were not (a folder made readable, one created under a folder
+    // watched flat): read once, as edits made there before this watch were not seen.
+    const added = [...covered].filter((path) => !before.has(path) && !next.includes(path));
+    if (added.length > 0 && !isClosed) void schedule(added);
   }
 
   function openWatcher(paths: string[]): void {
     watched = paths;
-    watcher = tryWatch(paths);
-    const current = watcher;
-    if (current === null) {
-      pump = Promise.resolve();
-      return;
+    const opened = openWatchers(paths, open);
+    watchers = opened.watchers;
+    unwatched = opened.lost;
+    isSplit = opened.isSplit;
+    covered = new Set(opened.covered);
+    for (const lost of opened.lost) {
+      const key = `${lost.root}\0${lost.folder}`;
+      if (warned.has(key)) continue;
+      warned.add(key);
+      logErrorLine(
+        lost.folder === "."
+          ? `skillgate: live refresh is off for "${lost.root}": cannot watch it (${lost.why})`
+          : `skillgate: live refresh misses the folder "${lost.folder}" in "${lost.root}": ` +
+            `cannot watch it (${lost.why}); the rest of that root refreshes. Make the folder ` +
+            "readable (its changes are read at the next refresh), or move it out of the root",
+      );
     }
-    pump = (async () => {
-      for await (const event of current) {
+    const current = watchers;
+    pump = Promise.all(current.map(async (watcher) => {
+      for await (const event of watcher) {
         if (event.kind === "access") continue;
         debouncer.add(event.paths);
       }
-    })().catch((error: unknown) => {
+    })).then(() => {}, (error: unknown) => {
       if (!isClosed) logErrorLine(`skillgate: file watching stopped: ${describeError(error)}`);
     });
   }
@@ -234,13 +270,16 @@ export async function startLiveRefresh(
     if (isClosed) return;
     isClosed = true;
     debouncer.close();
-    watcher?.close();
+    for (const watcher of watchers) watcher.close();
     await pump;
     await running;
   };
   return {
     get watched() {
       return watched;
+    },
+    get unwatched() {
+      return unwatched;
     },
     refresh: (paths, refreshOptions) => schedule(paths, refreshOptions?.giveWay),
     rebuildAll: () => {
@@ -268,27 +307,40 @@ async function freshBuild(
   return { catalog, isFullRescan: true, loaded: catalog.skills.length };
 }
 
-/** Opens one recursive watcher over every path that can be watched; null when none can. */
-function tryWatch(paths: readonly string[]): Deno.FsWatcher | null {
+/**
+ * Opens one recursive watcher over every path when it can (the common case: one
+ * watcher), else what {@linkcode planWatch} finds can be watched: a recursive
+ * watcher over the folders that can be watched whole and a flat one over the
+ * folders split because one of their sub-folders cannot be.
+ */
+function openWatchers(paths: readonly string[], open: WatchOpener): {
+  watchers: Deno.FsWatcher[];
+  lost: readonly LostFolder[];
+  isSplit: boolean;
+  covered: readonly string[];
+} {
+  if (paths.length === 0) return { watchers: [], lost: [], isSplit: false, covered: [] };
   try {
-    return Deno.watchFs([...paths], { recursive: true });
+    return {
+      watchers: [open([...paths], { recursive: true })],
+      lost: [],
+      isSplit: false,
+      covered: paths,
+    };
   } catch {
-    const usable = paths.filter((path) => {
+    const plan = planWatch(paths, open);
+    const watchers: Deno.FsWatcher[] = [];
+    const lost = [...plan.lost];
+    for (const [list, recursive] of [[plan.recursive, true], [plan.flat, false]] as const) {
+      if (list.length === 0) continue;
       try {
-        Deno.watchFs(path, { recursive: true }).close();
-        return true;
+        watchers.push(open([...list], { recursive }));
       } catch (error) {
-        logErrorLine(`skillgate: cannot watch "${path}" for changes (${errorName(error)})`);
-        return false;
+        // Each was watchable a moment ago (changed since): lost until the next refresh.
+        for (const path of list) lost.push({ root: path, folder: ".", why: errorName(error) });
       }
-    });
-    if (usable.length === 0) return null;
-    try {
-      return Deno.watchFs(usable, { recursive: true });
-    } catch (error) {
-      console.error(`skillgate: live refresh is off: cannot watch the roots (${errorName(error)})`);
-      return null;
     }
+    return { watchers, lost, isSplit: true, covered: [...plan.recursive, ...plan.flat] };
   }
 }
 
