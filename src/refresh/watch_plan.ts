@@ -48,7 +48,12 @@ export type WatchOpener = (
  * watched so; a path that fails is watched flat and its sub-folders (not
  * symlinks: a linked skill's real folder is in `paths` on its own) are
  * planned in turn, up to {@linkcode MAX_WATCH_SPLIT_DEPTH} levels and
- * {@linkcode MAX_WATCH_PROBES} probes.
+ * {@linkcode MAX_WATCH_PROBES} probes: only the sub-folder holding the path
+ * the watcher's error names ({@linkcode namedPaths}); the others are watched
+ * recursively unprobed (each probe sets up the kernel's watches over a whole
+ * tree). A second unwatchable folder, which that error does not name, makes
+ * the final recursive open fail (live_refresh.ts then loses that list until
+ * the next refresh).
  *
  * @param paths Absolute folders (roots and linked skills' real folders).
  * @param open The watcher opener. @default Deno.watchFs
@@ -65,13 +70,14 @@ export function planWatch(
   const lost: LostFolder[] = [];
   let probes = 0;
 
-  const canOpen = (path: string, isRecursive: boolean): string | null => {
+  /** Opens and closes a watcher over `watch`; the error when it fails, else null. */
+  const tryOpen = (watch: string | string[], isRecursive: boolean): Error | null => {
     probes++;
     try {
-      open(path, { recursive: isRecursive }).close();
+      open(watch, { recursive: isRecursive }).close();
       return null;
     } catch (error) {
-      return error instanceof Error ? error.name : "Error";
+      return error instanceof Error ? error : new Error(String(error));
     }
   };
 
@@ -80,10 +86,10 @@ export function planWatch(
       lost.push({ root, folder: relative(root, folder) || ".", why });
     };
     if (probes >= MAX_WATCH_PROBES || depth > MAX_WATCH_SPLIT_DEPTH) return lose("limit");
-    const recursiveError = canOpen(folder, true);
+    const recursiveError = tryOpen(folder, true);
     if (recursiveError === null) return void recursive.push(folder);
-    const flatError = canOpen(folder, false);
-    if (flatError !== null) return lose(flatError);
+    const flatError = tryOpen(folder, false);
+    if (flatError !== null) return lose(flatError.name);
     let children: string[];
     try {
       children = [...Deno.readDirSync(folder)]
@@ -94,9 +100,38 @@ export function planWatch(
       return lose(error instanceof Error ? error.name : "Error");
     }
     flat.push(folder);
-    for (const child of children) split(root, child, depth + 1);
+    // Deno's watcher names the path it could not watch: only the sub-folder holding it is split,
+    // its siblings are watched recursively without a probe each (r7 review: a probe per sibling,
+    // each setting up the kernel's watches over its tree, held the thread ~7 s at 6,000 skills
+    // and ran out of probes, leaving ~1,900 readable folders unwatched). Without a named path
+    // under this folder, each sub-folder is probed on its own.
+    const named = namedPaths(recursiveError).filter((path) => path.startsWith(`${folder}/`));
+    for (const child of children) {
+      const isNamed = named.some((path) => path === child || path.startsWith(`${child}/`));
+      if (named.length > 0 && !isNamed) recursive.push(child);
+      else split(root, child, depth + 1);
+    }
   };
 
   for (const path of paths) split(path, path, 0);
-  return { recursive, flat, lost };
+  return { recursive: recursive.sort(), flat, lost };
+}
+
+/**
+ * The paths a watcher error names: Deno's message ends with
+ * `about ["/path", ...]` (e.g. `Permission denied (os error 13) about
+ * ["/root/skills/locked"]`). Empty when it names none.
+ *
+ * @param error A `Deno.watchFs` error.
+ * @returns The named absolute paths.
+ */
+export function namedPaths(error: Error): string[] {
+  const match = /about (\[.*\])\s*$/s.exec(error.message);
+  if (match === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(match[1]!);
+    return Array.isArray(parsed) ? parsed.filter((item) => typeof item === "string") : [];
+  } catch {
+    return [];
+  }
 }
