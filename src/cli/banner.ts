@@ -10,6 +10,7 @@ import type { ReadyMessage } from "../sandbox/messages.ts";
 import { VERSION } from "../version.ts";
 import { oneLine, oneLineName, safeTerminalText } from "./terminal_text.ts";
 import { shellCommand } from "./shell_quote.ts";
+import { counted } from "./counted.ts";
 
 /**
  * Renders the banner.
@@ -35,12 +36,14 @@ export function bannerText(
   const roots = config.roots.map((root) => `  ${oneLineName(root.path)} (${root.from})`).join("\n");
   const problems = ready.problemLines.length === 0
     ? ""
-    : `\nProblems (${ready.errorCount} errors, ${ready.warningCount} warnings):\n` +
+    : `\nProblems (${counted(ready.errorCount, "error")}, ${
+      counted(ready.warningCount, "warning")
+    }):\n` +
       ready.problemLines.map((line) => `  ${oneLine(line)}`).join("\n") + "\n";
   const command = shellCommand([...launch, ...config.roots.map((root) => root.path)]);
   const scripts = isolation === null ? "" : `Scripts: granted scripts run in isolation mode ` +
     `${isolation}${isolation === "sandbox" ? " (bubblewrap)" : ""}\n`;
-  return `skillgate ${VERSION}: serving ${ready.skillCount} skills over stdio
+  return `skillgate ${VERSION}: serving ${counted(ready.skillCount, "skill")} over stdio
 Roots:
 ${roots}
 ${scripts}${problems}

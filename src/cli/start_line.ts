@@ -5,6 +5,7 @@
  * @module
  */
 
+import { counted } from "./counted.ts";
 import type { Config } from "../config/config.ts";
 import type { ReadyMessage } from "../sandbox/messages.ts";
 import { VERSION } from "../version.ts";
@@ -22,13 +23,11 @@ import { oneLineName } from "./terminal_text.ts";
  */
 export function startLine(config: Config, ready: ReadyMessage): string {
   const roots = config.roots.map((root) => `${oneLineName(root.path)} (${root.from})`).join(", ");
-  const skills = `${ready.skillCount} ${ready.skillCount === 1 ? "skill" : "skills"}`;
-  const problems = `${count(ready.errorCount, "error")}, ${count(ready.warningCount, "warning")}`;
+  const skills = counted(ready.skillCount, "skill");
+  const problems = `${counted(ready.errorCount, "error")}, ${
+    counted(ready.warningCount, "warning")
+  }`;
   const hint = ready.errorCount + ready.warningCount > 0 ? " (skillgate list shows them)" : "";
   return `skillgate ${VERSION}: serving ${skills} over stdio from ${roots}; ` +
     `problems: ${problems}${hint}`;
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -46,6 +46,13 @@ export function prepareIndexCacheDir(
     }
     return { dir, warning: null };
   } catch (error) {
+    // mkdir over a file says AlreadyExists (or NotADirectory for a file above it): say so.
+    if (error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotADirectory) {
+      return ignored(
+        `${dir} is a file (or lies under one), not a folder; pass a folder to --index-cache ` +
+          "(one that does not exist yet is created)",
+      );
+    }
     return ignored(`cannot be created (${error instanceof Error ? error.name : "error"})`);
   }
 }

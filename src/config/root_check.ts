@@ -5,7 +5,9 @@
  * @module
  */
 
+import { basename } from "node:path";
 import type { Root } from "../skills/skill.ts";
+import { commandMeant } from "./command_typo.ts";
 import type { RootPaths } from "../sandbox/worker_permissions.ts";
 
 /** A root that cannot be served, with a message saying what to do. */
@@ -18,11 +20,15 @@ export interface RootFailure {
  * Stats and realpaths each root. Requires `--allow-read` on the roots.
  *
  * @param roots The configured roots.
+ * @param args The command-line arguments as typed: a missing root typed first,
+ *   as a bare name within two edits of a command, is reported as that
+ *   mistyped command. @default Deno.args
  * @returns The roots with their real paths, and a failure per root that is
  *   missing, unreadable or not a folder.
  */
 export async function checkRoots(
   roots: readonly Root[],
+  args: readonly string[] = Deno.args,
 ): Promise<{ paths: RootPaths[]; failures: RootFailure[] }> {
   const paths: RootPaths[] = [];
   const failures: RootFailure[] = [];
@@ -39,6 +45,20 @@ export async function checkRoots(
       }
       paths.push({ path: root.path, realPath: await Deno.realPath(root.path) });
     } catch (error) {
+      const typed = basename(root.path);
+      const meant = error instanceof Deno.errors.NotFound && root.from === "argument" &&
+          args[0] === typed
+        ? commandMeant(typed)
+        : null;
+      if (meant !== null) {
+        failures.push({
+          path: root.path,
+          message: `unknown command "${typed}": did you mean "${meant}"? Run: skillgate ${meant} ` +
+            `... (skillgate --help lists the commands; a skill folder named "${typed}" is ` +
+            `passed as ./${typed} once it exists)`,
+        });
+        continue;
+      }
       const why = error instanceof Deno.errors.NotFound
         ? "does not exist"
         : error instanceof Deno.errors.PermissionDenied

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { dirname } from "node:path";
 import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import { catalogChannel } from "../mcp/model_catalog/model_catalog.ts";
@@ -116,8 +117,8 @@ export async function startLiveRefresh(
 ): Promise<LiveRefresh> {
   let watched: string[] = [];
   let unwatched: readonly LostFolder[] = [];
-  /** Set while a path could not be watched whole (split): rewatch after every refresh. */
-  let isSplit = false;
+  /** The folders watched flat while a path could not be watched whole (split). */
+  let flatFolders = new Set<string>();
   /** What a split watch covered (recursively or flat), so a rewatch refreshes what it adds. */
   let covered = new Set<string>();
   const warned = new Set<string>();
@@ -195,9 +196,11 @@ export async function startLiveRefresh(
           isToolDescriptionMode: options.isToolDescriptionMode,
         });
       }
-      // A split watch misses what is created under a folder watched flat (a new skill folder):
-      // planned again after every refresh, not only when the catalog changed.
-      if (isSwapped || isSplit) await rewatch();
+      // A split watch misses what is created under a folder watched flat (a new skill folder)
+      // and a lost folder made readable (an event in its flat parent): planned again then.
+      const isFlatTouched = flatFolders.size > 0 &&
+        paths.some((path) => flatFolders.has(path) || flatFolders.has(dirname(path)));
+      if (isSwapped || isFlatTouched) await rewatch(isFlatTouched);
       report = {
         paths: paths.length,
         isFullRescan: rebuilt.isFullRescan,
@@ -218,11 +221,11 @@ export async function startLiveRefresh(
     options.onRefresh?.(report);
   }
 
-  async function rewatch(): Promise<void> {
+  async function rewatch(isFlatTouched = false): Promise<void> {
     if (isClosed) return;
     const next = await watchPaths(store.base());
     const isSame = next.length === watched.length && next.every((path, i) => path === watched[i]);
-    if (isClosed || (isSame && !isSplit)) return;
+    if (isClosed || (isSame && !isFlatTouched)) return;
     // The new watchers open before the old ones close: no event falls between them.
     const [old, oldPump, before] = [watchers, pump, covered];
     openWatcher(next);
@@ -239,7 +242,7 @@ export async function startLiveRefresh(
     const opened = openWatchers(paths, open);
     watchers = opened.watchers;
     unwatched = opened.lost;
-    isSplit = opened.isSplit;
+    flatFolders = new Set(opened.flat);
     covered = new Set(opened.covered);
     for (const lost of opened.lost) {
       const key = `${lost.root}\0${lost.folder}`;
@@ -316,15 +319,15 @@ async function freshBuild(
 function openWatchers(paths: readonly string[], open: WatchOpener): {
   watchers: Deno.FsWatcher[];
   lost: readonly LostFolder[];
-  isSplit: boolean;
+  flat: readonly string[];
   covered: readonly string[];
 } {
-  if (paths.length === 0) return { watchers: [], lost: [], isSplit: false, covered: [] };
+  if (paths.length === 0) return { watchers: [], lost: [], flat: [], covered: [] };
   try {
     return {
       watchers: [open([...paths], { recursive: true })],
       lost: [],
-      isSplit: false,
+      flat: [],
       covered: paths,
     };
   } catch {
@@ -340,7 +343,7 @@ function openWatchers(paths: readonly string[], open: WatchOpener): {
         for (const path of list) lost.push({ root: path, folder: ".", why: errorName(error) });
       }
     }
-    return { watchers, lost, isSplit: true, covered: [...plan.recursive, ...plan.flat] };
+    return { watchers, lost, flat: plan.flat, covered: [...plan.recursive, ...plan.flat] };
   }
 }
 

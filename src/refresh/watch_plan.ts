@@ -1,23 +1,23 @@
 /**
  * What live refresh can watch when a recursive watch of a root fails: Deno's
  * recursive watcher gives up on the whole path when one folder in it cannot
- * be watched (an unreadable sub-folder: PermissionDenied naming that folder),
- * so one such folder used to turn off live refresh for its whole root. Here a
- * path that fails is split: the folder itself is watched on its own (its
- * entries created, removed, renamed or changed) and each sub-folder is tried
- * again, so only the folders that cannot be watched at all are lost, and
- * they are named (relative to their root) for the warning.
+ * be watched (an unreadable sub-folder: PermissionDenied `about ["<folder>"]`),
+ * so one such folder used to turn off live refresh for its whole root. Here
+ * the watch is split along the folder the error names: its ancestors up to the
+ * watched path are watched flat (their entries created, removed, renamed or
+ * changed), it is lost, and everything else is tried again in ONE recursive
+ * watch, repeated while another folder is named. Only when the error names no
+ * folder under a watched path is each sub-folder probed on its own. Only the
+ * folders that cannot be watched at all are lost, each named (relative to its
+ * root) for the warning.
  *
  * @module
  */
 
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 
-/** Folders probed at most while splitting (bounds the work when many fail). */
-export const MAX_WATCH_PROBES = 4096;
-
-/** How deep under a root splitting goes at most (skills sit one to a few levels down). */
-export const MAX_WATCH_SPLIT_DEPTH = 8;
+/** Watches opened at most while planning (bounds the work when many folders fail). */
+export const MAX_WATCH_PROBES = 256;
 
 /** A folder live refresh cannot watch. */
 export interface LostFolder {
@@ -25,7 +25,7 @@ export interface LostFolder {
   readonly root: string;
   /** The folder relative to `root` ("." for the root itself). */
   readonly folder: string;
-  /** Why (the error's name, e.g. `PermissionDenied`), or "limit" past the probe bounds. */
+  /** Why (the error's name, e.g. `PermissionDenied`), or "limit" past the probe bound. */
   readonly why: string;
 }
 
@@ -44,20 +44,13 @@ export type WatchOpener = (
 ) => Deno.FsWatcher;
 
 /**
- * Plans the watch of `paths`: each path that a recursive watch accepts is
- * watched so; a path that fails is watched flat and its sub-folders (not
- * symlinks: a linked skill's real folder is in `paths` on its own) are
- * planned in turn, up to {@linkcode MAX_WATCH_SPLIT_DEPTH} levels and
- * {@linkcode MAX_WATCH_PROBES} probes: only the sub-folder holding the path
- * the watcher's error names ({@linkcode namedPaths}); the others are watched
- * recursively unprobed (each probe sets up the kernel's watches over a whole
- * tree). A second unwatchable folder, which that error does not name, makes
- * the final recursive open fail (live_refresh.ts then loses that list until
- * the next refresh).
+ * Plans the watch of `paths` (see the module comment). Sub-folders that are
+ * symlinks are not followed (a linked skill's real folder is in `paths` on its
+ * own).
  *
  * @param paths Absolute folders (roots and linked skills' real folders).
  * @param open The watcher opener. @default Deno.watchFs
- * @returns The plan; `lost` lists each folder not watched, in walk order.
+ * @returns The plan; `lost` lists each folder not watched.
  *
  * Requires `--allow-read` on the paths (watching and listing them).
  */
@@ -68,70 +61,110 @@ export function planWatch(
   const recursive: string[] = [];
   const flat: string[] = [];
   const lost: LostFolder[] = [];
+  /** Folders still to watch recursively, each with the watched path it is under. */
+  let candidates = paths.map((path) => ({ root: path, folder: path }));
   let probes = 0;
-
-  /** Opens and closes a watcher over `watch`; the error when it fails, else null. */
-  const tryOpen = (watch: string | string[], isRecursive: boolean): Error | null => {
+  const lose = (root: string, folder: string, why: string) =>
+    void lost.push({ root, folder: relative(root, folder) || ".", why });
+  const tryOpen = (target: string | string[], isRecursive: boolean): unknown => {
     probes++;
     try {
-      open(watch, { recursive: isRecursive }).close();
+      open(target, { recursive: isRecursive }).close();
       return null;
     } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
+      return error ?? new Error("watch failed");
     }
   };
-
-  const split = (root: string, folder: string, depth: number): void => {
-    const lose = (why: string): void => {
-      lost.push({ root, folder: relative(root, folder) || ".", why });
-    };
-    if (probes >= MAX_WATCH_PROBES || depth > MAX_WATCH_SPLIT_DEPTH) return lose("limit");
-    const recursiveError = tryOpen(folder, true);
-    if (recursiveError === null) return void recursive.push(folder);
-    const flatError = tryOpen(folder, false);
-    if (flatError !== null) return lose(flatError.name);
-    let children: string[];
-    try {
-      children = [...Deno.readDirSync(folder)]
-        .filter((entry) => entry.isDirectory && !entry.isSymlink)
-        .map((entry) => join(folder, entry.name))
-        .sort();
-    } catch (error) {
-      return lose(error instanceof Error ? error.name : "Error");
+  /** Watches `folder` flat and makes its sub-folders but `except` candidates; false if it cannot. */
+  const splitOne = (root: string, folder: string, except: string | null): boolean => {
+    const error = tryOpen(folder, false);
+    let children: string[] = [];
+    if (error === null) {
+      try {
+        children = [...Deno.readDirSync(folder)]
+          .filter((entry) => entry.isDirectory && !entry.isSymlink)
+          .map((entry) => join(folder, entry.name));
+      } catch (readError) {
+        lose(root, folder, errorName(readError));
+        return false;
+      }
+    } else {
+      lose(root, folder, errorName(error));
+      return false;
     }
     flat.push(folder);
-    // Deno's watcher names the path it could not watch: only the sub-folder holding it is split,
-    // its siblings are watched recursively without a probe each (r7 review: a probe per sibling,
-    // each setting up the kernel's watches over its tree, held the thread ~7 s at 6,000 skills
-    // and ran out of probes, leaving ~1,900 readable folders unwatched). Without a named path
-    // under this folder, each sub-folder is probed on its own.
-    const named = namedPaths(recursiveError).filter((path) => path.startsWith(`${folder}/`));
-    for (const child of children) {
-      const isNamed = named.some((path) => path === child || path.startsWith(`${child}/`));
-      if (named.length > 0 && !isNamed) recursive.push(child);
-      else split(root, child, depth + 1);
+    for (const child of children.sort()) {
+      if (child !== except) candidates.push({ root, folder: child });
     }
+    return true;
   };
 
-  for (const path of paths) split(path, path, 0);
-  return { recursive: recursive.sort(), flat, lost };
+  while (candidates.length > 0) {
+    if (probes >= MAX_WATCH_PROBES) {
+      for (const { root, folder } of candidates) lose(root, folder, "limit");
+      break;
+    }
+    const error = tryOpen(candidates.map((candidate) => candidate.folder), true);
+    if (error === null) {
+      recursive.push(...candidates.map((candidate) => candidate.folder));
+      break;
+    }
+    const named = namedFolder(error);
+    const at = named === null
+      ? -1
+      : candidates.findIndex(({ folder }) => named === folder || named.startsWith(`${folder}/`));
+    if (at === -1) {
+      // No folder under a candidate named: each candidate on its own, split where it fails.
+      const all = candidates;
+      candidates = [];
+      for (const candidate of all) {
+        if (probes >= MAX_WATCH_PROBES) lose(candidate.root, candidate.folder, "limit");
+        else if (tryOpen(candidate.folder, true) === null) recursive.push(candidate.folder);
+        else splitOne(candidate.root, candidate.folder, null);
+      }
+      // The sub-folders of the split ones are tried again in the next round.
+      continue;
+    }
+    const { root, folder } = candidates[at]!;
+    candidates.splice(at, 1);
+    const why = errorName(error);
+    if (named === folder) {
+      // The candidate itself: watched flat if it can be (its sub-folders tried again), else lost.
+      const unwatchable = tryOpen(folder, false);
+      if (unwatchable !== null) lose(root, folder, why);
+      else splitOne(root, folder, null);
+      continue;
+    }
+    // The ancestors from the candidate down to the named folder's parent are watched flat.
+    const chain: string[] = [];
+    for (let up = dirname(named!); up !== folder && up.startsWith(`${folder}/`); up = dirname(up)) {
+      chain.unshift(up);
+    }
+    chain.unshift(folder);
+    let isSplit = true;
+    for (const [i, ancestor] of chain.entries()) {
+      if (!splitOne(root, ancestor, chain[i + 1] ?? named)) {
+        isSplit = false;
+        break;
+      }
+    }
+    if (isSplit) lose(root, named!, why);
+  }
+  return { recursive, flat, lost };
 }
 
-/**
- * The paths a watcher error names: Deno's message ends with
- * `about ["/path", ...]` (e.g. `Permission denied (os error 13) about
- * ["/root/skills/locked"]`). Empty when it names none.
- *
- * @param error A `Deno.watchFs` error.
- * @returns The named absolute paths.
- */
-export function namedPaths(error: Error): string[] {
-  const match = /about (\[.*\])\s*$/s.exec(error.message);
-  if (match === null) return [];
+/** The folder a watch error names (`about ["<path>"]`), or null. */
+function namedFolder(error: unknown): string | null {
+  const message = error instanceof Error ? error.message : "";
+  const match = /about \["((?:[^"\\]|\\.)*)"\]/.exec(message);
+  if (match === null) return null;
   try {
-    const parsed: unknown = JSON.parse(match[1]!);
-    return Array.isArray(parsed) ? parsed.filter((item) => typeof item === "string") : [];
+    return JSON.parse(`"${match[1]}"`) as string;
   } catch {
-    return [];
+    return null;
   }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "Error";
 }

@@ -21,7 +21,7 @@ Deno.test("bannerText() shows version, roots, skill count, problems and how to a
   }, ["skillgate", "serve"]);
   assert.match(text, new RegExp(`skillgate ${VERSION.replaceAll(".", "\\.")}: serving 7 skills`));
   assert.match(text, /\/s\/one \(argument\)/);
-  assert.match(text, /1 errors, 2 warnings/);
+  assert.match(text, /1 error, 2 warnings/);
   assert.match(text, /duplicate-name/);
   assert.match(text, /claude mcp add skills -- skillgate serve \/s\/one \/s\/two/);
 });
@@ -56,4 +56,17 @@ Deno.test("a client start (stdin a pipe) prints one summary line to stderr and n
     /^skillgate \S+: serving 2 skills over stdio from \/\S+\/examples\/skills \(argument\); problems: 0 errors, 0 warnings$/,
   );
   assert.doesNotMatch(stderr, /claude mcp add/);
+});
+
+Deno.test("bannerText() says 1 skill and 1 warning in the singular (newcomer review)", () => {
+  const config = parseCommandLine({ args: ["serve", "/s/one"], getEnv: () => undefined, cwd: "/" });
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 1,
+    errorCount: 0,
+    warningCount: 1,
+    problemLines: ["warning file-not-served: /s/one/a/x: not served"],
+  }, ["skillgate", "serve"]);
+  assert.match(text, /: serving 1 skill over stdio\n/);
+  assert.match(text, /Problems \(0 errors, 1 warning\):/);
 });

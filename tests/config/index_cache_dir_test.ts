@@ -37,3 +37,16 @@ Deno.test("attack: an index cache folder under a folder others may write (no sti
   assert.equal(sticky.dir, `${shared}/skillgate/index`);
   assert.equal(sticky.warning, null);
 });
+
+Deno.test("prepareIndexCacheDir() given a file says it is a file and to pass a folder, not AlreadyExists (newcomer review)", async () => {
+  await using tree = await makeTree({ "cache.json": "{}" });
+  for (const dir of [tree.at("cache.json"), tree.at("cache.json/index")]) {
+    const prepared = prepareIndexCacheDir(dir);
+    assert.equal(prepared.dir, null);
+    assert.doesNotMatch(prepared.warning ?? "", /AlreadyExists|NotADirectory/);
+    assert.match(
+      prepared.warning ?? "",
+      /is a file \(or lies under one\), not a folder; pass a folder/,
+    );
+  }
+});

@@ -45,7 +45,7 @@ for (const corpus of corpora()) {
     await using server = await startHttpProgram(["serve", copy.root]);
     assert.match(
       server.stderr(),
-      new RegExp(`serving ${skills} skills over Streamable HTTP at http://127\\.0\\.0\\.1:`),
+      new RegExp(`serving ${skills} skills? over Streamable HTTP at http://127\\.0\\.0\\.1:`),
     );
     {
       await using client = await connect(server.url);

@@ -85,7 +85,7 @@ Deno.test("attack: a pinned deno in a .tools folder anyone may write never runs:
   });
   assert.equal(without.code, 1);
   assert.equal(without.stdout, "");
-  assert.match(without.stderr, /not running .*\.tools.*remove/s);
+  assert.match(without.stderr, /not running .*\.tools.*rm -rf .*\.tools/s);
   assert.equal(await checkout.ran(), false, "the .tools deno others may write ran");
 });
 

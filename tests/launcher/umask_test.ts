@@ -10,7 +10,7 @@ import { runLauncher } from "../support/launcher.ts";
 import { VERSION } from "../../src/version.ts";
 import { checkoutCopy, othersMayWrite } from "./_checkout_copy.ts";
 
-Deno.test("launcher: a umask 002 user's first run installs node_modules and the bundle go-w, and runs; so does the next", async () => {
+Deno.test("launcher: a umask 002 user's first run installs node_modules and the bundle go-w, quietly, and runs; so does the next", async () => {
   await using checkout = await checkoutCopy("skillgate-umask-", "checkout");
   const root = checkout.root;
   await Deno.remove(`${root}/node_modules`); // a first run: the dependencies are installed now
@@ -19,6 +19,8 @@ Deno.test("launcher: a umask 002 user's first run installs node_modules and the 
   assert.equal(first.stdout, `skillgate ${VERSION}\n`);
   assert.match(first.stderr, /installing the locked dependencies/);
   assert.match(first.stderr, /bundling the program/);
+  // stderr is no terminal (an MCP client's log): deno install's progress stays out of it.
+  for (const line of first.stderr.trimEnd().split("\n")) assert.match(line, /^skillgate: /);
   assert.deepEqual(await othersMayWrite([`${root}/node_modules`, `${root}/.bundle`]), []);
   const bundled = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1];
   // The next run takes the bundle (nothing installed, nothing said); so do the sources.

@@ -21,7 +21,11 @@ function refusing(locked: string): WatchOpener {
   return (paths, options) => {
     for (const path of [paths].flat()) {
       const isOver = locked === path || (options.recursive && locked.startsWith(`${path}/`));
-      if (isOver) throw new Deno.errors.PermissionDenied(`Permission denied about ["${locked}"]`);
+      if (isOver) {
+        throw new Deno.errors.PermissionDenied(
+          `Permission denied (os error 13) about ["${locked}"]`,
+        );
+      }
     }
     return Deno.watchFs(paths, options);
   };
@@ -41,6 +45,22 @@ Deno.test("planWatch() splits a root one folder of which cannot be watched: only
     folder: "group/locked",
     why: "PermissionDenied",
   }]);
+});
+
+Deno.test("attack: one unreadable folder among 500 skill folders costs three watches, and only that folder is lost (no per-folder probing)", async () => {
+  const entries: Record<string, string> = {};
+  for (let i = 0; i < 500; i++) entries[`s${String(i).padStart(3, "0")}/SKILL.md`] = "x";
+  await using tree = await makeTree(entries);
+  const refuse = refusing(tree.at("s250"));
+  let opened = 0;
+  const plan = planWatch([tree.path], (paths, options) => {
+    opened++;
+    return refuse(paths, options);
+  });
+  assert.deepEqual(plan.lost, [{ root: tree.path, folder: "s250", why: "PermissionDenied" }]);
+  assert.deepEqual(plan.flat, [tree.path]);
+  assert.equal(plan.recursive.length, 499);
+  assert.equal(opened, 3, "the root whole, the root flat, the other 499 at once");
 });
 
 Deno.test("startLiveRefresh() with a folder it cannot watch names it (relative to its root), and an edit in a sibling skill still refreshes", async () => {

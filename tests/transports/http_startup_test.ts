@@ -163,3 +163,18 @@ Deno.test("httpReadyLine() on a wildcard address prints the listen address and h
       "(sessions, no token)",
   );
 });
+
+Deno.test("httpReadyLine() says 1 skill, 1 error in the singular (newcomer review)", () => {
+  const ready = {
+    type: "ready",
+    skillCount: 1,
+    errorCount: 1,
+    warningCount: 0,
+    problemLines: [],
+  } as const;
+  assert.equal(
+    httpReadyLine(httpConfig(), ready),
+    "skillgate: serving 1 skill over Streamable HTTP at http://127.0.0.1:39871/mcp " +
+      "(sessions, no token); 1 error, 0 warnings (skillgate list shows them)",
+  );
+});

@@ -129,13 +129,32 @@ export function extensionView(catalog: Catalog): ExtensionView {
   return view;
 }
 
+/** Entries a listed file was left out of (see {@linkcode isManifestComplete}). */
+const leftOutEntries = new WeakSet<SkillEntry>();
+
+/**
+ * Whether an entry's `resources` lists every file of the snapshot's skill.
+ * SEP-2640 ("Resources") says an array MUST be complete and has no mark for
+ * an incomplete one, so an entry this says false of is never sent: the
+ * listing leaves it out (a partial listing is allowed) and `skills/get`
+ * answers an internal error saying to ask again after the refresh.
+ *
+ * @param entry An entry from {@linkcode skillEntries}.
+ * @returns False when a listed file could not be hashed (it vanished, became
+ *   unreadable or a link since the snapshot was taken).
+ */
+export function isManifestComplete(entry: SkillEntry): boolean {
+  return !leftOutEntries.has(entry);
+}
+
 /**
  * Builds the entries of several skills, hashing their files through the
  * digest cache with bounded concurrency. A version the cache holds answers
  * from memory (the manifest describes the snapshot); a file that must be
- * hashed but vanished or changed type since the snapshot was taken is left
- * out of its manifest (live refresh is about to swap in a snapshot without
- * it) and logged.
+ * hashed but vanished, became unreadable or changed type since the snapshot
+ * was taken is left out of its manifest (live refresh is about to swap in a
+ * snapshot without it), logged, and the entry marked incomplete
+ * ({@linkcode isManifestComplete}: never sent as it is).
  *
  * @param skills The skills, in answer order.
  * @param cache The digest cache.
@@ -161,6 +180,7 @@ export async function skillEntries(
   if (jobs.length === 0) return answers as SkillEntry[];
   const digests = new Array<SkillResourceEntry | null>(jobs.length).fill(null);
   const complete = skills.map(() => true);
+  const leftOut = skills.map(() => false);
   let next = 0;
   async function worker(): Promise<void> {
     while (next < jobs.length) {
@@ -177,6 +197,7 @@ export async function skillEntries(
         if (!isListed) complete[job.index] = false;
       } catch (error) {
         complete[job.index] = false;
+        leftOut[job.index] = true;
         if (options.logsLeftOut === false) continue;
         const why = error instanceof Error ? error.message : String(error);
         logErrorLine(
@@ -200,6 +221,7 @@ export async function skillEntries(
       resources: Object.freeze(resources[index] ?? []),
     });
     if (complete[index] === true) memo.set(skill, entry);
+    if (leftOut[index] === true) leftOutEntries.add(entry);
     return entry;
   });
 }

@@ -18,7 +18,13 @@ import { upperBound } from "../resources/served_file.ts";
 import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
 import { createDigestCache, type DigestCache } from "./digest_cache.ts";
 import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
-import { extensionView, isEntryBuilt, skillEntries, type SkillEntry } from "./entries.ts";
+import {
+  extensionView,
+  isEntryBuilt,
+  isManifestComplete,
+  skillEntries,
+  type SkillEntry,
+} from "./entries.ts";
 import type { CatalogStore } from "../../skills/catalog_store.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { MAX_CURSOR_CHARS, MAX_URI_CHARS } from "../../caps.ts";
@@ -132,12 +138,14 @@ export function serveSkillsExtension(
       start = upperBound(view.uris, after, (uri) => uri);
     }
     const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
-    const skills: SkillEntry[] = await skillEntries(page, digests);
+    // An entry a file was left out of is not sent (SEP-2640: `resources` MUST be complete; a
+    // partial listing is allowed): the next listing, after the refresh, lists the skill again.
+    const skills: SkillEntry[] = (await skillEntries(page, digests)).filter(isManifestComplete);
     const end = start + page.length;
     hashAhead(view.skills.slice(end, end + HASH_AHEAD_PAGES * SKILLS_PAGE_SIZE), digests);
-    const last = skills.at(-1);
-    return start + page.length < view.skills.length && last !== undefined
-      ? { skills, nextCursor: encodeNameCursor(last.uri), ...cache(ctx) }
+    const last = view.uris[end - 1];
+    return end < view.skills.length && last !== undefined
+      ? { skills, nextCursor: encodeNameCursor(last), ...cache(ctx) }
       : { skills, ...cache(ctx) };
   });
 
@@ -146,6 +154,16 @@ export function serveSkillsExtension(
     const skill = extensionView(store.current()).byUri.get(params.uri);
     if (skill === undefined) throw invalid(`No skill is served at ${quoteUri(params.uri)}`);
     const [entry] = await skillEntries([skill], digests);
+    if (entry !== undefined && !isManifestComplete(entry)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `A file of ${
+          quoteUri(params.uri)
+        } changed while its manifest was built (it vanished, became unreadable ` +
+          "or a link), so no complete entry can be given now; ask again after the server's " +
+          "next list_changed notification (its refresh follows within seconds)",
+      );
+    }
     return { skill: entry, ...cache(ctx) };
   });
 

@@ -10,6 +10,7 @@
 import type { ReadyMessage } from "../../sandbox/messages.ts";
 import type { Config } from "../../config/config.ts";
 import { urlHost } from "./host_policy.ts";
+import { counted } from "../../cli/counted.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
 
 /** The signals that ask for a graceful shutdown. */
@@ -79,7 +80,11 @@ export function httpReadyLine(config: Config, ready: ReadyMessage): string {
   ];
   const problems = ready.errorCount + ready.warningCount === 0
     ? ""
-    : `; ${ready.errorCount} errors, ${ready.warningCount} warnings (skillgate list shows them)`;
-  return `skillgate: serving ${ready.skillCount} skills over Streamable HTTP at ${where} ` +
+    : `; ${counted(ready.errorCount, "error")}, ${
+      counted(ready.warningCount, "warning")
+    } (skillgate list shows them)`;
+  return `skillgate: serving ${
+    counted(ready.skillCount, "skill")
+  } over Streamable HTTP at ${where} ` +
     `(${notes.join(", ")})${problems}`;
 }
