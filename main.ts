@@ -18,7 +18,8 @@ import type { CommandIo } from "./src/cli/command_io.ts";
 import type { ConfigLocation } from "./src/config/file/load_config.ts";
 import { chooseEarlyWorker, type EarlyStart, startEarlyWorker } from "./src/sandbox/early_start.ts";
 
-const earlyStart: EarlyStart | null = import.meta.main ? await startEarlyWorker() : null;
+// Synchronous: an await here would let the main thread park before the worker exists.
+const earlyStart: EarlyStart | null = import.meta.main ? startEarlyWorker() : null;
 const {
   checkRoots,
   ConfigFileError,

@@ -85,28 +85,176 @@ export function startRecordPath(mainModule: string = Deno.mainModule): string | 
 }
 
 /**
- * The record's key: SHA-256 of the format, the arguments, the working folder
- * and every environment variable but `XDG_CACHE_HOME` (sorted by name).
+ * The text the record's key hashes: the format, the arguments, the working
+ * folder and every environment variable but `XDG_CACHE_HOME` (sorted by name).
+ *
+ * @param args The command line's arguments.
+ * @param cwd The working folder.
+ * @param env The environment.
+ * @returns JSON text.
+ */
+export function startRecordKeyText(
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+): string {
+  const entries = Object.entries(env).filter(([name]) => name !== "XDG_CACHE_HOME")
+    .sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return JSON.stringify([START_RECORD_VERSION, args, cwd, entries]);
+}
+
+/**
+ * The record's key: the SHA-256 of {@linkcode startRecordKeyText}, computed
+ * synchronously (`crypto.subtle` is asynchronous, and an await before the
+ * worker's creation cost 6-90 ms on a loaded machine: the main thread parks
+ * and waits to be scheduled again; a few KiB hash here in well under 1 ms).
  *
  * @param args The command line's arguments.
  * @param cwd The working folder.
  * @param env The environment.
  * @returns 64 lowercase hexadecimal characters.
  */
-export async function startRecordKey(
+export function startRecordKey(
   args: readonly string[],
   cwd: string,
   env: Readonly<Record<string, string>>,
-): Promise<string> {
-  const entries = Object.entries(env).filter(([name]) => name !== "XDG_CACHE_HOME")
-    .sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
-  const text = JSON.stringify([START_RECORD_VERSION, args, cwd, entries]);
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
-  );
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+): string {
+  return sha256HexSync(new TextEncoder().encode(startRecordKeyText(args, cwd, env)));
+}
+
+/** SHA-256's round constants (FIPS 180-4, 4.2.2). */
+const SHA256_K = new Uint32Array([
+  0x428a2f98,
+  0x71374491,
+  0xb5c0fbcf,
+  0xe9b5dba5,
+  0x3956c25b,
+  0x59f111f1,
+  0x923f82a4,
+  0xab1c5ed5,
+  0xd807aa98,
+  0x12835b01,
+  0x243185be,
+  0x550c7dc3,
+  0x72be5d74,
+  0x80deb1fe,
+  0x9bdc06a7,
+  0xc19bf174,
+  0xe49b69c1,
+  0xefbe4786,
+  0x0fc19dc6,
+  0x240ca1cc,
+  0x2de92c6f,
+  0x4a7484aa,
+  0x5cb0a9dc,
+  0x76f988da,
+  0x983e5152,
+  0xa831c66d,
+  0xb00327c8,
+  0xbf597fc7,
+  0xc6e00bf3,
+  0xd5a79147,
+  0x06ca6351,
+  0x14292967,
+  0x27b70a85,
+  0x2e1b2138,
+  0x4d2c6dfc,
+  0x53380d13,
+  0x650a7354,
+  0x766a0abb,
+  0x81c2c92e,
+  0x92722c85,
+  0xa2bfe8a1,
+  0xa81a664b,
+  0xc24b8b70,
+  0xc76c51a3,
+  0xd192e819,
+  0xd6990624,
+  0xf40e3585,
+  0x106aa070,
+  0x19a4c116,
+  0x1e376c08,
+  0x2748774c,
+  0x34b0bcb5,
+  0x391c0cb3,
+  0x4ed8aa4a,
+  0x5b9cca4f,
+  0x682e6ff3,
+  0x748f82ee,
+  0x78a5636f,
+  0x84c87814,
+  0x8cc70208,
+  0x90befffa,
+  0xa4506ceb,
+  0xbef9a3f7,
+  0xc67178f2,
+]);
+
+/**
+ * SHA-256 (FIPS 180-4) of bytes, synchronously, in plain JavaScript: for
+ * the start record's key only (a few KiB once per start).
+ *
+ * @param bytes The message.
+ * @returns 64 lowercase hexadecimal characters.
+ *
+ * Source: FIPS 180-4, section 6.2.
+ */
+export function sha256HexSync(bytes: Uint8Array): string {
+  const bitLength = bytes.length * 8;
+  const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
+  padded.set(bytes);
+  padded[bytes.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 0x1_0000_0000));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const hash = new Uint32Array([
+    0x6a09e667,
+    0xbb67ae85,
+    0x3c6ef372,
+    0xa54ff53a,
+    0x510e527f,
+    0x9b05688c,
+    0x1f83d9ab,
+    0x5be0cd19,
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a = w[i - 15]!;
+      const b = w[i - 2]!;
+      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
+      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+      w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, h] = hash as unknown as number[];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e!, 6) ^ rotr(e!, 11) ^ rotr(e!, 25);
+      const choice = (e! & f!) ^ (~e! & g!);
+      const t1 = (h! + s1 + choice + SHA256_K[i]! + w[i]!) >>> 0;
+      const s0 = rotr(a!, 2) ^ rotr(a!, 13) ^ rotr(a!, 22);
+      const majority = (a! & b!) ^ (a! & c!) ^ (b! & c!);
+      const t2 = (s0 + majority) >>> 0;
+      h = g;
+      g = f;
+      f = e;
+      e = (d! + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
+    }
+    hash[0] = (hash[0]! + a!) >>> 0;
+    hash[1] = (hash[1]! + b!) >>> 0;
+    hash[2] = (hash[2]! + c!) >>> 0;
+    hash[3] = (hash[3]! + d!) >>> 0;
+    hash[4] = (hash[4]! + e!) >>> 0;
+    hash[5] = (hash[5]! + f!) >>> 0;
+    hash[6] = (hash[6]! + g!) >>> 0;
+    hash[7] = (hash[7]! + h!) >>> 0;
+  }
+  return [...hash].map((word) => word.toString(16).padStart(8, "0")).join("");
 }
 
 /** `XDG_CACHE_HOME` as JSON string text, when it is an absolute path other than `/`. */
@@ -211,13 +359,11 @@ export function isWorkerOption(value: unknown): value is Deno.PermissionOptionsO
  *
  * Requires the trusted part's permissions (`--allow-all`) and `--unstable-worker-options`.
  */
-export async function startEarlyWorker(
-  mainModule: string = Deno.mainModule,
-): Promise<EarlyStart | null> {
+export function startEarlyWorker(mainModule: string = Deno.mainModule): EarlyStart | null {
   const path = startRecordPath(mainModule);
   if (path === null) return null;
   const env = Deno.env.toObject();
-  const key = await startRecordKey(Deno.args, Deno.cwd(), env);
+  const key = startRecordKey(Deno.args, Deno.cwd(), env);
   const record = readStartRecord(path);
   thisStart = { path, key, read: record?.key === key ? record.template : null };
   if (record === null || record.key !== key) return null;

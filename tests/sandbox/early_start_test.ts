@@ -7,15 +7,18 @@
  */
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import {
   chooseEarlyWorker,
   type EarlyStart,
   fromTemplate,
   isWorkerOption,
   readStartRecord,
+  sha256HexSync,
   START_RECORD_MAX_BYTES,
   START_RECORD_VERSION,
   startRecordKey,
+  startRecordKeyText,
   startRecordPath,
   toTemplate,
 } from "../../src/sandbox/early_start.ts";
@@ -57,17 +60,35 @@ function recordText(key: string, option: string): string {
   return JSON.stringify({ version: START_RECORD_VERSION, key, option });
 }
 
-Deno.test("startRecordKey() changes with any argument, the working folder or any variable, but not XDG_CACHE_HOME", async () => {
+Deno.test("sha256HexSync() is SHA-256 (node:crypto's digest) at every padding boundary, and startRecordKey() hashes its text with it", () => {
+  for (const size of [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1_000, 70_000]) {
+    const bytes = new Uint8Array(size);
+    for (let at = 0; at < size; at++) bytes[at] = (at * 131 + size) & 0xff;
+    assert.equal(sha256HexSync(bytes), createHash("sha256").update(bytes).digest("hex"), `${size}`);
+  }
+  const env = { HOME: "/home/u", SECRET: "s3cr\u00e9t" };
+  const text = startRecordKeyText(["serve", "/skills"], "/work", env);
+  assert.equal(
+    startRecordKey(["serve", "/skills"], "/work", env),
+    createHash("sha256").update(text).digest("hex"),
+  );
+  assert.ok(
+    !startRecordKey(["serve"], "/", env).includes("s3cr"),
+    "the key is a digest, not the text",
+  );
+});
+
+Deno.test("startRecordKey() changes with any argument, the working folder or any variable, but not XDG_CACHE_HOME", () => {
   const env = { HOME: "/home/u", PATH: "/usr/bin", XDG_CACHE_HOME: "/tmp/a" };
-  const key = await startRecordKey(["serve", "/skills"], "/work", env);
+  const key = startRecordKey(["serve", "/skills"], "/work", env);
   assert.match(key, /^[0-9a-f]{64}$/);
   assert.equal(
-    await startRecordKey(["serve", "/skills"], "/work", { ...env, XDG_CACHE_HOME: "/tmp/b" }),
+    startRecordKey(["serve", "/skills"], "/work", { ...env, XDG_CACHE_HOME: "/tmp/b" }),
     key,
   );
   // The order variables come in does not matter; their names and values do.
   assert.equal(
-    await startRecordKey(["serve", "/skills"], "/work", {
+    startRecordKey(["serve", "/skills"], "/work", {
       XDG_CACHE_HOME: "/x",
       PATH: "/usr/bin",
       HOME: "/home/u",
@@ -76,11 +97,11 @@ Deno.test("startRecordKey() changes with any argument, the working folder or any
   );
   for (
     const other of [
-      await startRecordKey(["serve", "/skills", "--static"], "/work", env),
-      await startRecordKey(["serve", "/other"], "/work", env),
-      await startRecordKey(["serve", "/skills"], "/elsewhere", env),
-      await startRecordKey(["serve", "/skills"], "/work", { ...env, SKILLGATE_GRANT: "{}" }),
-      await startRecordKey(["serve", "/skills"], "/work", { ...env, HOME: "/home/v" }),
+      startRecordKey(["serve", "/skills", "--static"], "/work", env),
+      startRecordKey(["serve", "/other"], "/work", env),
+      startRecordKey(["serve", "/skills"], "/elsewhere", env),
+      startRecordKey(["serve", "/skills"], "/work", { ...env, SKILLGATE_GRANT: "{}" }),
+      startRecordKey(["serve", "/skills"], "/work", { ...env, HOME: "/home/v" }),
     ]
   ) assert.notEqual(other, key);
 });
