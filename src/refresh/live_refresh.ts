@@ -331,21 +331,34 @@ function openWatchers(paths: readonly string[], open: WatchOpener): {
       covered: paths,
     };
   } catch {
-    const plan = planWatch(paths, open);
-    const watchers: Deno.FsWatcher[] = [];
-    const lost = [...plan.lost];
-    for (const [list, recursive] of [[plan.recursive, true], [plan.flat, false]] as const) {
-      if (list.length === 0) continue;
-      try {
-        watchers.push(open([...list], { recursive }));
-      } catch (error) {
-        // Each was watchable a moment ago (changed since): lost until the next refresh.
-        for (const path of list) lost.push({ root: path, folder: ".", why: errorName(error) });
+    // A folder that changed between the plan and the open (made unreadable meanwhile) fails the
+    // open: planned again, a few times, before what is left is given up until the next refresh.
+    for (let attempt = 1;; attempt++) {
+      const plan = planWatch(paths, open);
+      const watchers: Deno.FsWatcher[] = [];
+      const lost = [...plan.lost];
+      let failure: unknown = null;
+      for (const [list, recursive] of [[plan.recursive, true], [plan.flat, false]] as const) {
+        if (list.length === 0 || (failure !== null && attempt < MAX_OPEN_ATTEMPTS)) continue;
+        try {
+          watchers.push(open([...list], { recursive }));
+        } catch (error) {
+          failure = error;
+          if (attempt < MAX_OPEN_ATTEMPTS) continue;
+          for (const path of list) lost.push({ root: path, folder: ".", why: errorName(error) });
+        }
       }
+      if (failure !== null && attempt < MAX_OPEN_ATTEMPTS) {
+        for (const watcher of watchers) watcher.close();
+        continue;
+      }
+      return { watchers, lost, flat: plan.flat, covered: [...plan.recursive, ...plan.flat] };
     }
-    return { watchers, lost, flat: plan.flat, covered: [...plan.recursive, ...plan.flat] };
   }
 }
+
+/** Plans (and opens) made at most when a planned watch fails to open (the tree changed). */
+const MAX_OPEN_ATTEMPTS = 3;
 
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : "Error";

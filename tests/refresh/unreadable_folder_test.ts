@@ -99,6 +99,39 @@ Deno.test("startLiveRefresh() with a folder it cannot watch names it (relative t
   }
 });
 
+Deno.test("attack: a folder made unwatchable between the plan and the open is planned again, not the whole list lost", async () => {
+  await using tree = await makeTree({
+    "a/SKILL.md": skillMd("a"),
+    "b/SKILL.md": skillMd("b", "Before"),
+    "locked/SKILL.md": skillMd("locked"),
+  });
+  const refuse = refusing(tree.at("locked"));
+  let calls = 0;
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  await using refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    // The 5th open is the planned recursive watch of a and b: it fails once, as if changed.
+    watchFs: (paths, options) => {
+      if (++calls === 5) throw new Deno.errors.PermissionDenied("Permission denied (changed)");
+      return refuse(paths, options);
+    },
+  });
+  assert.ok(calls > 5, "it was not planned again");
+  assert.deepEqual(refresh.unwatched, [
+    { root: tree.path, folder: "locked", why: "PermissionDenied" },
+  ]);
+  await Deno.writeTextFile(tree.at("b/SKILL.md"), skillMd("b", "After"));
+  const deadline = Date.now() + 20_000;
+  while (store.current().byName.get("b")?.description !== "After") {
+    assert.ok(Date.now() < deadline, "b's edit was never refreshed");
+    await new Promise((ok) => setTimeout(ok, 25));
+  }
+});
+
 Deno.test({
   name:
     "attack: an unreadable sub-folder under a root no longer turns live refresh off: an edit in a sibling skill still notifies",
