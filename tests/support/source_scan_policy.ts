@@ -231,6 +231,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "watch; no client input",
   },
   {
+    path: "src/refresh/watch_plan.ts",
+    apis: ["Deno.readDir"],
+    reason: "live refresh: lists the sub-folders of a folder a recursive watch refused (an " +
+      "unreadable folder under a root), to watch the rest; folder names only, never a file " +
+      "read, paths from the roots and the watcher's error, never from a client",
+  },
+  {
     path: "src/transports/http/http_startup.ts",
     apis: ["Deno.open"],
     reason: "trusted part at start-up: reads the owner's HTTP token file (--http-token-file) " +
