@@ -22,7 +22,7 @@ import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
-import { type LostFolder, planWatch, type WatchOpener } from "./watch_plan.ts";
+import { type LostFolder, MAX_PATHS_PER_WATCH, planWatch, type WatchOpener } from "./watch_plan.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
@@ -323,6 +323,7 @@ function openWatchers(paths: readonly string[], open: WatchOpener): {
   covered: readonly string[];
 } {
   if (paths.length === 0) return { watchers: [], lost: [], flat: [], covered: [] };
+  let firstError: unknown = null;
   try {
     return {
       watchers: [open([...paths], { recursive: true })],
@@ -330,15 +331,19 @@ function openWatchers(paths: readonly string[], open: WatchOpener): {
       flat: [],
       covered: paths,
     };
-  } catch {
+  } catch (error) {
+    firstError = error ?? new Error("watch failed");
     // A folder that changed between the plan and the open (made unreadable meanwhile) fails the
     // open: planned again, a few times, before what is left is given up until the next refresh.
     for (let attempt = 1;; attempt++) {
-      const plan = planWatch(paths, open);
-      const watchers: Deno.FsWatcher[] = [];
+      // The plan's recursive probes stay open: they are the watchers (each opened once).
+      const plan = planWatch(paths, open, { keepOpen: true, firstError });
+      firstError = null;
+      const watchers: Deno.FsWatcher[] = [...plan.opened];
       const lost = [...plan.lost];
       let failure: unknown = null;
-      for (const [list, recursive] of [[plan.recursive, true], [plan.flat, false]] as const) {
+      const opens = batches(plan.flat).map((list) => [list, false] as const);
+      for (const [list, recursive] of opens) {
         if (list.length === 0 || (failure !== null && attempt < MAX_OPEN_ATTEMPTS)) continue;
         try {
           watchers.push(open([...list], { recursive }));
@@ -355,6 +360,15 @@ function openWatchers(paths: readonly string[], open: WatchOpener): {
       return { watchers, lost, flat: plan.flat, covered: [...plan.recursive, ...plan.flat] };
     }
   }
+}
+
+/** `paths` in lists of {@linkcode MAX_PATHS_PER_WATCH} at most (one watcher each). */
+function batches(paths: readonly string[]): string[][] {
+  const lists: string[][] = [];
+  for (let at = 0; at < paths.length; at += MAX_PATHS_PER_WATCH) {
+    lists.push(paths.slice(at, at + MAX_PATHS_PER_WATCH));
+  }
+  return lists;
 }
 
 /** Plans (and opens) made at most when a planned watch fails to open (the tree changed). */

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { startLiveRefresh } from "../../src/refresh/live_refresh.ts";
-import { planWatch, type WatchOpener } from "../../src/refresh/watch_plan.ts";
+import { MAX_PATHS_PER_WATCH, planWatch, type WatchOpener } from "../../src/refresh/watch_plan.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
@@ -47,7 +47,7 @@ Deno.test("planWatch() splits a root one folder of which cannot be watched: only
   }]);
 });
 
-Deno.test("attack: one unreadable folder among 500 skill folders costs three watches, and only that folder is lost (no per-folder probing)", async () => {
+Deno.test("attack: one unreadable folder among 500 skill folders costs a few watches, and only that folder is lost (no per-folder probing)", async () => {
   const entries: Record<string, string> = {};
   for (let i = 0; i < 500; i++) entries[`s${String(i).padStart(3, "0")}/SKILL.md`] = "x";
   await using tree = await makeTree(entries);
@@ -60,7 +60,9 @@ Deno.test("attack: one unreadable folder among 500 skill folders costs three wat
   assert.deepEqual(plan.lost, [{ root: tree.path, folder: "s250", why: "PermissionDenied" }]);
   assert.deepEqual(plan.flat, [tree.path]);
   assert.equal(plan.recursive.length, 499);
-  assert.equal(opened, 3, "the root whole, the root flat, the other 499 at once");
+  // The root whole, the root flat, the other 499 in batches of 200 (Deno's watcher is
+  // superlinear in the paths of one call): never one probe per folder.
+  assert.equal(opened, 2 + Math.ceil(499 / MAX_PATHS_PER_WATCH));
 });
 
 Deno.test("startLiveRefresh() with a folder it cannot watch names it (relative to its root), and an edit in a sibling skill still refreshes", async () => {
@@ -114,13 +116,14 @@ Deno.test("attack: a folder made unwatchable between the plan and the open is pl
     caps: DEFAULT_CAPS,
     isToolDescriptionMode: false,
     quietMs: 50,
-    // The 5th open is the planned recursive watch of a and b: it fails once, as if changed.
+    // Opens: the root whole (fails), the root flat and a + b whole (the plan's probes, kept),
+    // then the planned flat watch of the root: that 4th one fails once, as if changed.
     watchFs: (paths, options) => {
-      if (++calls === 5) throw new Deno.errors.PermissionDenied("Permission denied (changed)");
+      if (++calls === 4) throw new Deno.errors.PermissionDenied("Permission denied (changed)");
       return refuse(paths, options);
     },
   });
-  assert.ok(calls > 5, "it was not planned again");
+  assert.ok(calls > 4, "it was not planned again");
   assert.deepEqual(refresh.unwatched, [
     { root: tree.path, folder: "locked", why: "PermissionDenied" },
   ]);
