@@ -226,9 +226,12 @@ export async function startLiveRefresh(
     const next = await watchPaths(store.base());
     const isSame = next.length === watched.length && next.every((path, i) => path === watched[i]);
     if (isClosed || (isSame && !isFlatTouched)) return;
-    // The new watchers open before the old ones close: no event falls between them.
+    // The new watchers open before the old ones close: no event falls between them. The old ones
+    // are still read a moment (RETIRE_MS): an event they took while the new ones were being
+    // opened (the plan runs without yielding) is handed over, not dropped unread with them (r7).
     const [old, oldPump, before] = [watchers, pump, covered];
     openWatcher(next);
+    await new Promise<void>((resolve) => setTimeout(resolve, RETIRE_MS));
     for (const watcher of old) watcher.close();
     await oldPump;
     // Folders watched now that were not (a folder made readable, one created under a folder
@@ -361,6 +364,9 @@ function openWatchers(paths: readonly string[], open: WatchOpener): {
     }
   }
 }
+
+/** How long replaced watchers are still read before they close, in ms. */
+const RETIRE_MS = 250;
 
 /** `paths` in lists of {@linkcode MAX_PATHS_PER_WATCH} at most (one watcher each). */
 function batches(paths: readonly string[]): string[][] {
