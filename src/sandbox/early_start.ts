@@ -12,9 +12,10 @@
  * was created with is exactly the computed one (`adoptEarlyWorker`, the rule
  * of the predicted worker), else ended before it received anything, and a
  * worker that received nothing reads, writes and runs nothing (its entry
- * module only installs its message handler). The record holds no secret: a
- * SHA-256 of the command line, working folder and environment (the key, so a
- * start with other inputs creates no worker from it) and the worker's
+ * module only installs its message handler). The record (mode 0600, readable
+ * only by its owner) holds an unsalted SHA-256 of the command line, working
+ * folder and whole environment (the key, so a start with other inputs creates
+ * no worker from it; values are hashed in, never written) and the worker's
  * permission option (paths, program paths, variable names). It lives beside
  * the bundle's `main.js` (`.bundle/<hash>/start-record.json`), which the
  * launcher lets run only while the folder and all it holds are this user's
