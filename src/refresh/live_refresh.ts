@@ -9,7 +9,7 @@
  * @module
  */
 
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import { catalogChannel } from "../mcp/model_catalog/model_catalog.ts";
@@ -119,8 +119,8 @@ export async function startLiveRefresh(
   let unwatched: readonly LostFolder[] = [];
   /** The folders watched flat while a path could not be watched whole (split). */
   let flatFolders = new Set<string>();
-  /** What a split watch covered (recursively or flat), so a rewatch refreshes what it adds. */
-  let covered = new Set<string>();
+  /** The sub-folders each flat-watched folder had when planned (a change there re-plans). */
+  let flatEntries: ReadonlyMap<string, readonly string[]> = new Map();
   const warned = new Set<string>();
   const open: WatchOpener = options.watchFs ?? Deno.watchFs;
   let watchers: Deno.FsWatcher[] = [];
@@ -197,10 +197,10 @@ export async function startLiveRefresh(
         });
       }
       // A split watch misses what is created under a folder watched flat (a new skill folder)
-      // and a lost folder made readable (an event in its flat parent): planned again then.
-      const isFlatTouched = flatFolders.size > 0 &&
-        paths.some((path) => flatFolders.has(path) || flatFolders.has(dirname(path)));
-      if (isSwapped || isFlatTouched) await rewatch(isFlatTouched);
+      // and a lost folder made readable (an event in its flat parent): planned again then, and
+      // only then (not after every edit under a flat folder: each re-plan has a gap, r7).
+      const isFlatChanged = isSplitChanged(paths);
+      if (isSwapped || isFlatChanged) await rewatch(isFlatChanged);
       report = {
         paths: paths.length,
         isFullRescan: rebuilt.isFullRescan,
@@ -221,32 +221,71 @@ export async function startLiveRefresh(
     options.onRefresh?.(report);
   }
 
-  async function rewatch(isFlatTouched = false): Promise<void> {
+  /**
+   * Whether `paths` touched a folder watched flat whose sub-folders are not
+   * those it was planned with, or whose lost folder can be read now.
+   */
+  function isSplitChanged(paths: readonly string[]): boolean {
+    if (flatFolders.size === 0) return false;
+    const touched = new Set<string>();
+    for (const path of paths) {
+      if (flatFolders.has(path)) touched.add(path);
+      if (flatFolders.has(dirname(path))) touched.add(dirname(path));
+    }
+    for (const folder of touched) {
+      const now = subfolders(folder);
+      const then = flatEntries.get(folder);
+      if (now === null || then === undefined || now.join("\0") !== then.join("\0")) return true;
+    }
+    return unwatched.some((lost) => {
+      if (lost.why === "limit") return false;
+      const folder = join(lost.root, lost.folder);
+      return touched.has(dirname(folder)) && subfolders(folder) !== null;
+    });
+  }
+
+  async function rewatch(isFlatChanged = false): Promise<void> {
     if (isClosed) return;
     const next = await watchPaths(store.base());
     const isSame = next.length === watched.length && next.every((path, i) => path === watched[i]);
-    if (isClosed || (isSame && !isFlatTouched)) return;
-    // The new watchers open before the old ones close: no event falls between them. The old ones
-    // are still read a moment (RETIRE_MS): an event they took while the new ones were being
-    // opened (the plan runs without yielding) is handed over, not dropped unread with them (r7).
-    const [old, oldPump, before] = [watchers, pump, covered];
-    openWatcher(next);
-    await new Promise<void>((resolve) => setTimeout(resolve, RETIRE_MS));
+    if (isClosed || (isSame && !isFlatChanged)) return;
+    const [old, oldPump] = [watchers, pump];
+    let firstError: unknown = null;
+    if (flatFolders.size === 0 && unwatched.length === 0) {
+      // Not split: the new watcher opens before the old one closes, so no event falls between
+      // them (the same paths are counted twice, so closing the old keeps them watched). The old
+      // one is still read a moment (RETIRE_MS): an event it took meanwhile is handed over.
+      try {
+        const whole = open([...next], { recursive: true });
+        adopt(next, { watchers: [whole], lost: [], flat: [], flatEntries: new Map() });
+        await new Promise<void>((resolve) => setTimeout(resolve, RETIRE_MS));
+        for (const watcher of old) watcher.close();
+        await oldPump;
+        return;
+      } catch (error) {
+        firstError = error ?? new Error("watch failed");
+      }
+    }
+    // Split (before or now): every old watcher closes BEFORE the plan probes and the new ones
+    // open. Deno shares one inotify instance per process: closing (or failing to open) a
+    // watcher over a folder removes that folder's watches from every live watcher over it, so
+    // probing or retiring next to live watchers silently blinded them (edits lost, r7).
+    watchers = [];
     for (const watcher of old) watcher.close();
     await oldPump;
-    // Folders watched now that were not (a folder made readable, one created under a folder
-    // watched flat): read once, as edits made there before this watch were not seen.
-    const added = [...covered].filter((path) => !before.has(path) && !next.includes(path));
-    if (added.length > 0 && !isClosed) void schedule(added);
+    if (isClosed) return;
+    adopt(next, openWatchers(next, open, firstError));
+    // What changed while nothing watched is read once: every watched path rescanned.
+    void schedule(next);
   }
 
-  function openWatcher(paths: string[]): void {
+  /** Makes `opened` (the watchers over `paths`) the watch: warns once per lost folder, reads events. */
+  function adopt(paths: string[], opened: OpenedWatch): void {
     watched = paths;
-    const opened = openWatchers(paths, open);
     watchers = opened.watchers;
     unwatched = opened.lost;
     flatFolders = new Set(opened.flat);
-    covered = new Set(opened.covered);
+    flatEntries = opened.flatEntries;
     for (const lost of opened.lost) {
       const key = `${lost.root}\0${lost.folder}`;
       if (warned.has(key)) continue;
@@ -270,7 +309,8 @@ export async function startLiveRefresh(
     });
   }
 
-  openWatcher(await watchPaths(store.base()));
+  const initial = await watchPaths(store.base());
+  adopt(initial, openWatchers(initial, open));
 
   const close = async () => {
     if (isClosed) return;
@@ -319,20 +359,20 @@ async function freshBuild(
  * watcher over the folders that can be watched whole and a flat one over the
  * folders split because one of their sub-folders cannot be.
  */
-function openWatchers(paths: readonly string[], open: WatchOpener): {
-  watchers: Deno.FsWatcher[];
-  lost: readonly LostFolder[];
-  flat: readonly string[];
-  covered: readonly string[];
-} {
-  if (paths.length === 0) return { watchers: [], lost: [], flat: [], covered: [] };
-  let firstError: unknown = null;
+function openWatchers(
+  paths: readonly string[],
+  open: WatchOpener,
+  knownError: unknown = null,
+): OpenedWatch {
+  if (paths.length === 0) return { watchers: [], lost: [], flat: [], flatEntries: new Map() };
+  let firstError: unknown = knownError;
   try {
+    if (firstError !== null) throw firstError;
     return {
       watchers: [open([...paths], { recursive: true })],
       lost: [],
       flat: [],
-      covered: paths,
+      flatEntries: new Map(),
     };
   } catch (error) {
     firstError = error ?? new Error("watch failed");
@@ -360,8 +400,29 @@ function openWatchers(paths: readonly string[], open: WatchOpener): {
         for (const watcher of watchers) watcher.close();
         continue;
       }
-      return { watchers, lost, flat: plan.flat, covered: [...plan.recursive, ...plan.flat] };
+      return { watchers, lost, flat: plan.flat, flatEntries: plan.flatEntries };
     }
+  }
+}
+
+/** The watchers over a list of paths and what they could not watch. */
+interface OpenedWatch {
+  readonly watchers: Deno.FsWatcher[];
+  readonly lost: readonly LostFolder[];
+  /** Folders watched flat (their sub-folders watched on their own). */
+  readonly flat: readonly string[];
+  readonly flatEntries: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The sub-folders (not symlinks) of `folder`, sorted, or null when it cannot be read. */
+function subfolders(folder: string): string[] | null {
+  try {
+    return [...Deno.readDirSync(folder)]
+      .filter((entry) => entry.isDirectory && !entry.isSymlink)
+      .map((entry) => join(folder, entry.name))
+      .sort();
+  } catch {
+    return null;
   }
 }
 

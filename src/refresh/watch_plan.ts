@@ -11,6 +11,12 @@
  * folders that cannot be watched at all are lost, each named (relative to its
  * root) for the warning.
  *
+ * Plan only while no other watcher over these paths is open: Deno (2.9.6)
+ * shares one inotify instance per process, and closing (or failing to open) a
+ * watcher removes the watches of its folders from every other watcher over
+ * them, which then sees no event there again (r7, session 6). The plan's own
+ * probes are closed before the watchers they overlap are opened.
+ *
  * @module
  */
 
@@ -47,6 +53,11 @@ export interface WatchPlan {
    * plan's own successful probes, so the caller need not open them again.
    */
   readonly opened: readonly Deno.FsWatcher[];
+  /**
+   * The sub-folders (not symlinks) each `flat` folder had when planned, sorted:
+   * a change to them is what a re-plan is for.
+   */
+  readonly flatEntries: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Opens a watcher (Deno.watchFs by default; tests inject one). */
@@ -80,6 +91,7 @@ export function planWatch(
   const recursive: string[] = [];
   const flat: string[] = [];
   const lost: LostFolder[] = [];
+  const flatEntries = new Map<string, readonly string[]>();
   /** Folders still to watch recursively, each with the watched path it is under. */
   const candidates = paths.map((path) => ({ root: path, folder: path }));
   let probes = 0;
@@ -88,7 +100,10 @@ export function planWatch(
   const tryOpen = (target: string | string[], isRecursive: boolean): unknown => {
     probes++;
     try {
-      open(target, { recursive: isRecursive }).close();
+      const watcher = open(target, { recursive: isRecursive });
+      // A recursive watch that holds is one of the plan's watchers (opened once).
+      if (isRecursive && options.keepOpen === true) opened.push(watcher);
+      else watcher.close();
       return null;
     } catch (error) {
       return error ?? new Error("watch failed");
@@ -112,7 +127,9 @@ export function planWatch(
       return false;
     }
     flat.push(folder);
-    for (const child of children.sort()) {
+    children.sort();
+    flatEntries.set(folder, children);
+    for (const child of children) {
       if (child !== except) candidates.push({ root, folder: child });
     }
     return true;
@@ -181,7 +198,7 @@ export function planWatch(
     }
     if (isSplit) lose(root, named!, why);
   }
-  return { recursive, flat, lost, opened };
+  return { recursive, flat, lost, opened, flatEntries };
 }
 
 /** The folder a watch error names (`about ["<path>"]`), or null. */

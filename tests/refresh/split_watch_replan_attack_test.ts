@@ -1,0 +1,181 @@
+/**
+ * A split watch (a root one folder of which cannot be watched) must keep
+ * seeing edits after it is planned again (r7, session 6: 3 of 39 edits never
+ * served at 6,000 skills). Deno (2.9.6) shares one inotify instance per
+ * process: closing, or failing to open, a watcher over a folder removes that
+ * folder's watches from every live watcher over it, which then sees nothing
+ * there again. So a re-plan must never probe, open-and-close or close a
+ * watcher over what a live watcher covers.
+ */
+
+import assert from "node:assert/strict";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { startLiveRefresh } from "../../src/refresh/live_refresh.ts";
+import type { WatchOpener } from "../../src/refresh/watch_plan.ts";
+import { buildCatalog } from "../../src/skills/catalog.ts";
+import { createCatalogStore } from "../../src/skills/catalog_store.ts";
+import { makeTree, skillMd } from "../skills/_tree.ts";
+import { REPO_ROOT } from "../support/program.ts";
+
+/** The uid and gid of `nobody`: a user who cannot read a folder of mode 000. */
+const OTHER_USER = 65534;
+
+/** One watcher as opened: its paths and whether recursively. */
+interface Watch {
+  readonly paths: readonly string[];
+  readonly recursive: boolean;
+}
+
+/** Whether one watch's folders and another's share an inotify watch (a folder both cover). */
+function isOverlapping(a: Watch, b: Watch): boolean {
+  const covers = (watch: Watch, path: string) =>
+    watch.paths.some((at) => at === path || (watch.recursive && path.startsWith(`${at}/`)));
+  return a.paths.some((path) => covers(b, path)) || b.paths.some((path) => covers(a, path));
+}
+
+/**
+ * Real Deno watchers, refused as Deno refuses a recursive watch over
+ * `locked` (and `locked` itself), each close and refusal checked against the
+ * watchers live then: one that overlaps a live one is recorded in `blinding`.
+ */
+function trackedOpener(locked: string): { open: WatchOpener; blinding: string[] } {
+  const live = new Set<Watch>();
+  const blinding: string[] = [];
+  const check = (watch: Watch, what: string) => {
+    for (const other of live) {
+      if (other !== watch && isOverlapping(watch, other)) {
+        blinding.push(`${what} ${watch.paths.length} path(s) while a live watcher covers them`);
+        return;
+      }
+    }
+  };
+  const open: WatchOpener = (paths, options) => {
+    const watch: Watch = { paths: [paths].flat(), recursive: options.recursive };
+    for (const path of watch.paths) {
+      if (locked === path || (options.recursive && locked.startsWith(`${path}/`))) {
+        check(watch, "failed to open");
+        throw new Deno.errors.PermissionDenied(
+          `Permission denied (os error 13) about ["${locked}"]`,
+        );
+      }
+    }
+    const watcher = Deno.watchFs(paths, options);
+    live.add(watch);
+    const close = watcher.close.bind(watcher);
+    watcher.close = () => {
+      live.delete(watch);
+      check(watch, "closed");
+      close();
+    };
+    return watcher;
+  };
+  return { open, blinding };
+}
+
+Deno.test("attack: planning a split watch again (a skill folder added to the root) never closes or fails a watcher over what a live one watches, and a sibling's edits are still seen", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "other/SKILL.md": skillMd("other"),
+    "sibling/SKILL.md": skillMd("sibling", "Before"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("locked"));
+  await using refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: tracked.open,
+  });
+  assert.deepEqual(refresh.unwatched, [
+    { root: tree.path, folder: "locked", why: "PermissionDenied" },
+  ]);
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  // A new folder under the flat-watched root: the watch is planned again.
+  await Deno.mkdir(tree.at("added"));
+  await Deno.writeTextFile(tree.at("added/SKILL.md"), skillMd("added"));
+  await waitFor(() => store.current().byName.get("added") !== undefined, "added never served");
+  for (const text of ["One", "Two", "Three"]) {
+    await Deno.writeTextFile(tree.at("sibling/SKILL.md"), skillMd("sibling", text));
+    await waitFor(
+      () => store.current().byName.get("sibling")?.description === text,
+      `the sibling's edit "${text}" was never refreshed`,
+    );
+  }
+  await Deno.writeTextFile(tree.at("added/SKILL.md"), skillMd("added", "Edited"));
+  await waitFor(
+    () => store.current().byName.get("added")?.description === "Edited",
+    "an edit in the added skill was never refreshed",
+  );
+  assert.deepEqual(tracked.blinding, []);
+});
+
+Deno.test({
+  name:
+    "attack: a root split by an unreadable folder (real watcher, as a user who cannot read it) serves and notifies 10 edits in a row to a sibling skill after a re-plan",
+  // Root reads every folder: as root the harness runs as nobody (setpriv), else as this user.
+  ignore: Deno.uid() === 0 && !Deno.statSync("/usr/bin/setpriv").isFile,
+  fn: async () => {
+    const parent = await Deno.makeTempDir({ prefix: "skillgate-split-" });
+    try {
+      const root = `${parent}/skills`;
+      const names = ["locked", "other", "sibling"];
+      for (const name of names) {
+        await Deno.mkdir(`${root}/${name}`, { recursive: true });
+        await Deno.writeTextFile(`${root}/${name}/SKILL.md`, skillMd(name));
+      }
+      const asOther = Deno.uid() === 0;
+      if (asOther) {
+        await Deno.mkdir(`${parent}/deno-dir`);
+        for (const path of [parent, root, `${parent}/deno-dir`]) {
+          await Deno.chown(path, OTHER_USER, OTHER_USER);
+        }
+        for (const name of names) {
+          await Deno.chown(`${root}/${name}`, OTHER_USER, OTHER_USER);
+          await Deno.chown(`${root}/${name}/SKILL.md`, OTHER_USER, OTHER_USER);
+        }
+      }
+      await Deno.chmod(`${root}/locked`, 0o000);
+      const deno = [
+        `${REPO_ROOT}.tools/node_modules/deno/deno`,
+        "run",
+        "--config",
+        `${REPO_ROOT}deno.json`,
+        "--cached-only",
+        "--allow-all",
+        `${REPO_ROOT}tests/refresh/_split_watch_harness.ts`,
+        root,
+        "sibling",
+        "10",
+      ];
+      const setpriv = ["/usr/bin/setpriv", `--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`];
+      const argv = asOther ? [...setpriv, "--clear-groups", ...deno] : deno;
+      const output = await new Deno.Command(argv[0]!, {
+        args: argv.slice(1),
+        env: asOther ? { DENO_DIR: `${parent}/deno-dir`, HOME: parent, NO_COLOR: "1" } : {},
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(output.stderr);
+      assert.ok(output.success, stderr);
+      const result = JSON.parse(new TextDecoder().decode(output.stdout));
+      assert.deepEqual(result, {
+        unwatched: [{ root, folder: "locked", why: "PermissionDenied" }],
+        isAdded: true,
+        served: Array(10).fill(true),
+      });
+      // One line names the folder, once, relative to its root.
+      assert.equal(stderr.match(/live refresh misses the folder "locked" in /g)?.length, 1, stderr);
+    } finally {
+      await Deno.chmod(`${parent}/skills/locked`, 0o755).catch(() => {});
+      await Deno.remove(parent, { recursive: true });
+    }
+  },
+});
