@@ -240,6 +240,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "watch; no client input",
   },
   {
+    path: "src/refresh/live_refresh.ts",
+    apis: ["Deno.readDir"],
+    reason: "live refresh: lists the sub-folders of each folder a split watch watches flat, to " +
+      "plan again only when they change; folder names only, never a file read, paths from the " +
+      "roots and the watch plan, never from a client",
+  },
+  {
     path: "src/refresh/watch_plan.ts",
     apis: ["Deno.readDir"],
     reason: "live refresh: lists the sub-folders of a folder a recursive watch refused (an " +
