@@ -45,8 +45,11 @@ const {
 } = await import("./src/cli/trusted_start.ts");
 
 async function main(): Promise<number> {
-  if (Deno.args[0] === "override") return await overrideCommand(Deno.args.slice(1));
-  if (Deno.args[0] === "health") return await healthCommand(Deno.args.slice(1));
+  // `--help` / `-h` after any command prints the help (the command line parser below answers it);
+  // these two commands parse their own arguments, so they are asked first.
+  const asksHelp = Deno.args.some((arg) => arg === "--help" || arg === "-h");
+  if (Deno.args[0] === "override" && !asksHelp) return await overrideCommand(Deno.args.slice(1));
+  if (Deno.args[0] === "health" && !asksHelp) return await healthCommand(Deno.args.slice(1));
   let config;
   let location: ConfigLocation | null;
   try {

@@ -76,6 +76,6 @@ function flagSyntax(option: OptionSpec): string {
     case "repeatable":
       return `--${option.flag}=SPEC (repeatable)`;
     default:
-      return `--${option.flag}=VALUE`;
+      return `--${option.flag}=${option.valueName ?? "VALUE"}`;
   }
 }

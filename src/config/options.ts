@@ -40,6 +40,8 @@ export interface OptionSpec {
   readonly kind: OptionKind;
   /** One line for `--help`. */
   readonly help: string;
+  /** What `--help` shows after a string or list option's `=`, e.g. `DIR`. @default "VALUE" */
+  readonly valueName?: string;
   /**
    * False for the options that choose the configuration file itself
    * (`--config`, `--no-config`): they cannot be set from inside it. Every
@@ -221,6 +223,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_INDEX_CACHE",
     key: "indexCache",
     kind: { type: "string" },
+    valueName: "DIR",
     help: "folder of the index cache (default $XDG_CACHE_HOME/skillgate/index, or " +
       "$MCP_DATA_DIR/skillgate/index when hosted)",
   },
@@ -245,6 +248,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_HOST",
     key: "host",
     kind: { type: "string" },
+    valueName: "ADDRESS",
     help: "HTTP listen address (default 127.0.0.1; beyond loopback a token is required)",
   },
   {
@@ -259,6 +263,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_ALLOWED_HOSTS",
     key: "allowedHosts",
     kind: { type: "list", entries: "host" },
+    valueName: "HOST[:PORT],...",
     help: "extra Host values accepted on HTTP loopback, as host[:port] (comma-separated)",
     narrowing: "subset",
   },
@@ -267,6 +272,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_ALLOWED_ORIGINS",
     key: "allowedOrigins",
     kind: { type: "list", entries: "origin" },
+    valueName: "ORIGIN,...",
     help: "extra Origin values accepted on HTTP, as http(s)://host[:port] (comma-separated)",
     narrowing: "subset",
   },
@@ -275,6 +281,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_HTTP_TOKEN_FILE",
     key: "httpTokenFile",
     kind: { type: "string" },
+    valueName: "FILE",
     help: "file holding the HTTP bearer token (or set SKILLGATE_HTTP_TOKEN)",
   },
   {
@@ -356,6 +363,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_CONFIG",
     key: "config",
     kind: { type: "string" },
+    valueName: "FILE",
     help: "the configuration file (default $XDG_CONFIG_HOME/skillgate/config.json)",
     isFileKey: false,
   },
@@ -372,6 +380,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_ROOT_PREFIX",
     key: "rootPrefix",
     kind: { type: "list" },
+    valueName: "PREFIX=PATH,...",
     help: "serve a local root's skills as PREFIX__NAME: PREFIX=PATH (comma-separated)",
   },
   {
@@ -389,6 +398,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_GITHUB_ALLOW",
     key: "githubAllow",
     kind: { type: "list" },
+    valueName: "OWNER,...",
     help: "GitHub owners whose repositories may be fetched (comma-separated; default none)",
     narrowing: "subset",
   },
@@ -397,6 +407,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_WELL_KNOWN_ALLOW",
     key: "wellKnownAllow",
     kind: { type: "list", entries: "origin" },
+    valueName: "ORIGIN,...",
     help: "publisher origins https://HOST[:PORT] whose /.well-known/agent-skills/ may be " +
       "fetched (comma-separated, exact match; default none)",
     narrowing: "subset",
@@ -406,6 +417,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_GITHUB_API",
     key: "githubApi",
     kind: { type: "string" },
+    valueName: "URL",
     help: "GitHub REST API URL (default https://api.github.com; Enterprise: https://HOST/api/v3)",
   },
   {
@@ -413,6 +425,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_GITHUB_DOWNLOAD_HOST",
     key: "githubDownloadHost",
     kind: { type: "string" },
+    valueName: "HOST[:PORT]",
     help: "host[:port] tarballs are downloaded from (default codeload.github.com, or the " +
       "Enterprise host)",
   },
@@ -421,6 +434,7 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     env: "SKILLGATE_LOCK",
     key: "lock",
     kind: { type: "string" },
+    valueName: "FILE",
     help: "lock file pinning remote sources (default ./skillgate.lock; sync creates it)",
   },
   {

@@ -67,6 +67,16 @@ Deno.test("skillgate health exits 2 on a bad argument, with nothing on stdout", 
   assert.match(result.stderr, /health takes only --url=URL/);
 });
 
+Deno.test("`--help` / `-h` after health or override prints the help and exits 0, like every other command", async () => {
+  for (const args of [["health", "--help"], ["override", "-h"], ["override", "pdf", "--help"]]) {
+    const result = await runProgram(args);
+    assert.equal(result.code, 0, `${args.join(" ")}: ${result.stderr}`);
+    assert.equal(result.stderr, "", args.join(" "));
+    assert.match(result.stdout, /skillgate override NAME --disable/, args.join(" "));
+    assert.match(result.stdout, /skillgate health \[--url=URL\]/, args.join(" "));
+  }
+});
+
 Deno.test("skillgate health answers 0 for a running --http skillgate (SKILLGATE_HTTP gives the port, no token needed)", async () => {
   await using server = await startHttpProgram(["serve", `${REPO_ROOT}examples/skills`]);
   const byEnv = await runProgram(["health"], { env: { SKILLGATE_HTTP: String(server.port) } });
