@@ -98,3 +98,33 @@ Deno.test("the plugin's bin/skillgate (its .mcp.json command) runs a binary plac
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("attack: the plugin's bin/skillgate without a binary beside it refuses and names the file to place; it never runs npx of an unowned registry name", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-plugin-" });
+  try {
+    const copy = await run("cp", ["-R", `${REPO_ROOT}plugin`, `${dir}/plugin`]);
+    assert.equal(copy.code, 0, copy.stderr);
+    // An npx first on PATH that leaves a mark: the old fallback ran `npx -y skillgate@VERSION`.
+    await Deno.mkdir(`${dir}/path`);
+    await Deno.writeTextFile(`${dir}/path/npx`, `#!/bin/sh\ntouch '${dir}/npx-ran'\n`);
+    await Deno.chmod(`${dir}/path/npx`, 0o755);
+    const output = await new Deno.Command(`${dir}/plugin/bin/skillgate`, {
+      args: ["serve", "/nowhere"],
+      env: { PATH: `${dir}/path:/usr/bin:/bin` },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(output.code, 1);
+    assert.equal(output.stdout.length, 0, "stdout stays the protocol's: nothing on it");
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.match(
+      stderr,
+      /skillgate-(linux|macos)-(x64|arm64) is missing .*copy .* from a skillgate release/,
+    );
+    const ran = await Deno.lstat(`${dir}/npx-ran`).then(() => true, () => false);
+    assert.equal(ran, false, "npx never ran");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
