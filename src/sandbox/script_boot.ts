@@ -200,8 +200,12 @@ export async function bootScripts(
       ? []
       : containmentOf(described.plan, options.catalog, isolation),
     dataDirProblem: isolation.mode === "sandbox" ? isolation.sandbox?.dataDirProblem ?? null : null,
+    // A cache inside the mounted data folder is hidden from every sandbox (a `hide` mount);
+    // one no hide mount covers would be writable by scripts.
     indexCacheExposed: isolation.mode === "sandbox" && (protectedFolders.indexCache ?? []).some(
-      (cache) => isolation.sandbox?.dataDir != null && isWithin(isolation.sandbox.dataDir, cache),
+      (cache) =>
+        isolation.sandbox?.dataDir != null && isWithin(isolation.sandbox.dataDir, cache) &&
+        !(isolation.sandbox.dataHidden ?? []).some((hidden) => isWithin(hidden, cache)),
     ),
     grantProblems: described === null ? [] : described.plan.problems
       .filter((problem) => problem.reason === "grant")

@@ -372,10 +372,12 @@ Deno.test({
 
 Deno.test({
   name:
-    "a data folder of its own is mounted read-write and handed to the script as MCP_DATA_DIR; no index cache is kept in it",
+    "a data folder of its own is mounted read-write and handed to the script as MCP_DATA_DIR; the index cache in it is kept and hidden from scripts",
   ignore: sandbox === null,
   fn: async () => {
     await using tree = await world();
+    // Files changed within 2 s of their read are cached nowhere (the racy-window rule).
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
     const grant = [
       { skill: SKILL, script: "scripts/read.sh" },
       { skill: SKILL, script: "scripts/write.sh" },
@@ -395,15 +397,66 @@ Deno.test({
     const environ = await run("scripts/read.sh", ["/proc/self/environ"]);
     const real = await Deno.realPath(tree.at("out"));
     assert.ok(String(environ.stdout).split("\0").includes(`MCP_DATA_DIR=${real}`));
-    // Hosted, the index cache would live in $MCP_DATA_DIR/skillgate/index, which every
-    // sandboxed script may write: skillgate keeps none there, so none can be forged.
-    const cached = await Array.fromAsync(Deno.readDir(tree.at("out"))).then((entries) =>
-      entries.map((entry) => entry.name)
+    // Hosted, the index cache lives in $MCP_DATA_DIR/skillgate/index: it is written (the
+    // catalog's start) and every sandbox hides $MCP_DATA_DIR/skillgate, so no script reads,
+    // forges or moves it.
+    // The worker writes the cache once its digests are quiet: wait for it (bounded: 20 s).
+    let cacheFiles: Deno.DirEntry[] = [];
+    for (let tries = 0; tries < 200 && cacheFiles.length < 2; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      cacheFiles = await Array.fromAsync(Deno.readDir(tree.at("out/skillgate/index")));
+    }
+    assert.ok(cacheFiles.length > 0, `no index cache in MCP_DATA_DIR: ${session.stderr()}`);
+    const aCacheFile = tree.at(`out/skillgate/index/${cacheFiles[0]!.name}`);
+    const peek = await run("scripts/read.sh", [aCacheFile]);
+    assert.notEqual(peek.exitCode, 0, "the cache is hidden from the script");
+    const forged = await run("scripts/write.sh", [tree.at("out/skillgate/index/forged")]);
+    assert.notEqual(forged.stdout, "ok\n");
+    const forgedTop = await run("scripts/write.sh", [tree.at("out/skillgate/forged")]);
+    assert.notEqual(forgedTop.stdout, "ok\n");
+    const after = (await Array.fromAsync(Deno.readDir(tree.at("out/skillgate/index"))))
+      .map((entry) => entry.name);
+    assert.ok(!after.includes("forged"));
+    assert.deepEqual(
+      (await Array.fromAsync(Deno.readDir(tree.at("out/skillgate")))).map((entry) => entry.name),
+      ["index"],
     );
-    const inside = cached.includes("skillgate")
-      ? await Array.fromAsync(Deno.readDir(tree.at("out/skillgate/index")))
-      : [];
-    assert.deepEqual(inside, []);
+  },
+});
+
+Deno.test({
+  name:
+    "attack: a sandboxed script moves $MCP_DATA_DIR/skillgate away to put a forged index cache in its place",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    const script = "scripts/move.sh";
+    const md = await Deno.readTextFile(tree.at(`skills/${SKILL}/SKILL.md`));
+    await Deno.writeTextFile(
+      tree.at(`skills/${SKILL}/SKILL.md`),
+      md.replace(
+        "  run:\n",
+        `  run:\n    - script: ${script}\n      interpreter: bash\n      timeout: 10\n`,
+      ),
+    );
+    await Deno.writeTextFile(
+      tree.at(`skills/${SKILL}/${script}`),
+      'mv "$1/skillgate" "$1/moved" && mkdir -p "$1/skillgate/index" && echo moved\n',
+    );
+    await using session = await connectStdio(["serve", tree.at("skills")], {
+      env: {
+        MCP_CONFIRM_MODE: "auto",
+        MCP_SKILL_RUN: JSON.stringify([{ skill: SKILL, script }]),
+        MCP_DATA_DIR: tree.at("out"),
+      },
+    });
+    const moved = toolJson(
+      await session.call("skill_run", { name: SKILL, script, args: [tree.at("out")] }),
+    );
+    assert.notEqual(moved.exitCode, 0, String(moved.stdout));
+    assert.match(String(moved.stderr), /busy/i);
+    const names = (await Array.fromAsync(Deno.readDir(tree.at("out")))).map((entry) => entry.name);
+    assert.deepEqual(names, ["skillgate"]);
   },
 });
 

@@ -117,8 +117,10 @@ export interface DataDirVerdict {
  * scripts get no `MCP_DATA_DIR`; the server still starts (the host sets the
  * variable for every server it runs; a script that needs it says so). It
  * may hold the index cache folder (hosted, the cache lives in
- * `$MCP_DATA_DIR/skillgate/index`): when it is mounted, the trusted part
- * then runs without the cache (`script_boot.ts`), so no script can forge it.
+ * `$MCP_DATA_DIR/skillgate/index`): every sandbox then hides the data
+ * folder's child that holds it (`hiddenInData`, a `hide` mount), so no script
+ * can read, forge or move it; a cache no hide mount covers is not used
+ * (`script_boot.ts`).
  *
  * @param dataDir The configured path (absolute), or null when unset.
  * @param folders The protected folders.

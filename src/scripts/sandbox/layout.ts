@@ -25,10 +25,12 @@
 export interface Mount {
   /**
    * `ro` read-only bind, `rw` read-write bind, `symlink` (`source` is the
-   * link's target), `tmpfs` fresh memory folder, `proc` fresh `/proc` of the
-   * PID namespace, `dev` minimal `/dev`.
+   * link's target), `tmpfs` fresh memory folder, `hide` an empty read-only
+   * memory folder over a folder inside an earlier `rw` bind (a mount point, so
+   * the script can neither read, write, rename nor remove what it covers),
+   * `proc` fresh `/proc` of the PID namespace, `dev` minimal `/dev`.
    */
-  readonly kind: "ro" | "rw" | "symlink" | "tmpfs" | "proc" | "dev";
+  readonly kind: "ro" | "rw" | "symlink" | "tmpfs" | "hide" | "proc" | "dev";
   /** The path inside the sandbox (the same as on the host for binds). */
   readonly path: string;
   /** `symlink`: the link target. */
@@ -59,6 +61,12 @@ export interface SandboxBase {
   readonly dataDir: string | null;
   /** Why `MCP_DATA_DIR` is not mounted (names no path), or null. @default null */
   readonly dataDirProblem?: string | null;
+  /**
+   * Real paths of folders inside `dataDir` that every sandbox hides (`hide`
+   * mounts): the top folder holding skillgate's index cache there (hosted,
+   * `$MCP_DATA_DIR/skillgate`), so no script can forge its entries. @default none
+   */
+  readonly dataHidden?: readonly string[];
 }
 
 /** What one script's sandbox is made of, besides the host's facts. */
@@ -131,6 +139,14 @@ export function sandboxLayout(base: SandboxBase, request: SandboxRequest): Sandb
   }
   if (base.dataDir !== null) {
     mounts.push({ kind: "rw", path: base.dataDir, optional: true, why: "the host's MCP_DATA_DIR" });
+    for (const hidden of base.dataHidden ?? []) {
+      mounts.push({
+        kind: "hide",
+        path: hidden,
+        why:
+          "hides skillgate's index cache inside MCP_DATA_DIR (empty, read-only, cannot be moved)",
+      });
+    }
   }
   for (const folder of request.read) {
     mounts.push({ kind: "ro", path: folder, why: "granted read (MCP_SKILL_RUN read)" });
@@ -179,6 +195,9 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
       case "tmpfs":
         args.push("--tmpfs", mount.path);
         break;
+      case "hide":
+        args.push("--tmpfs", mount.path, "--remount-ro", mount.path);
+        break;
       case "proc":
         args.push("--proc", mount.path);
         break;
@@ -202,9 +221,15 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
  * @returns True when a mount other than the private temporary folder covers it.
  */
 export function isInsideLayout(layout: SandboxLayout, path: string): boolean {
-  return layout.mounts.some((mount) =>
-    mount.kind !== "tmpfs" &&
-    (path === mount.path ||
-      path.startsWith(mount.path.endsWith("/") ? mount.path : `${mount.path}/`))
-  );
+  const covers = (mount: Mount) =>
+    path === mount.path ||
+    path.startsWith(mount.path.endsWith("/") ? mount.path : `${mount.path}/`);
+  // The deepest mount covering the path decides: a hidden folder inside a bind shows nothing.
+  let deepest: Mount | null = null;
+  for (const mount of layout.mounts) {
+    if (covers(mount) && (deepest === null || mount.path.length >= deepest.path.length)) {
+      deepest = mount;
+    }
+  }
+  return deepest !== null && deepest.kind !== "tmpfs" && deepest.kind !== "hide";
 }

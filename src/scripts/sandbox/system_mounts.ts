@@ -106,7 +106,31 @@ export function gatherSandboxBase(
     interpreterFolders: Object.freeze(interpreterFolders),
     dataDir: data.path,
     dataDirProblem: data.problem,
+    dataHidden: Object.freeze(hiddenInData(data.path, protectedFolders.indexCache ?? [])),
   });
+}
+
+/**
+ * The folders a sandbox hides inside the mounted data folder: for each index
+ * cache folder strictly inside it, the data folder's child that holds it
+ * (hosted, `$MCP_DATA_DIR/skillgate`). Hiding that child, not the cache
+ * folder itself, leaves no folder above the cache a script could rename and
+ * replace with one of its own (a mount point cannot be moved or removed).
+ * `checkDataDir` refuses a data folder that is or lies inside a cache folder.
+ *
+ * @param dataDir The data folder's real path, or null when not mounted.
+ * @param caches The index cache folders (resolved and real paths).
+ * @returns Absolute paths, without duplicates.
+ */
+export function hiddenInData(dataDir: string | null, caches: readonly string[]): string[] {
+  if (dataDir === null) return [];
+  const base = dataDir.endsWith("/") ? dataDir : `${dataDir}/`;
+  const hidden = new Set<string>();
+  for (const cache of caches) {
+    if (!cache.startsWith(base) || cache.length === base.length) continue;
+    hidden.add(base + cache.slice(base.length).split("/")[0]);
+  }
+  return [...hidden];
 }
 
 /**

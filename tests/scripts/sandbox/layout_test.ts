@@ -6,6 +6,7 @@ import {
   sandboxLayout,
 } from "../../../src/scripts/sandbox/layout.ts";
 import { findMissingMount, missingMountNote } from "../../../src/scripts/sandbox/missing_mount.ts";
+import { hiddenInData } from "../../../src/scripts/sandbox/system_mounts.ts";
 
 const BASE: SandboxBase = {
   bwrapPath: "/usr/bin/bwrap",
@@ -99,6 +100,41 @@ Deno.test("isInsideLayout() counts binds and links, not the private /tmp", () =>
   assert.equal(isInsideLayout(layout, "/tmp/skills/b/data.txt"), false);
   assert.equal(isInsideLayout(layout, "/usrx/y"), false);
   assert.equal(isInsideLayout(layout, "/home/me/.ssh/id_rsa"), false);
+});
+
+Deno.test("hiddenInData() names the data folder's child holding each index cache inside it, nothing else", () => {
+  assert.deepEqual(hiddenInData("/data", ["/data/skillgate/index"]), ["/data/skillgate"]);
+  assert.deepEqual(hiddenInData("/data/", ["/data/a/b/c", "/data/a/d"]), ["/data/a"]);
+  assert.deepEqual(
+    hiddenInData("/data", ["/data"]),
+    [],
+    "the data folder itself is refused elsewhere",
+  );
+  assert.deepEqual(hiddenInData("/data", ["/database/index", "/elsewhere/index"]), []);
+  assert.deepEqual(hiddenInData(null, ["/data/skillgate/index"]), []);
+});
+
+Deno.test("attack: a script reads or writes the index cache inside MCP_DATA_DIR: the layout hides its folder behind an empty read-only mount after the data bind", () => {
+  const layout = sandboxLayout({ ...BASE, dataDir: "/data", dataHidden: ["/data/skillgate"] }, {
+    skillDir: "/srv/skills/a",
+    program: "/usr/bin/sh",
+    read: [],
+    write: [],
+    network: false,
+  });
+  const kinds = layout.mounts.map((mount) => `${mount.kind} ${mount.path}`);
+  assert.ok(kinds.indexOf("hide /data/skillgate") > kinds.indexOf("rw /data"), kinds.join(", "));
+  const args = bwrapArgs(layout);
+  const at = args.indexOf("/data/skillgate");
+  assert.deepEqual(args.slice(at - 1, at + 3), [
+    "--tmpfs",
+    "/data/skillgate",
+    "--remount-ro",
+    "/data/skillgate",
+  ]);
+  assert.equal(isInsideLayout(layout, "/data/notes.txt"), true);
+  assert.equal(isInsideLayout(layout, "/data/skillgate/index/skills-1.parses"), false);
+  assert.equal(isInsideLayout(layout, "/data/skillgate"), false);
 });
 
 Deno.test("findMissingMount() names the first path outside the sandbox on a failure line", () => {
