@@ -96,10 +96,21 @@ Deno.test({
     assert.match(String(answer.stderr), /No such file or directory/);
     const note = String(answer.sandboxNote);
     assert.ok(note.includes(JSON.stringify(path)), note);
-    assert.match(
-      note,
-      /MCP_SKILL_RUN row: \{"skill":"boxed","script":"scripts\/read.sh","read":\[/,
+    // The row the note suggests is one the grant accepts: following it makes the run work.
+    const row = note.match(
+      /MCP_SKILL_RUN row: (\{"skill":"boxed","script":"scripts\/read.sh",.*?\]\})/,
     );
+    assert.ok(row !== null, note);
+    const suggested = JSON.parse(row[1]!) as { read: string[] };
+    assert.deepEqual(suggested.read, [join(tree.path, "ungranted")], "the folder, not the file");
+    await using granted = await connectStdio(["serve", tree.at("skills")], {
+      env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify([suggested]) },
+    });
+    const again = toolJson(
+      await granted.call("skill_run", { name: SKILL, script: "scripts/read.sh", args: [path] }),
+    );
+    assert.equal(again.exitCode, 0, String(again.stderr));
+    assert.equal(again.stdout, "not granted\n");
   },
 });
 

@@ -52,11 +52,16 @@ export function missingMountNote(
 ): string | null {
   const path = findMissingMount(stderr, layout);
   if (path === null) return null;
-  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
-  const folder = JSON.stringify(shown);
-  return `The script seems to have needed ${folder}, which is outside its sandbox (it sees ` +
-    "only the system folders, its skill folder, a private /tmp and the folders its grant " +
-    "names). If it should, the server's owner adds the folder to the script's MCP_SKILL_RUN " +
-    `row: {"skill":${JSON.stringify(row.skill)},"script":${JSON.stringify(row.script)},` +
-    `"read":[${folder}]} (or "write" to let it change files there)`;
+  const clip = (text: string) => text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  // A grant names folders, never files, and the worker cannot tell which this path is: the
+  // row shows the folder that holds it (the path itself only when that would be `/`).
+  const parent = path.slice(0, path.lastIndexOf("/"));
+  const folder = JSON.stringify(clip(parent === "" ? path : parent));
+  return `The script seems to have needed ${JSON.stringify(clip(path))}, which is outside its ` +
+    "sandbox (it sees only the system folders, its skill folder, a private /tmp and the " +
+    "folders its grant names). If it should, the server's owner adds the folder that holds it " +
+    `to the script's MCP_SKILL_RUN row: {"skill":${JSON.stringify(row.skill)},"script":` +
+    `${JSON.stringify(row.script)},"read":[${folder}]} (or "write" to let it change files ` +
+    "there; name the path itself when it is a folder; a home folder itself, / and skillgate's " +
+    "own folders are refused)";
 }

@@ -167,6 +167,12 @@ Deno.test("findMissingMount() names the first path outside the sandbox on a fail
   assert.match(note ?? "", /"\/home\/me\/notes\.txt"/);
   assert.match(
     note ?? "",
-    /\{"skill":"a","script":"scripts\/x\.sh","read":\["\/home\/me\/notes\.txt"\]\}/,
+    /\{"skill":"a","script":"scripts\/x\.sh","read":\["\/home\/me"\]\}/,
+    "a grant names folders: the row shows the one holding the file",
   );
+  const top = missingMountNote("cat: /notes: No such file or directory", layout, {
+    skill: "a",
+    script: "scripts/x.sh",
+  });
+  assert.match(top ?? "", /"read":\["\/notes"\]\}/, "never / itself");
 });
