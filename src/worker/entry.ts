@@ -156,7 +156,10 @@ self.onmessage = (
   if (event.data?.type !== "start") return;
   serve(event.data).catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    post({ type: "exit", code: 1, message: `Could not start serving: ${message}` });
+    // An address in use is a setting to change (exit 2, as a bad command line), not a fault.
+    // The name is compared, not the class: the HTTP module stays out of a stdio worker's graph.
+    const code = error instanceof Error && error.name === "ListenRefused" ? 2 : 1;
+    post({ type: "exit", code, message: `Could not start serving: ${message}` });
   });
 };
 

@@ -40,6 +40,12 @@ import { answerNodeRequest } from "./node_bridge.ts";
 /** How often idle sessions (see `HTTP_SESSION_IDLE_MS`) are closed, in ms. */
 export const IDLE_SWEEP_INTERVAL_MS = 60_000;
 
+/**
+ * The `name` of the error {@linkcode serveOverHttp} throws when the address is
+ * in use or not on this machine: the worker then exits with the usage code (2).
+ */
+export const LISTEN_REFUSED = "ListenRefused";
+
 /** Connection-level limits; every field defaults to its constant in `src/caps.ts`. */
 export interface ConnectionSettings {
   /** @default MAX_HTTP_CONNECTIONS (1024) */
@@ -104,7 +110,8 @@ export interface HttpService {
  * @param options Store, server factory, shutdown signal and hook, limits.
  * @returns The running service.
  * @throws {Error} When the address cannot be bound (in use, not permitted),
- *   with the address in the message.
+ *   with the address in the message; named {@linkcode LISTEN_REFUSED} when the
+ *   address is in use or not on this machine (a setting to change).
  *
  * Requires `--allow-net=<host>:<port>` for exactly that address.
  */
@@ -128,14 +135,21 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
   try {
     listener = Deno.listen({ hostname: address.host, port: address.port, transport: "tcp" });
   } catch (error) {
-    const why = error instanceof Deno.errors.AddrInUse
-      ? "the address is in use"
+    const isInUse = error instanceof Deno.errors.AddrInUse;
+    const why = isInUse
+      ? "the address is in use (another program, perhaps another skillgate, listens there: " +
+        "stop it, or pick another port with --http=PORT)"
+      : error instanceof Deno.errors.AddrNotAvailable
+      ? "this machine has no such address (check --host)"
       : error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied
       ? "the worker may not listen there"
       : error instanceof Error
       ? error.message
       : String(error);
-    throw new Error(`Cannot listen on ${address.host} port ${address.port}: ${why}`);
+    const refused = new Error(`Cannot listen on ${address.host} port ${address.port}: ${why}`);
+    // A setting to change, not a fault of skillgate's: the worker exits with the usage code.
+    if (isInUse || error instanceof Deno.errors.AddrNotAvailable) refused.name = LISTEN_REFUSED;
+    throw refused;
   }
   const port = (listener.addr as Deno.NetAddr).port;
   const origin = `http://${urlHost(address.host)}:${port}`;
