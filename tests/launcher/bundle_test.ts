@@ -89,14 +89,21 @@ Deno.test("launcher: concurrent first runs all start, and one bundle is built", 
   assert.deepEqual(left.sort(), ["current", "deno", await currentBundle(checkout.root)].sort());
 });
 
-Deno.test("launcher: a checkout where no bundle can be written runs from the sources", async () => {
+Deno.test("launcher: a checkout where no bundle can be written runs from the sources, with no Deno cache rather than a shared one", async () => {
   await using checkout = await checkoutCopy();
+  await Deno.remove(`${checkout.root}/.bundle`, { recursive: true }).catch(() => {});
   await Deno.writeTextFile(`${checkout.root}/.bundle`, "not a folder\n");
+  const home = `${checkout.root}/../home`;
+  await Deno.mkdir(home);
   const run = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
     cwd: checkout.root,
+    env: { HOME: home, DENO_DIR: "" },
   });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, `skillgate ${VERSION}\n`);
+  assert.match(run.stderr, /no private folder for Deno's cache/);
+  // Deno's default cache (under HOME) was neither made nor used.
+  assert.deepEqual([...Deno.readDirSync(home)], []);
 });
 
 Deno.test("launcher: the bundled program serves a real client through the worker wall (lazy chunks, a symlink out of the root refused)", async () => {
