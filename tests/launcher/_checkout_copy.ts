@@ -126,7 +126,10 @@ export async function ownNodeModules(
 
 /**
  * What under the given paths its group or others may write (symlinks aside:
- * their own mode is always 777), as the launcher's ownership rule sees it.
+ * their own mode is always 777), as the launcher's ownership rule sees it:
+ * Deno's cache folders in `.bundle` (`deno`, `<hash>/deno`) are not walked
+ * (Deno writes them with the program's umask) but must be closed: one that
+ * group or others may read, write or enter is listed.
  *
  * @param paths Files or folders; each walked whole (`find`, not following links).
  * @returns The paths find printed, sorted; empty when none.
@@ -136,7 +139,12 @@ export async function ownNodeModules(
  */
 export async function othersMayWrite(paths: readonly string[]): Promise<string[]> {
   const found = await new Deno.Command("find", {
-    args: [...paths, "!", "-type", "l", "(", "-perm", "-020", "-o", "-perm", "-002", ")", "-print"],
+    args: [
+      ...paths,
+      ...["(", "-path", "*/.bundle/deno", "-o", "-path", "*/.bundle/*/deno", ")", "-prune"],
+      ...["-perm", "/077", "-print", "-o"],
+      ...["!", "-type", "l", "(", "-perm", "-020", "-o", "-perm", "-002", ")", "-print"],
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();
