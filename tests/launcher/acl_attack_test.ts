@@ -103,7 +103,7 @@ Deno.test({
     const root = checkout.root;
     const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
     assert.equal(first.code, 0, first.stderr);
-    const hash = (await recordedHash(root));
+    const hash = await recordedHash(root);
     const main = `${root}/.bundle/${hash}/main.js`;
     await letOtherUserWrite(main);
     await Deno.writeTextFile(main, 'console.log("planted bundle ran");\n'); // as nobody could

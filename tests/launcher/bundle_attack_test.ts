@@ -20,7 +20,7 @@ async function builtCheckout(): Promise<{ root: string; hash: string } & AsyncDi
   const root = checkout.root;
   const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
   assert.equal(first.code, 0, first.stderr);
-  const hash = (await recordedHash(root));
+  const hash = await recordedHash(root);
   assert.match(hash, /^[0-9a-f]{64}$/);
   return { root, hash, [Symbol.asyncDispose]: () => checkout[Symbol.asyncDispose]() };
 }

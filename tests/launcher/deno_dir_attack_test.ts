@@ -141,7 +141,8 @@ const openings: { name: string; ignore: boolean; open: (path: string) => Promise
 
 for (const opening of openings) {
   Deno.test({
-    name: `attack: a bundle's Deno cache folder that ${opening.name} is never loaded: the bundle is built again`,
+    name:
+      `attack: a bundle's Deno cache folder that ${opening.name} is never loaded: the bundle is built again`,
     ignore: opening.ignore,
     fn: async () => {
       await using checkout = await copyWithHome("skillgate-denodir-open-");
@@ -190,7 +191,10 @@ Deno.test("attack: a caller's DENO_DIR in a folder others may write (not sticky)
   const run = await launch(root, { env: { DENO_DIR: `${shared}/deno` } });
   assert.equal(run.code, 1, run.stderr);
   assert.equal(run.stdout, "");
-  assert.match(run.stderr, /not running: DENO_DIR=.*shared\/deno: the folder .*shared \(it or one holding it\)/);
+  assert.match(
+    run.stderr,
+    /not running: DENO_DIR=.*shared\/deno: the folder .*shared \(it or one holding it\)/,
+  );
   assert.match(run.stderr, /run: unset DENO_DIR/);
 });
 
@@ -218,7 +222,8 @@ for (const [what, mode] of [["may write", 0o775], ["may only enter", 0o755]] as 
 }
 
 Deno.test({
-  name: "attack: a caller's DENO_DIR another user made (and may write) is refused; nothing in it runs",
+  name:
+    "attack: a caller's DENO_DIR another user made (and may write) is refused; nothing in it runs",
   ignore: !isRoot,
   fn: async () => {
     await using checkout = await copyWithHome("skillgate-denodir-other-");

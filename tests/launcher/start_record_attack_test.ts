@@ -43,7 +43,7 @@ Deno.test("attack: a configuration narrowed after the start record was written: 
     runLauncher(`${root}/skillgate`, ["serve"], { cwd: parent, env, stdin: SESSION });
   const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
   assert.equal(first.code, 0, first.stderr);
-  const hash = (await recordedHash(root));
+  const hash = await recordedHash(root);
   const record = `${root}/.bundle/${hash}/start-record.json`;
 
   // Both roots: the record then holds read rights on both.

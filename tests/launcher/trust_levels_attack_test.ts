@@ -80,7 +80,7 @@ async function plantedBundleCheckout(): Promise<
   await Deno.remove(`${root}/.tools/node_modules`);
   const first = await launch(root);
   assert.equal(first.code, 0, first.stderr);
-  const hash = (await recordedHash(root));
+  const hash = await recordedHash(root);
   assert.match(hash, /^[0-9a-f]{64}$/);
   const bundle = `${root}/.bundle/${hash}`;
   await Deno.writeTextFile(`${bundle}/main.js`, 'console.log("planted bundle ran");\n');

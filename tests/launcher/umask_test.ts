@@ -22,11 +22,11 @@ Deno.test("launcher: a umask 002 user's first run installs node_modules and the 
   // stderr is no terminal (an MCP client's log): deno install's progress stays out of it.
   for (const line of first.stderr.trimEnd().split("\n")) assert.match(line, /^skillgate: /);
   assert.deepEqual(await othersMayWrite([`${root}/node_modules`, `${root}/.bundle`]), []);
-  const bundled = (await recordedHash(root));
+  const bundled = await recordedHash(root);
   // The next run takes the bundle (nothing installed, nothing said); so do the sources.
   const again = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root, umask: "002" });
   assert.deepEqual(again, { code: 0, stdout: `skillgate ${VERSION}\n`, stderr: "" });
-  assert.equal((await recordedHash(root)), bundled);
+  assert.equal(await recordedHash(root), bundled);
   const sources = await runLauncher(`${root}/skillgate`, ["--version"], {
     cwd: root,
     umask: "002",
