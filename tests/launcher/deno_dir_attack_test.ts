@@ -215,7 +215,7 @@ for (const [what, mode] of [["may write", 0o775], ["may only enter", 0o755]] as 
       run.stderr,
       mode === 0o775
         ? /not running: DENO_DIR=.*: the folder .*deno \(it or one holding it\)/
-        : /not running: DENO_DIR=.*its group or others may enter it.*chmod 700/,
+        : /not running: DENO_DIR=.*its group or others may enter it.*rm -rf/,
     );
     assert.match(run.stderr, /run: unset DENO_DIR/);
   });
