@@ -179,7 +179,28 @@ Deno.test("launcher: a caller's DENO_DIR no one else can reach is used, and a mi
   assert.ok((await namesIn(mine)).includes("v8_code_cache_v2"), String(await namesIn(mine)));
 });
 
-Deno.test("attack: a caller's DENO_DIR in a folder others may write (not sticky) is refused with what to run", async () => {
+/**
+ * A caller's DENO_DIR the launcher may not use: the start goes on with the
+ * launcher's own closed cache (stdout is the program's), one stderr line says
+ * why and what to run, and Deno put nothing in the caller's folder.
+ */
+async function assertNotUsed(
+  run: { code: number; stdout: string; stderr: string },
+  root: string,
+  dir: string,
+  before: string[],
+  why: RegExp,
+): Promise<void> {
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, `skillgate ${VERSION}\n`);
+  assert.match(run.stderr, why);
+  assert.match(run.stderr, /using the launcher's own/);
+  assert.deepEqual(await namesIn(dir), before, "Deno used the caller's DENO_DIR");
+  const own = `${root}/.bundle/${await recordedHash(root)}/deno`;
+  assert.ok((await namesIn(own)).includes("v8_code_cache_v2"), "the launcher's own was not used");
+}
+
+Deno.test("attack: a caller's DENO_DIR in a folder others may write (not sticky) is not used: the launcher's own serves, and says why", async () => {
   await using checkout = await copyWithHome("skillgate-denodir-parent-");
   const root = checkout.root;
   const parent = `${root}/..`;
@@ -189,17 +210,17 @@ Deno.test("attack: a caller's DENO_DIR in a folder others may write (not sticky)
   await Deno.chmod(shared, 0o777); // anyone may rename the cache away and put theirs there
   await Deno.mkdir(`${shared}/deno`, { mode: 0o700 });
   const run = await launch(root, { env: { DENO_DIR: `${shared}/deno` } });
-  assert.equal(run.code, 1, run.stderr);
-  assert.equal(run.stdout, "");
-  assert.match(
-    run.stderr,
-    /not running: DENO_DIR=.*shared\/deno: the folder .*shared \(it or one holding it\)/,
+  await assertNotUsed(
+    run,
+    root,
+    `${shared}/deno`,
+    [],
+    /not using DENO_DIR=.*shared\/deno: the folder .*shared \(it or one holding it\)/,
   );
-  assert.match(run.stderr, /run: unset DENO_DIR/);
 });
 
 for (const [what, mode] of [["may write", 0o775], ["may only enter", 0o755]] as const) {
-  Deno.test(`attack: a caller's DENO_DIR its group ${what}, a gen/ in it made under umask 002, is refused with what to run`, async () => {
+  Deno.test(`attack: a caller's DENO_DIR its group ${what}, a gen/ in it made under umask 002, is not used: the launcher's own serves, and says why`, async () => {
     await using checkout = await copyWithHome("skillgate-denodir-group-");
     const root = checkout.root;
     const parent = `${root}/..`;
@@ -209,21 +230,21 @@ for (const [what, mode] of [["may write", 0o775], ["may only enter", 0o755]] as 
     await Deno.chmod(cache, mode);
     await Deno.chmod(`${cache}/gen`, 0o775); // a group member may put transpiled code here
     const run = await launch(root, { env: { DENO_DIR: cache } });
-    assert.equal(run.code, 1, run.stderr);
-    assert.equal(run.stdout, "");
-    assert.match(
-      run.stderr,
+    await assertNotUsed(
+      run,
+      root,
+      cache,
+      ["gen"],
       mode === 0o775
-        ? /not running: DENO_DIR=.*: the folder .*deno \(it or one holding it\)/
-        : /not running: DENO_DIR=.*its group or others may enter it.*rm -rf/,
+        ? /not using DENO_DIR=.*: the folder .*deno \(it or one holding it\)/
+        : /not using DENO_DIR=.*its group or others may enter it.*rm -rf/,
     );
-    assert.match(run.stderr, /run: unset DENO_DIR/);
   });
 }
 
 Deno.test({
   name:
-    "attack: a caller's DENO_DIR another user made (and may write) is refused; nothing in it runs",
+    "attack: a caller's DENO_DIR another user made (and may write) is not used; nothing in it runs",
   ignore: !isRoot,
   fn: async () => {
     await using checkout = await copyWithHome("skillgate-denodir-other-");
@@ -236,8 +257,26 @@ Deno.test({
     await Deno.chown(`${theirs}/gen`, OTHER_USER, OTHER_USER);
     await Deno.chown(theirs, OTHER_USER, OTHER_USER);
     const run = await launch(root, { env: { DENO_DIR: theirs } });
-    assert.equal(run.code, 1, run.stderr);
-    assert.equal(run.stdout, "");
-    assert.match(run.stderr, /not running: DENO_DIR=/);
+    await assertNotUsed(run, root, theirs, ["gen"], /not using DENO_DIR=.*theirs/);
+  },
+});
+
+Deno.test({
+  name:
+    "attack: a closed caller's DENO_DIR holding another user's code cache (planted while it was open) is not used",
+  ignore: !isRoot,
+  fn: async () => {
+    await using checkout = await copyWithHome("skillgate-denodir-planted-");
+    const root = checkout.root;
+    const parent = `${root}/..`;
+    await Deno.chmod(parent, 0o755);
+    const cache = `${parent}/deno`;
+    await Deno.mkdir(cache, { mode: 0o700 });
+    await Deno.chmod(cache, 0o700); // closed now, by its owner: what another user put stays
+    await Deno.writeTextFile(`${cache}/v8_code_cache_v2`, "planted code cache\n");
+    await Deno.chown(`${cache}/v8_code_cache_v2`, OTHER_USER, OTHER_USER);
+    const run = await launch(root, { env: { DENO_DIR: cache } });
+    await assertNotUsed(run, root, cache, ["v8_code_cache_v2"], /holds .*v8_code_cache_v2/);
+    assert.equal(await Deno.readTextFile(`${cache}/v8_code_cache_v2`), "planted code cache\n");
   },
 });
