@@ -14,8 +14,8 @@
  * The cache folder is chosen through `XDG_CACHE_HOME` (a fresh temporary
  * folder per cold spawn; one primed folder for warm spawns), so the same
  * section runs on a tree without an index cache (then cold = warm).
- * `DENO_DIR` is pinned to Deno's own cache folder, so a cold index cache
- * never means a cold Deno module cache.
+ * Deno's module cache is the launcher's own (`.bundle/<hash>/deno`), so a
+ * cold index cache never means a cold Deno module cache.
  * `BENCH_LARGE_SIZES=12,10000` picks the sizes.
  *
  * @module
@@ -233,13 +233,11 @@ async function measureSize(context: BenchContext, size: number): Promise<SizeRow
   });
   const root = generated.root;
   const spawns = size >= 50_000 ? 1 : context.isQuick ? 2 : size >= 10_000 ? 3 : 5;
-  // DENO_DIR stays Deno's own: on Linux it defaults to $XDG_CACHE_HOME/deno, and a fresh one would
-  // make every cold spawn transpile and compile its modules again (the floors never do).
-  const denoDir = denoCacheDir();
-  const withCache = (dir: string) =>
-    skillgateCommand([root], {
-      env: { XDG_CACHE_HOME: dir, ...(denoDir === null ? {} : { DENO_DIR: denoDir }) },
-    });
+  // Deno's own cache stays warm: the launcher keeps it in .bundle/<hash>/deno whatever
+  // XDG_CACHE_HOME is (a fresh one would make every cold spawn compile its modules again; the
+  // floors never do). (No DENO_DIR is pinned: the launcher takes one only when no one else can
+  // reach it, and Deno's default ~/.cache/deno is often not.)
+  const withCache = (dir: string) => skillgateCommand([root], { env: { XDG_CACHE_HOME: dir } });
   // Cold: every spawn gets an empty cache folder.
   context.log(`${formatCount(size)}: ${spawns} cold spawns...`);
   const cold: number[] = [];
@@ -341,14 +339,4 @@ async function measureEdits(
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Deno's module cache folder as this process sees it (DENO_DIR, else the XDG/HOME default). */
-function denoCacheDir(): string | null {
-  const explicit = Deno.env.get("DENO_DIR");
-  if (explicit !== undefined && explicit !== "") return explicit;
-  const xdg = Deno.env.get("XDG_CACHE_HOME");
-  if (xdg !== undefined && xdg.startsWith("/")) return `${xdg}/deno`;
-  const home = Deno.env.get("HOME");
-  return home === undefined || home === "" ? null : `${home}/.cache/deno`;
 }

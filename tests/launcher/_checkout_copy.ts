@@ -43,7 +43,47 @@ export async function checkoutCopy(
   assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
   await Deno.symlink(`${REPO_ROOT}node_modules`, `${root}/node_modules`);
   await Deno.symlink(`${REPO_ROOT}.tools/node_modules`, `${root}/.tools/node_modules`);
+  await seedBuildCache(root);
   return { root, [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
+}
+
+/**
+ * Gives a copy's private Deno cache for bundle builds (`.bundle/deno`, 0700)
+ * a copy of this checkout's esbuild (`dl/`), which `deno bundle` otherwise
+ * downloads (~10 MB, ~4 s) into each new checkout's cache. Copied, never
+ * linked, so nothing a test does reaches this checkout's.
+ *
+ * @param root The copy's root.
+ * @throws AssertionError when the copy fails.
+ *
+ * Needs read of this checkout's `.bundle/deno`, write of the copy, run of `cp`.
+ */
+async function seedBuildCache(root: string): Promise<void> {
+  const from = `${REPO_ROOT}.bundle/deno/dl`;
+  if (!(await Deno.lstat(from).then((info) => info.isDirectory, () => false))) return;
+  await Deno.mkdir(`${root}/.bundle/deno`, { recursive: true, mode: 0o700 });
+  await Deno.chmod(`${root}/.bundle`, 0o755);
+  await Deno.chmod(`${root}/.bundle/deno`, 0o700);
+  const copy = await new Deno.Command("cp", {
+    args: ["-a", from, `${root}/.bundle/deno/`],
+    stderr: "piped",
+  }).output();
+  assert.ok(copy.success, new TextDecoder().decode(copy.stderr));
+}
+
+/**
+ * The bundle a checkout's `.bundle/current` record names (its first line,
+ * `record_hash=<sha256 hex>`).
+ *
+ * @param root The checkout's root.
+ * @returns The 64-hex-digit hash; empty when the record names none.
+ * @throws NotFound when there is no record.
+ *
+ * Needs read of the checkout's `.bundle/current`.
+ */
+export async function recordedHash(root: string): Promise<string> {
+  const record = await Deno.readTextFile(`${root}/.bundle/current`);
+  return /^record_hash=([0-9a-f]{64})$/m.exec(record)?.[1] ?? "";
 }
 
 /**
@@ -86,7 +126,10 @@ export async function ownNodeModules(
 
 /**
  * What under the given paths its group or others may write (symlinks aside:
- * their own mode is always 777), as the launcher's ownership rule sees it.
+ * their own mode is always 777), as the launcher's ownership rule sees it:
+ * Deno's cache folders in `.bundle` (`deno`, `<hash>/deno`) are not walked
+ * (Deno writes them with the program's umask) but must be closed: one that
+ * group or others may read, write or enter is listed.
  *
  * @param paths Files or folders; each walked whole (`find`, not following links).
  * @returns The paths find printed, sorted; empty when none.
@@ -96,7 +139,12 @@ export async function ownNodeModules(
  */
 export async function othersMayWrite(paths: readonly string[]): Promise<string[]> {
   const found = await new Deno.Command("find", {
-    args: [...paths, "!", "-type", "l", "(", "-perm", "-020", "-o", "-perm", "-002", ")", "-print"],
+    args: [
+      ...paths,
+      ...["(", "-path", "*/.bundle/deno", "-o", "-path", "*/.bundle/*/deno", ")", "-prune"],
+      ...["-perm", "/077", "-print", "-o"],
+      ...["!", "-type", "l", "(", "-perm", "-020", "-o", "-perm", "-002", ")", "-print"],
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
-import { checkoutCopy } from "./_checkout_copy.ts";
+import { checkoutCopy, recordedHash } from "./_checkout_copy.ts";
 
 /** The uid of `nobody`: the other user an ACL entry lets write. */
 const OTHER_USER = 65534;
@@ -103,7 +103,7 @@ Deno.test({
     const root = checkout.root;
     const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
     assert.equal(first.code, 0, first.stderr);
-    const hash = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1] ?? "";
+    const hash = await recordedHash(root);
     const main = `${root}/.bundle/${hash}/main.js`;
     await letOtherUserWrite(main);
     await Deno.writeTextFile(main, 'console.log("planted bundle ran");\n'); // as nobody could

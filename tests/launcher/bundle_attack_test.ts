@@ -9,7 +9,7 @@ import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 import { launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
-import { checkoutCopy } from "./_checkout_copy.ts";
+import { checkoutCopy, recordedHash } from "./_checkout_copy.ts";
 
 /** The uid and gid of `nobody`: another user, who must not be able to plant a bundle. */
 const OTHER_USER = 65534;
@@ -20,7 +20,7 @@ async function builtCheckout(): Promise<{ root: string; hash: string } & AsyncDi
   const root = checkout.root;
   const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
   assert.equal(first.code, 0, first.stderr);
-  const hash = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1] ?? "";
+  const hash = await recordedHash(root);
   assert.match(hash, /^[0-9a-f]{64}$/);
   return { root, hash, [Symbol.asyncDispose]: () => checkout[Symbol.asyncDispose]() };
 }

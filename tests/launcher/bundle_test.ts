@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 import { LAUNCHER, launcherEnv, runLauncher } from "../support/launcher.ts";
 import { VERSION } from "../../src/version.ts";
-import { checkoutCopy as copyCheckout } from "./_checkout_copy.ts";
+import { checkoutCopy as copyCheckout, recordedHash } from "./_checkout_copy.ts";
 
 /** A copy of this checkout (sources only) with no bundle yet, in a folder holding a space. */
 function checkoutCopy(): Promise<{ root: string } & AsyncDisposable> {
@@ -26,7 +26,7 @@ async function bundleFolders(root: string): Promise<string[]> {
 
 /** The bundle `.bundle/current` names, checked to hold a main.js. */
 async function currentBundle(root: string): Promise<string> {
-  const [, hash] = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ");
+  const hash = await recordedHash(root);
   assert.ok(hash !== undefined && /^[0-9a-f]{64}$/.test(hash));
   assert.ok((await Deno.stat(`${root}/.bundle/${hash}/main.js`)).isFile);
   return hash;
@@ -85,17 +85,25 @@ Deno.test("launcher: concurrent first runs all start, and one bundle is built", 
   assert.deepEqual(await bundleFolders(checkout.root), [await currentBundle(checkout.root)]);
   const left: string[] = [];
   for await (const entry of Deno.readDir(`${checkout.root}/.bundle`)) left.push(entry.name);
-  assert.deepEqual(left.sort(), ["current", await currentBundle(checkout.root)].sort());
+  // (deno: Deno's private cache for bundle builds.)
+  assert.deepEqual(left.sort(), ["current", "deno", await currentBundle(checkout.root)].sort());
 });
 
-Deno.test("launcher: a checkout where no bundle can be written runs from the sources", async () => {
+Deno.test("launcher: a checkout where no bundle can be written runs from the sources, with no Deno cache rather than a shared one", async () => {
   await using checkout = await checkoutCopy();
+  await Deno.remove(`${checkout.root}/.bundle`, { recursive: true }).catch(() => {});
   await Deno.writeTextFile(`${checkout.root}/.bundle`, "not a folder\n");
+  const home = `${checkout.root}/../home`;
+  await Deno.mkdir(home);
   const run = await runLauncher(`${checkout.root}/skillgate`, ["--version"], {
     cwd: checkout.root,
+    env: { HOME: home, DENO_DIR: "" },
   });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, `skillgate ${VERSION}\n`);
+  assert.match(run.stderr, /no private folder for Deno's cache/);
+  // Deno's default cache (under HOME) was neither made nor used.
+  assert.deepEqual([...Deno.readDirSync(home)], []);
 });
 
 Deno.test("launcher: the bundled program serves a real client through the worker wall (lazy chunks, a symlink out of the root refused)", async () => {

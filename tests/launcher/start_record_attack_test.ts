@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { runLauncher } from "../support/launcher.ts";
 import { skillMd } from "../skills/_tree.ts";
-import { checkoutCopy } from "./_checkout_copy.ts";
+import { checkoutCopy, recordedHash } from "./_checkout_copy.ts";
 
 /** initialize, initialized, then skill_list: one JSON-RPC line each. */
 const SESSION = [
@@ -43,7 +43,7 @@ Deno.test("attack: a configuration narrowed after the start record was written: 
     runLauncher(`${root}/skillgate`, ["serve"], { cwd: parent, env, stdin: SESSION });
   const first = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root });
   assert.equal(first.code, 0, first.stderr);
-  const hash = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1] ?? "";
+  const hash = await recordedHash(root);
   const record = `${root}/.bundle/${hash}/start-record.json`;
 
   // Both roots: the record then holds read rights on both.

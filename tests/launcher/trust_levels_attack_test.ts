@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { launcherEnv, runLauncher } from "../support/launcher.ts";
 import { REPO_ROOT } from "../support/program.ts";
 import { VERSION } from "../../src/version.ts";
-import { checkoutCopy } from "./_checkout_copy.ts";
+import { checkoutCopy, recordedHash } from "./_checkout_copy.ts";
 
 /** The uid and gid of `nobody`: another user. */
 const OTHER_USER = 65534;
@@ -80,7 +80,7 @@ async function plantedBundleCheckout(): Promise<
   await Deno.remove(`${root}/.tools/node_modules`);
   const first = await launch(root);
   assert.equal(first.code, 0, first.stderr);
-  const hash = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1] ?? "";
+  const hash = await recordedHash(root);
   assert.match(hash, /^[0-9a-f]{64}$/);
   const bundle = `${root}/.bundle/${hash}`;
   await Deno.writeTextFile(`${bundle}/main.js`, 'console.log("planted bundle ran");\n');
@@ -192,8 +192,11 @@ for (const weakness of WEAKNESSES) {
       assert.equal(rebuilt.code, 0, rebuilt.stderr);
       assert.equal(rebuilt.stdout, `skillgate ${VERSION}\n`);
       // Someone who may write `current` points it at the older bundle, identities kept.
-      const [identity] = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ");
-      await Deno.writeTextFile(`${root}/.bundle/current`, `${identity} ${"0".repeat(64)}\n`);
+      const record = await Deno.readTextFile(`${root}/.bundle/current`);
+      await Deno.writeTextFile(
+        `${root}/.bundle/current`,
+        record.replace(/^record_hash=[0-9a-f]{64}$/m, `record_hash=${"0".repeat(64)}`),
+      );
       await weaken(`${root}/.bundle/current`, weakness);
       const run = await launch(root, { R7_NO_BUNDLE_BUILD: "1" });
       assert.equal(run.code, 0, run.stderr);

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { runLauncher } from "../support/launcher.ts";
 import { VERSION } from "../../src/version.ts";
-import { checkoutCopy, othersMayWrite } from "./_checkout_copy.ts";
+import { checkoutCopy, othersMayWrite, recordedHash } from "./_checkout_copy.ts";
 
 Deno.test("launcher: a umask 002 user's first run installs node_modules and the bundle go-w, quietly, and runs; so does the next", async () => {
   await using checkout = await checkoutCopy("skillgate-umask-", "checkout");
@@ -22,11 +22,11 @@ Deno.test("launcher: a umask 002 user's first run installs node_modules and the 
   // stderr is no terminal (an MCP client's log): deno install's progress stays out of it.
   for (const line of first.stderr.trimEnd().split("\n")) assert.match(line, /^skillgate: /);
   assert.deepEqual(await othersMayWrite([`${root}/node_modules`, `${root}/.bundle`]), []);
-  const bundled = (await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1];
+  const bundled = await recordedHash(root);
   // The next run takes the bundle (nothing installed, nothing said); so do the sources.
   const again = await runLauncher(`${root}/skillgate`, ["--version"], { cwd: root, umask: "002" });
   assert.deepEqual(again, { code: 0, stdout: `skillgate ${VERSION}\n`, stderr: "" });
-  assert.equal((await Deno.readTextFile(`${root}/.bundle/current`)).trim().split(" ")[1], bundled);
+  assert.equal(await recordedHash(root), bundled);
   const sources = await runLauncher(`${root}/skillgate`, ["--version"], {
     cwd: root,
     umask: "002",
