@@ -131,6 +131,8 @@ export async function startLiveRefresh(
   let pendingGiveWay: Omit<GiveWay, "isUrgent"> | null = null;
   let isFreshBuildPending = false;
   let running: Promise<void> | null = null;
+  /** Pending rescan of a split watch's roots after a burst (see `armRescanCheck`). */
+  let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
 
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
     ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
@@ -301,12 +303,51 @@ export async function startLiveRefresh(
     const current = watchers;
     pump = Promise.all(current.map(async (watcher) => {
       for await (const event of watcher) {
+        // Any event (an access one too) ran Deno's event filter: a split watch may have lost
+        // others meanwhile (see `armRescanCheck`).
+        armRescanCheck();
+        if (event.flag === "rescan") debouncer.add(watched);
         if (event.kind === "access") continue;
         debouncer.add(event.paths);
       }
     })).then(() => {}, (error: unknown) => {
       if (!isClosed) logErrorLine(`skillgate: file watching stopped: ${describeError(error)}`);
     });
+  }
+
+  /**
+   * While split, a burst of events can lose others for good (measured under
+   * Deno 2.9.6 as nobody: 4-15 of 30 edits 300 ms apart at 6,000 folders,
+   * none 2 s apart). Deno's one event filter per process runs on the
+   * watcher's only thread and, for every event, opens each path of every
+   * watcher that does not take it (`is_same_file`) and the event's path as
+   * often: each open is an IN_OPEN event (its watch mask holds it), so one
+   * event of a split root of 6,000 folders queues ~12,000 of them while the
+   * thread is busy, the kernel queue (`fs.inotify.max_queued_events`, 16,384
+   * here) overflows, and the edits arriving meanwhile are dropped (the
+   * overflow's rescan event has no path, and the filter drops it). A loss
+   * happens only while the filter runs, that is, around an event this
+   * watcher receives: so once no event came for `RESCAN_CHECK_QUIET_MS`, the
+   * split roots are rescanned (skills whose SKILL.md kept its size and
+   * modification time are reused), and a lost edit is served then. Not split
+   * (one path a root), no check runs.
+   */
+  function armRescanCheck(): void {
+    if (isClosed || (flatFolders.size === 0 && unwatched.length === 0)) return;
+    clearTimeout(rescanCheckTimer);
+    rescanCheckTimer = setTimeout(() => {
+      rescanCheckTimer = undefined;
+      const roots = splitRoots();
+      if (!isClosed && roots.length > 0) void schedule(roots);
+    }, RESCAN_CHECK_QUIET_MS);
+  }
+
+  /** The watched paths (roots, linked skills' folders) that hold a flat-watched or lost folder. */
+  function splitRoots(): string[] {
+    const split = [...flatFolders, ...unwatched.map((lost) => join(lost.root, lost.folder))];
+    return watched.filter((path) =>
+      split.some((folder) => folder === path || folder.startsWith(`${path}/`))
+    );
   }
 
   const initial = await watchPaths(store.base());
@@ -316,6 +357,7 @@ export async function startLiveRefresh(
     if (isClosed) return;
     isClosed = true;
     debouncer.close();
+    clearTimeout(rescanCheckTimer);
     for (const watcher of watchers) watcher.close();
     await pump;
     await running;
@@ -336,6 +378,7 @@ export async function startLiveRefresh(
     abandon: () => {
       isClosed = true;
       debouncer.close();
+      clearTimeout(rescanCheckTimer);
     },
     close,
     [Symbol.asyncDispose]: close,
@@ -425,6 +468,14 @@ function subfolders(folder: string): string[] | null {
     return null;
   }
 }
+
+/**
+ * Quiet time after a split watch's last event before its roots are rescanned,
+ * in ms: longer than Deno's filter takes for one event at 10,000 watched
+ * folders (~0.6 s at 6,000 measured), so the rescan reads after the window in
+ * which an edit could be lost.
+ */
+const RESCAN_CHECK_QUIET_MS = 1_000;
 
 /** How long replaced watchers are still read before they close, in ms. */
 const RETIRE_MS = 250;
