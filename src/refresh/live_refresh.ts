@@ -131,6 +131,8 @@ export async function startLiveRefresh(
   let pendingGiveWay: Omit<GiveWay, "isUrgent"> | null = null;
   let isFreshBuildPending = false;
   let running: Promise<void> | null = null;
+  /** Paths the watchers hold in all (Deno's filter opens each one per event). */
+  let watchedPathCount = 0;
   /** Pending rescan of a split watch's roots after a burst (see `armRescanCheck`). */
   let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -259,7 +261,13 @@ export async function startLiveRefresh(
       // one is still read a moment (RETIRE_MS): an event it took meanwhile is handed over.
       try {
         const whole = open([...next], { recursive: true });
-        adopt(next, { watchers: [whole], lost: [], flat: [], flatEntries: new Map() });
+        adopt(next, {
+          watchers: [whole],
+          lost: [],
+          flat: [],
+          flatEntries: new Map(),
+          pathCount: next.length,
+        });
         await new Promise<void>((resolve) => setTimeout(resolve, RETIRE_MS));
         for (const watcher of old) watcher.close();
         await oldPump;
@@ -288,6 +296,7 @@ export async function startLiveRefresh(
     unwatched = opened.lost;
     flatFolders = new Set(opened.flat);
     flatEntries = opened.flatEntries;
+    watchedPathCount = opened.pathCount;
     for (const lost of opened.lost) {
       const key = `${lost.root}\0${lost.folder}`;
       if (warned.has(key)) continue;
@@ -330,14 +339,17 @@ export async function startLiveRefresh(
    * watcher receives: so once no event came for `RESCAN_CHECK_QUIET_MS`, the
    * split roots are rescanned (skills whose SKILL.md kept its size and
    * modification time are reused), and a lost edit is served then. Not split
-   * (one path a root), no check runs.
+   * (one path a root), no check runs unless the watched paths are many
+   * (symlinked skills' folders, {@linkcode MANY_WATCHED_PATHS}): all are
+   * rescanned then.
    */
   function armRescanCheck(): void {
-    if (isClosed || (flatFolders.size === 0 && unwatched.length === 0)) return;
+    const isSplit = flatFolders.size > 0 || unwatched.length > 0;
+    if (isClosed || (!isSplit && watchedPathCount < MANY_WATCHED_PATHS)) return;
     clearTimeout(rescanCheckTimer);
     rescanCheckTimer = setTimeout(() => {
       rescanCheckTimer = undefined;
-      const roots = splitRoots();
+      const roots = isSplit ? splitRoots() : watched;
       if (!isClosed && roots.length > 0) void schedule(roots);
     }, RESCAN_CHECK_QUIET_MS);
   }
@@ -407,7 +419,9 @@ function openWatchers(
   open: WatchOpener,
   knownError: unknown = null,
 ): OpenedWatch {
-  if (paths.length === 0) return { watchers: [], lost: [], flat: [], flatEntries: new Map() };
+  if (paths.length === 0) {
+    return { watchers: [], lost: [], flat: [], flatEntries: new Map(), pathCount: 0 };
+  }
   let firstError: unknown = knownError;
   try {
     if (firstError !== null) throw firstError;
@@ -416,6 +430,7 @@ function openWatchers(
       lost: [],
       flat: [],
       flatEntries: new Map(),
+      pathCount: paths.length,
     };
   } catch (error) {
     firstError = error ?? new Error("watch failed");
@@ -443,7 +458,13 @@ function openWatchers(
         for (const watcher of watchers) watcher.close();
         continue;
       }
-      return { watchers, lost, flat: plan.flat, flatEntries: plan.flatEntries };
+      return {
+        watchers,
+        lost,
+        flat: plan.flat,
+        flatEntries: plan.flatEntries,
+        pathCount: plan.recursive.length + plan.flat.length,
+      };
     }
   }
 }
@@ -455,6 +476,8 @@ interface OpenedWatch {
   /** Folders watched flat (their sub-folders watched on their own). */
   readonly flat: readonly string[];
   readonly flatEntries: ReadonlyMap<string, readonly string[]>;
+  /** Paths the watchers hold in all. */
+  readonly pathCount: number;
 }
 
 /** The sub-folders (not symlinks) of `folder`, sorted, or null when it cannot be read. */
@@ -476,6 +499,13 @@ function subfolders(folder: string): string[] | null {
  * which an edit could be lost.
  */
 const RESCAN_CHECK_QUIET_MS = 1_000;
+
+/**
+ * Watched paths from which a watch that is not split is rescanned after a
+ * burst too: ~2 opens a path per event fill the kernel queue (16,384 events
+ * by default) within a burst of ~32 events.
+ */
+const MANY_WATCHED_PATHS = 256;
 
 /** How long replaced watchers are still read before they close, in ms. */
 const RETIRE_MS = 250;

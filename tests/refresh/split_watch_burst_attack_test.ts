@@ -15,7 +15,7 @@ import { startLiveRefresh } from "../../src/refresh/live_refresh.ts";
 import type { WatchOpener } from "../../src/refresh/watch_plan.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
-import { makeTree, skillMd } from "../skills/_tree.ts";
+import { makeTree, skillMd, type TreeEntry } from "../skills/_tree.ts";
 import { REPO_ROOT } from "../support/program.ts";
 
 /** The uid and gid of `nobody`: a user who cannot read a folder of mode 000. */
@@ -26,12 +26,13 @@ const SIBLINGS = 3_000;
 
 /**
  * Real Deno watchers, refused as Deno refuses a recursive watch over
- * `locked`, whose events for `dropped` never come (as when the kernel queue
+ * `locked` (none when null), whose events for `dropped` never come (as when the kernel queue
  * overflowed while they happened).
  */
-function droppingOpener(locked: string, dropped: string): WatchOpener {
+function droppingOpener(locked: string | null, dropped: string): WatchOpener {
   return (paths, options) => {
     for (const path of [paths].flat()) {
+      if (locked === null) break;
       if (locked === path || (options.recursive && locked.startsWith(`${path}/`))) {
         throw new Deno.errors.PermissionDenied(
           `Permission denied (os error 13) about ["${locked}"]`,
@@ -78,6 +79,35 @@ Deno.test("split root: an edit whose watcher event was lost in a burst is still 
     await new Promise((ok) => setTimeout(ok, 25));
   }
   assert.equal(store.current().byName.get("seen")?.description, "After");
+});
+
+Deno.test("a watch of 300 symlinked skills' folders (not split): an edit whose event was lost in a burst is still served", async () => {
+  const entries: Record<string, TreeEntry> = {};
+  for (let i = 0; i < 300; i++) {
+    const name = `s${String(i).padStart(3, "0")}`;
+    entries[`.store/${name}/SKILL.md`] = skillMd(name, "Before");
+    entries[name] = { symlink: `.store/${name}` };
+  }
+  await using tree = await makeTree(entries);
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  await using refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: droppingOpener(null, tree.at(".store/s200/SKILL.md")),
+  });
+  assert.equal(refresh.watched.length, 301);
+  assert.deepEqual(refresh.unwatched, []);
+  await Deno.writeTextFile(tree.at(".store/s100/SKILL.md"), skillMd("s100", "After"));
+  await Deno.writeTextFile(tree.at(".store/s200/SKILL.md"), skillMd("s200", "After"));
+  const deadline = Date.now() + 20_000;
+  while (store.current().byName.get("s200")?.description !== "After") {
+    assert.ok(Date.now() < deadline, "the edit whose event was lost was never served");
+    await new Promise((ok) => setTimeout(ok, 25));
+  }
+  assert.equal(store.current().byName.get("s100")?.description, "After");
 });
 
 Deno.test("split root: with no event, nothing is rescanned (the check follows bursts, it does not poll)", async () => {
