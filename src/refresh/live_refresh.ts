@@ -135,6 +135,8 @@ export async function startLiveRefresh(
   let watchedPathCount = 0;
   /** Pending rescan of a split watch's roots after a burst (see `armRescanCheck`). */
   let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the pending check runs at the latest (`performance.now()` ms), while one is armed. */
+  let rescanCheckDueMs: number | undefined;
 
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
     ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
@@ -336,7 +338,8 @@ export async function startLiveRefresh(
    * here) overflows, and the edits arriving meanwhile are dropped (the
    * overflow's rescan event has no path, and the filter drops it). A loss
    * happens only while the filter runs, that is, around an event this
-   * watcher receives: so once no event came for `RESCAN_CHECK_QUIET_MS`, the
+   * watcher receives: so once no event came for `RESCAN_CHECK_QUIET_MS` (or
+   * `RESCAN_CHECK_MAX_WAIT_MS` after the first event under a steady stream), the
    * split roots are rescanned (skills whose SKILL.md kept its size and
    * modification time are reused), and a lost edit is served then. Not split
    * (one path a root), no check runs unless the watched paths are many
@@ -347,11 +350,16 @@ export async function startLiveRefresh(
     const isSplit = flatFolders.size > 0 || unwatched.length > 0;
     if (isClosed || (!isSplit && watchedPathCount < MANY_WATCHED_PATHS)) return;
     clearTimeout(rescanCheckTimer);
+    // A steady stream of events (a log file, a build) must not push the check out forever (r9).
+    rescanCheckDueMs ??= performance.now() + RESCAN_CHECK_MAX_WAIT_MS;
+    const waitMs = Math.min(RESCAN_CHECK_QUIET_MS, rescanCheckDueMs - performance.now());
     rescanCheckTimer = setTimeout(() => {
       rescanCheckTimer = undefined;
+      rescanCheckDueMs = undefined;
       const roots = isSplit ? splitRoots() : watched;
-      if (!isClosed && roots.length > 0) void schedule(roots);
-    }, RESCAN_CHECK_QUIET_MS);
+      // Background work: it gives way to client requests (a change from the watcher ends that).
+      if (!isClosed && roots.length > 0) void schedule(roots, RESCAN_GIVE_WAY);
+    }, Math.max(0, waitMs));
   }
 
   /** The watched paths (roots, linked skills' folders) that hold a flat-watched or lost folder. */
@@ -499,6 +507,16 @@ function subfolders(folder: string): string[] | null {
  * which an edit could be lost.
  */
 const RESCAN_CHECK_QUIET_MS = 1_000;
+
+/** Longest a check waits under a steady stream of events, in ms (from the first one). */
+const RESCAN_CHECK_MAX_WAIT_MS = 3_000;
+
+/**
+ * How the check's rescan gives way to client requests (as the worker's other
+ * background work, `BACKGROUND_GIVE_WAY`): each pause waits for 50 ms
+ * without a request, at most 250 ms.
+ */
+const RESCAN_GIVE_WAY = { quietMs: 50, maxWaitMs: 250 } as const;
 
 /**
  * Watched paths from which a watch that is not split is rescanned after a
