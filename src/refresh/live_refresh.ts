@@ -22,7 +22,13 @@ import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
-import { type LostFolder, MAX_PATHS_PER_WATCH, planWatch, type WatchOpener } from "./watch_plan.ts";
+import {
+  type LostFolder,
+  MAX_PATHS_PER_WATCH,
+  planWatch,
+  WATCH_LIMIT,
+  type WatchOpener,
+} from "./watch_plan.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
@@ -40,6 +46,11 @@ export interface LiveRefreshOptions {
   readonly onRefresh?: (report: RefreshReport) => void;
   /** Opens watchers (tests inject one that fails for a folder). @default Deno.watchFs */
   readonly watchFs?: WatchOpener;
+  /**
+   * How often a root the user's inotify watch limit left unwatched is tried
+   * again and read, in ms. @default 30000
+   */
+  readonly watchLimitRetryMs?: number;
 }
 
 /** What one refresh did. */
@@ -123,6 +134,7 @@ export async function startLiveRefresh(
   let flatEntries: ReadonlyMap<string, readonly string[]> = new Map();
   const warned = new Set<string>();
   const open: WatchOpener = options.watchFs ?? Deno.watchFs;
+  const limitRetrySeconds = (options.watchLimitRetryMs ?? WATCH_LIMIT_RETRY_MS) / 1000;
   let watchers: Deno.FsWatcher[] = [];
   let pump: Promise<void> = Promise.resolve();
   let isClosed = false;
@@ -137,6 +149,10 @@ export async function startLiveRefresh(
   let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the pending check runs at the latest (`performance.now()` ms), while one is armed. */
   let rescanCheckDueMs: number | undefined;
+  /** Pending retry of a watch the user's watch limit refused (see `WATCH_LIMIT_RETRY_MS`). */
+  let limitRetryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set by that retry: the watch is planned again (then every watched path rescanned). */
+  let isRewatchPending = false;
 
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
     ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
@@ -157,7 +173,12 @@ export async function startLiveRefresh(
 
   async function drain(): Promise<void> {
     try {
-      while ((pending.size > 0 || isFreshBuildPending) && !isClosed) {
+      while ((pending.size > 0 || isFreshBuildPending || isRewatchPending) && !isClosed) {
+        if (isRewatchPending && pending.size === 0 && !isFreshBuildPending) {
+          isRewatchPending = false;
+          await rewatch(true);
+          continue;
+        }
         const batch = [...pending];
         const giveWay = pendingGiveWay;
         pending = new Set();
@@ -304,12 +325,27 @@ export async function startLiveRefresh(
       if (warned.has(key)) continue;
       warned.add(key);
       logErrorLine(
-        lost.folder === "."
+        lost.why === WATCH_LIMIT
+          ? `skillgate: live refresh is off for "${lost.root}": this user's inotify watch limit ` +
+            "is reached (fs.inotify.max_user_watches, shared by all of the user's processes). " +
+            "Raise it (e.g. sysctl fs.inotify.max_user_watches=524288) or stop other watchers; " +
+            `until then the root is read again every ${limitRetrySeconds} s`
+          : lost.folder === "."
           ? `skillgate: live refresh is off for "${lost.root}": cannot watch it (${lost.why})`
           : `skillgate: live refresh misses the folder "${lost.folder}" in "${lost.root}": ` +
             `cannot watch it (${lost.why}); the rest of that root refreshes. Make the folder ` +
             "readable (its changes are read at the next refresh), or move it out of the root",
       );
+    }
+    clearTimeout(limitRetryTimer);
+    limitRetryTimer = undefined;
+    if (!isClosed && opened.lost.some((lost) => lost.why === WATCH_LIMIT)) {
+      // No watcher, no event: the watch is tried again (and what changed read) now and then.
+      limitRetryTimer = setTimeout(() => {
+        limitRetryTimer = undefined;
+        isRewatchPending = true;
+        running ??= drain();
+      }, options.watchLimitRetryMs ?? WATCH_LIMIT_RETRY_MS);
     }
     const current = watchers;
     pump = Promise.all(current.map(async (watcher) => {
@@ -378,6 +414,7 @@ export async function startLiveRefresh(
     isClosed = true;
     debouncer.close();
     clearTimeout(rescanCheckTimer);
+    clearTimeout(limitRetryTimer);
     for (const watcher of watchers) watcher.close();
     await pump;
     await running;
@@ -399,6 +436,7 @@ export async function startLiveRefresh(
       isClosed = true;
       debouncer.close();
       clearTimeout(rescanCheckTimer);
+      clearTimeout(limitRetryTimer);
     },
     close,
     [Symbol.asyncDispose]: close,
@@ -524,6 +562,12 @@ const RESCAN_GIVE_WAY = { quietMs: 50, maxWaitMs: 250 } as const;
  * by default) within a burst of ~32 events.
  */
 const MANY_WATCHED_PATHS = 256;
+
+/**
+ * How often a root the user's inotify watch limit left unwatched is tried
+ * again and read, in ms (a rescan reusing unchanged skills by stat).
+ */
+const WATCH_LIMIT_RETRY_MS = 30_000;
 
 /** How long replaced watchers are still read before they close, in ms. */
 const RETIRE_MS = 250;

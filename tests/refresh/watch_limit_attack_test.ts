@@ -104,3 +104,47 @@ Deno.test("attack: with the inotify watch limit reached, live refresh says so on
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("startLiveRefresh() with the watch limit reached reads the root again later and watches it once the limit allows", async () => {
+  const root = await Deno.makeTempDir({ prefix: "skillgate-watch-limit-retry-" });
+  try {
+    for (const name of ["a", "b"]) {
+      Deno.mkdirSync(`${root}/${name}`);
+      Deno.writeTextFileSync(`${root}/${name}/SKILL.md`, skillMd(name, "Before"));
+    }
+    const store = createCatalogStore(
+      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+    );
+    let isLimited = true;
+    const limited = limitedOpener(0, { opens: 0 });
+    await using refresh = await startLiveRefresh(store, {
+      caps: DEFAULT_CAPS,
+      isToolDescriptionMode: false,
+      quietMs: 50,
+      watchLimitRetryMs: 200,
+      watchFs: (paths, options) =>
+        isLimited ? limited(paths, options) : Deno.watchFs(paths, options),
+    });
+    assert.deepEqual(refresh.unwatched, [{ root, folder: ".", why: "WatchLimit" }]);
+    // Unwatched: the edit is read at the next retry.
+    Deno.writeTextFileSync(`${root}/a/SKILL.md`, skillMd("a", "After"));
+    const deadline = Date.now() + 20_000;
+    while (store.current().byName.get("a")?.description !== "After") {
+      assert.ok(Date.now() < deadline, "an edit under the limit was never read");
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+    // The limit lifted: the next retry watches the root, and an edit is seen by its watcher.
+    isLimited = false;
+    while (refresh.unwatched.length > 0) {
+      assert.ok(Date.now() < deadline, "the root was never watched again");
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+    Deno.writeTextFileSync(`${root}/b/SKILL.md`, skillMd("b", "After"));
+    while (store.current().byName.get("b")?.description !== "After") {
+      assert.ok(Date.now() < deadline, "an edit after the limit lifted was never refreshed");
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
