@@ -23,6 +23,7 @@ import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
 import {
+  isWatchLimit,
   type LostFolder,
   MAX_PATHS_PER_WATCH,
   planWatch,
@@ -149,6 +150,10 @@ export async function startLiveRefresh(
   let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the pending check runs at the latest (`performance.now()` ms), while one is armed. */
   let rescanCheckDueMs: number | undefined;
+  /** Lost folders that could be read when planned (see `isSplitChanged`). */
+  let readableLost = new Set<string>();
+  /** Checks in a row that a steady stream of events forced (no quiet time before them). */
+  let streamChecks = 0;
   /** Pending retry of a watch the user's watch limit refused (see `WATCH_LIMIT_RETRY_MS`). */
   let limitRetryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set by that retry: the watch is planned again (then every watched path rescanned). */
@@ -267,7 +272,10 @@ export async function startLiveRefresh(
     return unwatched.some((lost) => {
       if (lost.why === "limit") return false;
       const folder = join(lost.root, lost.folder);
-      return touched.has(dirname(folder)) && subfolders(folder) !== null;
+      // Readable when planned already (unwatchable for another reason): a re-plan cannot help,
+      // and each one rescans, which would come back here for ever.
+      return touched.has(dirname(folder)) && !readableLost.has(folder) &&
+        subfolders(folder) !== null;
     });
   }
 
@@ -320,6 +328,11 @@ export async function startLiveRefresh(
     flatFolders = new Set(opened.flat);
     flatEntries = opened.flatEntries;
     watchedPathCount = opened.pathCount;
+    readableLost = new Set(
+      opened.lost.map((lost) => join(lost.root, lost.folder)).filter((folder) =>
+        subfolders(folder) !== null
+      ),
+    );
     for (const lost of opened.lost) {
       const key = `${lost.root}\0${lost.folder}`;
       if (warned.has(key)) continue;
@@ -386,12 +399,17 @@ export async function startLiveRefresh(
     const isSplit = flatFolders.size > 0 || unwatched.length > 0;
     if (isClosed || (!isSplit && watchedPathCount < MANY_WATCHED_PATHS)) return;
     clearTimeout(rescanCheckTimer);
-    // A steady stream of events (a log file, a build) must not push the check out forever (r9).
-    rescanCheckDueMs ??= performance.now() + RESCAN_CHECK_MAX_WAIT_MS;
+    // A steady stream of events (a log file, a build) must not push the check out forever (r9),
+    // nor make it a poll: each check the stream forces waits twice as long (3 s, 6 s ... 48 s),
+    // until one comes after a quiet time again.
+    const maxWaitMs = RESCAN_CHECK_MAX_WAIT_MS * 2 ** Math.min(streamChecks, MAX_STREAM_DOUBLINGS);
+    rescanCheckDueMs ??= performance.now() + maxWaitMs;
     const waitMs = Math.min(RESCAN_CHECK_QUIET_MS, rescanCheckDueMs - performance.now());
+    const isForced = waitMs < RESCAN_CHECK_QUIET_MS;
     rescanCheckTimer = setTimeout(() => {
       rescanCheckTimer = undefined;
       rescanCheckDueMs = undefined;
+      streamChecks = isForced ? streamChecks + 1 : 0;
       const roots = isSplit ? splitRoots() : watched;
       // Background work: it gives way to client requests (a change from the watcher ends that).
       if (!isClosed && roots.length > 0) void schedule(roots, RESCAN_GIVE_WAY);
@@ -497,7 +515,8 @@ function openWatchers(
         } catch (error) {
           failure = error;
           if (attempt < MAX_OPEN_ATTEMPTS) continue;
-          for (const path of list) lost.push({ root: path, folder: ".", why: errorName(error) });
+          const why = isWatchLimit(error) ? WATCH_LIMIT : errorName(error);
+          for (const path of list) lost.push({ root: path, folder: ".", why });
         }
       }
       if (failure !== null && attempt < MAX_OPEN_ATTEMPTS) {
@@ -546,8 +565,15 @@ function subfolders(folder: string): string[] | null {
  */
 const RESCAN_CHECK_QUIET_MS = 1_000;
 
-/** Longest a check waits under a steady stream of events, in ms (from the first one). */
+/**
+ * Longest a check waits under a steady stream of events, in ms (from the
+ * first one), doubled for each check in a row the stream forced, at most
+ * {@linkcode MAX_STREAM_DOUBLINGS} times (48 s).
+ */
 const RESCAN_CHECK_MAX_WAIT_MS = 3_000;
+
+/** Doublings of the longest wait under a steady stream (r9: a poll every 3 s cost 26% of a core). */
+const MAX_STREAM_DOUBLINGS = 4;
 
 /**
  * How the check's rescan gives way to client requests (as the worker's other

@@ -188,3 +188,30 @@ Deno.test({
     }
   },
 });
+
+Deno.test("attack: a file written every 300 ms in a split root does not turn the check into a poll (each forced check waits twice as long)", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "busy/SKILL.md": skillMd("busy"),
+    "busy/log.txt": "0\n",
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  let rescans = 0;
+  await using refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: droppingOpener(tree.at("locked"), tree.at("none")),
+    onRefresh: (report) => void (report.isFullRescan && rescans++),
+  });
+  assert.equal(refresh.unwatched.length, 1);
+  // 40 writes 300 ms apart (12 s or more): a check every 3 s would be 4; doubling gives 2 (3 s, 9 s).
+  for (let i = 1; i <= 40; i++) {
+    await Deno.writeTextFile(tree.at("busy/log.txt"), `${i}\n`);
+    await new Promise((ok) => setTimeout(ok, 300));
+  }
+  assert.ok(rescans >= 1, "no check ran under the stream");
+  assert.ok(rescans <= 3, `${rescans} rescans under one stream`);
+});
