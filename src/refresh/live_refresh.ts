@@ -22,7 +22,14 @@ import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
-import { type LostFolder, MAX_PATHS_PER_WATCH, planWatch, type WatchOpener } from "./watch_plan.ts";
+import {
+  isWatchLimit,
+  type LostFolder,
+  MAX_PATHS_PER_WATCH,
+  planWatch,
+  WATCH_LIMIT,
+  type WatchOpener,
+} from "./watch_plan.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
@@ -40,6 +47,11 @@ export interface LiveRefreshOptions {
   readonly onRefresh?: (report: RefreshReport) => void;
   /** Opens watchers (tests inject one that fails for a folder). @default Deno.watchFs */
   readonly watchFs?: WatchOpener;
+  /**
+   * How often a root the user's inotify watch limit left unwatched is tried
+   * again and read, in ms. @default 30000
+   */
+  readonly watchLimitRetryMs?: number;
 }
 
 /** What one refresh did. */
@@ -123,6 +135,7 @@ export async function startLiveRefresh(
   let flatEntries: ReadonlyMap<string, readonly string[]> = new Map();
   const warned = new Set<string>();
   const open: WatchOpener = options.watchFs ?? Deno.watchFs;
+  const limitRetrySeconds = (options.watchLimitRetryMs ?? WATCH_LIMIT_RETRY_MS) / 1000;
   let watchers: Deno.FsWatcher[] = [];
   let pump: Promise<void> = Promise.resolve();
   let isClosed = false;
@@ -131,6 +144,20 @@ export async function startLiveRefresh(
   let pendingGiveWay: Omit<GiveWay, "isUrgent"> | null = null;
   let isFreshBuildPending = false;
   let running: Promise<void> | null = null;
+  /** Paths the watchers hold in all (Deno's filter opens each one per event). */
+  let watchedPathCount = 0;
+  /** Pending rescan of a split watch's roots after a burst (see `armRescanCheck`). */
+  let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the pending check runs at the latest (`performance.now()` ms), while one is armed. */
+  let rescanCheckDueMs: number | undefined;
+  /** Lost folders that could be read when planned (see `isSplitChanged`). */
+  let readableLost = new Set<string>();
+  /** Checks in a row that a steady stream of events forced (no quiet time before them). */
+  let streamChecks = 0;
+  /** Pending retry of a watch the user's watch limit refused (see `WATCH_LIMIT_RETRY_MS`). */
+  let limitRetryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set by that retry: the watch is planned again (then every watched path rescanned). */
+  let isRewatchPending = false;
 
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
     ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
@@ -151,7 +178,12 @@ export async function startLiveRefresh(
 
   async function drain(): Promise<void> {
     try {
-      while ((pending.size > 0 || isFreshBuildPending) && !isClosed) {
+      while ((pending.size > 0 || isFreshBuildPending || isRewatchPending) && !isClosed) {
+        if (isRewatchPending && pending.size === 0 && !isFreshBuildPending) {
+          isRewatchPending = false;
+          await rewatch(true);
+          continue;
+        }
         const batch = [...pending];
         const giveWay = pendingGiveWay;
         pending = new Set();
@@ -240,7 +272,10 @@ export async function startLiveRefresh(
     return unwatched.some((lost) => {
       if (lost.why === "limit") return false;
       const folder = join(lost.root, lost.folder);
-      return touched.has(dirname(folder)) && subfolders(folder) !== null;
+      // Readable when planned already (unwatchable for another reason): a re-plan cannot help,
+      // and each one rescans, which would come back here for ever.
+      return touched.has(dirname(folder)) && !readableLost.has(folder) &&
+        subfolders(folder) !== null;
     });
   }
 
@@ -257,7 +292,13 @@ export async function startLiveRefresh(
       // one is still read a moment (RETIRE_MS): an event it took meanwhile is handed over.
       try {
         const whole = open([...next], { recursive: true });
-        adopt(next, { watchers: [whole], lost: [], flat: [], flatEntries: new Map() });
+        adopt(next, {
+          watchers: [whole],
+          lost: [],
+          flat: [],
+          flatEntries: new Map(),
+          pathCount: next.length,
+        });
         await new Promise<void>((resolve) => setTimeout(resolve, RETIRE_MS));
         for (const watcher of old) watcher.close();
         await oldPump;
@@ -286,27 +327,101 @@ export async function startLiveRefresh(
     unwatched = opened.lost;
     flatFolders = new Set(opened.flat);
     flatEntries = opened.flatEntries;
+    watchedPathCount = opened.pathCount;
+    readableLost = new Set(
+      opened.lost.map((lost) => join(lost.root, lost.folder)).filter((folder) =>
+        subfolders(folder) !== null
+      ),
+    );
     for (const lost of opened.lost) {
       const key = `${lost.root}\0${lost.folder}`;
       if (warned.has(key)) continue;
       warned.add(key);
       logErrorLine(
-        lost.folder === "."
+        lost.why === WATCH_LIMIT
+          ? `skillgate: live refresh is off for "${lost.root}": this user's inotify watch limit ` +
+            "is reached (fs.inotify.max_user_watches, shared by all of the user's processes). " +
+            "Raise it (e.g. sysctl fs.inotify.max_user_watches=524288) or stop other watchers; " +
+            `until then the root is read again every ${limitRetrySeconds} s`
+          : lost.folder === "."
           ? `skillgate: live refresh is off for "${lost.root}": cannot watch it (${lost.why})`
           : `skillgate: live refresh misses the folder "${lost.folder}" in "${lost.root}": ` +
             `cannot watch it (${lost.why}); the rest of that root refreshes. Make the folder ` +
             "readable (its changes are read at the next refresh), or move it out of the root",
       );
     }
+    clearTimeout(limitRetryTimer);
+    limitRetryTimer = undefined;
+    if (!isClosed && opened.lost.some((lost) => lost.why === WATCH_LIMIT)) {
+      // No watcher, no event: the watch is tried again (and what changed read) now and then.
+      limitRetryTimer = setTimeout(() => {
+        limitRetryTimer = undefined;
+        isRewatchPending = true;
+        running ??= drain();
+      }, options.watchLimitRetryMs ?? WATCH_LIMIT_RETRY_MS);
+    }
     const current = watchers;
     pump = Promise.all(current.map(async (watcher) => {
       for await (const event of watcher) {
+        // Any event (an access one too) ran Deno's event filter: a split watch may have lost
+        // others meanwhile (see `armRescanCheck`).
+        armRescanCheck();
+        if (event.flag === "rescan") debouncer.add(watched);
         if (event.kind === "access") continue;
         debouncer.add(event.paths);
       }
     })).then(() => {}, (error: unknown) => {
       if (!isClosed) logErrorLine(`skillgate: file watching stopped: ${describeError(error)}`);
     });
+  }
+
+  /**
+   * While split, a burst of events can lose others for good (measured under
+   * Deno 2.9.6 as nobody: 4-15 of 30 edits 300 ms apart at 6,000 folders,
+   * none 2 s apart). Deno's one event filter per process runs on the
+   * watcher's only thread and, for every event, opens each path of every
+   * watcher that does not take it (`is_same_file`) and the event's path as
+   * often: each open is an IN_OPEN event (its watch mask holds it), so one
+   * event of a split root of 6,000 folders queues ~12,000 of them while the
+   * thread is busy, the kernel queue (`fs.inotify.max_queued_events`, 16,384
+   * here) overflows, and the edits arriving meanwhile are dropped (the
+   * overflow's rescan event has no path, and the filter drops it). A loss
+   * happens only while the filter runs, that is, around an event this
+   * watcher receives: so once no event came for `RESCAN_CHECK_QUIET_MS` (or
+   * `RESCAN_CHECK_MAX_WAIT_MS` after the first event under a steady stream), the
+   * split roots are rescanned (skills whose SKILL.md kept its size and
+   * modification time are reused), and a lost edit is served then. Not split
+   * (one path a root), no check runs unless the watched paths are many
+   * (symlinked skills' folders, {@linkcode MANY_WATCHED_PATHS}): all are
+   * rescanned then.
+   */
+  function armRescanCheck(): void {
+    const isSplit = flatFolders.size > 0 || unwatched.length > 0;
+    if (isClosed || (!isSplit && watchedPathCount < MANY_WATCHED_PATHS)) return;
+    clearTimeout(rescanCheckTimer);
+    // A steady stream of events (a log file, a build) must not push the check out forever (r9),
+    // nor make it a poll: each check the stream forces waits twice as long (3 s, 6 s ... 48 s),
+    // until one comes after a quiet time again.
+    const maxWaitMs = RESCAN_CHECK_MAX_WAIT_MS * 2 ** Math.min(streamChecks, MAX_STREAM_DOUBLINGS);
+    rescanCheckDueMs ??= performance.now() + maxWaitMs;
+    const waitMs = Math.min(RESCAN_CHECK_QUIET_MS, rescanCheckDueMs - performance.now());
+    const isForced = waitMs < RESCAN_CHECK_QUIET_MS;
+    rescanCheckTimer = setTimeout(() => {
+      rescanCheckTimer = undefined;
+      rescanCheckDueMs = undefined;
+      streamChecks = isForced ? streamChecks + 1 : 0;
+      const roots = isSplit ? splitRoots() : watched;
+      // Background work: it gives way to client requests (a change from the watcher ends that).
+      if (!isClosed && roots.length > 0) void schedule(roots, RESCAN_GIVE_WAY);
+    }, Math.max(0, waitMs));
+  }
+
+  /** The watched paths (roots, linked skills' folders) that hold a flat-watched or lost folder. */
+  function splitRoots(): string[] {
+    const split = [...flatFolders, ...unwatched.map((lost) => join(lost.root, lost.folder))];
+    return watched.filter((path) =>
+      split.some((folder) => folder === path || folder.startsWith(`${path}/`))
+    );
   }
 
   const initial = await watchPaths(store.base());
@@ -316,6 +431,8 @@ export async function startLiveRefresh(
     if (isClosed) return;
     isClosed = true;
     debouncer.close();
+    clearTimeout(rescanCheckTimer);
+    clearTimeout(limitRetryTimer);
     for (const watcher of watchers) watcher.close();
     await pump;
     await running;
@@ -336,6 +453,8 @@ export async function startLiveRefresh(
     abandon: () => {
       isClosed = true;
       debouncer.close();
+      clearTimeout(rescanCheckTimer);
+      clearTimeout(limitRetryTimer);
     },
     close,
     [Symbol.asyncDispose]: close,
@@ -364,7 +483,9 @@ function openWatchers(
   open: WatchOpener,
   knownError: unknown = null,
 ): OpenedWatch {
-  if (paths.length === 0) return { watchers: [], lost: [], flat: [], flatEntries: new Map() };
+  if (paths.length === 0) {
+    return { watchers: [], lost: [], flat: [], flatEntries: new Map(), pathCount: 0 };
+  }
   let firstError: unknown = knownError;
   try {
     if (firstError !== null) throw firstError;
@@ -373,6 +494,7 @@ function openWatchers(
       lost: [],
       flat: [],
       flatEntries: new Map(),
+      pathCount: paths.length,
     };
   } catch (error) {
     firstError = error ?? new Error("watch failed");
@@ -393,14 +515,21 @@ function openWatchers(
         } catch (error) {
           failure = error;
           if (attempt < MAX_OPEN_ATTEMPTS) continue;
-          for (const path of list) lost.push({ root: path, folder: ".", why: errorName(error) });
+          const why = isWatchLimit(error) ? WATCH_LIMIT : errorName(error);
+          for (const path of list) lost.push({ root: path, folder: ".", why });
         }
       }
       if (failure !== null && attempt < MAX_OPEN_ATTEMPTS) {
         for (const watcher of watchers) watcher.close();
         continue;
       }
-      return { watchers, lost, flat: plan.flat, flatEntries: plan.flatEntries };
+      return {
+        watchers,
+        lost,
+        flat: plan.flat,
+        flatEntries: plan.flatEntries,
+        pathCount: plan.recursive.length + plan.flat.length,
+      };
     }
   }
 }
@@ -412,6 +541,8 @@ interface OpenedWatch {
   /** Folders watched flat (their sub-folders watched on their own). */
   readonly flat: readonly string[];
   readonly flatEntries: ReadonlyMap<string, readonly string[]>;
+  /** Paths the watchers hold in all. */
+  readonly pathCount: number;
 }
 
 /** The sub-folders (not symlinks) of `folder`, sorted, or null when it cannot be read. */
@@ -425,6 +556,44 @@ function subfolders(folder: string): string[] | null {
     return null;
   }
 }
+
+/**
+ * Quiet time after a split watch's last event before its roots are rescanned,
+ * in ms: longer than Deno's filter takes for one event at 10,000 watched
+ * folders (~0.6 s at 6,000 measured), so the rescan reads after the window in
+ * which an edit could be lost.
+ */
+const RESCAN_CHECK_QUIET_MS = 1_000;
+
+/**
+ * Longest a check waits under a steady stream of events, in ms (from the
+ * first one), doubled for each check in a row the stream forced, at most
+ * {@linkcode MAX_STREAM_DOUBLINGS} times (48 s).
+ */
+const RESCAN_CHECK_MAX_WAIT_MS = 3_000;
+
+/** Doublings of the longest wait under a steady stream (r9: a poll every 3 s cost 26% of a core). */
+const MAX_STREAM_DOUBLINGS = 4;
+
+/**
+ * How the check's rescan gives way to client requests (as the worker's other
+ * background work, `BACKGROUND_GIVE_WAY`): each pause waits for 50 ms
+ * without a request, at most 250 ms.
+ */
+const RESCAN_GIVE_WAY = { quietMs: 50, maxWaitMs: 250 } as const;
+
+/**
+ * Watched paths from which a watch that is not split is rescanned after a
+ * burst too: ~2 opens a path per event fill the kernel queue (16,384 events
+ * by default) within a burst of ~32 events.
+ */
+const MANY_WATCHED_PATHS = 256;
+
+/**
+ * How often a root the user's inotify watch limit left unwatched is tried
+ * again and read, in ms (a rescan reusing unchanged skills by stat).
+ */
+const WATCH_LIMIT_RETRY_MS = 30_000;
 
 /** How long replaced watchers are still read before they close, in ms. */
 const RETIRE_MS = 250;
