@@ -224,7 +224,9 @@ export function skillMdLocatedReadsSoFar(): number {
  * issue 13, s16: 20,000 calls on the serving worker's thread at 10,000
  * skills). Why the guarantee is the same: bounded_read.ts, `openLocatedSync`.
  *
- * It reads only a plain regular file within the cap: a symlink (served when
+ * It opens only what discovery's folder read typed a regular file (a FIFO
+ * is never opened: its blocked writer would be released) and reads only a
+ * plain regular file within the cap: a symlink (served when
  * it stays inside the skill), something else than a regular file, a file
  * over the cap (kept cut, never read whole), a locator that cannot tell, a
  * file that shrank or is not UTF-8, or any open or read error returns null,
@@ -248,6 +250,12 @@ async function readSkillMdLocated(
   maxBytes: number,
   withDigest: boolean,
 ): Promise<SkillMdText | { readonly ok: false; readonly problem: Problem } | null> {
+  // Only what discovery's folder read typed a regular file (`d_type`): an open alone can act (a
+  // FIFO's blocked writer is released by it; review r6, r8), so anything else is never opened
+  // here but `lstat`ed and refused by the full way first. A swap since that read is the full
+  // way's own race (its `lstat` before its open), and the open's `fstat` decides what is read.
+  const entry = candidate.entries.find((item) => item.name === candidate.skillMdFile);
+  if (entry?.isFile !== true) return null;
   await loadGateFs();
   const opened = openLocatedSync(candidate.realDir, candidate.skillMdFile);
   if (opened.kind !== "opened") return null;

@@ -117,7 +117,7 @@ Deno.test("attack: a SKILL.md over the cap is never read whole by the located op
   assert.ok(new TextEncoder().encode(read.text).length <= 1_024);
 });
 
-Deno.test("attack: a SKILL.md that is a FIFO is closed unread by the located open and refused by the full way", async () => {
+Deno.test("attack: a SKILL.md that is a FIFO is never opened by the located open and is refused by the full way", async () => {
   await using tree = await makeTree({ "pipe/x.md": "x\n" });
   const made = await new Deno.Command("mkfifo", { args: [tree.at("pipe/SKILL.md")] }).output();
   assert.ok(made.success);
