@@ -244,6 +244,12 @@ export interface LocatedRead {
   readonly ctimeMs: number | null;
   /** Bytes read and handed to `consume`: `size`, or fewer if the file shrank meanwhile. */
   readonly bytesRead: number;
+  /**
+   * With `reportsMove` only: true when the handle's size, mtime or change
+   * time moved while it was read (the bytes may be another version's; keep
+   * neither a parse nor a digest of them under this version, review r6).
+   */
+  readonly isVersionMoved?: boolean;
 }
 
 /**
@@ -466,10 +472,14 @@ class LinkSeen extends Error {
  * @param handle From {@linkcode openLocatedSync}, not read or closed yet; a regular file.
  * @param maxBytes Largest size accepted in bytes; a non-negative integer.
  * @param consume Called with each chunk (at most 256 KiB, only valid during the call).
+ * @param options `reportsMove`: a version that moved while read is told in
+ *   `isVersionMoved` instead of refused (as `readBounded`'s `checksVersion`
+ *   does for the build's SKILL.md read). @default refused
  * @returns The handle's version and the bytes read; null when the locator
  *   cannot tell (nothing read: use the gate's full way).
  * @throws {TypeError} When the handle was not issued here, was used already, or is no regular file.
- * @throws {PathRefusedError} `not-a-file` when the descriptor is anywhere but at that path.
+ * @throws {PathRefusedError} `not-a-file` when the descriptor is anywhere but at that path, or
+ *   (without `reportsMove`) its version moved while it was read.
  * @throws {FileTooLargeError} When its size is over `maxBytes`.
  *
  * Requires the installed locator (in an isolate: the trusted part answers).
@@ -478,6 +488,7 @@ export async function readLocated(
   handle: LocatedHandle,
   maxBytes: number,
   consume: (chunk: Uint8Array) => void,
+  options: { readonly reportsMove?: boolean } = {},
 ): Promise<LocatedRead | null> {
   const state = handleStates.get(handle);
   if (state === undefined || state.fd === null) {
@@ -496,7 +507,9 @@ export async function readLocated(
     }
     const bytesRead = readChunks(fd, version.size, consume);
     // The bytes must be the version returned: the worker stores their digest under it (review r6).
-    refuseIfMovedWhileRead(fd, version, quotePath(handle.relPath));
+    const isVersionMoved = options.reportsMove === true
+      ? hasMovedSince(fd, version)
+      : (refuseIfMovedWhileRead(fd, version, quotePath(handle.relPath)), false);
     return {
       dev: version.dev,
       ino: version.ino,
@@ -504,6 +517,7 @@ export async function readLocated(
       mtimeMs: version.mtimeMs,
       ctimeMs: version.ctimeMs,
       bytesRead,
+      ...(options.reportsMove === true ? { isVersionMoved } : {}),
     };
   } finally {
     state.fd = null;

@@ -2,7 +2,10 @@
  * Bounded reading of a skill's SKILL.md through the path gate's verified
  * open: the same `resolveSkillFile()` + `readBounded()` every reader uses
  * (no-follow, non-blocking, location-checked; see `src/files/`), at start-up
- * in the trusted part, in the worker and on every rebuild. No other code
+ * in the trusted part, in the worker and on every rebuild; a plain regular
+ * SKILL.md within the cap is read by the gate's located open first
+ * (`openLocatedSync()` + `readLocated()`, the digest isolate's way: no
+ * resolve walk in front, the same location check; issue 13, s16). No other code
  * opens skill content (`tests/source_scan_test.ts` holds that): a SKILL.md
  * swapped for a symlink to an outside file, or for a FIFO, while the catalog
  * is built is refused, never served and never waited on.
@@ -10,7 +13,14 @@
  * @module
  */
 
-import { readBounded, retryingOnDescriptorShortage } from "../files/bounded_read.ts";
+import {
+  closeLocated,
+  loadGateFs,
+  openLocatedSync,
+  readBounded,
+  readLocated,
+  retryingOnDescriptorShortage,
+} from "../files/bounded_read.ts";
 import { PathRefusedError, resolveSkillFileSync } from "../files/path_gate.ts";
 import { joinPath } from "./_path.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";
@@ -126,6 +136,10 @@ export async function readSkillMd(
     ok: false as const,
     problem: problem(path, reason, "error", `${why}; the skill is not served`),
   });
+  // The located read first (the digest isolate's way, issue 13): no resolve walk in front of
+  // the open; anything it does not read whole goes the gate's full way below.
+  const located = await readSkillMdLocated(candidate, path, maxBytes, options.withDigest === true);
+  if (located !== null) return located;
   try {
     // Synchronous resolve: a start-up reads thousands of these (issue 13); same checks.
     const file = resolveSkillFileSync(candidate.realDir, candidate.skillMdFile);
@@ -184,6 +198,124 @@ export async function readSkillMd(
         return refused("unreadable-skill-md", `"${path}" cannot be read: ${error.message}`);
     }
   }
+}
+
+/** SKILL.md files read by the located open so far in this isolate (tests, benchmarks). */
+let locatedReads = 0;
+
+/**
+ * How many SKILL.md files this isolate read by the located open (without
+ * the gate's resolve walk) so far.
+ *
+ * @returns The count.
+ */
+export function skillMdLocatedReadsSoFar(): number {
+  return locatedReads;
+}
+
+/**
+ * Reads SKILL.md by the gate's located open (`openLocatedSync` +
+ * `readLocated` in `bounded_read.ts`, what the digest isolate uses for every
+ * listed file since s13): `O_NOFOLLOW | O_NONBLOCK` open of exactly
+ * `skill real folder/SKILL.md`, the handle's own `fstat` as the version, the
+ * trusted part's `/proc` answer that the descriptor is exactly that path,
+ * the bytes, then the post-read `fstat` (review r6). It spares the resolve
+ * walk's two `lstat` calls a skill (of SKILL.md and of the skill folder;
+ * issue 13, s16: 20,000 calls on the serving worker's thread at 10,000
+ * skills). Why the guarantee is the same: bounded_read.ts, `openLocatedSync`.
+ *
+ * It opens only what discovery's folder read typed a regular file (a FIFO
+ * is never opened: its blocked writer would be released) and reads only a
+ * plain regular file within the cap: a symlink (served when
+ * it stays inside the skill), something else than a regular file, a file
+ * over the cap (kept cut, never read whole), a locator that cannot tell, a
+ * file that shrank or is not UTF-8, or any open or read error returns null,
+ * and the caller takes the gate's full way, whose answer and problems are
+ * the ones given then. A descriptor the kernel places anywhere else is
+ * refused here with the full way's problem for that answer; a version that
+ * moved while read is served as read with `isVersionRead` false and no
+ * digest, as the full way does (review r6).
+ *
+ * @param candidate The skill folder (its real folder as discovery saw it).
+ * @param path SKILL.md's lexical path (for the answer).
+ * @param maxBytes The cap (`Caps.maxSkillMdBytes`).
+ * @param withDigest Whether to hash the bytes (SEP-2640 digest).
+ * @returns The text, the refusal (placed elsewhere), or null (nothing decided: use the full way).
+ *
+ * Requires `--allow-read` on the skill folder and a descriptor locator.
+ */
+async function readSkillMdLocated(
+  candidate: SkillCandidate,
+  path: string,
+  maxBytes: number,
+  withDigest: boolean,
+): Promise<SkillMdText | { readonly ok: false; readonly problem: Problem } | null> {
+  // Only what discovery's folder read typed a regular file (`d_type`): an open alone can act (a
+  // FIFO's blocked writer is released by it; review r6, r8), so anything else is never opened
+  // here but `lstat`ed and refused by the full way first. A swap since that read is the full
+  // way's own race (its `lstat` before its open), and the open's `fstat` decides what is read.
+  const entry = candidate.entries.find((item) => item.name === candidate.skillMdFile);
+  if (entry?.isFile !== true) return null;
+  await loadGateFs();
+  const opened = openLocatedSync(candidate.realDir, candidate.skillMdFile);
+  if (opened.kind !== "opened") return null;
+  const { handle } = opened;
+  const { version } = handle;
+  if (!version.isFile || version.size > maxBytes) {
+    closeLocated(handle);
+    return null;
+  }
+  const bytes = new Uint8Array(version.size);
+  let filled = 0;
+  let read;
+  try {
+    read = await readLocated(handle, version.size, (chunk) => {
+      // Never past the version's size (readLocated reads at most that much).
+      bytes.set(chunk.subarray(0, bytes.length - filled), filled);
+      filled += chunk.length;
+    }, { reportsMove: true });
+  } catch (error) {
+    // The kernel placed the descriptor elsewhere (a folder on the way swapped for a link since
+    // discovery): refused, as the full way refuses the same answer, without opening it again.
+    if (error instanceof PathRefusedError && error.code === "not-a-file") {
+      return {
+        ok: false,
+        problem: problem(
+          path,
+          "unreadable-skill-md",
+          "error",
+          `"${path}" is not a regular file, or changed while it was read; the skill is not served`,
+        ),
+      };
+    }
+    // An I/O error: the full way decides and says why.
+    return null;
+  }
+  // Cannot tell (no locator answer), or shrank while read: the full way decides.
+  if (read === null || read.bytesRead !== version.size || filled !== version.size) return null;
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+  locatedReads++;
+  // Moved while read (review r6): served as read, but neither its parse nor its digest is kept.
+  const isVersionRead = read.isVersionMoved !== true;
+  return {
+    ok: true,
+    isVersionRead,
+    path,
+    text,
+    truncated: false,
+    size: read.size,
+    mtimeMs: read.mtimeMs,
+    ctimeMs: read.ctimeMs,
+    dev: read.dev,
+    ino: read.ino,
+    // Exactly the handle's version's bytes, whole (size checked before and after the read).
+    digest: withDigest && isVersionRead ? `sha256:${await sha256Hex(bytes)}` : null,
+  };
 }
 
 /** The largest cut `<= at` that does not split a UTF-8 sequence (needs the byte at `at`). */

@@ -114,10 +114,12 @@ Deno.test("attack: where the locator answers null, a skill folder's parent swapp
   await swapForLink(tree, "root");
   installFdLocator(() => Promise.resolve(null));
   try {
-    // First null answer: the narrowed open confirms the real path after opening, and refuses.
+    // First null answer: given to the build's located open (s16), which reads nothing then; the
+    // full way after it takes `realpath`, which leads outside the skill (before s16 the narrowed
+    // open confirmed the real path after opening and refused as unreadable). Refused either way.
     const first = await loadSkill(candidate, DEFAULT_CAPS);
     assert.equal(first.skill, null);
-    assert.equal(first.problems[0]?.reason, "unreadable-skill-md");
+    assert.equal(first.problems[0]?.reason, "symlink-escape");
     // From then on every resolve takes `realpath`, which leads outside the skill.
     const again = await loadSkill(candidate, DEFAULT_CAPS);
     assert.equal(again.skill, null);

@@ -105,6 +105,20 @@ export interface DigestCache {
     listed: SkillFile,
   ): Promise<{ readonly found: FileDigest; readonly isListed: boolean }>;
   /**
+   * What {@linkcode DigestCache.digestListed} answers from memory or the
+   * index cache, without a promise: the digest held for exactly the listed
+   * version (device, inode, size, mtime, ctime; `isListed` true), marked
+   * recently used as a lookup there would; null when none is held (a miss,
+   * a version being hashed, or a listing without device and inode), which
+   * only `digestListed` answers (issue 13: a first full `skills/list` at
+   * 10,000 skills made 40,000 asynchronous lookups of digests all held).
+   *
+   * @param skillRealDir The skill's real folder (`Skill.realDir`).
+   * @param listed The file as the snapshot lists it (`Skill.files`).
+   * @returns The held digest, or null.
+   */
+  heldListed(skillRealDir: string, listed: SkillFile): FileDigest | null;
+  /**
    * Whether this listed version's digest is in memory now (no file-system
    * call, no change to the eviction order): the hash-ahead skips such files.
    *
@@ -312,16 +326,21 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
     }
     return { found: result, isListed: isGateVersion && isHeld };
   };
+  /** The digest held for exactly the listed version (memory, then the index cache), or null. */
+  const heldListed = (skillRealDir: string, listed: SkillFile): FileDigest | null => {
+    if (listed.dev === undefined || listed.ino === undefined) return null;
+    // One key per call: a warm listing makes 40,000 of these at 10,000 skills (issue 13).
+    const key = versionKey(skillRealDir, listed.path, listed);
+    return recall(key) ?? stored(skillRealDir, listed.path, listed.dev, listed.ino, listed);
+  };
   const digestListed = async (skillRealDir: string, listed: SkillFile): Promise<Hashed> => {
     if (listed.dev === undefined || listed.ino === undefined) {
       const hashed = await readAndHash(skillRealDir, listed);
       return { found: hashed.found, isListed: false };
     }
-    // One key per call: a warm listing makes 40,000 of these at 10,000 skills (issue 13).
-    const key = versionKey(skillRealDir, listed.path, listed);
-    const known = recall(key) ??
-      stored(skillRealDir, listed.path, listed.dev, listed.ino, listed);
+    const known = heldListed(skillRealDir, listed);
     if (known != null) return { found: known, isListed: true };
+    const key = versionKey(skillRealDir, listed.path, listed);
     // A file already being hashed (the page ahead, or a concurrent request) is hashed once.
     const pending = inFlight.get(key);
     if (pending !== undefined) return await pending;
@@ -338,6 +357,7 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       return (await digestListed(skillRealDir, listed)).found;
     },
     digestListed,
+    heldListed,
     holds(skillRealDir, listed) {
       if (listed.dev === undefined || listed.ino === undefined) return false;
       return entries.has(versionKey(skillRealDir, listed.path, listed));
