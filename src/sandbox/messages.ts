@@ -76,10 +76,10 @@ export interface ReadyMessage {
  * Worker to trusted part: the first answer went out (over stdio: the first
  * response was written, or the session ended first, or no request came
  * within the worker's grace period; over HTTP: right after `ready`). The
- * trusted part's own start-up chores wait for it (its heap compaction and
- * the start record's write), so they do not take the CPU from that answer
- * (issue 13: at 12 skills the compaction ran during the SDK's handling of
- * `initialize`). Only the first one counts; it carries nothing.
+ * trusted part's start-up heap compaction waits for it, so its helper
+ * threads do not take the CPU from that answer (issue 13: at 12 skills the
+ * compaction ran on `ready`, during the SDK's handling of `initialize`).
+ * Only the first one counts; it carries nothing.
  */
 export interface AnsweredMessage {
   readonly type: "answered";

@@ -402,7 +402,7 @@ async function serve(start: StartMessage): Promise<void> {
     firstAnswered.then(() => false),
     ended.then(() => true),
   ]);
-  // The trusted part's start-up chores (its heap compaction, the start record) wait for this.
+  // The trusted part's start-up heap compaction waits for this.
   post({ type: "answered" });
   // A smaller first build's index cache, written now that the first answer went out (or the
   // session ended first, or no request came within the grace period).

@@ -1,8 +1,8 @@
 /**
- * The worker's `answered` report (issue 13, s17): the trusted part's own
- * start-up chores (its heap compaction, the start record's write) wait for
- * the worker's first answer instead of running on `ready`, where they took
- * the CPU from the SDK's handling of `initialize`. These tests pin how the
+ * The worker's `answered` report (issue 13, s17): the trusted part's
+ * start-up heap compaction waits for the worker's first answer instead of
+ * running on `ready`, where its helper threads took the CPU from the SDK's
+ * handling of `initialize`. These tests pin how the
  * report is read, when `startWorker()` resolves it, and that the real worker
  * sends it after serving.
  */
@@ -71,7 +71,7 @@ Deno.test("startWorker() resolves `answered` on the worker's `answered` report, 
   });
 });
 
-Deno.test("startWorker(): a worker that exits without an `answered` report leaves `answered` pending (no record, no compaction)", async () => {
+Deno.test("startWorker(): a worker that exits without an `answered` report leaves `answered` pending (no compaction)", async () => {
   const source = `self.onmessage = (event) => {
   if (event.data?.type === "start") {
     self.postMessage(${READY});
