@@ -138,7 +138,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     },
   );
   // The next start of the same command creates its worker first, with this set (issue 13): written
-  // once serving, only for a worker adopted as computed (early_start.ts says why that is safe).
+  // once serving, only for a worker adopted as computed (early_start.ts says why that is safe). On
+  // `ready`, not after the first answer: a client that ends the process right after that answer
+  // would leave no record (review r8); the write is a small file, unlike the collection below.
   const adopted = preloaded === null ? undefined : heldWorkerOption(preloaded);
   if (adopted !== undefined) session.ready.then(() => rememberStart(adopted), () => {});
   ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
@@ -183,9 +185,11 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     session.ready.then((ready) => logErrorLine(startLine(lineConfig, ready)));
   }
   // This part's start-up objects (configuration, checks, the modules that started the worker),
-  // given back once the worker serves (issue 13: RSS at 12 skills). Not sooner: the worker's build
-  // asks this thread for descriptor locations, which a collection would hold up.
-  session.ready.then(() => setTimeout(() => releaseStartupHeap(0), 0));
+  // given back once the worker serves and its first answer went out (issue 13: RSS at 12 skills).
+  // Not sooner: the worker's build asks this thread for descriptor locations, which a collection
+  // would hold up, and the collection's helper threads took the CPU from the SDK's handling of
+  // `initialize` when it ran on `ready` (bench/results/issue13.md, section s17).
+  session.ready.then(() => session.answered).then(() => setTimeout(() => releaseStartupHeap(0), 0));
   const remoteRefresh = remote === null ? null : remote.module.startRemoteRefresh(remote.prepared, {
     updateRemoteRoots: (roots) => session.updateRemoteRoots(roots),
     log: (line) => logErrorLine(`skillgate: ${line}`),

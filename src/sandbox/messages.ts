@@ -72,6 +72,19 @@ export interface ReadyMessage {
   readonly skillLoads?: number;
 }
 
+/**
+ * Worker to trusted part: the first answer went out (over stdio: the first
+ * response was written, or the session ended first, or no request came
+ * within the worker's grace period; over HTTP: right after `ready`). The
+ * trusted part's start-up heap compaction waits for it, so its helper
+ * threads do not take the CPU from that answer (issue 13: at 12 skills the
+ * compaction ran on `ready`, during the SDK's handling of `initialize`).
+ * Only the first one counts; it carries nothing.
+ */
+export interface AnsweredMessage {
+  readonly type: "answered";
+}
+
 /** Worker to trusted part: stop the process with this exit code. */
 export interface ExitMessage {
   readonly type: "exit";
@@ -228,6 +241,7 @@ export type WorkerMessage =
   | DigestIsolateStartMessage
   | DigestIsolateStopMessage
   | ReadyMessage
+  | AnsweredMessage
   | ExitMessage
   | GroupRequestMessage
   | LocateFdRequestMessage
@@ -245,6 +259,7 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
   if (typeof data !== "object" || data === null) return null;
   const message = data as { type?: unknown };
   if (message.type === "ready" || message.type === "exit") return data as WorkerMessage;
+  if (message.type === "answered") return { type: "answered" };
   if (message.type === "group") return isGroupRequest(data) ? data : null;
   if (message.type === "override-write") {
     return Number.isSafeInteger((data as Record<string, unknown>).id)

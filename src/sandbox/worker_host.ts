@@ -38,6 +38,12 @@ import type { DigestIsolateHost } from "./digest_isolate_host.ts";
 export interface WorkerSession {
   /** Resolves once when the worker reports it is serving. */
   readonly ready: Promise<ReadyMessage>;
+  /**
+   * Resolves once when the worker reports its first answer went out (its
+   * first `answered` message; later ones change nothing); never when it
+   * exits without sending one.
+   */
+  readonly answered: Promise<void>;
   /** Resolves with the exit code the worker asked for (or 1 on a crash). */
   readonly exited: Promise<{ code: number; message?: string }>;
   /** Asks the worker to drain and exit (sends a `shutdown` message). */
@@ -91,10 +97,13 @@ export function startWorker(
   const worker = options.worker ?? createWorkerIsolate(entry, permissions);
   let resolveReady: (message: ReadyMessage) => void = () => {};
   const ready = new Promise<ReadyMessage>((resolve) => (resolveReady = resolve));
+  let resolveAnswered: () => void = () => {};
+  const answered = new Promise<void>((resolve) => (resolveAnswered = resolve));
   const exited = new Promise<{ code: number; message?: string }>((resolve) => {
     worker.onmessage = (event: MessageEvent) => {
       const message = parseWorkerMessage(event.data);
       if (message?.type === "ready") resolveReady(message);
+      if (message?.type === "answered") resolveAnswered();
       if (message?.type === "group") {
         void answerGroupRequest(message, groupKiller).then((reply) => worker.postMessage(reply));
       }
@@ -174,7 +183,7 @@ export function startWorker(
     const message: RemoteRootsMessage = { type: "remote-roots", roots };
     if (!hasExited) worker.postMessage(message);
   };
-  return { ready, exited, shutdown, postOverlay, updateRemoteRoots };
+  return { ready, answered, exited, shutdown, postOverlay, updateRemoteRoots };
 }
 
 /** Acts on one process-group request with the trusted part's killer. */

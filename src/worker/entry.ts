@@ -18,6 +18,7 @@ import { createEnvReleaseClient } from "../sandbox/env_release_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
 import { createOverrideWriteClient } from "../sandbox/override_write_client.ts";
 import type {
+  AnsweredMessage,
   ExitMessage,
   OverlayMessage,
   ReadyMessage,
@@ -404,6 +405,8 @@ async function serve(start: StartMessage): Promise<void> {
     firstAnswered.then(() => false),
     ended.then(() => true),
   ]);
+  // The trusted part's start-up heap compaction waits for this.
+  post({ type: "answered" });
   // A smaller first build's index cache, written now that the first answer went out (or the
   // session ended first, or no request came within the grace period).
   if (!first.isIndexCacheWritten) first.indexCache.flush();
@@ -428,6 +431,6 @@ async function serve(start: StartMessage): Promise<void> {
   post({ type: "exit", code });
 }
 
-function post(message: ReadyMessage | ExitMessage): void {
+function post(message: ReadyMessage | AnsweredMessage | ExitMessage): void {
   self.postMessage(message);
 }
