@@ -199,8 +199,8 @@ Deno.test("buildCatalog() refuses both skills that share a name and names every 
   assert.deepEqual(problems.map((p) => p.path), [one.at("same"), two.at("group/same")]);
   for (const problem of problems) {
     assert.equal(problem.severity, "error");
-    assert.ok(problem.detail.includes(`"${one.at("same")}"`));
-    assert.ok(problem.detail.includes(`"${two.at("group/same")}"`));
+    assert.ok(problem.detail.includes(`"same" (root "${one.path}")`), problem.detail);
+    assert.ok(problem.detail.includes(`"group/same" (root "${two.path}")`), problem.detail);
   }
 });
 
