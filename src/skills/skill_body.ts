@@ -15,7 +15,16 @@ import type { Skill } from "./skill.ts";
 
 /** A body read now, or why it could not be. */
 export type SkillBody =
-  | { readonly ok: true; readonly body: string; readonly truncated: boolean }
+  | {
+    readonly ok: true;
+    readonly body: string;
+    readonly truncated: boolean;
+    /**
+     * When cut: the byte offset in SKILL.md where the text read ends, so a
+     * reader can go on from there (`skill_file` with that offset).
+     */
+    readonly nextOffset?: number;
+  }
   | {
     readonly ok: false;
     readonly detail: string;
@@ -59,7 +68,9 @@ export async function readSkillBody(skill: Skill, maxSkillMdBytes: number): Prom
   if (!read.ok) return { ok: false, detail: read.problem.detail, isLastGood: false };
   const split = splitFrontmatter(read.text);
   if (!split.ok) return { ok: false, detail: split.detail, isLastGood: false };
-  return { ok: true, body: split.body, truncated: read.truncated };
+  if (!read.truncated) return { ok: true, body: split.body, truncated: false };
+  const nextOffset = new TextEncoder().encode(read.text).length;
+  return { ok: true, body: split.body, truncated: true, nextOffset };
 }
 
 /**

@@ -299,6 +299,7 @@ Deno.test("buildCatalog() truncates a long SKILL.md on a UTF-8 boundary", async 
     ok: true,
     body: "é".repeat(5),
     truncated: true,
+    nextOffset: head.length + 10, // where the read ended: before the half character
   });
   assert.equal(skill?.skillMdBytes, head.length + 200);
   const problem = single(catalog, "skill-md-truncated");
