@@ -87,7 +87,7 @@ export async function getFollowingRedirects(url: URL, options: GetOptions): Prom
     let response: Response;
     try {
       response = await fetch(current, { headers, redirect: "manual", signal: options.signal });
-    } catch (error) {
+    } catch {
       if (options.signal.aborted) throw new RemoteError("timeout", "The fetch took too long");
       throw new RemoteError(
         "offline",
