@@ -41,6 +41,13 @@ export const MAX_FILE_ENTRIES_PER_CALL = 8;
 export const MAX_PATH_CHARS = 1024;
 /** Folder levels below a root (or its `skills/` container) searched for skills. */
 export const MAX_GROUP_DEPTH = 3;
+/**
+ * Folder levels looked at below the group-depth cap, only to report skills
+ * there (`depth-limit`), never to serve them (review n7: a silent cut).
+ */
+export const DEPTH_PROBE_LEVELS = 2;
+/** Folders read at most per root by that look beyond the cap. */
+export const DEPTH_PROBE_MAX_FOLDERS = 256;
 /** Default page of `skill_list`. */
 export const DEFAULT_LIST_LIMIT = 100;
 /** Largest page of `skill_list`. */

@@ -129,9 +129,27 @@ export async function runSyncCommand(
     );
     return 1;
   }
+  // Review n7: a first sync that pinned nothing wrote an empty lock, and a failed sync said
+  // "up to date".
+  if (lock === null && next.length === 0 && failed > 0) {
+    await io.writeErr(
+      `skillgate: no lock written: no source could be pinned (${failed} failed); run ` +
+        "skillgate sync again once the sources can be reached\n",
+    );
+    return 1;
+  }
   if (!isSame) await writeLockFile(config.lockPath, newLock);
+  const failures = failed > 0
+    ? ` (${failed} source${failed === 1 ? "" : "s"} failed: ${
+      failed === 1 ? "its entry is" : "their entries are"
+    } kept as they were)`
+    : "";
   await io.writeOut(
-    isSame ? `${config.lockPath} is up to date\n` : `wrote ${config.lockPath}\n`,
+    isSame
+      ? failed > 0
+        ? `${config.lockPath} is unchanged${failures}\n`
+        : `${config.lockPath} is up to date\n`
+      : `wrote ${config.lockPath}${failures}\n`,
   );
   return failed > 0 ? 1 : 0;
 }

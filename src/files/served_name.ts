@@ -22,6 +22,7 @@ export type ServedRule =
   | "lone-surrogate"
   | "nul"
   | "control-character"
+  | "bidi-character"
   | "replacement-character"
   | "backslash"
   | "percent"
@@ -47,6 +48,8 @@ export interface RuleBreach {
  * read differently from what it is, e.g. in a confirmation preview).
  */
 export const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+/** The bidirectional formatting marks of {@linkcode CONTROL}: their own rule, `bidi-character`. */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 const DRIVE_PREFIX = /^[A-Za-z]:/;
 const BLANK = /^\s+$/u;
 
@@ -55,8 +58,8 @@ const BLANK = /^\s+$/u;
  *
  * Rules: a non-empty string of at most {@linkcode MAX_PATH_CHARS} UTF-16 code
  * units, well-formed (no lone surrogates, which the OS layer would silently
- * replace); no NUL, control, line/paragraph separator or bidi character; no
- * U+FFFD (a name that did not decode cleanly); no backslash; no `%` (no
+ * replace); no NUL, control or line/paragraph separator (`control-character`)
+ * or bidi character (`bidi-character`); no U+FFFD (a name that did not decode cleanly); no backslash; no `%` (no
  * percent-encoding is decoded or accepted); not absolute and no Windows drive
  * prefix (`C:`); split on `/`, no segment that is empty (so no `//` and no
  * trailing `/`), `.`, `..`, blank, hidden (starting with `.`) or
@@ -84,6 +87,14 @@ export function checkServedPath(path: string): RuleBreach | null {
     return breach("lone-surrogate", `Path ${quoted} contains a lone surrogate`);
   }
   if (path.includes("\0")) return breach("nul", `Path ${quoted} contains a NUL character`);
+  // Bidi marks first: they are in CONTROL too, and deserve their own rule (review n7).
+  if (BIDI.test(path)) {
+    return breach(
+      "bidi-character",
+      `Path ${quoted} contains a bidirectional formatting character (it makes the path read ` +
+        "differently from what it is)",
+    );
+  }
   if (CONTROL.test(path)) {
     return breach("control-character", `Path ${quoted} contains a control character`);
   }

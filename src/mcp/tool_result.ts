@@ -32,6 +32,8 @@ import type { CallToolResult } from "./sdk.ts";
 export type ToolErrorCode =
   | "INVALID_ARGUMENTS"
   | "SKILL_NOT_FOUND"
+  // a skill kept at its last good version: its SKILL.md is not served (src/skills/last_good.ts)
+  | "SKILL_UNAVAILABLE"
   | "BUDGET_EXCEEDED"
   | "INTERNAL"
   // the answer budget stayed spent (src/mcp/answer_budget.ts): retry later

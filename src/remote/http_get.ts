@@ -87,11 +87,13 @@ export async function getFollowingRedirects(url: URL, options: GetOptions): Prom
     let response: Response;
     try {
       response = await fetch(current, { headers, redirect: "manual", signal: options.signal });
-    } catch (error) {
+    } catch {
       if (options.signal.aborted) throw new RemoteError("timeout", "The fetch took too long");
       throw new RemoteError(
         "offline",
-        `Could not reach ${current.host}: ${error instanceof Error ? error.name : "error"}`,
+        // Review n7: the JS class name ("TypeError") told the owner nothing.
+        `Could not reach ${current.host} (no network, a DNS failure or the connection was ` +
+          "refused); nothing was fetched from it",
       );
     }
     if ([301, 302, 303, 307, 308].includes(response.status)) {

@@ -211,8 +211,13 @@ function readRun(
     if (typeof script !== "string") return refuse(`has no "script" path (got ${kindOf(script)})`);
     const pathRefusal = checkPathString(script);
     if (pathRefusal !== null) return refuse(`names a script that is not usable: ${pathRefusal}`);
-    if (accepted.some((earlier) => earlier.script === script)) {
-      return refuse(`declares "${clip(script)}" a second time`);
+    const first = accepted.findIndex((earlier) => earlier.script === script);
+    if (first !== -1) {
+      // Review n7: "that script cannot run" was wrong here; the first entry still runs.
+      return error(
+        `${at} declares "${clip(script)}" a second time; this entry is ignored (the first ` +
+          "one declaring it stands). Remove the duplicate entry",
+      );
     }
     const interpreter = entry.interpreter;
     if (!isInterpreterName(interpreter)) {

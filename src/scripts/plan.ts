@@ -181,7 +181,8 @@ export function planScripts(
           ...base,
           grantedEnv: [],
           state: "unavailable",
-          reason: "The script file is missing or not usable (see problems)",
+          reason: skill.scripts?.unusable?.[declared.script] ??
+            "The script file is missing or not usable (see problems)",
         }));
         continue;
       }

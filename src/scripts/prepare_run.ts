@@ -92,7 +92,13 @@ export async function prepareRun(
 ): Promise<PreparedRun | RunRefusal> {
   const argsRefusal = checkArgs(request.args);
   if (argsRefusal !== null) {
-    return refuse("INVALID_ARGUMENTS", argsRefusal, "Send fewer or shorter arguments");
+    // Review n7: the hint named the fix for the size caps whatever the refusal was.
+    const hint = /NUL character/.test(argsRefusal)
+      ? "Remove the NUL character: arguments are C strings, which cannot hold one"
+      : /lone surrogate|not a string/.test(argsRefusal)
+      ? "Send each argument as well-formed text"
+      : "Send fewer or shorter arguments";
+    return refuse("INVALID_ARGUMENTS", argsRefusal, hint);
   }
   const scripts = context.plan.bySkill.get(skill.name) ?? [];
   const planned = scripts.find((candidate) => candidate.script === request.script);

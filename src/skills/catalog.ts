@@ -10,11 +10,13 @@ import type { Caps } from "../caps.ts";
 import { freezeCatalog } from "./_freeze.ts";
 import { compareCodeUnits } from "./_fs.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
+import { isInside } from "./_path.ts";
 import { mapPool } from "./_pool.ts";
 import { problem } from "./_problems.ts";
 import { createTimeSlice, DEFAULT_SLICE_MS, type GiveWay, type TimeSlice } from "./_time_slice.ts";
 import { discoverRoot, type SkillCandidate } from "./discover.ts";
 import { extensionProblems } from "./extension_eligibility.ts";
+import { skillNameKey } from "./names.ts";
 import type { Problem } from "./problem.ts";
 import type { Catalog, Root, Skill } from "./skill.ts";
 import type { IndexCache } from "./index_cache.ts";
@@ -183,36 +185,72 @@ function refusePrefixCollisions(
   });
 }
 
-/** Replaces every candidate whose name is shared by another folder with a problem. */
+/**
+ * Replaces every candidate whose name is shared by another folder with a
+ * problem: the same name once Unicode-normalised and case-folded
+ * (`skillNameKey()`), so NFC/NFD twins and case twins are refused like
+ * byte-equal duplicates (review n7). The message names the folders relative
+ * to their root, non-ASCII characters escaped when the spellings differ.
+ */
 function refuseDuplicates(slots: Slot[]): Extract<Slot, { kind: "candidate" }>[] {
-  const byName = new Map<string, SkillCandidate[]>();
+  const byKey = new Map<string, SkillCandidate[]>();
   for (const slot of slots) {
     if (slot.kind !== "candidate") continue;
-    const list = byName.get(slot.candidate.name) ?? [];
+    const key = skillNameKey(slot.candidate.name);
+    const list = byKey.get(key) ?? [];
     list.push(slot.candidate);
-    byName.set(slot.candidate.name, list);
+    byKey.set(key, list);
   }
   const loadable: Extract<Slot, { kind: "candidate" }>[] = [];
   slots.forEach((slot, index) => {
     if (slot.kind !== "candidate") return;
-    const same = byName.get(slot.candidate.name) ?? [];
+    const same = byKey.get(skillNameKey(slot.candidate.name)) ?? [];
     if (same.length < 2) {
       loadable.push(slot);
       return;
     }
-    const dirs = same.map((c) => `"${c.dir}"`).join(", ");
     slots[index] = {
       kind: "problem",
       problem: problem(
         slot.candidate.dir,
         "duplicate-name",
         "error",
-        `The skill name "${slot.candidate.name}" is used by ${same.length} folders: ${dirs}; ` +
-          "none of them is served. Rename or remove all but one",
+        duplicateDetail(slot.candidate, same),
       ),
     };
   });
   return loadable;
+}
+
+/** The `duplicate-name` detail for `candidate`, one of the folders in `same`. */
+function duplicateDetail(candidate: SkillCandidate, same: readonly SkillCandidate[]): string {
+  const isSameSpelling = same.every((other) => other.name === candidate.name);
+  const sameRoot = same.every((other) => other.root === candidate.root);
+  const shown = (text: string) => isSameSpelling ? `"${text}"` : asciiQuoted(text);
+  const dirs = same.map((other) => {
+    const rel = isInside(other.dir, other.root) ? other.dir.slice(other.root.length) : "";
+    const named = shown(rel.replace(/^\/+/, "") || other.dir);
+    return sameRoot ? named : `${named} (root "${other.root}")`;
+  }).join(", ");
+  const where = sameRoot ? ` under the root "${candidate.root}"` : "";
+  const what = isSameSpelling
+    ? `The skill name "${candidate.name}" is used by ${same.length} folders${where}: ${dirs}`
+    : `The skill names ${[...new Set(same.map((other) => shown(other.name)))].join(", ")} are ` +
+      `the same name once Unicode-normalised and case-folded (NFKC, case-insensitive), used by ` +
+      `${same.length} folders${where}: ${dirs}`;
+  return `${what}; none of them is served. Rename or remove all but one`;
+}
+
+/** `text` quoted with every character outside printable ASCII as `\u{...}`. */
+function asciiQuoted(text: string): string {
+  let out = "";
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    out += code >= 0x20 && code < 0x7f && char !== '"' && char !== "\\"
+      ? char
+      : `\\u{${code.toString(16).toUpperCase().padStart(4, "0")}}`;
+  }
+  return `"${out}"`;
 }
 
 /** Loads candidates in order until `caps.maxSkills` are served; returns those left out. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { MAX_GROUP_DEPTH } from "../caps.ts";
+import { DEPTH_PROBE_LEVELS, DEPTH_PROBE_MAX_FOLDERS, MAX_GROUP_DEPTH } from "../caps.ts";
 import { readSortedEntries } from "./_fs.ts";
 import { baseName, isInside, joinPath, parentPath } from "./_path.ts";
 import { createTimeSlice, type TimeSlice } from "./_time_slice.ts";
@@ -86,6 +86,8 @@ interface Context {
   readonly skillReals: Map<string, string>;
   /** Lexical paths already dealt with as containers (scanned or reported). */
   readonly handled: Set<string>;
+  /** Skill folders seen below the depth cap (reported, never served): see `probeBeyond`. */
+  readonly beyond: { readonly skills: string[]; count: number; folders: number };
 }
 
 /**
@@ -145,6 +147,7 @@ export async function discoverRoot(
     containers: new Set(),
     skillReals: new Map(),
     handled: new Set(),
+    beyond: { skills: [], count: 0, folders: 0 },
   };
   const found: Found[] = [];
   if (classify(entries).kind !== "group") {
@@ -157,6 +160,8 @@ export async function discoverRoot(
     }
   }
   const items = await followSymlinks(ctx, found);
+  const deep = beyondProblem(ctx);
+  if (deep !== null) items.push(deep);
   if (!items.some((item) => item.kind === "candidate")) {
     items.push(issue(
       root.path,
@@ -209,7 +214,9 @@ async function examine(
   }
   const found = classify(entries);
   if (found.kind === "group") {
-    return depth < MAX_GROUP_DEPTH ? await scanChildren(ctx, lexical, real, depth, entries) : [];
+    if (depth < MAX_GROUP_DEPTH) return await scanChildren(ctx, lexical, real, depth, entries);
+    await probeBeyond(ctx, lexical, entries);
+    return [];
   }
   const file = joinPath(lexical, found.file);
   if (found.kind === "case") {
@@ -279,6 +286,71 @@ async function scanChildren(
     }
   }
   return found;
+}
+
+/**
+ * Looks below a group folder at the depth cap, only to report skill folders
+ * there (review n7: they were left out silently): at most
+ * {@linkcode DEPTH_PROBE_LEVELS} levels further and
+ * {@linkcode DEPTH_PROBE_MAX_FOLDERS} folders read per root, plain folders
+ * only (no symlink followed), dot-folders and `node_modules` skipped.
+ */
+async function probeBeyond(
+  ctx: Context,
+  lexical: string,
+  entries: readonly Deno.DirEntry[],
+): Promise<void> {
+  let level: { lexical: string; entries: readonly Deno.DirEntry[] }[] = [{ lexical, entries }];
+  for (let extra = 1; extra <= DEPTH_PROBE_LEVELS && level.length > 0; extra++) {
+    const next: typeof level = [];
+    for (const folder of level) {
+      for (const entry of folder.entries) {
+        if (!entry.isDirectory || entry.isSymlink || isSkippedEntryName(entry.name)) continue;
+        if (ctx.beyond.folders >= DEPTH_PROBE_MAX_FOLDERS) return;
+        ctx.beyond.folders++;
+        const child = joinPath(folder.lexical, entry.name);
+        let childEntries: Deno.DirEntry[];
+        try {
+          await ctx.slice.pause();
+          childEntries = readSortedEntries(child);
+        } catch {
+          continue;
+        }
+        if (classify(childEntries).kind === "group") {
+          next.push({ lexical: child, entries: childEntries });
+        } else {
+          ctx.beyond.count++;
+          if (ctx.beyond.skills.length < 5) ctx.beyond.skills.push(child);
+        }
+      }
+    }
+    level = next;
+  }
+}
+
+/** The one `depth-limit` warning of a root, or null when no skill lies below the cap. */
+function beyondProblem(ctx: Context): DiscoveryItem | null {
+  const { skills, count, folders } = ctx.beyond;
+  const first = skills[0];
+  if (first === undefined) return null;
+  const relative = (path: string) =>
+    isInside(path, ctx.root) ? path.slice(ctx.root.length).replace(/^\/+/, "") : path;
+  const shown = skills.map((path) => `"${relative(path)}"`).join(", ");
+  const more = count > skills.length ? ` and ${count - skills.length} more` : "";
+  const stopped = folders >= DEPTH_PROBE_MAX_FOLDERS
+    ? ` (the look below the cap stopped after ${DEPTH_PROBE_MAX_FOLDERS} folders; there may be more)`
+    : "";
+  const holder = parentPath(first) ?? first;
+  return issue(
+    ctx.root,
+    "depth-limit",
+    "warning",
+    `${count} skill folder${count === 1 ? " lies" : "s lie"} deeper than skills are searched ` +
+      `(a skill folder at most ${MAX_GROUP_DEPTH} folders below the root or its skills/ ` +
+      `container) and ${count === 1 ? "is" : "are"} not served: ${shown}${more}${stopped}. ` +
+      `Move ${count === 1 ? "it" : "them"} up, or add the folder that holds ` +
+      `${count === 1 ? "it" : "them"} as a root (e.g. "${holder}")`,
+  );
 }
 
 function resolveContainers(

@@ -195,7 +195,8 @@ export const EXTENSION_RULES: readonly ExtensionRule[] = Object.freeze([
     source: "SEP-2640, Frontmatter",
     check: (skill) =>
       skill.isLastGood === true
-        ? "its SKILL.md no longer parses; the tools serve its last good version until it is fixed"
+        ? "its SKILL.md no longer parses; no door serves it until it is fixed (the catalog keeps " +
+          "its last good entry)"
         : null,
   },
 ]);

@@ -97,6 +97,15 @@ export function parseFrontmatterBlock(
   const error = doc.errors[0];
   if (error) {
     const { line, column } = at(error.pos[0]);
+    // Review n7: a nesting bomb surfaced as the engine's "Maximum call stack size exceeded".
+    if (/maximum call stack/i.test(error.message)) {
+      return failure(
+        "Frontmatter is nested too deeply to parse (lists or maps inside each other beyond " +
+          "what the parser's stack holds); flatten it",
+        line,
+        column,
+      );
+    }
     return failure(`Frontmatter is not valid YAML: ${error.message}`, line, column);
   }
   const warning = doc.warnings[0];

@@ -126,3 +126,21 @@ export function specNameIssue(name: string): string | null {
 export function isSkippedEntryName(name: string): boolean {
   return isQuietlySkippedName(name);
 }
+
+/**
+ * The key under which two skill names are the same name: Unicode NFKC (the
+ * normalisation the Agent Skills reference validator applies to names), then
+ * case-folded (upper then lower case, so `ß`/`SS` and `ς`/`σ` fold together
+ * as in full case folding), then NFKC again. Spec names are lowercase, so
+ * `Pdf` and `pdf`, or the NFC and NFD spellings of `café`, are one name a
+ * model or a user confirming a run could not tell apart.
+ *
+ * @param name A served skill name.
+ * @returns The canonical key (for comparison only; never shown).
+ *
+ * Rule source: Agent Skills spec, frontmatter `name` (lowercase); the
+ * reference validator (NFKC); review n7 (look-alike names served side by side).
+ */
+export function skillNameKey(name: string): string {
+  return name.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC");
+}

@@ -43,6 +43,7 @@ export const PROBLEM_REASONS = [
   "remote-update",
   "remote-lock-mismatch",
   "remote-index",
+  "depth-limit",
 ] as const;
 
 /** One of {@linkcode PROBLEM_REASONS}. */

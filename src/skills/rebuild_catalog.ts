@@ -109,7 +109,8 @@ export async function rebuildCatalog(
 
 interface Replacement {
   readonly old: Skill;
-  readonly skill: Skill;
+  /** The skill now; null when it is no longer served (SKILL.md unreadable). */
+  readonly skill: Skill | null;
   readonly problems: readonly Problem[];
 }
 
@@ -214,14 +215,38 @@ async function reloadInPlace(
   return keepLastGood(old, await load(candidate, caps));
 }
 
-/** The loaded skill, or the old one marked `isLastGood` when loading failed. */
+/**
+ * Reasons `readSkillMd()` gives when SKILL.md itself cannot be read through
+ * the gate any more (leads outside the skill, not served, gone, not a file,
+ * not UTF-8): nothing of it can be served, so no last good version is kept.
+ */
+const UNREADABLE_SKILL_MD: ReadonlySet<Problem["reason"]> = new Set([
+  "symlink-escape",
+  "file-not-served",
+  "unreadable-skill-md",
+]);
+
+/**
+ * The loaded skill; the old one marked `isLastGood` when its SKILL.md was
+ * read but no longer parses or validates (its catalog entry stays, its
+ * SKILL.md is served by no door: `last_good.ts`); or no skill at all when
+ * SKILL.md cannot be read through the gate now (review n7: a SKILL.md swapped
+ * for an escaping symlink left a skill listed that no door could load).
+ */
 function keepLastGood(old: Skill, loaded: LoadedSkill): Replacement {
   if (loaded.skill !== null) return { old, skill: loaded.skill, problems: loaded.problems };
+  const skillMdPath = joinPath(old.dir, old.skillMdFile);
+  const isUnreadable = loaded.problems.some((found) =>
+    found.severity === "error" && found.path === skillMdPath &&
+    UNREADABLE_SKILL_MD.has(found.reason)
+  );
+  if (isUnreadable) return { old, skill: null, problems: loaded.problems };
   const problems = loaded.problems.map((found) =>
     found.severity === "error"
       ? Object.freeze({
         ...found,
-        detail: `${found.detail}. Until it is fixed, the last version that loaded is served`,
+        detail: `${found.detail}. Until it is fixed, the skill keeps the catalog entry of the ` +
+          "last version that loaded and its SKILL.md is not served",
       })
       : found
   );
@@ -229,10 +254,14 @@ function keepLastGood(old: Skill, loaded: LoadedSkill): Replacement {
   return { old, skill: kept, problems };
 }
 
-/** A new snapshot with some skills replaced in place (names do not change). */
+/** A new snapshot with some skills replaced in place (names do not change) or dropped. */
 function replaceSkills(previous: Catalog, replacements: readonly Replacement[]): Catalog {
   const byOld = new Map(replacements.map((r) => [r.old, r]));
-  const skills = previous.skills.map((skill) => byOld.get(skill)?.skill ?? skill);
+  const skills = previous.skills.flatMap((skill) => {
+    const replaced = byOld.get(skill);
+    if (replaced === undefined) return [skill];
+    return replaced.skill === null ? [] : [replaced.skill];
+  });
   const dirs = replacements.map((r) => r.old.dir);
   const kept = previous.problems.filter((found) =>
     found.reason !== "extension-excluded" &&

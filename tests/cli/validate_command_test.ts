@@ -169,3 +169,33 @@ Deno.test("list and serve keep an empty root a warning, not a failure", async ()
     [["no-skill-md", "warning"]],
   );
 });
+
+Deno.test("attack: validate and list report an interpreter: exec script that is not executable, before any run", async () => {
+  await using tree = await makeTree({
+    "s/SKILL.md": "---\nname: s\ndescription: d\nmcp-host:\n  version: 1\n  run:\n" +
+      "    - script: scripts/ex2.sh\n      interpreter: exec\n---\n# s\n",
+    "s/scripts/ex2.sh": "#!/bin/sh\necho hi\n",
+  });
+  await Deno.chmod(tree.at("s/scripts/ex2.sh"), 0o644);
+  const validated = await runProgram(["validate", tree.at("s")]);
+  assert.notEqual(validated.code, 0, validated.stdout);
+  const { findings: found } = findings(validated.stdout);
+  const finding = found.find((f) => f.reason === "declared-script-missing");
+  assert.equal(finding?.severity, "error", validated.stdout);
+  assert.match(finding?.detail ?? "", /not executable/);
+
+  const listed = await runProgram(["list", tree.path, "--json"], {
+    env: { MCP_SKILL_RUN: JSON.stringify([{ skill: "s", script: "scripts/ex2.sh" }]) },
+  });
+  const json = JSON.parse(listed.stdout) as {
+    skills: {
+      name: string;
+      scripts?: unknown[];
+      unavailableScripts?: { script: string; reason: string }[];
+    }[];
+  };
+  const skill = json.skills.find((entry) => entry.name === "s");
+  assert.deepEqual(skill?.scripts ?? [], [], listed.stdout);
+  const unavailable = skill?.unavailableScripts?.find((entry) => entry.script === "scripts/ex2.sh");
+  assert.match(unavailable?.reason ?? "", /not executable/, listed.stdout);
+});

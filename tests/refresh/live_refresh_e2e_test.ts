@@ -193,7 +193,7 @@ for (const corpus of corpora()) {
     );
 
     await t.step(
-      "a broken SKILL.md keeps its last good version in the tools and reports it",
+      "a broken SKILL.md keeps its last good catalog entry, serves no body and reports it",
       async () => {
         heard.updated.length = 0;
         await Deno.writeTextFile(
@@ -209,10 +209,14 @@ for (const corpus of corpora()) {
             ),
         );
         assert.ok((await skillNames(session)).includes(rich.skill));
+        const listed = await session.call("skill_list", { query: rich.skill, limit: 1000 });
+        const entry =
+          (listed.structuredContent as { skills: { name: string; description: string }[] })
+            .skills.find((skill) => skill.name === rich.skill);
+        assert.ok(entry?.description.startsWith(rich.descriptionStart), entry?.description);
         const loaded = await session.call("skill_load", { name: rich.skill });
-        assert.notEqual(loaded.isError, true);
-        const lastGood = (loaded.structuredContent as { description: string }).description;
-        assert.ok(lastGood.startsWith(rich.descriptionStart), lastGood);
+        assert.equal(loaded.isError, true, "never the old description with the new text");
+        assert.match(JSON.stringify(loaded.content), /SKILL_UNAVAILABLE/);
         await assert.rejects(
           looseRequest(session.client, "skills/get", { uri: themeMd }),
           (error: unknown) => (error as { code?: number }).code === -32602,

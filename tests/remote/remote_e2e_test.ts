@@ -234,3 +234,45 @@ Deno.test("a source whose PATH is itself a skill is served under that folder's n
   const answer = JSON.parse(listed.stdout) as { skills: { name: string }[] };
   assertEquals(answer.skills.map((skill) => skill.name), ["acme-skills__pdf"]);
 });
+
+/** A loopback port nothing listens on (opened, then closed). */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+Deno.test("offline sync names the failure plainly, writes no empty lock and never says up to date", async () => {
+  await using fx = await remoteFixture();
+  const lock = join(fx.dir, "skillgate.lock");
+  const env = { XDG_CACHE_HOME: join(fx.dir, "cache") };
+  const port = closedPort();
+  const offline = remoteArgs(`http://127.0.0.1:${port}`, `127.0.0.1:${port}`, lock);
+  const first = await runProgram(["sync", ...offline], { env });
+  assertEquals(first.code, 1, first.stderr);
+  assertEquals(
+    first.stderr.includes(`Could not reach 127.0.0.1:${port} (no network`),
+    true,
+    first.stderr,
+  );
+  assertEquals(first.stderr.includes("TypeError"), false, first.stderr);
+  assertEquals(first.stderr.includes("no lock written: no source could be pinned"), true);
+  assertEquals(first.stdout.includes("wrote"), false, first.stdout);
+  assertEquals(await Deno.stat(lock).then(() => true, () => false), false, "no empty lock");
+
+  const frozen = await runProgram(["sync", ...offline, "--frozen"], { env });
+  assertEquals(frozen.code, 1, frozen.stderr);
+  assertEquals(frozen.stdout.includes("up to date"), false, frozen.stdout);
+
+  // With a lock from a sync that worked, a failed --update keeps it and says so.
+  await publish(fx.fake, "acme/skills", "main", V1);
+  const online = remoteArgs(fx.fake.apiUrl, fx.fake.downloadHost, lock);
+  assertEquals((await runProgram(["sync", ...online], { env })).code, 0);
+  const before = await Deno.readTextFile(lock);
+  const again = await runProgram(["sync", ...offline, "--update"], { env });
+  assertEquals(again.code, 1, again.stderr);
+  assertEquals(again.stdout.includes("up to date"), false, again.stdout);
+  assertEquals(again.stdout.includes("is unchanged (1 source failed"), true, again.stdout);
+  assertEquals(await Deno.readTextFile(lock), before);
+});

@@ -100,7 +100,10 @@ Deno.test("parseDeclaration() refuses one bad entry and keeps the others", () =>
   assert.equal(errors.length, cases.length);
   for (const [index, [label]] of cases.entries()) {
     assert.match(errors[index]?.detail ?? "", new RegExp(`run\\[${index + 1}\\]`), label);
-    assert.match(errors[index]?.detail ?? "", /that script cannot run/, label);
+    const consequence = label === "declared twice"
+      ? /this entry is ignored/
+      : /that script cannot run/;
+    assert.match(errors[index]?.detail ?? "", consequence, label);
   }
 });
 
@@ -138,4 +141,14 @@ Deno.test("isReservedEnvName() covers the anchor's list and every LD_/DYLD_ name
   for (const name of ["WEATHER_API_KEY", "ld_preload", "OLD_PRELOAD", "PATH"]) {
     assert.ok(!isReservedEnvName(name), name);
   }
+});
+
+Deno.test("parseDeclaration() says a second entry for one script is ignored, not that the script cannot run", () => {
+  const parsed = parseDeclaration(block([entry(), entry({ interpreter: "bash" })]));
+  assert.deepEqual(parsed.declaration?.run.map((declared) => declared.interpreter), ["python3"]);
+  assert.equal(parsed.findings.length, 1);
+  const detail = parsed.findings[0]?.detail ?? "";
+  assert.match(detail, /"mcp-host\.run\[1\]" declares "scripts\/report\.py" a second time/);
+  assert.match(detail, /this entry is ignored \(the first one declaring it stands\)/);
+  assert.doesNotMatch(detail, /cannot run/);
 });

@@ -57,3 +57,36 @@ Deno.test("a bad mcp-host block costs a skill its scripts, never its instruction
   assert.equal(problem?.severity, "error");
   assert.equal(problem?.line, 4);
 });
+
+Deno.test("attack: checkSkillScripts() reports an interpreter: exec script without an execute bit where it checks the file", async () => {
+  await using tree = await makeTree({
+    "demo/scripts/plain.sh": "#!/bin/sh\necho hi\n",
+    "demo/scripts/runs.sh": "#!/bin/sh\necho hi\n",
+  });
+  await Deno.chmod(tree.at("demo/scripts/plain.sh"), 0o644);
+  await Deno.chmod(tree.at("demo/scripts/runs.sh"), 0o755);
+  const realDir = await Deno.realPath(tree.at("demo"));
+  const frontmatter = {
+    name: "demo",
+    description: "d",
+    "mcp-host": {
+      version: 1,
+      run: [
+        { script: "scripts/plain.sh", interpreter: "exec" },
+        { script: "scripts/runs.sh", interpreter: "exec" },
+      ],
+    },
+  };
+  const { scripts, problems } = await checkSkillScripts(frontmatter, {
+    dir: tree.at("demo"),
+    realDir,
+    skillMdPath: tree.at("demo/SKILL.md"),
+  });
+  assert.deepEqual(scripts?.scripts.map((script) => script.script), ["scripts/runs.sh"]);
+  assert.deepEqual(problems.map((problem) => [problem.reason, problem.severity, problem.path]), [
+    ["declared-script-missing", "error", tree.at("demo/scripts/plain.sh")],
+  ]);
+  assert.match(problems[0]?.detail ?? "", /not executable.*chmod \+x/);
+  assert.equal(scripts?.unusable?.["scripts/plain.sh"], problems[0]?.detail);
+  assert.ok(!(problems[0]?.detail ?? "").includes(tree.path), "names only the script");
+});

@@ -199,8 +199,8 @@ Deno.test("buildCatalog() refuses both skills that share a name and names every 
   assert.deepEqual(problems.map((p) => p.path), [one.at("same"), two.at("group/same")]);
   for (const problem of problems) {
     assert.equal(problem.severity, "error");
-    assert.ok(problem.detail.includes(`"${one.at("same")}"`));
-    assert.ok(problem.detail.includes(`"${two.at("group/same")}"`));
+    assert.ok(problem.detail.includes(`"same" (root "${one.path}")`), problem.detail);
+    assert.ok(problem.detail.includes(`"group/same" (root "${two.path}")`), problem.detail);
   }
 });
 
@@ -299,6 +299,7 @@ Deno.test("buildCatalog() truncates a long SKILL.md on a UTF-8 boundary", async 
     ok: true,
     body: "é".repeat(5),
     truncated: true,
+    nextOffset: head.length + 10, // where the read ended: before the half character
   });
   assert.equal(skill?.skillMdBytes, head.length + 200);
   const problem = single(catalog, "skill-md-truncated");

@@ -227,3 +227,12 @@ Deno.test("splitFrontmatter() reports where the YAML and the body start", () => 
   assert.deepEqual(split.bodyStartLine, 5);
   assert.deepEqual(split.body, "body\n");
 });
+
+Deno.test("attack: parseFrontmatter() names a nesting bomb as too deeply nested, not a raw engine error", () => {
+  const depth = 30_000;
+  const result = parseFrontmatter(`---\nx: ${"[".repeat(depth)}${"]".repeat(depth)}\n---\n`);
+  assert.equal(result.ok, false);
+  if (result.ok) return;
+  assert.match(result.detail, /nested too deeply/);
+  assert.doesNotMatch(result.detail, /Maximum call stack/);
+});

@@ -108,7 +108,7 @@ Deno.test("rebuildCatalog() keeps the last good version of a skill whose SKILL.m
   assert.equal(kept?.description, "First version");
   assert.equal(kept?.isLastGood, true);
   const reported = broken.catalog.problems.find((p) => p.reason === "malformed-frontmatter");
-  assert.match(reported?.detail ?? "", /last version that loaded is served/);
+  assert.match(reported?.detail ?? "", /catalog entry of the last version that loaded/);
   assert.ok(
     broken.catalog.problems.some((p) =>
       p.reason === "extension-excluded" && p.path === tree.at("alpha")
@@ -121,6 +121,30 @@ Deno.test("rebuildCatalog() keeps the last good version of a skill whose SKILL.m
   assert.equal(fixed.catalog.byName.get("alpha")?.description, "Fixed version");
   assert.equal(fixed.catalog.byName.get("alpha")?.isLastGood, undefined);
   assert.deepEqual(fixed.catalog.problems, [], "every problem of the broken version is gone");
+});
+
+Deno.test("attack: rebuildCatalog() drops a skill whose SKILL.md is swapped for a symlink leading outside it", async () => {
+  await using tree = await makeTree({
+    "alpha/SKILL.md": skillMd("alpha", "First version"),
+    "beta/SKILL.md": skillMd("beta"),
+  });
+  await using outside = await makeTree({ "SKILL.md": skillMd("alpha", "Outside bytes") });
+  const first = await catalogOf(tree.path);
+  const path = tree.at("alpha/SKILL.md");
+  await Deno.remove(path);
+  await Deno.symlink(outside.at("SKILL.md"), path);
+  const swapped = await rebuildCatalog(first, [path], { caps: DEFAULT_CAPS });
+  assert.equal(swapped.catalog.byName.has("alpha"), false, "no ghost: listed but unreadable");
+  assert.deepEqual(swapped.catalog.skills.map((skill) => skill.name), ["beta"]);
+  const reported = swapped.catalog.problems.find((p) => p.path === path);
+  assert.equal(reported?.reason, "symlink-escape");
+  assert.equal(reported?.severity, "error");
+
+  await Deno.remove(path);
+  await Deno.writeTextFile(path, skillMd("alpha", "Fixed version"));
+  const fixed = await rebuildCatalog(swapped.catalog, [path], { caps: DEFAULT_CAPS });
+  assert.equal(fixed.catalog.byName.get("alpha")?.description, "Fixed version");
+  assert.deepEqual(fixed.catalog.problems, []);
 });
 
 Deno.test("rebuildCatalog() follows a renamed skill folder with a full rescan", async () => {

@@ -75,8 +75,8 @@ Deno.test("attack: names with U+2028, bidi marks or a C: prefix are neither list
     .map((p) => p.detail.match(/rule ([a-z_-]+)/)?.[1])
     .sort();
   assert.deepEqual(rules, [
-    "control-character",
-    "control-character",
+    "bidi-character",
+    "bidi-character",
     "control-character",
     "drive-prefix",
   ]);
@@ -143,6 +143,7 @@ Deno.test("checkServedFile() checks the real path too and names the rule it brea
   assert.equal(checkServedFile("x", "node_modules/a")?.rule, "node_modules");
   assert.equal(checkServedPath("C:x")?.rule, "drive-prefix");
   assert.equal(checkServedPath("a\u2028b")?.rule, "control-character");
-  assert.equal(checkServedPath("a\u202Eb")?.rule, "control-character");
+  assert.equal(checkServedPath("a\u202Eb")?.rule, "bidi-character");
+  assert.match(checkServedPath("a\u202Eb")?.message ?? "", /bidirectional formatting character/);
   assert.equal(checkServedPath("a\ufffdb")?.rule, "replacement-character");
 });

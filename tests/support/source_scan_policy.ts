@@ -255,9 +255,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/transports/http/http_startup.ts",
-    apis: ["Deno.open"],
+    apis: ["Deno.open", "Deno.stat", "Deno.realPath"],
     reason: "trusted part at start-up: reads the owner's HTTP token file (--http-token-file) " +
-      "within a byte cap, before the worker starts; the worker never reads it",
+      "within a byte cap, before the worker starts (the worker never reads it), after checking " +
+      "it and the folder that really holds it are the user's and no one else can write them",
   },
   {
     path: "src/config/file/load_config.ts",

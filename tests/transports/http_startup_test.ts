@@ -81,6 +81,96 @@ Deno.test("readTokenFile() reads a small text file and refuses empty, huge or mi
   }
 });
 
+Deno.test("attack: readTokenFile() refuses a token file others may write, or in a folder others may write", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-token-" });
+  try {
+    const path = join(dir, "token");
+    await Deno.writeTextFile(path, `${TEST_TOKEN}\n`);
+    for (const mode of [0o666, 0o620, 0o602]) {
+      await Deno.chmod(path, mode);
+      const message = await startupError(readTokenFile(path));
+      assert.match(message, /is writable by (its group|others|group and others), who could/);
+      assert.ok(message.includes(`chmod 600 ${path}`), message);
+    }
+    await Deno.chmod(path, 0o600);
+    await Deno.chmod(dir, 0o777);
+    const inOpenFolder = await startupError(readTokenFile(path));
+    assert.ok(inOpenFolder.includes(`chmod go-w ${dir}`), inOpenFolder);
+    await Deno.chmod(dir, 0o1777); // sticky, like /tmp: others cannot swap the file
+    assert.equal(await readTokenFile(path), `${TEST_TOKEN}\n`);
+    await Deno.chmod(dir, 0o700);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readTokenFile() warns when group or others can read the token, and reads it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-token-" });
+  try {
+    const path = join(dir, "token");
+    await Deno.writeTextFile(path, `${TEST_TOKEN}\n`);
+    await Deno.chmod(path, 0o644);
+    const warnings: string[] = [];
+    const text = await readTokenFile(path, { onWarning: (line) => warnings.push(line) });
+    assert.equal(text, `${TEST_TOKEN}\n`);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? "", /readable by group and others/);
+    assert.ok((warnings[0] ?? "").includes(`chmod 600 ${path}`));
+    await Deno.chmod(path, 0o600);
+    warnings.length = 0;
+    await readTokenFile(path, { onWarning: (line) => warnings.push(line) });
+    assert.deepEqual(warnings, [], "a 600 file is read silently");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("attack: settleHttpToken() refuses a world-writable --http-token-file and warns on a readable one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-token-" });
+  try {
+    const path = join(dir, "token");
+    await Deno.writeTextFile(path, `${TEST_TOKEN}\n`);
+    await Deno.chmod(path, 0o666);
+    const warnings: string[] = [];
+    const onWarning = (line: string) => warnings.push(line);
+    const refused = await startupError(
+      settleHttpToken(httpConfig([`--http-token-file=${path}`]), { onWarning }),
+    );
+    assert.match(refused, /writable by group and others/);
+    await Deno.chmod(path, 0o640);
+    const config = await settleHttpToken(httpConfig([`--http-token-file=${path}`]), { onWarning });
+    assert.equal(config.httpToken, TEST_TOKEN);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? "", /readable by its group/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readTokenFile() says a folder is a folder, not a file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-token-" });
+  try {
+    assert.match(await startupError(readTokenFile(dir)), /is a folder, not a file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("attack: readTokenFile() refuses a token file owned by another user", {
+  ignore: Deno.uid() !== 0,
+}, async () => {
+  // Only root can give a file away; as root, uid 65534 (nobody) owns it.
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-token-" });
+  try {
+    const path = join(dir, "token");
+    await Deno.writeTextFile(path, `${TEST_TOKEN}\n`, { mode: 0o600 });
+    await Deno.chown(path, 65534, null);
+    assert.match(await startupError(readTokenFile(path)), /belongs to another user/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("mcpUrlOf() brackets IPv6 listen addresses", () => {
   assert.equal(mcpUrlOf({ host: "::1", port: 8080 }), "http://[::1]:8080/mcp");
   assert.equal(mcpUrlOf({ host: "127.0.0.1", port: 3000 }), "http://127.0.0.1:3000/mcp");

@@ -36,7 +36,7 @@ const MAX_QUOTED_CHARS = 80;
  *   prompt that is not served, for the generic
  *   prompt without a `name` argument, or with a name that is not a
  *   user-invocable skill; each message names prompts or skills that are
- *   served. -32603 when SKILL.md cannot be read now.
+ *   served; when SKILL.md is not served now (the reason is named).
  *
  * Requires `--allow-read` on the skill folder.
  *

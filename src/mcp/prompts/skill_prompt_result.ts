@@ -38,8 +38,10 @@ const SKILL_MD_MEDIA_TYPE = "text/markdown";
  *   content is `{type: "resource", resource: {uri: skill://<name>/SKILL.md,
  *   mimeType: "text/markdown", text}}` holding the file's exact text (base64
  *   `blob` instead if it is not strictly UTF-8), for the assistant.
- * @throws {ProtocolError} -32603 when SKILL.md can no longer be read (the gate
- *   refuses it now) or is larger than `maxBytes`.
+ * @throws {ProtocolError} -32602 with the reason when SKILL.md is not served
+ *   now (the gate refuses it, it changed after listing, the skill is kept at
+ *   its last good version: `src/skills/last_good.ts`) or is larger than
+ *   `maxBytes`: expected states, not internal errors (review n7).
  *
  * Requires `--allow-read` on the skill folder.
  *
@@ -60,7 +62,7 @@ export async function buildSkillPromptResult(
   } catch (error) {
     if (error instanceof PathRefusedError || error instanceof FileTooLargeError) {
       throw new ProtocolError(
-        ProtocolErrorCode.InternalError,
+        ProtocolErrorCode.InvalidParams,
         `The instructions of skill "${skill.name}" cannot be served: ${error.message}`,
       );
     }

@@ -8,7 +8,8 @@
  */
 
 import { readWhole } from "../../files/bounded_read.ts";
-import { resolveSkillFile } from "../../files/path_gate.ts";
+import { PathRefusedError, resolveSkillFile } from "../../files/path_gate.ts";
+import { lastGoodRefusal } from "../../skills/last_good.ts";
 import { decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import type { Skill } from "../../skills/skill.ts";
 
@@ -22,7 +23,9 @@ import type { Skill } from "../../skills/skill.ts";
  * @param maxBytes Largest size accepted, in bytes.
  * @returns The file's exact bytes.
  * @throws {PathRefusedError} When the gate refuses the path (bad string,
- *   outside the skill, missing, not a regular file, changed after resolving).
+ *   outside the skill, missing, not a regular file, changed after resolving),
+ *   or (`not-found`) when it is the SKILL.md of a skill kept at its last good
+ *   version, which no door serves (`src/skills/last_good.ts`).
  * @throws {FileTooLargeError} (from `bounded_read.ts`) When the open file is over `maxBytes`.
  *
  * Requires `--allow-read` on the skill folder.
@@ -34,6 +37,8 @@ export async function readServedFile(
   path: string,
   maxBytes: number,
 ): Promise<Uint8Array> {
+  const refusal = lastGoodRefusal(skill, path);
+  if (refusal !== null) throw new PathRefusedError("not-found", refusal);
   const file = await resolveSkillFile(skill.realDir, path);
   // readWhole refuses an over-cap file from the size of the verified open file; the size the
   // gate saw before opening is never reported (a swapped folder could make it another file's).

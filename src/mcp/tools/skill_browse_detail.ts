@@ -57,6 +57,14 @@ export const skillBrowseDetailTool = defineTool({
     if (!isSkill(found)) return found;
     // The catalog holds no bodies (issue 13): read this one now, through the gate.
     const read = await readSkillBody(found, context.caps.maxSkillMdBytes);
+    if (!read.ok && read.isLastGood) {
+      return toolError(
+        "SKILL_UNAVAILABLE",
+        read.detail,
+        "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
+          "as it loads",
+      );
+    }
     if (!read.ok) {
       return toolError(
         "SKILL_NOT_FOUND",

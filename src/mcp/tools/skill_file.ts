@@ -31,6 +31,7 @@ import {
 } from "../../files/path_gate.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { findListedFile } from "../resources/served_file.ts";
+import { lastGoodRefusal } from "../../skills/last_good.ts";
 import { cutAtUtf8Boundary, decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
 import {
@@ -197,6 +198,9 @@ async function planEntry(
   if (listed === null && checkPathString(entry.path) === null) {
     return notListed(skill, entry.path, caps);
   }
+  // A skill kept at its last good version: its SKILL.md on disk now is the broken one.
+  const lastGood = listed === null ? null : lastGoodRefusal(skill, listed.path);
+  if (lastGood !== null) return { path: entry.path, error: "not-found", message: lastGood };
   let file: ResolvedFile;
   try {
     file = await resolveSkillFile(skill.realDir, entry.path);

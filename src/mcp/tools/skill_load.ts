@@ -55,6 +55,14 @@ export const skillLoadTool = defineTool({
     if (!isSkill(found)) return found;
     // The catalog holds no bodies (issue 13): read this one now, through the gate.
     const read = await readSkillBody(found, context.caps.maxSkillMdBytes);
+    if (!read.ok && read.isLastGood) {
+      return toolError(
+        "SKILL_UNAVAILABLE",
+        read.detail,
+        "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
+          "as it loads",
+      );
+    }
     if (!read.ok) {
       return toolError(
         "SKILL_NOT_FOUND",
@@ -74,13 +82,14 @@ export const skillLoadTool = defineTool({
  * Builds the `skill_load` answer for a skill. Pure.
  *
  * @param skill The skill from the current snapshot.
- * @param read Its body as read now (`readSkillBody`), and whether it was cut.
+ * @param read Its body as read now (`readSkillBody`), whether it was cut and,
+ *   if so, the byte offset in SKILL.md where the read ended (0 when unknown).
  * @returns The answer; `truncationNote` says how to read the rest when the
  *   body was cut at the SKILL.md read cap.
  */
 export function loadSkill(
   skill: Skill,
-  read: { readonly body: string; readonly truncated: boolean },
+  read: { readonly body: string; readonly truncated: boolean; readonly nextOffset?: number },
 ): SkillLoadAnswer {
   const answer: SkillLoadAnswer = {
     name: skill.name,
@@ -94,7 +103,10 @@ export function loadSkill(
   if (read.truncated) {
     answer.truncationNote = `${skill.skillMdFile} is ${skill.skillMdBytes} bytes, more than ` +
       `this server reads for instructions, so the body is cut. Read the rest with skill_file ` +
-      `{"name": "${skill.name}", "paths": [{"path": "${skill.skillMdFile}", "offset": N}]}`;
+      JSON.stringify({
+        name: skill.name,
+        paths: [{ path: skill.skillMdFile, offset: read.nextOffset ?? 0 }],
+      });
   }
   return answer;
 }

@@ -9,6 +9,7 @@
 
 import { MAX_HTTP_TOKEN_FILE_BYTES, MIN_HTTP_TOKEN_CHARS } from "../../caps.ts";
 import type { Config } from "../../config/config.ts";
+import { logErrorLine } from "../../cli/terminal_text.ts";
 import { isLoopbackHost, urlHost } from "./host_policy.ts";
 
 /** A start-up problem with the HTTP settings; the trusted part exits with code 2. */
@@ -53,11 +54,14 @@ export function mcpUrlOf(address: ListenAddress): string {
  * Returns `config` itself on stdio.
  *
  * @param config The parsed configuration.
- * @param options `readTokenFile` replaces the file read (tests).
+ * @param options `readTokenFile` replaces the file read (tests); `onWarning`
+ *   receives each warning line about the token file (default: stderr, as
+ *   `skillgate: warning: ...`).
  * @returns A frozen copy of `config` whose `httpToken` is the token in force
  *   (null when none is configured on loopback).
  * @throws {HttpStartupError} When both sources are set, the file cannot be
- *   read, is empty or too large, the token is too short or not printable, or a token is
+ *   read, is empty or too large, others may write it, its folder or own it
+ *   (see {@linkcode readTokenFile}), the token is too short or not printable, or a token is
  *   required and missing.
  *
  * Requires `--allow-read` on the token file (trusted part only).
@@ -67,7 +71,10 @@ export function mcpUrlOf(address: ListenAddress): string {
  */
 export async function settleHttpToken(
   config: Config,
-  options: { readTokenFile?: (path: string) => Promise<string> } = {},
+  options: {
+    readTokenFile?: (path: string) => Promise<string>;
+    onWarning?: (line: string) => void;
+  } = {},
 ): Promise<Config> {
   const address = listenAddressOf(config);
   if (address === null) return config;
@@ -78,7 +85,12 @@ export async function settleHttpToken(
     );
   }
   let token = config.httpToken;
-  if (file !== null) token = (await (options.readTokenFile ?? readTokenFile)(file)).trim();
+  if (file !== null) {
+    const onWarning = options.onWarning ??
+      ((line: string) => logErrorLine(`skillgate: warning: ${line}`));
+    const read = options.readTokenFile ?? ((path: string) => readTokenFile(path, { onWarning }));
+    token = (await read(file)).trim();
+  }
   if (token !== null && token.length < MIN_HTTP_TOKEN_CHARS) {
     throw new HttpStartupError(
       `The HTTP token is too short; use at least ${MIN_HTTP_TOKEN_CHARS} characters ` +
@@ -125,18 +137,46 @@ export function httpScriptsWarning(
 
 /**
  * Reads a token file: at most {@linkcode MAX_HTTP_TOKEN_FILE_BYTES} bytes,
- * strict UTF-8, not blank.
+ * strict UTF-8, not blank, and only while no one else can change it or read
+ * it unseen (review n7; the rule ssh applies to its keys): the file (as
+ * opened) and the folder that really holds it must belong to this user or
+ * root, and neither may be writable by group or others (a world-writable
+ * folder with the sticky bit, like `/tmp`, is fine: others cannot replace a
+ * file there). A file group or others can read is used with a warning.
  *
  * @param path Absolute path of the owner's token file.
+ * @param options `onWarning`: receives the warning line (without prefix)
+ *   when group or others can read the file. @default none
  * @returns The file's text, untrimmed.
- * @throws {HttpStartupError} When it cannot be read, is too large, not text or blank.
+ * @throws {HttpStartupError} When it does not exist, is a folder or not a
+ *   regular file, cannot be read, is too large, not text or blank, belongs to
+ *   another user, or it or its folder is writable by group or others; the
+ *   message names the chmod or chown to run.
  *
- * Requires `--allow-read` on `path`.
+ * Requires `--allow-read` on `path` and its folder, `--allow-sys=uid`.
  */
-export async function readTokenFile(path: string): Promise<string> {
+export async function readTokenFile(
+  path: string,
+  options: { readonly onWarning?: (line: string) => void } = {},
+): Promise<string> {
+  const refuse = (why: string) => new HttpStartupError(`The HTTP token file "${path}" ${why}`);
   let bytes: Uint8Array;
+  let info: Deno.FileInfo;
+  let folder: string;
   try {
+    // Judged before opening: opening a FIFO would wait, a folder is not a token.
+    const before = await Deno.stat(path);
+    if (before.isDirectory) {
+      throw refuse("is a folder, not a file; name the file that holds the token");
+    }
+    if (!before.isFile) throw refuse("is not a regular file");
+    const real = await Deno.realPath(path);
+    folder = real.slice(0, Math.max(real.lastIndexOf("/"), 1));
     using file = await Deno.open(path, { read: true });
+    info = await file.stat(); // the file as opened: its owner and mode are what count
+    if (!info.isFile || info.dev !== before.dev || info.ino !== before.ino) {
+      throw refuse("changed while it was read; try again");
+    }
     const buffer = new Uint8Array(MAX_HTTP_TOKEN_FILE_BYTES + 1);
     let length = 0;
     while (length < buffer.length) {
@@ -146,24 +186,93 @@ export async function readTokenFile(path: string): Promise<string> {
     }
     bytes = buffer.subarray(0, length);
   } catch (error) {
+    if (error instanceof HttpStartupError) throw error;
     const why = error instanceof Deno.errors.NotFound
       ? "does not exist"
       : error instanceof Deno.errors.PermissionDenied
       ? "cannot be read (permission denied)"
       : "cannot be read";
-    throw new HttpStartupError(`The HTTP token file "${path}" ${why}`);
+    throw refuse(why);
   }
+  await checkTokenFileOwnership(path, folder, info, options.onWarning);
   if (bytes.length > MAX_HTTP_TOKEN_FILE_BYTES) {
-    throw new HttpStartupError(
-      `The HTTP token file "${path}" is larger than ${MAX_HTTP_TOKEN_FILE_BYTES} bytes`,
-    );
+    throw refuse(`is larger than ${MAX_HTTP_TOKEN_FILE_BYTES} bytes`);
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new HttpStartupError(`The HTTP token file "${path}" is not UTF-8 text`);
+    throw refuse("is not UTF-8 text");
   }
-  if (text.trim() === "") throw new HttpStartupError(`The HTTP token file "${path}" is empty`);
+  if (text.trim() === "") throw refuse("is empty");
   return text;
+}
+
+/** Whether a uid may own the token file or its folder: this user, or root. */
+function isTrustedOwner(uid: number | null, me: number | null): boolean {
+  return uid === null || me === null || uid === me || uid === 0;
+}
+
+/**
+ * The ownership and mode rule of {@linkcode readTokenFile}: refuses what
+ * others may write or own, warns on what they may read.
+ */
+async function checkTokenFileOwnership(
+  path: string,
+  folder: string,
+  info: Deno.FileInfo,
+  onWarning: ((line: string) => void) | undefined,
+): Promise<void> {
+  const me = Deno.uid();
+  const shown = `"${path}"`;
+  const fileMode = info.mode ?? 0;
+  if (!isTrustedOwner(info.uid, me)) {
+    throw new HttpStartupError(
+      `The HTTP token file ${shown} belongs to another user (uid ${info.uid}), who could change ` +
+        `or read the token; use a file of your own (chown ${me} ${path} && chmod 600 ${path})`,
+    );
+  }
+  if ((fileMode & 0o022) !== 0) {
+    throw new HttpStartupError(
+      `The HTTP token file ${shown} is writable by ${whom(fileMode, 0o020, 0o002)}, who could ` +
+        `replace the token; run: chmod 600 ${path}`,
+    );
+  }
+  let folderInfo: Deno.FileInfo;
+  try {
+    folderInfo = await Deno.stat(folder);
+  } catch {
+    throw new HttpStartupError(
+      `The folder of the HTTP token file ${shown} cannot be checked; keep the file in a ` +
+        "folder of your own",
+    );
+  }
+  const folderMode = folderInfo.mode ?? 0;
+  const isSticky = (folderMode & 0o1000) !== 0;
+  if (!isTrustedOwner(folderInfo.uid, me)) {
+    throw new HttpStartupError(
+      `The HTTP token file ${shown} lies in a folder of another user (uid ${folderInfo.uid}), ` +
+        "who could swap the file; keep it in a folder of your own",
+    );
+  }
+  if ((folderMode & 0o022) !== 0 && !isSticky) {
+    throw new HttpStartupError(
+      `The folder "${folder}" of the HTTP token file is writable by ` +
+        `${whom(folderMode, 0o020, 0o002)}, who could swap the file; run: chmod go-w ${folder} ` +
+        "(or keep the token in a folder of your own)",
+    );
+  }
+  if ((fileMode & 0o044) !== 0) {
+    onWarning?.(
+      `the HTTP token file ${shown} is readable by ${whom(fileMode, 0o040, 0o004)}, who can ` +
+        `then call skill_run with it; run: chmod 600 ${path}`,
+    );
+  }
+}
+
+/** "group", "others" or "group and others", from a mode and the two bits asked about. */
+function whom(mode: number, groupBit: number, otherBit: number): string {
+  const group = (mode & groupBit) !== 0;
+  const other = (mode & otherBit) !== 0;
+  return group && other ? "group and others" : group ? "its group" : "others";
 }

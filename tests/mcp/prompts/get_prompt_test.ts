@@ -93,7 +93,7 @@ Deno.test("prompts/get refuses a SKILL.md swapped for a symlink after listing", 
     await assert.rejects(
       () => getPrompt(catalog, "themes", undefined),
       (error: unknown) =>
-        error instanceof ProtocolError && error.code === -32603 &&
+        error instanceof ProtocolError && error.code === -32602 &&
         /instructions of skill "themes" cannot be served.*outside the skill/.test(error.message),
     );
   });
