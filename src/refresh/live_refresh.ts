@@ -410,10 +410,18 @@ export async function startLiveRefresh(
       rescanCheckTimer = undefined;
       rescanCheckDueMs = undefined;
       streamChecks = isForced ? streamChecks + 1 : 0;
-      const roots = isSplit ? splitRoots() : watched;
+      // Roots only when not split: a linked skill's folder given as a path marks it touched, so
+      // every linked skill would be read again instead of reused by stat (r9).
+      const roots = isSplit ? splitRoots() : localRoots();
       // Background work: it gives way to client requests (a change from the watcher ends that).
       if (!isClosed && roots.length > 0) void schedule(roots, RESCAN_GIVE_WAY);
     }, Math.max(0, waitMs));
+  }
+
+  /** The watched paths that are local roots (not linked skills' folders). */
+  function localRoots(): string[] {
+    const roots = new Set(store.base().roots.map((root) => root.path));
+    return watched.filter((path) => roots.has(path));
   }
 
   /** The watched paths (roots, linked skills' folders) that hold a flat-watched or lost folder. */

@@ -89,6 +89,7 @@ Deno.test("a watch of 300 symlinked skills' folders (not split): an edit whose e
     entries[name] = { symlink: `.store/${name}` };
   }
   await using tree = await makeTree(entries);
+  const rescanLoads: number[] = [];
   const store = createCatalogStore(
     await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
   );
@@ -97,6 +98,7 @@ Deno.test("a watch of 300 symlinked skills' folders (not split): an edit whose e
     isToolDescriptionMode: false,
     quietMs: 50,
     watchFs: droppingOpener(null, tree.at(".store/s200/SKILL.md")),
+    onRefresh: (report) => void (report.isFullRescan && rescanLoads.push(report.loaded)),
   });
   assert.equal(refresh.watched.length, 301);
   assert.deepEqual(refresh.unwatched, []);
@@ -108,6 +110,8 @@ Deno.test("a watch of 300 symlinked skills' folders (not split): an edit whose e
     await new Promise((ok) => setTimeout(ok, 25));
   }
   assert.equal(store.current().byName.get("s100")?.description, "After");
+  // The check reads again only what changed (r9: given each linked folder, it re-read all 300).
+  assert.ok(rescanLoads.length > 0 && rescanLoads.every((loaded) => loaded <= 2), `${rescanLoads}`);
 });
 
 Deno.test("split root: with no event, nothing is rescanned (the check follows bursts, it does not poll)", async () => {
