@@ -254,7 +254,10 @@ async function readSkillMdLocated(
   // FIFO's blocked writer is released by it; review r6, r8), so anything else is never opened
   // here but `lstat`ed and refused by the full way first. A swap since that read is the full
   // way's own race (its `lstat` before its open), and the open's `fstat` decides what is read.
-  const entry = candidate.entries.find((item) => item.name === candidate.skillMdFile);
+  // (`entries` may be absent where a caller builds a candidate by hand: the full way then.)
+  const entry = (candidate.entries as readonly Deno.DirEntry[] | undefined)?.find((item) =>
+    item.name === candidate.skillMdFile
+  );
   if (entry?.isFile !== true) return null;
   await loadGateFs();
   const opened = openLocatedSync(candidate.realDir, candidate.skillMdFile);
