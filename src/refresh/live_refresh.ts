@@ -655,14 +655,9 @@ function isAtOrUnder(path: string, folder: string): boolean {
   return path === folder || path.startsWith(`${folder}/`);
 }
 
-/** Whether `path` no longer exists (lstat says NotFound). */
-function isGone(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return false;
-  } catch (error) {
-    return error instanceof Deno.errors.NotFound;
-  }
+/** Whether `folder` is no longer a sub-folder of its parent (which can still be read). */
+function isGone(folder: string): boolean {
+  return subfolders(dirname(folder))?.includes(folder) === false;
 }
 
 /** The sub-folders (not symlinks) of `folder`, sorted, or null when it cannot be read. */
