@@ -298,6 +298,8 @@ export async function startLiveRefresh(
       return touched.has(dirname(folder)) && !readableLost.has(folder) &&
         !removed.some((gone) => isAtOrUnder(folder, gone)) && subfolders(folder) !== null;
     });
+    // A folder renamed is one removed and one added: its inode keeps the watch it had, and its
+    // edits are still served (tested); one moved out of the root stays watched until a re-plan.
     return isReadable ? replan : { isReplanNeeded: false, added, removed, entries };
   }
 

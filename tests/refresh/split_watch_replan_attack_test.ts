@@ -173,6 +173,42 @@ Deno.test("a folder removed from a split root: edits of the other siblings in it
   assert.deepEqual(tracked.blinding, []);
 });
 
+Deno.test("a skill folder renamed in a split root: edits in it and in its siblings are still served", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "moved/SKILL.md": skillMd("moved"),
+    "sibling/SKILL.md": skillMd("sibling"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("locked"));
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: tracked.open,
+  });
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  await Deno.rename(tree.at("moved"), tree.at("renamed"));
+  await waitFor(() => store.current().byName.get("moved") === undefined, "moved still served");
+  // The name follows the folder's (a skill's name must match its folder's).
+  for (const [name, text] of [["renamed", "One"], ["sibling", "Two"], ["renamed", "Three"]]) {
+    await Deno.writeTextFile(tree.at(`${name}/SKILL.md`), skillMd(name!, text));
+    await waitFor(
+      () => store.current().byName.get(name!)?.description === text,
+      `the edit "${text}" in ${name} was never refreshed`,
+    );
+  }
+  assert.deepEqual(tracked.blinding, []);
+});
+
 Deno.test({
   name:
     "attack: a root split by an unreadable folder (real watcher, as a user who cannot read it) serves and notifies 10 edits in a row to a sibling skill after a re-plan",
