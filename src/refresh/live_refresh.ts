@@ -150,7 +150,9 @@ export async function startLiveRefresh(
   let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the pending check runs at the latest (`performance.now()` ms), while one is armed. */
   let rescanCheckDueMs: number | undefined;
-  /** Lost folders that could be read when planned (see `isSplitChanged`). */
+  /** Folders removed since the watch was planned (their paths still listed by a watcher). */
+  let gonePaths = new Set<string>();
+  /** Lost folders that could be read when planned (see `splitChange`). */
   let readableLost = new Set<string>();
   /** Checks in a row that a steady stream of events forced (no quiet time before them). */
   let streamChecks = 0;
@@ -261,8 +263,9 @@ export async function startLiveRefresh(
   /**
    * What `paths` changed in a split watch: the sub-folders added to or
    * removed from the flat-watched folders they touched, and whether the
-   * watch must be planned again (a lost folder can be read now, or a flat
-   * folder that is still there cannot).
+   * watch must be planned again (a lost folder can be read now, a flat
+   * folder that is still there cannot, or a folder is made again under a
+   * name removed since the plan).
    */
   function splitChange(paths: readonly string[]): SplitChange {
     if (flatFolders.size === 0) return NO_SPLIT_CHANGE;
@@ -300,7 +303,12 @@ export async function startLiveRefresh(
     });
     // A folder renamed is one removed and one added: its inode keeps the watch it had, and its
     // edits are still served (tested); one moved out of the root stays watched until a re-plan.
-    return isReadable ? replan : { isReplanNeeded: false, added, removed, entries };
+    // A folder made again under a name a live watcher still lists (removed since the plan):
+    // Deno watches a path once per process, so only a re-plan watches the new folder (tested).
+    const isRemade = added.some((folder) =>
+      [...gonePaths].some((gone) => isAtOrUnder(folder, gone) || isAtOrUnder(gone, folder))
+    );
+    return isReadable || isRemade ? replan : { isReplanNeeded: false, added, removed, entries };
   }
 
   /**
@@ -312,6 +320,7 @@ export async function startLiveRefresh(
   function extendWatch(change: SplitChange): void {
     for (const [folder, now] of change.entries) flatEntries.set(folder, now);
     const isRemoved = (folder: string) => change.removed.some((gone) => isAtOrUnder(folder, gone));
+    for (const folder of change.removed) gonePaths.add(folder);
     if (change.removed.length > 0) {
       flatFolders = new Set([...flatFolders].filter((folder) => !isRemoved(folder)));
       for (const folder of [...flatEntries.keys()]) {
@@ -395,6 +404,7 @@ export async function startLiveRefresh(
     unwatched = opened.lost;
     flatFolders = new Set(opened.flat);
     flatEntries = new Map(opened.flatEntries);
+    gonePaths = new Set();
     watchedPathCount = opened.pathCount;
     readableLost = new Set(
       opened.lost.map((lost) => join(lost.root, lost.folder)).filter((folder) =>

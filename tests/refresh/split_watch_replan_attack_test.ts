@@ -209,6 +209,47 @@ Deno.test("a skill folder renamed in a split root: edits in it and in its siblin
   assert.deepEqual(tracked.blinding, []);
 });
 
+Deno.test("attack: a skill folder removed from a split root, then made again under its name: later edits in it are still served", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "remade/SKILL.md": skillMd("remade"),
+    "sibling/SKILL.md": skillMd("sibling"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("locked"));
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: tracked.open,
+  });
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  await Deno.remove(tree.at("remade"), { recursive: true });
+  await waitFor(() => store.current().byName.get("remade") === undefined, "still served");
+  await Deno.mkdir(tree.at("remade"));
+  await Deno.writeTextFile(tree.at("remade/SKILL.md"), skillMd("remade", "Remade"));
+  await waitFor(
+    () => store.current().byName.get("remade")?.description === "Remade",
+    "the folder made again was never served",
+  );
+  // Past the split root's rescan check (1 s after the last event): an edit needs its own event.
+  await new Promise((ok) => setTimeout(ok, 1_500));
+  await Deno.writeTextFile(tree.at("remade/SKILL.md"), skillMd("remade", "Edited"));
+  await waitFor(
+    () => store.current().byName.get("remade")?.description === "Edited",
+    "an edit in the folder made again was never served",
+  );
+  assert.deepEqual(tracked.blinding, []);
+});
+
 Deno.test({
   name:
     "attack: a root split by an unreadable folder (real watcher, as a user who cannot read it) serves and notifies 10 edits in a row to a sibling skill after a re-plan",
