@@ -9,7 +9,7 @@
  * @module
  */
 
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { Caps } from "../caps.ts";
 import type { Config } from "../config/config.ts";
 import { catalogChannel } from "../mcp/model_catalog/model_catalog.ts";
@@ -132,7 +132,7 @@ export async function startLiveRefresh(
   /** The folders watched flat while a path could not be watched whole (split). */
   let flatFolders = new Set<string>();
   /** The sub-folders each flat-watched folder had when planned (a change there re-plans). */
-  let flatEntries: ReadonlyMap<string, readonly string[]> = new Map();
+  let flatEntries = new Map<string, readonly string[]>();
   const warned = new Set<string>();
   const open: WatchOpener = options.watchFs ?? Deno.watchFs;
   const limitRetrySeconds = (options.watchLimitRetryMs ?? WATCH_LIMIT_RETRY_MS) / 1000;
@@ -150,7 +150,9 @@ export async function startLiveRefresh(
   let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the pending check runs at the latest (`performance.now()` ms), while one is armed. */
   let rescanCheckDueMs: number | undefined;
-  /** Lost folders that could be read when planned (see `isSplitChanged`). */
+  /** Folders removed since the watch was planned (their paths still listed by a watcher). */
+  let gonePaths = new Set<string>();
+  /** Lost folders that could be read when planned (see `splitChange`). */
   let readableLost = new Set<string>();
   /** Checks in a row that a steady stream of events forced (no quiet time before them). */
   let streamChecks = 0;
@@ -229,10 +231,15 @@ export async function startLiveRefresh(
         });
       }
       // A split watch misses what is created under a folder watched flat (a new skill folder)
-      // and a lost folder made readable (an event in its flat parent): planned again then, and
-      // only then (not after every edit under a flat folder: each re-plan has a gap, r7).
-      const isFlatChanged = isSplitChanged(paths);
-      if (isSwapped || isFlatChanged) await rewatch(isFlatChanged);
+      // and a lost folder made readable (an event in its flat parent). A new folder gets a watch
+      // of its own (nothing closes: r9, closing 50 batch watchers over 10,000 folders held the
+      // thread 60-130 s); only a lost folder made readable (or a flat one unreadable) plans the
+      // whole watch again (each re-plan has a gap, r7).
+      const split = splitChange(paths);
+      const isReplanned = split.isReplanNeeded || isSwapped
+        ? await rewatch(split.isReplanNeeded)
+        : false;
+      if (!isReplanned && !isClosed) extendWatch(split);
       report = {
         paths: paths.length,
         isFullRescan: rebuilt.isFullRescan,
@@ -254,36 +261,105 @@ export async function startLiveRefresh(
   }
 
   /**
-   * Whether `paths` touched a folder watched flat whose sub-folders are not
-   * those it was planned with, or whose lost folder can be read now.
+   * What `paths` changed in a split watch: the sub-folders added to or
+   * removed from the flat-watched folders they touched, and whether the
+   * watch must be planned again (a lost folder can be read now, a flat
+   * folder that is still there cannot, or a folder is made again under a
+   * name removed since the plan).
    */
-  function isSplitChanged(paths: readonly string[]): boolean {
-    if (flatFolders.size === 0) return false;
+  function splitChange(paths: readonly string[]): SplitChange {
+    if (flatFolders.size === 0) return NO_SPLIT_CHANGE;
     const touched = new Set<string>();
     for (const path of paths) {
       if (flatFolders.has(path)) touched.add(path);
       if (flatFolders.has(dirname(path))) touched.add(dirname(path));
     }
+    const added: string[] = [];
+    const removed: string[] = [];
+    const entries = new Map<string, readonly string[]>();
+    const replan: SplitChange = { isReplanNeeded: true, added: [], removed: [], entries };
     for (const folder of touched) {
       const now = subfolders(folder);
       const then = flatEntries.get(folder);
-      if (now === null || then === undefined || now.join("\0") !== then.join("\0")) return true;
+      if (then === undefined) return replan;
+      if (now === null) {
+        // Gone with its parent's entry (seen there): nothing to watch; a root gone re-plans.
+        if (isGone(folder) && !watched.includes(folder)) removed.push(folder);
+        else return replan;
+        continue;
+      }
+      const [thenSet, nowSet] = [new Set(then), new Set(now)];
+      added.push(...now.filter((child) => !thenSet.has(child)));
+      removed.push(...then.filter((child) => !nowSet.has(child)));
+      entries.set(folder, now);
     }
-    return unwatched.some((lost) => {
+    const isReadable = unwatched.some((lost) => {
       if (lost.why === "limit") return false;
       const folder = join(lost.root, lost.folder);
       // Readable when planned already (unwatchable for another reason): a re-plan cannot help,
       // and each one rescans, which would come back here for ever.
       return touched.has(dirname(folder)) && !readableLost.has(folder) &&
-        subfolders(folder) !== null;
+        !removed.some((gone) => isAtOrUnder(folder, gone)) && subfolders(folder) !== null;
     });
+    // A folder renamed is one removed and one added: its inode keeps the watch it had, and its
+    // edits are still served (tested); one moved out of the root stays watched until a re-plan.
+    // A folder made again under a name a live watcher still lists (removed since the plan):
+    // Deno watches a path once per process, so only a re-plan watches the new folder (tested).
+    const isRemade = added.some((folder) =>
+      [...gonePaths].some((gone) => isAtOrUnder(folder, gone) || isAtOrUnder(gone, folder))
+    );
+    return isReadable || isRemade ? replan : { isReplanNeeded: false, added, removed, entries };
   }
 
-  async function rewatch(isFlatChanged = false): Promise<void> {
-    if (isClosed) return;
+  /**
+   * Applies `change` to the split watch without closing a watcher: a removed
+   * folder's watches died with it (forgotten here), each added one is planned
+   * and watched on its own (opening closes nothing, so no live watcher loses a
+   * watch), then read (what it got before its watch held).
+   */
+  function extendWatch(change: SplitChange): void {
+    for (const [folder, now] of change.entries) flatEntries.set(folder, now);
+    const isRemoved = (folder: string) => change.removed.some((gone) => isAtOrUnder(folder, gone));
+    for (const folder of change.removed) gonePaths.add(folder);
+    if (change.removed.length > 0) {
+      flatFolders = new Set([...flatFolders].filter((folder) => !isRemoved(folder)));
+      for (const folder of [...flatEntries.keys()]) {
+        if (isRemoved(folder)) flatEntries.delete(folder);
+      }
+      unwatched = unwatched.filter((lost) => !isRemoved(join(lost.root, lost.folder)));
+      readableLost = new Set([...readableLost].filter((folder) => !isRemoved(folder)));
+    }
+    if (change.added.length === 0) return;
+    const opened = openWatchers(change.added, open);
+    // Lost folders are named relative to the watched path (root) they are under.
+    const lost = opened.lost.map((folder) => {
+      const path = join(folder.root, folder.folder);
+      const root = watched.find((watchedPath) => isAtOrUnder(path, watchedPath)) ?? folder.root;
+      return { ...folder, root, folder: relative(root, path) || "." };
+    });
+    watchers = [...watchers, ...opened.watchers];
+    watchedPathCount += opened.pathCount;
+    for (const folder of opened.flat) flatFolders.add(folder);
+    for (const [folder, now] of opened.flatEntries) flatEntries.set(folder, now);
+    unwatched = [...unwatched, ...lost];
+    for (const { root, folder } of lost) {
+      if (subfolders(join(root, folder)) !== null) readableLost.add(join(root, folder));
+    }
+    warnLost(lost);
+    pump = Promise.all([pump, readEvents(opened.watchers)]).then(() => {});
+    void schedule(change.added);
+  }
+
+  /**
+   * Plans the watch again when the watched paths changed or `isFlatChanged`.
+   *
+   * @returns Whether the watch was replaced (false when nothing changed or closed).
+   */
+  async function rewatch(isFlatChanged = false): Promise<boolean> {
+    if (isClosed) return false;
     const next = await watchPaths(store.base());
     const isSame = next.length === watched.length && next.every((path, i) => path === watched[i]);
-    if (isClosed || (isSame && !isFlatChanged)) return;
+    if (isClosed || (isSame && !isFlatChanged)) return false;
     const [old, oldPump] = [watchers, pump];
     let firstError: unknown = null;
     if (flatFolders.size === 0 && unwatched.length === 0) {
@@ -302,7 +378,7 @@ export async function startLiveRefresh(
         await new Promise<void>((resolve) => setTimeout(resolve, RETIRE_MS));
         for (const watcher of old) watcher.close();
         await oldPump;
-        return;
+        return true;
       } catch (error) {
         firstError = error ?? new Error("watch failed");
       }
@@ -314,10 +390,11 @@ export async function startLiveRefresh(
     watchers = [];
     for (const watcher of old) watcher.close();
     await oldPump;
-    if (isClosed) return;
+    if (isClosed) return true;
     adopt(next, openWatchers(next, open, firstError));
     // What changed while nothing watched is read once: every watched path rescanned.
     void schedule(next);
+    return true;
   }
 
   /** Makes `opened` (the watchers over `paths`) the watch: warns once per lost folder, reads events. */
@@ -326,14 +403,23 @@ export async function startLiveRefresh(
     watchers = opened.watchers;
     unwatched = opened.lost;
     flatFolders = new Set(opened.flat);
-    flatEntries = opened.flatEntries;
+    flatEntries = new Map(opened.flatEntries);
+    gonePaths = new Set();
     watchedPathCount = opened.pathCount;
     readableLost = new Set(
       opened.lost.map((lost) => join(lost.root, lost.folder)).filter((folder) =>
         subfolders(folder) !== null
       ),
     );
-    for (const lost of opened.lost) {
+    clearTimeout(limitRetryTimer);
+    limitRetryTimer = undefined;
+    warnLost(opened.lost);
+    pump = readEvents(watchers);
+  }
+
+  /** Names each folder in `lost` on stderr once; arms the retry of a watch limit refused. */
+  function warnLost(lostFolders: readonly LostFolder[]): void {
+    for (const lost of lostFolders) {
       const key = `${lost.root}\0${lost.folder}`;
       if (warned.has(key)) continue;
       warned.add(key);
@@ -350,9 +436,10 @@ export async function startLiveRefresh(
             "readable (its changes are read at the next refresh), or move it out of the root",
       );
     }
-    clearTimeout(limitRetryTimer);
-    limitRetryTimer = undefined;
-    if (!isClosed && opened.lost.some((lost) => lost.why === WATCH_LIMIT)) {
+    if (
+      !isClosed && limitRetryTimer === undefined &&
+      lostFolders.some((lost) => lost.why === WATCH_LIMIT)
+    ) {
       // No watcher, no event: the watch is tried again (and what changed read) now and then.
       limitRetryTimer = setTimeout(() => {
         limitRetryTimer = undefined;
@@ -360,8 +447,11 @@ export async function startLiveRefresh(
         running ??= drain();
       }, options.watchLimitRetryMs ?? WATCH_LIMIT_RETRY_MS);
     }
-    const current = watchers;
-    pump = Promise.all(current.map(async (watcher) => {
+  }
+
+  /** Reads the events of `list` until each closes (see `armRescanCheck`). */
+  function readEvents(list: readonly Deno.FsWatcher[]): Promise<void> {
+    return Promise.all(list.map(async (watcher) => {
       for await (const event of watcher) {
         // Any event (an access one too) ran Deno's event filter: a split watch may have lost
         // others meanwhile (see `armRescanCheck`).
@@ -551,6 +641,35 @@ interface OpenedWatch {
   readonly flatEntries: ReadonlyMap<string, readonly string[]>;
   /** Paths the watchers hold in all. */
   readonly pathCount: number;
+}
+
+/** What a refresh's paths changed in a split watch (see `splitChange`). */
+interface SplitChange {
+  /** A lost folder can be read now, or a flat folder cannot: the watch is planned again. */
+  readonly isReplanNeeded: boolean;
+  /** Sub-folders added to flat-watched folders (each to be watched on its own). */
+  readonly added: readonly string[];
+  /** Sub-folders removed from flat-watched folders (their watches died with them). */
+  readonly removed: readonly string[];
+  /** The sub-folders each touched flat-watched folder has now. */
+  readonly entries: ReadonlyMap<string, readonly string[]>;
+}
+
+const NO_SPLIT_CHANGE: SplitChange = {
+  isReplanNeeded: false,
+  added: [],
+  removed: [],
+  entries: new Map(),
+};
+
+/** Whether `path` is `folder` or inside it. */
+function isAtOrUnder(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(`${folder}/`);
+}
+
+/** Whether `folder` is no longer a sub-folder of its parent (which can still be read). */
+function isGone(folder: string): boolean {
+  return subfolders(dirname(folder))?.includes(folder) === false;
 }
 
 /** The sub-folders (not symlinks) of `folder`, sorted, or null when it cannot be read. */

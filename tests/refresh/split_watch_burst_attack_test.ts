@@ -105,7 +105,8 @@ Deno.test("a watch of 300 symlinked skills' folders (not split): an edit whose e
   await Deno.writeTextFile(tree.at(".store/s100/SKILL.md"), skillMd("s100", "After"));
   await Deno.writeTextFile(tree.at(".store/s200/SKILL.md"), skillMd("s200", "After"));
   const deadline = Date.now() + 20_000;
-  while (store.current().byName.get("s200")?.description !== "After") {
+  // The report follows the swap: waited for too (else an empty list, a race).
+  while (store.current().byName.get("s200")?.description !== "After" || rescanLoads.length === 0) {
     assert.ok(Date.now() < deadline, "the edit whose event was lost was never served");
     await new Promise((ok) => setTimeout(ok, 25));
   }

@@ -117,6 +117,139 @@ Deno.test("attack: planning a split watch again (a skill folder added to the roo
   assert.deepEqual(tracked.blinding, []);
 });
 
+Deno.test("a folder removed from a split root: edits of the other siblings in its batch watcher are still served by their events (no re-plan, no rescan)", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "other/SKILL.md": skillMd("other"),
+    "removed/SKILL.md": skillMd("removed"),
+    "sibling/SKILL.md": skillMd("sibling", "Before"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("locked"));
+  let opens = 0;
+  /** Each description first served, and whether by a full rescan (the check's, not an event's). */
+  const servedBy = new Map<string, boolean>();
+  await using refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: (paths, options) => {
+      opens++;
+      return tracked.open(paths, options);
+    },
+    onRefresh: (report) => {
+      for (const name of ["sibling", "other"]) {
+        const key = `${name}:${store.current().byName.get(name)?.description}`;
+        if (!servedBy.has(key)) servedBy.set(key, report.isFullRescan);
+      }
+    },
+  });
+  const opensAtStart = opens;
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  await Deno.remove(tree.at("removed"), { recursive: true });
+  await waitFor(() => store.current().byName.get("removed") === undefined, "removed still served");
+  // Past the split root's rescan check (1 s after the last event), so it cannot serve the edits.
+  await new Promise((ok) => setTimeout(ok, 1_500));
+  for (const [name, text] of [["sibling", "One"], ["other", "Two"], ["sibling", "Three"]]) {
+    await Deno.writeTextFile(tree.at(`${name}/SKILL.md`), skillMd(name!, text));
+    await waitFor(
+      () => servedBy.has(`${name}:${text}`),
+      `the edit "${text}" of ${name} was never refreshed`,
+    );
+    assert.equal(servedBy.get(`${name}:${text}`), false, `"${text}" served by a rescan only`);
+  }
+  assert.equal(opens, opensAtStart, "a removed folder opened watchers again");
+  assert.deepEqual(refresh.unwatched, [
+    { root: tree.path, folder: "locked", why: "PermissionDenied" },
+  ]);
+  assert.deepEqual(tracked.blinding, []);
+});
+
+Deno.test("a skill folder renamed in a split root: edits in it and in its siblings are still served", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "moved/SKILL.md": skillMd("moved"),
+    "sibling/SKILL.md": skillMd("sibling"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("locked"));
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: tracked.open,
+  });
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  await Deno.rename(tree.at("moved"), tree.at("renamed"));
+  await waitFor(() => store.current().byName.get("moved") === undefined, "moved still served");
+  // The name follows the folder's (a skill's name must match its folder's).
+  for (const [name, text] of [["renamed", "One"], ["sibling", "Two"], ["renamed", "Three"]]) {
+    await Deno.writeTextFile(tree.at(`${name}/SKILL.md`), skillMd(name!, text));
+    await waitFor(
+      () => store.current().byName.get(name!)?.description === text,
+      `the edit "${text}" in ${name} was never refreshed`,
+    );
+  }
+  assert.deepEqual(tracked.blinding, []);
+});
+
+Deno.test("attack: a skill folder removed from a split root, then made again under its name: later edits in it are still served", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "remade/SKILL.md": skillMd("remade"),
+    "sibling/SKILL.md": skillMd("sibling"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("locked"));
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: tracked.open,
+  });
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  await Deno.remove(tree.at("remade"), { recursive: true });
+  await waitFor(() => store.current().byName.get("remade") === undefined, "still served");
+  await Deno.mkdir(tree.at("remade"));
+  await Deno.writeTextFile(tree.at("remade/SKILL.md"), skillMd("remade", "Remade"));
+  await waitFor(
+    () => store.current().byName.get("remade")?.description === "Remade",
+    "the folder made again was never served",
+  );
+  // Past the split root's rescan check (1 s after the last event): an edit needs its own event.
+  await new Promise((ok) => setTimeout(ok, 1_500));
+  await Deno.writeTextFile(tree.at("remade/SKILL.md"), skillMd("remade", "Edited"));
+  await waitFor(
+    () => store.current().byName.get("remade")?.description === "Edited",
+    "an edit in the folder made again was never served",
+  );
+  assert.deepEqual(tracked.blinding, []);
+});
+
 Deno.test({
   name:
     "attack: a root split by an unreadable folder (real watcher, as a user who cannot read it) serves and notifies 10 edits in a row to a sibling skill after a re-plan",

@@ -101,6 +101,62 @@ Deno.test("startLiveRefresh() with a folder it cannot watch names it (relative t
   }
 });
 
+Deno.test("startLiveRefresh(): a folder added to a split root holding one it cannot watch names that one relative to the root, and the rest of the new folder refreshes", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "sibling/SKILL.md": skillMd("sibling"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  // Refused as Deno refuses a recursive watch over either folder (once it exists).
+  const lockedFolders = [tree.at("locked"), tree.at("pack/locked")];
+  const open: WatchOpener = (paths, options) => {
+    for (const path of [paths].flat()) {
+      const locked = lockedFolders.find((folder) =>
+        folder === path || (options.recursive && folder.startsWith(`${path}/`))
+      );
+      if (locked !== undefined && Deno.statSync(locked).isDirectory) {
+        throw new Deno.errors.PermissionDenied(
+          `Permission denied (os error 13) about ["${locked}"]`,
+        );
+      }
+    }
+    return Deno.watchFs(paths, options);
+  };
+  await using refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: open,
+  });
+  await Deno.mkdir(tree.at("pack/locked"), { recursive: true });
+  await Deno.mkdir(tree.at("pack/one"));
+  await Deno.writeTextFile(tree.at("pack/one/SKILL.md"), skillMd("one"));
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  await waitFor(() => store.current().byName.get("one") !== undefined, "one never served");
+  await waitFor(() => refresh.unwatched.length === 2, "pack/locked never named");
+  assert.deepEqual(refresh.unwatched, [
+    { root: tree.path, folder: "locked", why: "PermissionDenied" },
+    { root: tree.path, folder: "pack/locked", why: "PermissionDenied" },
+  ]);
+  // pack is watched flat now: a skill added in it is seen, and edits in it.
+  await Deno.mkdir(tree.at("pack/two"));
+  await Deno.writeTextFile(tree.at("pack/two/SKILL.md"), skillMd("two"));
+  await waitFor(() => store.current().byName.get("two") !== undefined, "two never served");
+  await Deno.writeTextFile(tree.at("pack/one/SKILL.md"), skillMd("one", "Edited"));
+  await waitFor(
+    () => store.current().byName.get("one")?.description === "Edited",
+    "an edit in pack/one was never refreshed",
+  );
+});
+
 Deno.test("attack: a folder made unwatchable between the plan and the open is planned again, not the whole list lost", async () => {
   await using tree = await makeTree({
     "a/SKILL.md": skillMd("a"),
