@@ -116,6 +116,14 @@ Deno.test("live refresh: a SKILL.md that stops parsing is served by no door, whi
 Deno.test("attack: live refresh drops a skill whose SKILL.md is swapped for a symlink leading outside it, from every door", async () => {
   await using dirs = await makeRoot();
   await using session = await connectStdio(["serve", dirs.root, "--tools=always"]);
+  // The watch is live first (an edit of another skill is served): a swap in the first few
+  // hundred ms after connecting can be missed (an open finding), and this test is about the
+  // doors' answers once the swap is seen.
+  await Deno.writeTextFile(`${dirs.root}/other/SKILL.md`, skillText("other", "Live", "LIVE"));
+  await until(
+    "the watch to serve an edit",
+    async () => (await listed(session)).skills.some((s) => s.description === "Live"),
+  );
   const path = `${dirs.root}/palette/SKILL.md`;
   await Deno.remove(path);
   await Deno.symlink(`${dirs.outside}/SKILL.md`, path);
