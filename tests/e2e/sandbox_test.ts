@@ -500,3 +500,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "attack: bash found in ~/.local/bin (as uv, pipx or n place interpreters) does not mount ~/.local: a script cannot read the keyring beside it",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await world();
+    const home = tree.at("home");
+    await Deno.mkdir(join(home, ".local/bin"), { recursive: true });
+    await Deno.mkdir(join(home, ".local/share/keyrings"), { recursive: true });
+    await Deno.writeTextFile(join(home, ".local/share/keyrings/login.keyring"), "KEYRING-SECRET\n");
+    const bash = await Deno.realPath("/bin/bash");
+    await Deno.symlink(bash, join(home, ".local/bin/bash"));
+    const env = {
+      HOME: home,
+      PATH: `${join(home, ".local/bin")}:/usr/local/bin:/usr/bin:/bin`,
+      MCP_CONFIRM_MODE: "auto",
+      MCP_SKILL_RUN: JSON.stringify([{ skill: SKILL, script: "scripts/read.sh" }]),
+    };
+    const report = await runProgram(["permissions", tree.at("skills"), "--json"], { env });
+    assert.equal(report.code, 0, report.stderr);
+    const mounts = JSON.stringify(JSON.parse(report.stdout));
+    assert.ok(!mounts.includes(`"${join(home, ".local")}"`), mounts);
+    assert.ok(mounts.includes(`"${join(home, ".local/bin")}"`), mounts);
+    await using session = await connectStdio(["serve", tree.at("skills")], { env });
+    const answer = toolJson(
+      await session.call("skill_run", {
+        name: SKILL,
+        script: "scripts/read.sh",
+        args: [join(home, ".local/share/keyrings/login.keyring")],
+      }),
+    );
+    assert.notEqual(answer.exitCode, 0, String(answer.stdout));
+    assert.ok(!String(answer.stdout).includes("KEYRING-SECRET"));
+  },
+});

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import type { Mount, SandboxBase } from "./layout.ts";
 import { checkDataDir, isForbiddenFolder, type ProtectedFolders } from "./grant_folders.ts";
 
@@ -138,8 +138,9 @@ export function hiddenInData(dataDir: string | null, caches: readonly string[]):
  * literal path and its real path, the installation prefix (the folder above
  * its `bin`), narrowed to the program's own folder when the prefix fails the
  * grant folders' check (`/`, a home folder itself, a skill root around or
- * inside, skillgate's own folders), on its literal and its real path; left
- * out when that folder fails too.
+ * inside, skillgate's own folders) or is a home's data folder
+ * (`~/.local`, `~/.config`, `~/.cache`, `~/.cargo`: user data, not an installation), on its literal
+ * and its real path; left out when that folder fails too.
  *
  * @param program The interpreter's literal path.
  * @param protectedFolders The folders a prefix must not be or hold.
@@ -162,7 +163,7 @@ export function interpreterFoldersOf(
     if (isUnderSystem(path)) continue;
     const bin = dirname(path);
     const prefix = dirname(bin);
-    const chosen = isAllowedFolder(prefix, protectedFolders) ? prefix : bin;
+    const chosen = isAllowedPrefix(prefix, protectedFolders) ? prefix : bin;
     if (!isAllowedFolder(chosen, protectedFolders)) continue;
     if (!folders.some((folder) => chosen === folder || chosen.startsWith(`${folder}/`))) {
       folders.push(chosen);
@@ -176,6 +177,34 @@ function isAllowedFolder(path: string, protectedFolders: ProtectedFolders): bool
   const real = realOrNull(path) ?? path;
   return isForbiddenFolder(path, protectedFolders) === null &&
     isForbiddenFolder(real, protectedFolders) === null;
+}
+
+/**
+ * Home sub-folders that hold users' data, not installations, though
+ * interpreters land in their `bin` (uv, pipx and `n` use `~/.local/bin`,
+ * `cargo install` uses `~/.cargo/bin`): the XDG data, state, configuration and
+ * cache trees (keyrings, browser and application state) and cargo's home
+ * (`credentials.toml`). Installations in their own home sub-folder (`~/.pyenv`,
+ * `~/.deno`, `~/.bun`, `~/.nvm/versions/...`) keep their prefix: their tools
+ * need it (a pyenv shim runs `~/.pyenv/libexec/pyenv`).
+ */
+const HOME_DATA_FOLDERS: ReadonlySet<string> = new Set([".local", ".config", ".cache", ".cargo"]);
+
+/**
+ * Whether an installation prefix may be mounted whole: the folder check, and
+ * not one of a home's data sub-folders (`HOME_DATA_FOLDERS`), on its literal
+ * and its real path. Source: README's sandbox ("no home folder"), n8's
+ * finding (a keyring in `~/.local/share` read through `~/.local/bin/python3`).
+ */
+function isAllowedPrefix(prefix: string, protectedFolders: ProtectedFolders): boolean {
+  const real = realOrNull(prefix) ?? prefix;
+  return isAllowedFolder(prefix, protectedFolders) &&
+    !isHomeDataFolder(prefix, protectedFolders) && !isHomeDataFolder(real, protectedFolders);
+}
+
+/** Whether `path` is one of a home folder's data sub-folders (lexical). */
+function isHomeDataFolder(path: string, protectedFolders: ProtectedFolders): boolean {
+  return protectedFolders.homes.includes(dirname(path)) && HOME_DATA_FOLDERS.has(basename(path));
 }
 
 function isUnderSystem(path: string): boolean {

@@ -79,3 +79,43 @@ Deno.test("interpreterFoldersOf() mounts an outside installation's prefix, never
   assert.deepEqual(interpreterFoldersOf(`${real}/home/bin/deno`, none), [`${real}/home/bin`]);
   assert.deepEqual(interpreterFoldersOf("/usr/bin/sh", none), []);
 });
+
+Deno.test("attack: an interpreter in ~/.local/bin or ~/.cargo/bin never mounts the whole home sub-folder (keyrings, credentials)", async () => {
+  await using tree = await makeTree({
+    "home/.local/bin/python3": "#!/bin/sh\n",
+    "home/.local/share/keyrings/login.keyring": "KEYRING-SECRET",
+    "home/.cargo/bin/deno": "x",
+    "home/.cargo/credentials.toml": "token",
+    "home/.local/share/uv/python/cpython-3.12/bin/python3.12": "#!/bin/sh\n",
+    "home/.local/share/uv/python/cpython-3.12/lib/python3.12/os.py": "",
+    "home/.pyenv/shims/python3": "#!/bin/sh\nexec ~/.pyenv/libexec/pyenv exec python3\n",
+    "home/.pyenv/libexec/pyenv": "#!/bin/sh\n",
+  });
+  const real = await Deno.realPath(tree.path);
+  const folders: ProtectedFolders = { roots: [], homes: [`${real}/home`], skillgate: [] };
+  // The literal interpreter: only its own folder, not ~/.local.
+  assert.deepEqual(interpreterFoldersOf(`${real}/home/.local/bin/python3`, folders), [
+    `${real}/home/.local/bin`,
+  ]);
+  assert.deepEqual(interpreterFoldersOf(`${real}/home/.cargo/bin/deno`, folders), [
+    `${real}/home/.cargo/bin`,
+  ]);
+  // A link in ~/.local/bin to a real installation deeper in home (uv): the link's folder and the
+  // installation's prefix, which is not a home's direct sub-folder.
+  await Deno.remove(`${real}/home/.local/bin/python3`);
+  await Deno.symlink(
+    `${real}/home/.local/share/uv/python/cpython-3.12/bin/python3.12`,
+    `${real}/home/.local/bin/python3`,
+  );
+  assert.deepEqual(interpreterFoldersOf(`${real}/home/.local/bin/python3`, folders), [
+    `${real}/home/.local/bin`,
+    `${real}/home/.local/share/uv/python/cpython-3.12`,
+  ]);
+  for (const mounted of interpreterFoldersOf(`${real}/home/.local/bin/python3`, folders)) {
+    assert.ok(!`${real}/home/.local/share/keyrings/login.keyring`.startsWith(`${mounted}/`));
+  }
+  // An installation in a home sub-folder of its own (pyenv) keeps its prefix: its shim needs libexec.
+  assert.deepEqual(interpreterFoldersOf(`${real}/home/.pyenv/shims/python3`, folders), [
+    `${real}/home/.pyenv`,
+  ]);
+});
