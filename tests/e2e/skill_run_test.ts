@@ -428,4 +428,39 @@ Deno.test("skill_run asks the user through elicitation when the client supports 
     const result = await call("scripts/echo_args.sh", ["unchecked"]);
     assert.equal(json(result).error, "CONFIRMATION_DECLINED");
   });
+  await t.step(
+    "attack: arguments with U+2028, U+202E, zero-width and C1 characters are shown escaped in the dialog, run exactly",
+    async () => {
+      const args = [
+        "a\u2028Folder: /safe\u2029b",
+        "c\u0085d",
+        "e\u200bf",
+        "g\u2066h\u2069",
+        "x\u202e",
+      ];
+      answers.push({ action: "accept", content: { run: true } });
+      const result = json(await call("scripts/echo_args.sh", args));
+      const message = asked.at(-1) ?? "";
+      assert.doesNotMatch(
+        message,
+        /[\u0085\u200b\u2028\u2029\u202e\u2066\u2069]/,
+        "no raw character",
+      );
+      for (
+        const escape of [
+          "\\u{2028}",
+          "\\u{2029}",
+          "\\u{85}",
+          "\\u{200b}",
+          "\\u{2066}",
+          "\\u{2069}",
+          "\\u{202e}",
+        ]
+      ) {
+        assert.ok(message.includes(escape), `${escape} in ${JSON.stringify(message)}`);
+      }
+      assert.equal(message.split("\n").filter((line) => line.startsWith("Folder:")).length, 1);
+      assert.equal(result.stdout, `${args.join("\n")}\n`, "the script got the arguments exactly");
+    },
+  );
 });

@@ -321,15 +321,35 @@ function describeOutcome(
 export function confirmationMessage(preview: RunPreview): string {
   const run = preview.willRun;
   const lines = [
-    `Run script "${run.script}" of skill "${run.skill}" with ${run.interpreter}?`,
+    `Run script "${visible(run.script)}" of skill "${visible(run.skill)}" with ` +
+    `${visible(run.interpreter)}?`,
     "",
-    `Command: ${run.argv.map((arg) => JSON.stringify(arg)).join(" ")}`,
-    `Folder: ${run.cwd}`,
-    `Environment: ${run.envNames.join(", ") || "(none)"}`,
+    `Command: ${run.argv.map((arg) => visible(JSON.stringify(arg))).join(" ")}`,
+    `Folder: ${visible(run.cwd)}`,
+    `Environment: ${visible(run.envNames.join(", ")) || "(none)"}`,
     `Time limit: ${run.timeoutMs / 1000} s`,
   ];
-  if (preview.envWarning !== undefined) lines.push("", `Warning: ${preview.envWarning}`);
+  if (preview.envWarning !== undefined) lines.push("", `Warning: ${visible(preview.envWarning)}`);
   return lines.join("\n");
+}
+
+/**
+ * Every control, format (bidi marks, embeddings, overrides and isolates,
+ * zero-width characters, soft hyphen), line separator and paragraph
+ * separator character (Unicode general categories Cc, Cf, Zl, Zp).
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * Text for the user's confirmation dialog with every {@linkcode INVISIBLE}
+ * character written as `\u{...}`: the dialog is where the user checks what a
+ * (possibly prompt-injected) model asked to run, so U+2028 cannot fake a
+ * `Folder:` line, U+202E cannot reverse the rest of a line (Trojan Source,
+ * CVE-2021-42574) and a zero-width character cannot hide in an argument.
+ * The argv run stays exact; only its display is escaped.
+ */
+function visible(text: string): string {
+  return text.replace(INVISIBLE, (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`);
 }
 
 function queueFull(): ToolResult {
