@@ -540,7 +540,9 @@ function scriptSettings(
     );
   }
   return {
-    grantJson: isUnsetValue(grant) ? null : grant,
+    // Present but blank is kept (not read as unset): `parseGrant` refuses every script for it,
+    // as for a placeholder. A host substituting an unset variable produces exactly "".
+    grantJson: grant === undefined ? null : grant,
     confirmMode,
     confirmSecret: isUnsetValue(secret) ? null : secret,
     confirmTtlSeconds: isUnsetValue(ttl)

@@ -27,7 +27,10 @@ export type OptionSource = "flag" | "variable" | "file" | "default";
 
 /** The script-running settings, from the security-first anchor's variables. */
 export interface ScriptSettings {
-  /** Raw `MCP_SKILL_RUN` (the owner's grant, a JSON list), or null when unset. */
+  /**
+   * Raw `MCP_SKILL_RUN` (the owner's grant, a JSON list), or null when unset; a set but blank
+   * value is kept as it is (it grants nothing, see `parseGrant`).
+   */
   readonly grantJson: string | null;
   /** `MCP_CONFIRM_MODE`: `ask-user` (default), `auto` or `refuse`. */
   readonly confirmMode: "ask-user" | "auto" | "refuse";

@@ -46,7 +46,9 @@ export function releasableNames(
   request: { skill: string; script: string; names: readonly string[] },
 ): string[] {
   if (request.names.length > MAX_ENV_REQUEST_NAMES) return [];
-  if (grant.from === "unsubstituted" || grant.from === "hosted-default") return [];
+  if (grant.from === "unsubstituted" || grant.from === "blank" || grant.from === "hosted-default") {
+    return [];
+  }
   let allowed: (name: string) => boolean;
   if (grant.rows === null) {
     if (grant.from !== "declaration") return [];

@@ -211,7 +211,7 @@ export async function bootScripts(
       .filter((problem) => problem.reason === "grant")
       .map((problem) => `${problem.severity}: ${problem.detail}`),
     grant,
-    warning: grant.from === "unsubstituted"
+    warning: grant.from === "unsubstituted" || grant.from === "blank"
       ? `no script will run: ${grant.error}`
       : refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`

@@ -20,7 +20,12 @@
  */
 
 /** Where the grant in force came from. */
-export type GrantSource = "MCP_SKILL_RUN" | "hosted-default" | "declaration" | "unsubstituted";
+export type GrantSource =
+  | "MCP_SKILL_RUN"
+  | "hosted-default"
+  | "declaration"
+  | "unsubstituted"
+  | "blank";
 
 /** One usable row of `MCP_SKILL_RUN`. */
 export interface GrantRow {
@@ -88,7 +93,10 @@ export const MAX_GRANT_ROWS = 10_000;
  * served skill, a declared script and declared env names is decided later
  * against the catalog (`plan.ts`).
  *
- * @param json The raw value, or null when unset (blank counts as unset).
+ * @param json The raw value, or null when unset. Set but blank (empty or white space)
+ *   grants nothing (`from: "blank"`): it is what a host produces when it substitutes a
+ *   variable the owner did not set (`-e MCP_SKILL_RUN=$GRANT`, `${env:GRANT}`), so, as for a
+ *   placeholder, the owner meant to set it and skillgate fails closed.
  * @param options `hosted`, the variable that made the server hosted, and the
  *   script variables that held an unsubstituted placeholder (any one grants
  *   nothing, whatever `json` says). @default unsubstituted `[]`
@@ -106,7 +114,8 @@ export function parseGrant(
 ): Grant {
   const unsubstituted = options.unsubstituted ?? [];
   if (unsubstituted.length > 0) return unsubstitutedGrant(unsubstituted);
-  if (json === null || json.trim() === "") {
+  if (json !== null && json.trim() === "") return blankGrant();
+  if (json === null) {
     if (options.hosted) {
       return Object.freeze({
         from: "hosted-default",
@@ -180,6 +189,19 @@ function unsubstitutedGrant(names: readonly string[]): Grant {
       "script may run. The owner substitutes the value (or removes the variable) and " +
       "restarts skillgate",
     note: "A script variable was left as a placeholder, so no script may run",
+    refusedRows: Object.freeze([]),
+  });
+}
+
+/** The grant when `MCP_SKILL_RUN` is set but blank: nothing runs, and the error says why. */
+function blankGrant(): Grant {
+  return Object.freeze({
+    from: "blank",
+    rows: Object.freeze([]),
+    error: "MCP_SKILL_RUN is set but empty, which is what a host writes when it substitutes a " +
+      "variable that was not set, so no script may run. Set it to [] (no script) or to the " +
+      "rows to grant; unset it to let standalone declarations stand as their grant",
+    note: "MCP_SKILL_RUN is set but empty, so no script may run",
     refusedRows: Object.freeze([]),
   });
 }

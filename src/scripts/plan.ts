@@ -196,7 +196,8 @@ export function planScripts(
               `"${skill.name}" and this script`
             : grant.rows === null
             ? "Not granted"
-            : grant.from === "unsubstituted" && grant.error !== undefined
+            : (grant.from === "unsubstituted" || grant.from === "blank") &&
+                grant.error !== undefined
             ? grant.error
             : `MCP_SKILL_RUN has no usable row for skill "${skill.name}" and script ` +
               `"${declared.script}"`,

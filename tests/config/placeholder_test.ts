@@ -215,3 +215,21 @@ Deno.test("parseCommandLine() says when a SKILLGATE_* option is a placeholder an
     config.notices.join("\n"),
   );
 });
+
+Deno.test("attack: MCP_SKILL_RUN set but empty or blank (a host substituting an unset variable) grants nothing, with the reason", () => {
+  for (const value of ["", " ", "\t\n"]) {
+    const config = parse({ MCP_SKILL_RUN: value, API_KEY: "user-secret" });
+    assert.equal(config.scripts.grantJson, value);
+    const grant = parseGrant(config.scripts.grantJson, {
+      hosted: config.hosted,
+      unsubstituted: config.scripts.unsubstituted,
+    });
+    assert.equal(grant.from, "blank", JSON.stringify(value));
+    assert.deepEqual(grant.rows, [], "not null: the declarations do not stand");
+    assert.equal(grantsAnything(grant), false);
+    assert.match(grant.error ?? "", /set but empty.*Set it to \[\]/);
+  }
+  // Unset is still the standalone default.
+  const unset = parseGrant(parse({}).scripts.grantJson, { hosted: false });
+  assert.equal(unset.from, "declaration");
+});

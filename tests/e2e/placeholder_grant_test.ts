@@ -64,6 +64,29 @@ Deno.test("attack: an unsubstituted ${MCP_SKILL_RUN} standalone runs nothing and
   );
 });
 
+for (const value of ["", "  "]) {
+  Deno.test(`attack: MCP_SKILL_RUN=${JSON.stringify(value)} (a host substituted an unset variable) runs nothing and says why`, async () => {
+    await using tree = await greedyRoot();
+    await using session = await connectStdio(["serve", tree.path], {
+      env: { API_KEY: KEY, MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: value },
+    });
+    const ran = await session.call("skill_run", { name: "greedy", script: "scripts/take.sh" });
+    assert.equal(ran.isError, true);
+    const refusal = toolErrorJson(ran);
+    assert.equal(refusal.error, "SCRIPT_NOT_GRANTED");
+    assert.match(refusal.hint, /MCP_SKILL_RUN is set but empty/);
+    assert.ok(!JSON.stringify(ran).includes(KEY));
+    const list = (await session.call("skill_list", {})).structuredContent as SkillListAnswer;
+    assert.equal(list.grant?.from, "blank", 'not "declaration"');
+    assert.match(session.stderr(), /skillgate: no script will run: MCP_SKILL_RUN is set but empty/);
+    const report = await runProgram(["list", tree.path, "--json"], {
+      env: { MCP_SKILL_RUN: value },
+    });
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stdout, /"from": "blank"/);
+  });
+}
+
 for (const form of ["${env:MCP_SKILL_RUN}", "${MCP_SKILL_RUN:-}"]) {
   Deno.test(`attack: MCP_SKILL_RUN=${form} (a host's other placeholder form) runs nothing`, async () => {
     await using tree = await greedyRoot();

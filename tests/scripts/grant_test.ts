@@ -6,9 +6,13 @@ Deno.test("parseGrant() without a value: hosted grants nothing, standalone lets 
   assert.equal(hosted.from, "hosted-default");
   assert.deepEqual(hosted.rows, []);
   assert.match(hosted.note ?? "", /MCP_DATA_DIR/);
-  const standalone = parseGrant("  ", { hosted: false });
+  const standalone = parseGrant(null, { hosted: false });
   assert.equal(standalone.from, "declaration");
   assert.equal(standalone.rows, null);
+  // Set but blank is not "without a value": it grants nothing (see tests/config/placeholder_test.ts).
+  const blank = parseGrant("  ", { hosted: false });
+  assert.equal(blank.from, "blank");
+  assert.deepEqual(blank.rows, []);
 });
 
 Deno.test("parseGrant() reads rows of skill, script and env", () => {

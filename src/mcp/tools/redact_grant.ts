@@ -57,7 +57,9 @@ export function redactGrantProblems(
  * Source: house style, "client-facing errors never echo allow-lists or secrets".
  */
 export function redactGrantStatus(grant: ScriptPlan["grant"]): ScriptPlan["grant"] {
-  const error = grant.from === "unsubstituted" ? grant.error : REDACTED_GRANT_VALUE_DETAIL;
+  const error = grant.from === "unsubstituted" || grant.from === "blank"
+    ? grant.error
+    : REDACTED_GRANT_VALUE_DETAIL;
   return {
     from: grant.from,
     ...(grant.note === undefined ? {} : { note: grant.note }),

@@ -42,7 +42,7 @@ export const skillScriptsShape = {
 /** The server-wide script fields of `skill_list`. */
 export const scriptsOverviewShape = {
   grant: z.object({
-    from: z.enum(["MCP_SKILL_RUN", "hosted-default", "declaration", "unsubstituted"]),
+    from: z.enum(["MCP_SKILL_RUN", "hosted-default", "declaration", "unsubstituted", "blank"]),
     note: z.string().optional(),
     error: z.string().optional(),
   }).optional(),
