@@ -54,7 +54,9 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
   "src/skills/_index_file.ts": "the worker's own index cache files (never inside a skill root; " +
     "an entry is used only while the file version it names matches exactly)",
-  "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
+  "src/config/file/load_config.ts":
+    "the owner's configuration file and overrides.json; /etc/passwd and /etc/group (who is " +
+    "in the group that may write the configuration file)",
   "src/remote/lock_file.ts": "the owner's lock file (--lock or ./skillgate.lock)",
   "src/remote/sources_cache.ts": "the sources cache's own state.json (never a skill file)",
   "src/sandbox/early_start.ts": "the trusted part's own start record beside the bundle's " +
@@ -262,13 +264,15 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/config/file/load_config.ts",
-    apis: ["node:fs", "Deno.stat", "import()"],
+    apis: ["node:fs", "Deno.stat", "Deno.realPath", "import()"],
     reason: "trusted part: reads the owner's configuration file and overrides.json (at start-up " +
       "and after an edit) within a byte cap, opened O_NONBLOCK through node:fs so a FIFO cannot " +
       "block it; paths come from --config, SKILLGATE_CONFIG or XDG, never from a client, and the " +
       "worker never reads them. A stat (which never blocks) first: node:fs is loaded (import of " +
       "the fixed specifier node:fs) only when a file is there, so start-up without one does not " +
-      "pay for it (issue 13)",
+      "pay for it (issue 13). Before using the configuration it stats (and realpaths) the file " +
+      "and its folders and, only when a group may write them, reads /etc/passwd and /etc/group " +
+      "to see whether that group holds another user (a writable configuration is refused)",
   },
   {
     path: "src/config/file/watch_owner_files.ts",

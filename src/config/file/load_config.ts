@@ -193,9 +193,111 @@ export async function loadConfig(
           "SKILLGATE_CONFIG or create the file",
       );
     }
-    if (text !== null) file = parseConfigFile(location.path, text);
+    if (text !== null) {
+      file = parseConfigFile(location.path, text);
+      const untrusted = await untrustedBecause(location.path);
+      if (untrusted !== null && !first.hosted) {
+        throw new ConfigFileError(location.path, 1, 1, untrusted);
+      }
+      if (untrusted !== null) {
+        const config = parseCommandLine({ ...input, file });
+        return {
+          config: Object.freeze({
+            ...config,
+            notices: Object.freeze([
+              ...config.notices,
+              `the configuration file "${location.path}": ${untrusted} (hosted, the file only ` +
+              "narrows, so it is read)",
+            ]),
+          }),
+          location,
+          file,
+        };
+      }
+    }
   }
   return { config: parseCommandLine({ ...input, file }), location, file };
+}
+
+/**
+ * Why the configuration file cannot be trusted, or null when it can: the
+ * file (what a link ends at) must belong to this user or root, and neither
+ * others nor a group holding another user may write it; its folder (and the
+ * folder of what a link ends at) likewise, unless sticky (as `/tmp`: no one
+ * may rename another's entry). Standalone, the file decides what is served
+ * and how scripts run (roots, `isolation`, HTTP, origins, caps), so one that
+ * another user could write is refused, as `--http-token-file` is, and as ssh
+ * refuses a writable `~/.ssh` (StrictModes). A group write bit counts only
+ * when the group holds another user (`/etc/group` members or a user whose
+ * primary group it is): under umask 002 a user's private group is the norm.
+ *
+ * @param path The configuration file's absolute path (it exists and was read).
+ * @returns A sentence naming the fault and the command that fixes it, or null.
+ *
+ * Requires `--allow-read` on the file, its folders, `/etc/group` and
+ * `/etc/passwd` (trusted part).
+ */
+export async function untrustedBecause(path: string): Promise<string | null> {
+  const me = Deno.uid();
+  if (me === null) return null;
+  let real = path;
+  try {
+    real = Deno.realPathSync(path);
+  } catch {
+    return null; // gone since the read: the read already reported what it found
+  }
+  const checks: [string, string][] = [[real, "file"], [dirname(path), "folder"]];
+  if (dirname(real) !== dirname(path)) checks.push([dirname(real), "folder"]);
+  for (const [target, kind] of checks) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.statSync(target);
+    } catch {
+      continue;
+    }
+    const mode = info.mode ?? 0;
+    const fix = `chmod go-w ${target}`;
+    if (info.uid !== null && info.uid !== me && info.uid !== 0) {
+      return `its ${kind} "${target}" belongs to another user (uid ${info.uid}), who could ` +
+        `change what skillgate serves and runs; use a ${kind} of your own`;
+    }
+    if (kind === "folder" && (mode & 0o1000) !== 0) continue;
+    if ((mode & 0o002) !== 0) {
+      return `its ${kind} "${target}" is writable by others, who could change what skillgate ` +
+        `serves and runs; run: ${fix}`;
+    }
+    if ((mode & 0o020) !== 0 && info.gid !== null && await groupHoldsOthers(info.gid, me)) {
+      return `its ${kind} "${target}" is writable by its group (gid ${info.gid}), which holds ` +
+        `other users who could change what skillgate serves and runs; run: ${fix}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether a group holds a user other than `uid`: a member listed in
+ * `/etc/group`, or a user in `/etc/passwd` whose primary group it is. When
+ * either file cannot be read (no such files, a directory service), the group
+ * is taken to hold others (fail closed).
+ */
+async function groupHoldsOthers(gid: number, uid: number): Promise<boolean> {
+  const { readFileSync } = await import("node:fs");
+  let passwd: string;
+  let group: string;
+  try {
+    passwd = readFileSync("/etc/passwd", "utf8");
+    group = readFileSync("/etc/group", "utf8");
+  } catch {
+    return true;
+  }
+  const users = passwd.split("\n").map((line) => line.split(":"));
+  const myNames = new Set(users.filter((f) => f[2] === String(uid)).map((f) => f[0]));
+  if (users.some((f) => f.length > 3 && f[3] === String(gid) && f[2] !== String(uid))) return true;
+  const line = group.split("\n").map((row) => row.split(":")).find((f) => f[2] === String(gid));
+  if (line === undefined) return true; // a group this file does not know: not provably private
+  return (line[3] ?? "").split(",").map((name) => name.trim()).some((name) =>
+    name !== "" && !myNames.has(name)
+  );
 }
 
 function errorName(error: unknown): string {
