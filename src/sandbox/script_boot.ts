@@ -215,9 +215,26 @@ export async function bootScripts(
       ? `no script will run: ${grant.error}`
       : refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
+      : mayRun && isolation.mode === "process-group" && config.options.http !== null &&
+          config.httpToken !== null && config.options.httpTokenFile === null
+      ? TOKEN_IN_ENVIRONMENT
       : null,
   };
 }
+
+/**
+ * Said at start-up when scripts may run without their own PID namespace and
+ * the bearer token came in `SKILLGATE_HTTP_TOKEN`: skillgate overwrites its
+ * own copy, but a parent started with the same environment (the container's
+ * PID 1, `tini`; a shell that exported it) keeps it where any process of this
+ * user can read it (`/proc/PID/environ`). Source: n8's finding on the
+ * container recipe.
+ */
+const TOKEN_IN_ENVIRONMENT = "the HTTP bearer token came in SKILLGATE_HTTP_TOKEN and scripts run " +
+  "as this user without a PID namespace of their own: skillgate's copy is overwritten, but a " +
+  "parent process started with it (a container's PID 1 such as tini, a shell that exported it) " +
+  "keeps it where a script can read it (/proc/PID/environ). Pass the token as a file instead " +
+  "(--http-token-file or SKILLGATE_HTTP_TOKEN_FILE, e.g. a mounted secret)";
 
 /** Each runnable script's containment, from the start-up plan. */
 function containmentOf(
