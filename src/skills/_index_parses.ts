@@ -11,8 +11,12 @@
 
 import type { ParsedSkillMd } from "./index_cache.ts";
 
-/** The header's format marker, so a foreign file is never taken for a cache. */
-export const PARSE_FORMAT = "skillgate-index-parses-2";
+/**
+ * The header's format marker, so a foreign file is never taken for a cache.
+ * Bumped when the same SKILL.md bytes parse differently (3: a key that is
+ * not text is refused), so no entry of the old rule is used.
+ */
+export const PARSE_FORMAT = "skillgate-index-parses-3";
 
 /** One stored parse: the version tuple and the parse. */
 export interface StoredParse {

@@ -14,7 +14,8 @@ export interface YamlFinding {
 }
 
 /**
- * Finds the first anchor, alias, non-scalar key or non-finite number.
+ * Finds the first anchor, alias, non-scalar key, key that is not text (a
+ * number, boolean or null), or non-finite number.
  *
  * @param doc A document parsed from `source`.
  * @param source The YAML text, for quoting the offending value.
@@ -42,6 +43,20 @@ export function findUnsupportedNode(doc: Document, source: string): YamlFinding 
           detail:
             `Frontmatter has the key "${text}" that is a list or map; keys must be plain text`,
           offset,
+        };
+        return visit.BREAK;
+      }
+      if (isScalar(key) && typeof key.value !== "string") {
+        // `1:`, `true:`, `~:` are a number, a boolean and null in YAML 1.2's core schema, which
+        // JSON cannot hold as keys: readers disagree on them (`~` became ""), and the SEP-2640
+        // clients refuse the skill ("key must be a string; quote it").
+        const range = key.range;
+        const text = range ? source.slice(range[0], range[1]) : String(key.value);
+        found = {
+          detail: `Frontmatter has the key "${text}", which YAML reads as ${
+            key.value === null ? "null" : `a ${typeof key.value}`
+          }, not text; quote it ("${text}":) or rename it`,
+          offset: range?.[0] ?? 0,
         };
         return visit.BREAK;
       }

@@ -38,7 +38,7 @@ export interface ParsedFrontmatter {
  * Parses the frontmatter of a SKILL.md text as YAML 1.2 (core schema, unique
  * keys, no merge keys) into JSON values. Refuses anchors and aliases, tags the
  * core schema does not define (`!!binary`, `!!timestamp`, custom tags), keys
- * that are lists or maps, and numbers that JSON cannot hold (`.inf`, `.nan`).
+ * that are lists, maps, numbers, booleans or null (`1:`, `true:`, `~:`), and numbers that JSON cannot hold (`.inf`, `.nan`).
  * Dates stay strings. An empty block (or only comments) gives `{}`.
  *
  * @param text The whole SKILL.md (or its first bytes, when cut at the read cap).

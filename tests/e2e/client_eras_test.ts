@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { copyCorpus, corpora } from "../support/corpora.ts";
-import { connectStdio } from "../support/program.ts";
+import { connectStdio, runProgram } from "../support/program.ts";
 import { connectStdioV2 } from "../support/program_v2.ts";
 import { SkillsClient } from "../support/sdk_v2_client.ts";
 
@@ -114,3 +114,29 @@ for (const corpus of corpora()) {
     }
   });
 }
+
+Deno.test("attack: frontmatter keys that are not text (1:, true:, ~:) never reach the 2.x skills client, and validate says to quote them", async () => {
+  await using tree = await makeSkillRoot();
+  const cases: [string, string][] = [["numkey", "1"], ["boolkey", "true"], ["nullkey", "~"]];
+  for (const [name, key] of cases) {
+    await Deno.mkdir(join(tree.root, name));
+    await Deno.writeTextFile(
+      join(tree.root, name, "SKILL.md"),
+      `---\nname: ${name}\ndescription: A key that is not text.\n${key}: ${name}\n---\nbody\n`,
+    );
+  }
+  await using session = await connectStdioV2(["serve", tree.root], { modern: true });
+  const skills = new SkillsClient(session.client);
+  const page = await skills.list({});
+  assert.deepEqual(page.invalid, []);
+  assert.deepEqual(page.skills.map((skill) => String(skill.frontmatter.name)), [SKILL]);
+  for (const skill of page.skills) {
+    for (const entry of skill.resources) {
+      const file = await skills.read(skill, typeof entry === "string" ? entry : entry.uri);
+      assert.equal(file.verified, true);
+    }
+  }
+  const report = await runProgram(["validate", join(tree.root, "nullkey")]);
+  assert.notEqual(report.code, 0);
+  assert.match(report.stdout + report.stderr, /"~", which YAML reads as null, not text; quote it/);
+});

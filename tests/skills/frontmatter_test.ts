@@ -167,6 +167,26 @@ Deno.test("parseFrontmatter() refuses keys that are lists or maps", () => {
   assert.match(failed("---\n? [a, b]\n: c\n---\n").detail, /key/);
 });
 
+Deno.test("parseFrontmatter() refuses keys that are not text (1:, true:, ~:), at any depth, and says to quote them", () => {
+  const table: [string, RegExp, number][] = [
+    ["---\nname: numkey\ndescription: d\n1: numkey\n---\n", /"1", which YAML reads as a number/, 4],
+    ["---\nname: b\ndescription: d\ntrue: x\n---\n", /"true", which YAML reads as a boolean/, 4],
+    ["---\nname: n\ndescription: d\n~: nullkey\n---\n", /"~", which YAML reads as null/, 4],
+    ["---\nname: m\ndescription: d\nmetadata:\n  2: two\n---\n", /"2", which YAML reads/, 5],
+  ];
+  for (const [text, detail, line] of table) {
+    const result = failed(text);
+    assert.match(result.detail, detail, text);
+    assert.match(result.detail, /quote it/);
+    assert.equal(result.line, line, text);
+  }
+  // Quoted, they are text and parse.
+  assert.deepEqual(
+    parsed('---\nname: q\ndescription: d\n"1": one\n"~": tilde\n---\n').frontmatter,
+    { name: "q", description: "d", "1": "one", "~": "tilde" },
+  );
+});
+
 Deno.test("parseFrontmatter() refuses duplicate keys with their line", () => {
   const result = failed("---\ndescription: a\nname: x\ndescription: b\n---\n");
   assert.match(result.detail, /unique/);
