@@ -98,7 +98,7 @@ Deno.test({
     assert.ok(note.includes(JSON.stringify(path)), note);
     // The row the note suggests is one the grant accepts: following it makes the run work.
     const row = note.match(
-      /MCP_SKILL_RUN row: (\{"skill":"boxed","script":"scripts\/read.sh",.*?\]\})/,
+      /if it is a file, the folder that holds it: (\{"skill":"boxed","script":"scripts\/read.sh",.*?\]\})/,
     );
     assert.ok(row !== null, note);
     const suggested = JSON.parse(row[1]!) as { read: string[] };
@@ -111,6 +111,49 @@ Deno.test({
     );
     assert.equal(again.exitCode, 0, String(again.stderr));
     assert.equal(again.stdout, "not granted\n");
+  },
+});
+
+Deno.test({
+  name:
+    "attack: a script that needs an ungranted folder gets a note whose folder row names that folder, not its parent (no sibling granted)",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await makeTree({
+      "skills/lister/SKILL.md": "---\nname: lister\ndescription: Lists a folder.\nmcp-host:\n" +
+        "  version: 1\n  run:\n    - script: scripts/ls.sh\n      interpreter: bash\n---\n# L\n",
+      "skills/lister/scripts/ls.sh": 'ls "$1"\n',
+      "src/app/README": "app\n",
+      "src/other/secret.txt": "sibling\n",
+    });
+    const run = async (env: Record<string, string>, folder: string) => {
+      await using session = await connectStdio(["serve", tree.at("skills")], { env });
+      return toolJson(
+        await session.call("skill_run", {
+          name: "lister",
+          script: "scripts/ls.sh",
+          args: [folder],
+        }),
+      );
+    };
+    const base = { MCP_CONFIRM_MODE: "auto" };
+    const app = join(tree.path, "src/app");
+    const failed = await run(
+      { ...base, MCP_SKILL_RUN: JSON.stringify([{ skill: "lister", script: "scripts/ls.sh" }]) },
+      app,
+    );
+    assert.notEqual(failed.exitCode, 0);
+    const note = String(failed.sandboxNote);
+    const row = note.match(/If it is a folder: (\{"skill":"lister",.*?\]\})/);
+    assert.ok(row !== null, note);
+    const suggested = JSON.parse(row[1]!) as { read: string[] };
+    assert.deepEqual(suggested.read, [app], "the folder itself, not src/ with its siblings");
+    const granted = { ...base, MCP_SKILL_RUN: JSON.stringify([suggested]) };
+    const listed = await run(granted, app);
+    assert.equal(listed.exitCode, 0, String(listed.stderr));
+    assert.equal(listed.stdout, "README\n");
+    const sibling = await run(granted, join(tree.path, "src/other"));
+    assert.notEqual(sibling.exitCode, 0, "the sibling stays outside");
   },
 });
 

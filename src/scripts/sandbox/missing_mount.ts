@@ -53,15 +53,20 @@ export function missingMountNote(
   const path = findMissingMount(stderr, layout);
   if (path === null) return null;
   const clip = (text: string) => text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  // A grant names folders, never files, and the worker cannot tell which this path is: the
-  // row shows the folder that holds it (the path itself only when that would be `/`).
+  // A grant names folders, never files, and the worker cannot tell which this path is (it may
+  // not look outside the roots): both rows are shown, the path itself first. A folder's row
+  // that named its parent would grant every sibling (all of ~/src for one repository).
+  const rowWith = (folder: string) =>
+    `{"skill":${JSON.stringify(row.skill)},"script":${JSON.stringify(row.script)},` +
+    `"read":[${JSON.stringify(clip(folder))}]}`;
   const parent = path.slice(0, path.lastIndexOf("/"));
-  const folder = JSON.stringify(clip(parent === "" ? path : parent));
+  const rows = parent === ""
+    ? `the script's MCP_SKILL_RUN row: ${rowWith(path)}`
+    : `the script's MCP_SKILL_RUN row. If it is a folder: ${rowWith(path)}; if it is a file, ` +
+      `the folder that holds it: ${rowWith(parent)}`;
   return `The script seems to have needed ${JSON.stringify(clip(path))}, which is outside its ` +
     "sandbox (it sees only the system folders, its skill folder, a private /tmp and the " +
-    "folders its grant names). If it should, the server's owner adds the folder that holds it " +
-    `to the script's MCP_SKILL_RUN row: {"skill":${JSON.stringify(row.skill)},"script":` +
-    `${JSON.stringify(row.script)},"read":[${folder}]} (or "write" to let it change files ` +
-    "there; name the path itself when it is a folder; a home folder itself, / and skillgate's " +
-    "own folders are refused)";
+    `folders its grant names). If it should, the server's owner adds it to ${rows} (or ` +
+    '"write" to let it change files there; a home folder itself, / and skillgate\'s own ' +
+    "folders are refused)";
 }

@@ -167,8 +167,9 @@ Deno.test("findMissingMount() names the first path outside the sandbox on a fail
   assert.match(note ?? "", /"\/home\/me\/notes\.txt"/);
   assert.match(
     note ?? "",
-    /\{"skill":"a","script":"scripts\/x\.sh","read":\["\/home\/me"\]\}/,
-    "a grant names folders: the row shows the one holding the file",
+    /If it is a folder: \{"skill":"a","script":"scripts\/x\.sh","read":\["\/home\/me\/notes\.txt"\]\}; if it is a file, the folder that holds it: \{"skill":"a","script":"scripts\/x\.sh","read":\["\/home\/me"\]\}/,
+    "a grant names folders: the path itself first (a folder's parent would grant its siblings), " +
+      "then the folder holding it",
   );
   const top = missingMountNote("cat: /notes: No such file or directory", layout, {
     skill: "a",
