@@ -18,7 +18,8 @@ export class HealthUsageError extends Error {}
 /**
  * Decides the URL to probe.
  *
- * @param args The arguments after `health`: nothing, or `--url=URL` (http or https).
+ * @param args The arguments after `health`: nothing, or `--url=URL` (http or https; a
+ *   server's base URL or its `/mcp` endpoint means its `/healthz`).
  * @param getEnv Reads SKILLGATE_HTTP: a port number there gives http://127.0.0.1:PORT/healthz.
  * @returns The URL.
  * @throws {HealthUsageError} On an unknown argument or a URL that is not http(s).
@@ -52,6 +53,10 @@ export function healthUrl(
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new HealthUsageError("--url must be an absolute http:// or https:// URL");
   }
+  // The server's base URL or its MCP endpoint (what clients are given) means its /healthz.
+  if (/^\/(?:mcp\/?)?$/.test(parsed.pathname) && parsed.search === "") {
+    parsed.pathname = "/healthz";
+  }
   return parsed;
 }
 
@@ -75,17 +80,25 @@ export async function runHealthCommand(
       await writeErr(`skillgate: healthy (${url.origin}${url.pathname}: ${body || "200"})\n`);
       return 0;
     }
+    const hint = url.pathname === "/healthz" || url.pathname === "/readyz"
+      ? ""
+      : ` (is that skillgate's /healthz? it needs no token: --url=${url.origin}/healthz)`;
     await writeErr(
-      `skillgate: unhealthy: ${url.origin}${url.pathname} answered ${response.status}\n`,
+      `skillgate: unhealthy: ${url.origin}${url.pathname} answered ${response.status}${hint}\n`,
     );
     return 1;
   } catch (error) {
-    const reason = error instanceof DOMException && error.name === "TimeoutError"
-      ? `no answer within ${timeoutMs} ms`
-      : error instanceof Error
-      ? error.message.slice(0, 200)
-      : String(error);
-    await writeErr(`skillgate: unhealthy: ${url.origin}${url.pathname}: ${reason}\n`);
+    if (error instanceof DOMException && error.name === "TimeoutError") {
+      await writeErr(
+        `skillgate: unhealthy: ${url.origin}${url.pathname}: no answer within ${timeoutMs} ms\n`,
+      );
+      return 1;
+    }
+    const reason = error instanceof Error ? error.message.slice(0, 200) : String(error);
+    await writeErr(
+      `skillgate: unhealthy: nothing answers at ${url.host} (${reason}); is skillgate serve ` +
+        "--http running there? Pass --url=URL, or set SKILLGATE_HTTP to its port\n",
+    );
     return 1;
   }
 }

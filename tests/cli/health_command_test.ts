@@ -57,7 +57,10 @@ Deno.test("runHealthCommand() exits 1 when nothing listens", async () => {
     return Promise.resolve();
   });
   assert.equal(code, 1);
-  assert.match(lines[0]!, /unhealthy: http:\/\/127\.0\.0\.1:\d+\/healthz: /);
+  assert.match(
+    lines[0]!,
+    /unhealthy: nothing answers at 127\.0\.0\.1:\d+ \(.*\); is skillgate serve --http running there\? Pass --url=URL, or set SKILLGATE_HTTP to its port/,
+  );
 });
 
 Deno.test("skillgate health exits 2 on a bad argument, with nothing on stdout", async () => {
@@ -88,4 +91,29 @@ Deno.test("skillgate health answers 0 for a running --http skillgate (SKILLGATE_
   );
   const byUrl = await runProgram(["health", `--url=${server.base}/healthz`]);
   assert.equal(byUrl.code, 0, byUrl.stderr);
+});
+
+Deno.test("skillgate health --url with the server's base URL or its /mcp endpoint (what clients are given) probes its /healthz", async () => {
+  assert.equal(
+    healthUrl(["--url=http://10.0.0.5:9000"], noEnv).href,
+    "http://10.0.0.5:9000/healthz",
+  );
+  assert.equal(
+    healthUrl(["--url=http://10.0.0.5:9000/mcp"], noEnv).href,
+    "http://10.0.0.5:9000/healthz",
+  );
+  assert.equal(healthUrl(["--url=http://h/other"], noEnv).href, "http://h/other");
+  await using server = await startHttpProgram(["serve", `${REPO_ROOT}examples/skills`], {
+    env: { SKILLGATE_HTTP_TOKEN: "health-token-0123456789abcdef0123" },
+  });
+  for (const url of [server.base, server.url]) {
+    const result = await runProgram(["health", `--url=${url}`]);
+    assert.equal(result.code, 0, `${url}: ${result.stderr}`);
+  }
+  const other = await runProgram(["health", `--url=${server.base}/readyz/x`]);
+  assert.equal(other.code, 1);
+  assert.match(
+    other.stderr,
+    /answered \d+ \(is that skillgate's \/healthz\? it needs no token: --url=http:\/\/127\.0\.0\.1:\d+\/healthz\)/,
+  );
 });
