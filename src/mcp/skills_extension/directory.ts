@@ -39,7 +39,8 @@ export interface ResolvedDirectory {
 
 /**
  * Resolves a directory URI: `skill://<name>` (the skill's root, no trailing
- * slash; `skill://<name>/` is accepted too) or `skill://<name>/<folder>`.
+ * slash; `skill://<name>/` is accepted too) or `skill://<name>/<folder>` (one
+ * trailing slash accepted too).
  *
  * @param catalog The snapshot.
  * @param uri The URI as the client sent it.
@@ -64,7 +65,8 @@ export function resolveDirectory(
     name = asRoot.name;
     path = "";
   } else {
-    const parsed = parseSkillUri(uri, prefixes);
+    // One final slash is how folders are often written (`skill://NAME/scripts/`): dropped.
+    const parsed = parseSkillUri(/[^/]\/$/.test(uri) ? uri.slice(0, -1) : uri, prefixes);
     if (!parsed.ok) {
       return { reason: `${quoteUri(uri)} is not a directory resource: ${parsed.reason}` };
     }

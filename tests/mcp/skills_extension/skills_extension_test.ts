@@ -273,3 +273,21 @@ Deno.test("skills/list hashes the next page while the client reads this one, and
   assert.equal(third.nextCursor, undefined);
   assert.equal(sharedDigestCounts().hashed - before, 240, "the last page reads nothing again");
 });
+
+Deno.test("resources/directory/read takes a folder URI with one trailing slash, as folders are often written", async () => {
+  await using tree = await makeTree({
+    "hello/SKILL.md": skillMd("hello"),
+    "hello/scripts/hi.sh": "echo hi\n",
+  });
+  await using session = await connectInMemory(createCatalogStore(await catalogOf(tree.path)));
+  const names = async (uri: string) =>
+    ((await session.request("resources/directory/read", { uri })).resources as { name: string }[])
+      .map((child) => child.name);
+  assert.deepEqual(await names("skill://hello/scripts/"), ["hi.sh"]);
+  assert.deepEqual(await names("skill://hello/scripts/"), await names("skill://hello/scripts"));
+  await assert.rejects(
+    session.request("resources/directory/read", { uri: "skill://hello/scripts//" }),
+    /empty segment/,
+    "only one final slash",
+  );
+});
