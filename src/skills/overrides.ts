@@ -111,7 +111,35 @@ export function applyOverlay(base: Catalog, overlay: CatalogOverlay): Catalog {
     if (switches.userInvocable === false) override.userInvocable = false;
     skills.push(Object.keys(override).length === 0 ? skill : narrowedCopy(skill, override));
   }
-  return freezeCatalog(base.roots, skills, [...base.problems, ...overlay.problems]);
+  return freezeCatalog(base.roots, skills, [
+    ...base.problems,
+    ...overlay.problems,
+    ...unmatchedRows(base, names),
+  ]);
+}
+
+/**
+ * An `override-unmatched` warning for each overrides row that names no skill
+ * of `base` (a typo, another case: `Hello` for `hello`), with the served name
+ * it likely meant, so an owner who believes a skill is off learns it is not.
+ * Source: n8's finding (`skillgate override Hello --disable` reported success).
+ */
+function unmatchedRows(base: Catalog, names: readonly string[]): Problem[] {
+  const found: Problem[] = [];
+  for (const name of names) {
+    if (base.byName.has(name)) continue;
+    const folded = name.toLowerCase();
+    const meant = base.skills.find((skill) => skill.name.toLowerCase() === folded)?.name;
+    found.push(Object.freeze({
+      path: "overrides.json",
+      reason: "override-unmatched",
+      severity: "warning",
+      detail: `The row "${name.slice(0, 80)}" names no served skill, so it changes nothing` +
+        (meant === undefined ? "" : `; did you mean "${meant}"?`) +
+        " Names are exact (skillgate override NAME takes the name skill_list shows)",
+    }));
+  }
+  return found;
 }
 
 function narrowedCopy(skill: Skill, override: Skill["override"] & object): Skill {

@@ -44,6 +44,7 @@ export const PROBLEM_REASONS = [
   "remote-lock-mismatch",
   "remote-index",
   "depth-limit",
+  "override-unmatched",
 ] as const;
 
 /** One of {@linkcode PROBLEM_REASONS}. */

@@ -109,3 +109,30 @@ Deno.test("narrowOverrides() keeps every switch that was off; turning one back o
   assert.deepEqual(widened, ["alpha.enabled", "beta.modelInvocable"]);
   assert.deepEqual(narrowOverrides({}, { a: { enabled: true } }), { overrides: {}, widened: [] });
 });
+
+Deno.test("applyOverlay() reports a row naming no served skill (a typo, another case) as override-unmatched, with the name meant", () => {
+  const view = applyOverlay(catalog(), {
+    overrides: {
+      Alpha: { enabled: false },
+      "no-such-skil": { enabled: false },
+      beta: { enabled: false },
+    },
+    problems: [],
+  });
+  assert.deepEqual(
+    view.skills.map((skill) => skill.name),
+    ["alpha", "gamma"],
+    "Alpha disables nothing",
+  );
+  const unmatched = view.problems.filter((problem) => problem.reason === "override-unmatched");
+  assert.equal(unmatched.length, 2);
+  assert.match(
+    unmatched[0]!.detail,
+    /The row "Alpha" names no served skill.*did you mean "alpha"\?/,
+  );
+  assert.match(
+    unmatched[1]!.detail,
+    /The row "no-such-skil" names no served skill, so it changes nothing /,
+  );
+  assert.ok(unmatched.every((problem) => problem.severity === "warning"));
+});
