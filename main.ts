@@ -142,10 +142,13 @@ async function main(): Promise<number> {
     for (const failure of failures) logErrorLine(`skillgate: ${failure.message}`);
     return EXIT_USAGE;
   }
-  const cacheDir = prepareIndexCacheDir(config.indexCacheDir);
+  const rootPaths = [...paths, ...remote?.paths ?? []];
+  const cacheDir = prepareIndexCacheDir(
+    config.indexCacheDir,
+    rootPaths.flatMap((root) => root.realPath === null ? [] : [root.realPath]),
+  );
   if (cacheDir.warning !== null) logErrorLine(`skillgate: ${cacheDir.warning}`);
   if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
-  const rootPaths = [...paths, ...remote?.paths ?? []];
   const sourcesCache = remote === null ? {} : { sourcesCache: remote.setup.cacheDir };
   // The worker is created now, with the predicted set (issue 13): its modules load on their own
   // thread while this one loads the rest of the trusted part and runs the isolation probe. It is

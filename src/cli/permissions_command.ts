@@ -81,21 +81,23 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
   // The one-shot command reads the skills to describe each granted script's containment;
   // the set itself is decided from the grant alone, exactly as for `serve`.
   const describe = await buildCatalog(config.roots, config.caps);
-  const { scripts, explained, declarationReader, digestIsolate } = await computeWorkerSet(
-    config,
-    [...paths, ...remote?.paths ?? []],
-    {
-      getEnv: io.getEnv,
-      describe,
-      ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
-    },
-  );
+  const { scripts, explained, declarationReader, digestIsolate, indexCacheProblem } =
+    await computeWorkerSet(
+      config,
+      [...paths, ...remote?.paths ?? []],
+      {
+        getEnv: io.getEnv,
+        describe,
+        ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
+      },
+    );
   if (scripts.refusal !== null) {
     await io.writeErr(`skillgate: ${scripts.refusal}\n`);
     return EXIT_USAGE;
   }
   if (scripts.warning !== null) await io.writeErr(`skillgate: ${scripts.warning}\n`);
   if (scripts.dataDirProblem !== null) await io.writeErr(`skillgate: ${scripts.dataDirProblem}\n`);
+  if (indexCacheProblem !== null) await io.writeErr(`skillgate: ${indexCacheProblem}\n`);
   for (const line of scripts.grantProblems) {
     await io.writeErr(`skillgate: MCP_SKILL_RUN ${oneLine(line)}\n`);
   }

@@ -97,10 +97,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   if (scripts.warning !== null) logErrorLine(`skillgate: ${scripts.warning}`);
   if (scripts.dataDirProblem !== null) logErrorLine(`skillgate: ${scripts.dataDirProblem}`);
   if (indexCacheDir !== config.indexCacheDir) {
-    logErrorLine(
-      "skillgate: the index cache folder lies inside MCP_DATA_DIR, which sandboxed scripts may " +
-        "write; running without it (set --index-cache to a folder outside MCP_DATA_DIR)",
-    );
+    if (workerSet.indexCacheProblem !== null) {
+      logErrorLine(`skillgate: ${workerSet.indexCacheProblem}`);
+    }
     config = { ...config, indexCacheDir };
   }
   const httpWarning = httpScriptsWarning(config, { mayRunScripts: scripts.run.length > 0 });

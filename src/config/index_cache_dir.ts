@@ -11,7 +11,12 @@
  * Creates and checks the index cache folder.
  *
  * @param dir The configured folder (absolute), or null for none.
- * @returns The folder to use, or null with a one-line warning (foreign,
+ * @param rootRealPaths The skill roots' real paths (local and remote): a
+ *   cache folder that is, holds or lies inside one is not used (the worker
+ *   would get write permission on skills, and its cache files would be served
+ *   as a skill's files). @default none
+ * @returns The folder to use, or null with a one-line warning (inside or
+ *   around a skill root, foreign,
  *   writable by others, a symlink, under a folder another user could swap it
  *   in, or cannot be created): skillgate then runs without a cache.
  *
@@ -20,6 +25,7 @@
  */
 export function prepareIndexCacheDir(
   dir: string | null,
+  rootRealPaths: readonly string[] = [],
 ): { dir: string | null; warning: string | null } {
   if (dir === null) return { dir: null, warning: null };
   const ignored = (why: string) => ({
@@ -38,7 +44,10 @@ export function prepareIndexCacheDir(
     if (info.mode !== null && (info.mode & 0o022) !== 0) {
       return ignored("may be written by other users");
     }
-    const unsafe = swappableAncestor(Deno.realPathSync(dir), uid);
+    const real = Deno.realPathSync(dir);
+    const root = rootAround(real, rootRealPaths);
+    if (root !== null) return ignored(rootProblem(root));
+    const unsafe = swappableAncestor(real, uid);
     if (unsafe !== null) {
       return ignored(
         `lies under ${unsafe}, where another user could put a folder of theirs in its place`,
@@ -82,4 +91,53 @@ function swappableAncestor(realDir: string, uid: number | null): string | null {
     if ((mode & 0o022) !== 0 && (mode & 0o1000) === 0) return path;
   }
   return null;
+}
+
+/**
+ * The skill root the folder is, holds or lies inside, or null.
+ *
+ * @param realDir A folder's real path.
+ * @param rootRealPaths The skill roots' real paths.
+ * @returns The first such root, or null.
+ */
+export function rootAround(realDir: string, rootRealPaths: readonly string[]): string | null {
+  const within = (outer: string, inner: string) =>
+    inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`);
+  return rootRealPaths.find((root) => within(root, realDir) || within(realDir, root)) ?? null;
+}
+
+/**
+ * The warning's reason for an index cache folder at a skill root.
+ *
+ * @param root The root it is, holds or lies inside.
+ * @returns A clause for {@linkcode prepareIndexCacheDir}'s warning.
+ */
+export function rootProblem(root: string): string {
+  return `is, holds or lies inside the skill root ${root} (skillgate would write among skills, ` +
+    "and serve its cache as skill files); point --index-cache (or XDG_CACHE_HOME) outside the " +
+    "skill roots";
+}
+
+/**
+ * {@linkcode rootAround} on real paths: the skill root a cache folder is,
+ * holds or lies inside, or null. Roots or a folder that cannot be resolved
+ * are left out (a missing root is reported by the root check).
+ *
+ * @param dir The cache folder (it exists).
+ * @param rootPaths The configured local roots' paths.
+ * @returns The root's real path, or null.
+ *
+ * Requires `--allow-read` on the folders (realpath); the trusted part holds it.
+ */
+export function cacheAtRoot(dir: string, rootPaths: readonly string[]): string | null {
+  const real = (path: string) => {
+    try {
+      return Deno.realPathSync(path);
+    } catch {
+      return null;
+    }
+  };
+  const realDir = real(dir);
+  if (realDir === null) return null;
+  return rootAround(realDir, rootPaths.flatMap((path) => real(path) ?? []));
 }

@@ -10,6 +10,7 @@
  */
 
 import type { Config } from "../config/config.ts";
+import { cacheAtRoot } from "../config/index_cache_dir.ts";
 import type { RootPaths } from "../sandbox/worker_permissions.ts";
 import type { Root } from "../skills/skill.ts";
 import type { FetchOutcome } from "./fetch_source.ts";
@@ -35,7 +36,8 @@ export interface PreparedRemote {
  * @param config The configuration.
  * @param getEnv Reads `XDG_CACHE_HOME`, `HOME`.
  * @returns Null when no source is configured, the prepared state, or an
- *   error message (no cache folder, an unreadable lock) for exit code 2.
+ *   error message (no cache folder, one at a local skill root, an unreadable
+ *   lock) for exit code 2.
  */
 export async function prepareRemote(
   config: Config,
@@ -54,6 +56,19 @@ export async function prepareRemote(
     throw error;
   }
   await Deno.mkdir(setup.cacheDir, { recursive: true, mode: 0o700 });
+  // The fetcher writes there and its skills are served from there: never at a local root, where
+  // a publisher's files would land inside a local skill (and be served as its files).
+  const atRoot = cacheAtRoot(
+    setup.cacheDir,
+    config.roots.filter((root) => root.from !== "remote").map((root) => root.path),
+  );
+  if (atRoot !== null) {
+    return {
+      error: `the remote sources cache folder ${setup.cacheDir} is, holds or lies inside the ` +
+        `skill root ${atRoot}, where fetched files would be served as local skills' files; set ` +
+        "XDG_CACHE_HOME to a folder outside the skill roots",
+    };
+  }
   const roots = await remoteRoots(config.remoteSources, {
     cacheDir: setup.cacheDir,
     lock,

@@ -9,6 +9,7 @@
  */
 
 import type { Config } from "../config/config.ts";
+import { rootAround, rootProblem } from "../config/index_cache_dir.ts";
 import { launcherOf } from "../scripts/host_facts.ts";
 import { isolate, type Isolation } from "../scripts/isolation.ts";
 import type { DeclarationBase } from "../skills/declared_env.ts";
@@ -37,6 +38,8 @@ export interface WorkerSet {
    * when none is kept or a sandbox mounts it for scripts (inside `MCP_DATA_DIR`).
    */
   readonly indexCacheDir: string | null;
+  /** Why the configured index cache folder is not used (one line), or null. */
+  readonly indexCacheProblem: string | null;
   /** The worker's permissions with a reason per entry. */
   readonly explained: ExplainedPermissions;
   /**
@@ -110,11 +113,22 @@ export async function computeWorkerSet(
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
   // Inside a data folder every sandboxed script may write, the cache could be forged: none.
-  const indexCache = scripts.indexCacheExposed ? null : config.indexCacheDir;
+  // At a skill root (is, holds or lies inside one), the worker would write among skills: none.
+  const rootReals = roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]);
+  const atRoot = config.indexCacheDir === null
+    ? null
+    : rootAround(realPathOr(config.indexCacheDir), rootReals);
+  const indexCache = scripts.indexCacheExposed || atRoot !== null ? null : config.indexCacheDir;
   const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
   const sourcesBase = options.sourcesCache === undefined ? null : realPathOr(options.sourcesCache);
   return {
     indexCacheDir: indexCache,
+    indexCacheProblem: atRoot !== null
+      ? `the index cache folder ${rootProblem(atRoot)}; running without it`
+      : scripts.indexCacheExposed
+      ? "the index cache folder lies inside MCP_DATA_DIR, which sandboxed scripts may write; " +
+        "running without it (set --index-cache to a folder outside MCP_DATA_DIR)"
+      : null,
     scripts,
     explained: computeWorkerPermissions(roots, { run, ...listen, indexCache, ...sources }),
     // Without grant rows a remote skill's declaration releases nothing: no read on its cache then.

@@ -168,7 +168,8 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["Deno.lstat", "Deno.realPath"],
     reason: "trusted part at start-up: creates the index cache folder and checks it (and, by its " +
       "real path, every folder above it) is of this user or root and that others cannot write " +
-      "or swap it; it never reads inside",
+      "or swap it, and that it (or the remote sources cache) is not at a skill root; it never " +
+      "reads inside",
   },
   {
     path: "src/skills/_index_file.ts",
