@@ -31,6 +31,12 @@ import { releaseStartupHeap } from "../worker/heap_release.ts";
 import { httpScriptsWarning } from "../transports/http/http_startup.ts";
 import { httpReadyLine, listenForShutdownSignals } from "../transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "../caps.ts";
+
+/**
+ * How long a stdio server may take to stop its scripts and exit after a
+ * SIGTERM or SIGINT, in ms, before it exits anyway (143).
+ */
+const STDIO_STOP_TIMEOUT_MS = 5_000;
 import { bannerText } from "./banner.ts";
 import { EXIT_USAGE } from "./command_io.ts";
 import { startLine } from "./start_line.ts";
@@ -165,6 +171,22 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       },
       onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
     });
+  } else {
+    // Over stdio a client stops its server with SIGTERM (the SDKs' close()): Deno's default would
+    // end this process at once and leave scripts running in their own process groups (review n8).
+    // Relayed, the worker stops every run (their groups killed) and exits; a second signal, or
+    // no exit within STDIO_STOP_TIMEOUT_MS, exits now.
+    listenForShutdownSignals({
+      onFirst: () => {
+        session.shutdown();
+        const deadline = setTimeout(() => Deno.exit(143), STDIO_STOP_TIMEOUT_MS);
+        Deno.unrefTimer(deadline);
+      },
+      onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
+    });
+  }
+  if (config.options.http !== null) {
+    // Its ready line is logged when ready (above).
   } else if (Deno.stdin.isTerminal()) {
     const isolation = scripts.facts.isolation;
     const bannerConfig = config;

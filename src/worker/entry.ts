@@ -374,7 +374,13 @@ async function serve(start: StartMessage): Promise<void> {
       });
     }
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
-    ended = closed.then((end) => end.exitCode);
+    // A SIGTERM or SIGINT the trusted part relayed ends the session too (0): running scripts are
+    // then stopped below, as when stdin ends, so none outlives the server (review n8).
+    const stopped = new Promise<number>((resolve) => {
+      if (shutdownRequested.signal.aborted) resolve(0);
+      shutdownRequested.signal.addEventListener("abort", () => resolve(0), { once: true });
+    });
+    ended = Promise.race([closed.then((end) => end.exitCode), stopped]);
   } else {
     // Loaded only for --http: a stdio server answers `initialize` without the HTTP stack.
     const { serveOverHttp } = await import("../transports/http/serve.ts");
