@@ -216,17 +216,21 @@ Deno.test("httpRunRefusal() refuses skill_run on stateless replicas without a sh
   );
 });
 
-Deno.test("httpScriptsWarning() warns at start-up when scripts could run over HTTP without a token", async () => {
+Deno.test("httpScriptsWarning() warns at start-up over HTTP without a token: any local user reads every skill, and skill_run is refused", async () => {
   const bare = await settleHttpToken(httpConfig());
+  const readers =
+    /no bearer token, so any local user .* can read every skill served here.*SKILLGATE_HTTP_TOKEN/;
+  assert.match(httpScriptsWarning(bare, { mayRunScripts: true }) ?? "", readers);
   assert.match(
     httpScriptsWarning(bare, { mayRunScripts: true }) ?? "",
-    /skill_run is refused over HTTP without a bearer token .*SKILLGATE_HTTP_TOKEN/,
+    /skill_run is refused over HTTP too/,
   );
-  assert.equal(httpScriptsWarning(bare, { mayRunScripts: false }), null, "nothing could run");
+  assert.match(httpScriptsWarning(bare, { mayRunScripts: false }) ?? "", readers, "reads still");
+  assert.doesNotMatch(httpScriptsWarning(bare, { mayRunScripts: false }) ?? "", /skill_run/);
   const withToken = httpConfig([], { SKILLGATE_HTTP_TOKEN: TEST_TOKEN });
   assert.equal(httpScriptsWarning(withToken, { mayRunScripts: true }), null);
   const refusing = httpConfig([], { MCP_CONFIRM_MODE: "refuse" });
-  assert.equal(httpScriptsWarning(refusing, { mayRunScripts: true }), null);
+  assert.match(httpScriptsWarning(refusing, { mayRunScripts: true }) ?? "", readers);
   const stdio = parseCommandLine({ args: ["serve", "/x"], getEnv: () => undefined, cwd: "/" });
   assert.equal(httpScriptsWarning(stdio, { mayRunScripts: true }), null);
 });

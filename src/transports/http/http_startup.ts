@@ -113,26 +113,29 @@ export async function settleHttpToken(
 }
 
 /**
- * The start-up warning for an HTTP server that could run scripts but has no
- * bearer token: `skill_run` will refuse every call (see
- * `httpRunRefusal`), and the owner should hear why before a client does.
+ * The start-up warning for an HTTP server without a bearer token: any local
+ * user (and any process sharing the loopback) can read every skill served,
+ * and, when scripts could run, `skill_run` will refuse every call (see
+ * `httpRunRefusal`): the owner should hear both before a client does.
  *
  * @param config The configuration after {@linkcode settleHttpToken}.
  * @param facts `mayRunScripts`: whether the grant lets any script run (the
  *   worker's run permission is not empty).
  * @returns One line for stderr (without the `skillgate: ` prefix), or null
- *   on stdio, with a token, when confirmations refuse everything, or when
- *   nothing could run anyway.
+ *   on stdio or with a token.
  */
 export function httpScriptsWarning(
   config: Config,
   facts: { mayRunScripts: boolean },
 ): string | null {
   if (config.options.http === null || config.httpToken !== null) return null;
-  if (!facts.mayRunScripts || config.scripts.confirmMode === "refuse") return null;
-  return "warning: skill_run is refused over HTTP without a bearer token (any local user can " +
-    "reach a loopback port); set SKILLGATE_HTTP_TOKEN or --http-token-file to let clients " +
-    "run scripts";
+  // Review n8: loopback is no wall between the users of one machine (or containers sharing its
+  // network): without a token every one of them reads every skill this user can.
+  const readers = "warning: no bearer token, so any local user (and any process sharing this " +
+    "loopback) can read every skill served here, including files their own accounts cannot " +
+    "read; set SKILLGATE_HTTP_TOKEN or --http-token-file";
+  if (!facts.mayRunScripts || config.scripts.confirmMode === "refuse") return readers;
+  return `${readers} (without one, skill_run is refused over HTTP too)`;
 }
 
 /**
