@@ -66,8 +66,11 @@ print-flags:
 ## compile: build dist/skillgate-<os>-<arch> with deno compile and the trusted flags, then
 ## smoke-test it; a failure removes it (offline: DENORT_BIN=/path/to/denort DENORT_SHA256=<sum>;
 ## the full deno CLI is refused). See .ci/compile.sh for where denort comes from.
+## deno compile reads and writes Deno's cache (transpiled sources, npm packages, denort): the
+## launcher's private one (a DENO_DIR you set only when no one else can reach it), never ~/.cache/deno.
 compile: deps
-	@sh .ci/compile.sh "$(DENO)" dist $(TRUSTED_FLAGS)
+	@deno_dir=$$(SKILLGATE_SETUP_ONLY=build-deno-dir ./skillgate) && \
+	DENO_DIR="$$deno_dir" sh .ci/compile.sh "$(DENO)" dist $(TRUSTED_FLAGS)
 
 ## compile-plan: print the deno compile argv, one element per line, without building
 compile-plan:

@@ -21,6 +21,7 @@ async function make(
   const environment = { ...Deno.env.toObject(), ...env };
   if (env.DENORT_BIN === undefined) delete environment.DENORT_BIN;
   if (env.DENORT_SHA256 === undefined) delete environment.DENORT_SHA256;
+  for (const [name, value] of Object.entries(env)) if (value === "") delete environment[name];
   const output = await new Deno.Command("make", {
     args: ["-s", target],
     cwd: REPO_ROOT,
@@ -199,4 +200,35 @@ Deno.test("make compile without DENORT_BIN builds a smoke-tested binary, or says
     /skillgate: deno compile could not download its base runtime \(denort 2\.9\.6\).*make compile DENORT_BIN=\/path\/to\/denort DENORT_SHA256=/,
   );
   assert.deepEqual(await distEntries(), []);
+});
+
+Deno.test("attack: make compile never lets deno compile use the caller's default Deno cache, which others may have written into", async () => {
+  // ~/.cache/deno is made by any earlier `deno` run with that run's umask (group-writable under
+  // umask 002): deno compile would read transpiled sources and npm packages from it into the
+  // binary. The launcher's private cache (.bundle/deno, 0700) is given instead.
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-compile-home-" });
+  try {
+    const home = `${dir}/home`;
+    await Deno.mkdir(home);
+    const fake = `${dir}/denort`;
+    await Deno.writeTextFile(
+      fake,
+      "#!/bin/sh\necho 'This executable is used internally by deno compile' >&2\nexit 1\n",
+    );
+    await Deno.chmod(fake, 0o755);
+    const environment: Record<string, string> = { HOME: home, XDG_CACHE_HOME: `${home}/.cache` };
+    const run = await make("compile", {
+      ...environment,
+      DENORT_BIN: fake,
+      DENORT_SHA256: await sha256(fake),
+      DENO_DIR: "",
+    });
+    assert.match(run.stderr, /Not an ELF file/, "deno compile itself ran");
+    const madeThere: string[] = [];
+    for await (const entry of Deno.readDir(home)) madeThere.push(entry.name);
+    assert.deepEqual(madeThere, [], "nothing was written to the caller's home (~/.cache/deno)");
+    assert.deepEqual(await distEntries(), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -32,6 +32,7 @@ function probeSource(dir: string, path: string): string {
   return `
 const { port1, port2 } = new MessageChannel();
 port1.onmessage = (event) => {
+  if (event.data?.type === "digest-alive") return;
   const seen = event.data?.results?.[0];
   self.postMessage({ type: "exit", code: 0, message: seen ? seen.digest : "no digest" });
 };

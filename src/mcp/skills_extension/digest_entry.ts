@@ -24,6 +24,8 @@ import { createFdLocateClient } from "../../sandbox/fd_locate_client.ts";
 import { hashThroughGate } from "./digest_files.ts";
 import { listAndHashSkills } from "./digest_listing.ts";
 import {
+  DIGEST_HEARTBEAT_MS,
+  type DigestAliveMessage,
   type DigestListReplyMessage,
   type DigestReplyMessage,
   parseDigestJob,
@@ -40,6 +42,11 @@ self.addEventListener("message", (event: MessageEvent) => {
   const data = event.data as { type?: unknown; port?: unknown } | null;
   if (data?.type !== "digest-port" || !(data.port instanceof MessagePort)) return;
   const port = data.port;
+  // Signs of life while the thread is free (the worker gives up on an isolate whose thread
+  // stopped: digest_helper.ts); ended with the isolate.
+  const alive: DigestAliveMessage = { type: "digest-alive" };
+  port.postMessage(alive);
+  setInterval(() => port.postMessage(alive), DIGEST_HEARTBEAT_MS);
   port.onmessage = (job: MessageEvent) => {
     const listing = parseListJob(job.data);
     if (listing !== null) {

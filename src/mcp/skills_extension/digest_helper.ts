@@ -57,6 +57,14 @@ export const DIGEST_BATCHES_IN_FLIGHT = 4;
 export const LIST_BATCH_SKILLS = 16;
 /** How long the isolate may go without answering a job while one is pending, in ms. */
 export const DIGEST_REPLY_TIMEOUT_MS = 20_000;
+/**
+ * How long the isolate may go without any sign of life (an answer or its heartbeat, every
+ * `DIGEST_HEARTBEAT_MS`) while a job is pending, once it said it was alive, in ms: its thread
+ * stopped (blocked in a call, or looping), so the files sent are read in the worker at once
+ * rather than after {@linkcode DIGEST_REPLY_TIMEOUT_MS}. Generous against a loaded machine's
+ * scheduling: a wrong guess costs only the worker's own hashing.
+ */
+export const DIGEST_SILENCE_MS = 3_000;
 
 /** Where the worker asks the trusted part to start and end the isolate (in the worker: `self`). */
 export interface DigestParentPort {
@@ -76,6 +84,11 @@ export interface DigestHelperOptions {
   readonly batchesInFlight?: number;
   /** No answer for this long while a job is pending ends the isolate, in ms. @default DIGEST_REPLY_TIMEOUT_MS */
   readonly replyTimeoutMs?: number;
+  /**
+   * No sign of life (answer or heartbeat) for this long while a job is pending, once the
+   * isolate said it was alive, ends it, in ms. @default DIGEST_SILENCE_MS
+   */
+  readonly silenceMs?: number;
   /** Where the one warning goes. @default console.error */
   readonly warn?: (line: string) => void;
   /**
@@ -163,6 +176,7 @@ export function createDigestHelper(
   const batchFiles = options.batchFiles ?? DIGEST_BATCH_FILES;
   const batchesInFlight = options.batchesInFlight ?? DIGEST_BATCHES_IN_FLIGHT;
   const replyTimeoutMs = options.replyTimeoutMs ?? DIGEST_REPLY_TIMEOUT_MS;
+  const silenceMs = options.silenceMs ?? DIGEST_SILENCE_MS;
   const warn = options.warn ?? ((line: string) => console.error(line));
   // Files waiting, `queue[head]` to `queue[queue.length - 1]`. While the build runs, jobs take
   // them from the front (the order skills load in); once it is done, from the back, while the
@@ -179,6 +193,9 @@ export function createDigestHelper(
   let isStopped = false;
   let sent = 0;
   let watchdog: ReturnType<typeof setTimeout> | undefined;
+  /** Armed while a job is pending, once the isolate said it was alive; re-armed by each sign. */
+  let silence: ReturnType<typeof setTimeout> | undefined;
+  let hasSaidAlive = false;
   // Listing requests of this turn, and listing jobs sent and not answered.
   let listBatch: { skill: ListJobSkill; answer: (listed: ListedSkill | null) => void }[] = [];
   let listCaps: ListCaps | null = null;
@@ -210,6 +227,15 @@ export function createDigestHelper(
       fail(`the digest isolate answered nothing for ${replyTimeoutMs} ms`);
     }, replyTimeoutMs);
   };
+  /** (Re-)arms the silence timer: a sign of life was just seen, or a job was just sent. */
+  const armSilence = () => {
+    clearTimeout(silence);
+    silence = !hasSaidAlive || pending.size + listPending.size === 0
+      ? undefined
+      : setTimeout(() => {
+        fail(`the digest isolate stopped answering (no sign of life for ${silenceMs} ms)`);
+      }, silenceMs);
+  };
   /** Settles every job still out with null (read here) and forgets the queue. */
   const release = () => {
     for (const job of pending.values()) job.answer.forEach((answer) => answer(null));
@@ -223,10 +249,14 @@ export function createDigestHelper(
     head = 0;
     clearTimeout(watchdog);
     watchdog = undefined;
+    clearTimeout(silence);
+    silence = undefined;
   };
   const stop = () => {
     if (channel === null || isStopped) return;
     isStopped = true;
+    clearTimeout(silence);
+    silence = undefined;
     channel.close();
     parent.removeEventListener("message", onParent);
     parent.postMessage({ type: "digest-isolate-stop" });
@@ -244,7 +274,13 @@ export function createDigestHelper(
     fail(typeof data.reason === "string" ? data.reason : "the digest isolate ended");
   }
   const onReply = (event: MessageEvent) => {
-    if ((event.data as { type?: unknown } | null)?.type === "list-skills-reply") {
+    const type = (event.data as { type?: unknown } | null)?.type;
+    if (type === "digest-alive") {
+      hasSaidAlive = true;
+      if (!hasFailed && !isStopped) armSilence();
+      return;
+    }
+    if (type === "list-skills-reply") {
       onListReply(event.data);
       return;
     }
@@ -255,6 +291,7 @@ export function createDigestHelper(
     const reply = parseDigestReply(event.data, job.files.length);
     job.answer.forEach((answer, index) => answer(reply?.results[index] ?? null));
     armWatchdog();
+    armSilence();
     pump();
   };
   const onListReply = (data: unknown) => {
@@ -265,6 +302,7 @@ export function createDigestHelper(
     const reply = parseListReply(data, answers.length);
     answers.forEach((answer, index) => answer(reply?.results[index] ?? null));
     armWatchdog();
+    armSilence();
     pump();
   };
   /** Sends the listing requests of this turn as one job. */
@@ -289,6 +327,7 @@ export function createDigestHelper(
     channel.postMessage(job);
     listed += batch.length;
     if (watchdog === undefined) armWatchdog();
+    if (silence === undefined) armSilence();
   };
   /**
    * Turns the isolate's listing into the build's: paths shared as the build's are, each
@@ -352,6 +391,7 @@ export function createDigestHelper(
       channel.postMessage(job);
       sent += files.length;
       if (watchdog === undefined) armWatchdog();
+      if (silence === undefined) armSilence();
     }
     if (
       isFinished && pending.size === 0 && head >= queue.length && listPending.size === 0 &&

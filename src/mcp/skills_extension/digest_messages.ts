@@ -12,6 +12,18 @@ import { checkServedPath } from "../../files/served_name.ts";
 import { compareCodeUnits } from "../../skills/_fs.ts";
 import { PROBLEM_REASONS } from "../../skills/problem.ts";
 
+/**
+ * How often the digest isolate says it is alive while its channel is open, in ms: a
+ * timer, so it fires only while the isolate's thread is free (an awaited read lets it
+ * through; a thread blocked in a call or a loop stops it).
+ */
+export const DIGEST_HEARTBEAT_MS = 250;
+
+/** Digest isolate to worker: alive (sent at once on the channel, then every {@linkcode DIGEST_HEARTBEAT_MS}). */
+export interface DigestAliveMessage {
+  readonly type: "digest-alive";
+}
+
 /** Files one job names at most; a longer job is ignored by the isolate. */
 export const MAX_DIGEST_JOB_FILES = 1_024;
 

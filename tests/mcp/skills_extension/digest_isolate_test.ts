@@ -205,7 +205,10 @@ Deno.test("attack: the digest isolate reads nothing outside the roots, even for 
   const { parent, host } = trustedParent([tree.path]);
   const { port1, port2 } = new MessageChannel();
   const reply = new Promise<DigestReplyMessage | null>((resolve) => {
-    port1.onmessage = (event) => resolve(parseDigestReply(event.data, 2));
+    port1.onmessage = (event) => {
+      // (Its heartbeats aside.)
+      if (event.data?.type !== "digest-alive") resolve(parseDigestReply(event.data, 2));
+    };
   });
   parent.postMessage({ type: "digest-isolate", port: port2 }, [port2]);
   port1.postMessage({
@@ -255,6 +258,58 @@ Deno.test("digest isolate: one that fails ends with one warning and every digest
   assert.equal(cache.hashedElsewhere, 0);
   assert.equal(cache.hashed, 12);
   assert.equal(host.isRunning, false);
+});
+
+Deno.test("attack: a digest isolate whose thread stops (alive, then blocked) is given up on its silence, not its 20 s reply timeout, and the page's digests are computed in the worker", async () => {
+  const files: Record<string, string> = {
+    // Says it is alive as the real one does, then blocks its thread on the first job.
+    "hung_entry.js": [
+      'self.addEventListener("message", (event) => {',
+      "  const port = event.data?.port;",
+      "  if (!(port instanceof MessagePort)) return;",
+      '  port.postMessage({ type: "digest-alive" });',
+      "  port.onmessage = () => { for (;;) { /* a thread that never answers again */ } };",
+      "});",
+      "",
+    ].join("\n"),
+  };
+  for (let index = 0; index < 6; index++) {
+    const name = `skill-${index}`;
+    files[`${name}/SKILL.md`] = skillMd(name, `Skill ${index}`);
+    files[`${name}/references/guide.md`] = `guide ${index}\n`;
+  }
+  await using tree = await makeTree(files);
+  const { parent, host } = trustedParent(
+    [tree.path],
+    new URL(`file://${Deno.realPathSync(tree.at("hung_entry.js"))}`),
+  );
+  const warnings: string[] = [];
+  const cache: DigestCache = createDigestCache();
+  // The reply timeout far out of reach: only the silence rule can end the wait.
+  const helper = createDigestHelper(cache, parent, {
+    warn: (line) => warnings.push(line),
+    replyTimeoutMs: 600_000,
+  });
+  const catalog = await buildWithHelper(tree.path, helper);
+  const skills = extensionView(catalog).skills;
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const listed = await Promise.race([
+    skillEntries(skills, cache),
+    new Promise<never>((_, reject) => {
+      guard = setTimeout(
+        () => reject(new Error("the page still waits on the hung isolate")),
+        120_000,
+      );
+    }),
+  ]).finally(() => clearTimeout(guard));
+  assert.deepEqual(manifest(listed), manifest(await skillEntries(skills, createDigestCache())));
+  assert.equal(manifest(listed).length, 12);
+  assert.equal(helper.hasFailed, true);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /digest isolate stopped answering \(no sign of life for 3000 ms\)/);
+  assert.match(warnings[0]!, /computed in the serving worker instead/);
+  assert.equal(cache.hashedElsewhere, 0);
+  await untilEnded(host);
 });
 
 Deno.test("digest isolate: a malformed answer is not used (the worker reads those files itself)", () => {
