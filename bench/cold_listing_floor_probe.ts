@@ -115,14 +115,13 @@ async function pass(
     const fds = paths.map((path) => openSync(path, FLAGS));
     const sizes = fds.map((fd) => fstatSync(fd).size);
     const where = await locate(fds);
-    for (let i = 0; i < fds.length; i++) {
-      const fd = fds[i];
+    for (const [i, fd] of fds.entries()) {
       try {
         if (where[i] !== paths[i]) {
           refused++;
           continue;
         }
-        const size = sizes[i];
+        const size = sizes[i] ?? 0;
         if (size > buffer.length) buffer = new Uint8Array(size * 2);
         let n = 0;
         while (n < size) {
@@ -158,7 +157,8 @@ async function pass(
     }
   };
   for (let index = options.part; index < names.length; index += options.of) {
-    await walk(options.relative === true ? names[index] : `${options.root}/${names[index]}`);
+    const name = names[index] ?? "";
+    await walk(options.relative === true ? name : `${options.root}/${name}`);
   }
   if (pending.length > 0) await flushLocated();
   return { files, bytes, refused, digestXor };
@@ -278,6 +278,7 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
   const args = Object.fromEntries(
     Deno.args.map((arg) => arg.replace(/^--/, "").split("=", 2) as [string, string]),
   );
+  if (args.root === undefined) throw new Error("Give the catalog's folder: --root=DIR");
   const root = Deno.realPathSync(args.root);
   const mode = args.mode ?? "worker";
   const open = args.open === "deno" ? "deno" : "node";
