@@ -1,0 +1,63 @@
+/** The trusted part's answer to an isolate's descriptor-location request (`answerLocateRequest`). */
+
+import assert from "node:assert/strict";
+import { closeSync, openSync } from "node:fs";
+import { join } from "node:path";
+import { answerLocateRequest } from "../../src/sandbox/fd_locate_answer.ts";
+import type { LocateFdReplyMessage, LocateFdsReplyMessage } from "../../src/sandbox/messages.ts";
+
+Deno.test("answerLocateRequest() answers a batch before it returns, each descriptor with the real path the kernel gives, in order", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const fds: number[] = [];
+  try {
+    for (const name of ["a.txt", "b.txt"]) await Deno.writeTextFile(join(dir, name), name);
+    // Opened through a link: the answer is where the descriptor is, never the name it was opened by.
+    await Deno.symlink(join(dir, "b.txt"), join(dir, "link.txt"));
+    const a = openSync(join(dir, "a.txt"), "r");
+    fds.push(a);
+    const viaLink = openSync(join(dir, "link.txt"), "r");
+    fds.push(viaLink);
+    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage)[] = [];
+    const handled = answerLocateRequest(
+      { type: "locate-fds", id: 4, fds: [viaLink, -1, a] },
+      (answer) => replies.push(answer),
+    );
+    assert.equal(handled, true);
+    assert.deepEqual(replies, [{
+      type: "locate-fds-reply",
+      id: 4,
+      paths: [join(dir, "b.txt"), null, join(dir, "a.txt")],
+    }]);
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("answerLocateRequest() answers a lone request at once, null for a descriptor that is not open", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.writeTextFile(join(dir, "a.txt"), "a");
+    const fd = openSync(join(dir, "a.txt"), "r");
+    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage)[] = [];
+    try {
+      answerLocateRequest({ type: "locate-fd", id: 1, fd }, (answer) => replies.push(answer));
+    } finally {
+      closeSync(fd);
+    }
+    // Closed now: nothing stands behind the number any more.
+    answerLocateRequest({ type: "locate-fd", id: 2, fd }, (answer) => replies.push(answer));
+    assert.deepEqual(replies, [
+      { type: "locate-fd-reply", id: 1, path: join(dir, "a.txt") },
+      { type: "locate-fd-reply", id: 2, path: null },
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("answerLocateRequest() leaves any other message alone and replies nothing", () => {
+  const replies: unknown[] = [];
+  assert.equal(answerLocateRequest(null, (answer) => replies.push(answer)), false);
+  assert.deepEqual(replies, []);
+});
