@@ -11,6 +11,7 @@
  */
 
 import type { Config } from "../config/config.ts";
+import { rootAround } from "../config/index_cache_dir.ts";
 import { grantsAnything, parseGrant } from "../scripts/grant.ts";
 import { findProgram, SYSTEM_FOLDERS } from "../scripts/system_folders.ts";
 import {
@@ -72,12 +73,13 @@ export function predictWorkerPermissions(
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
   const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
-  return computeWorkerPermissions(roots, {
-    run,
-    ...listen,
-    indexCache: config.indexCacheDir,
-    ...sources,
-  }).permissions;
+  // As computed (worker_set.ts): no index cache at a skill root.
+  const rootReals = roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]);
+  const indexCache = config.indexCacheDir !== null &&
+      rootAround(realPathOr(config.indexCacheDir), rootReals) === null
+    ? config.indexCacheDir
+    : null;
+  return computeWorkerPermissions(roots, { run, ...listen, indexCache, ...sources }).permissions;
 }
 
 /**

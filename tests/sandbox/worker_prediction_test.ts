@@ -22,16 +22,19 @@ async function predictAndCompute(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<Outcome> {
-  const root = await Deno.makeTempDir({ prefix: "skillgate-predict-" });
+  const base = await Deno.makeTempDir({ prefix: "skillgate-predict-" });
+  const root = `${base}/skills`;
+  await Deno.mkdir(root);
   try {
+    // The cache beside the root, never inside it (a cache at a root is not used at all).
     const { code, stdout, stderr } = await runProgram(["serve", root, ...args], {
       entry: "tests/support/predict_main.ts",
-      env: { XDG_CACHE_HOME: `${root}/.cache`, ...env },
+      env: { XDG_CACHE_HOME: `${base}/.cache`, ...env },
     });
     assert.equal(code, 0, stderr);
     return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
   } finally {
-    await Deno.remove(root, { recursive: true });
+    await Deno.remove(base, { recursive: true });
   }
 }
 
