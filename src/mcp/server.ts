@@ -19,6 +19,7 @@ import { promptsFamily } from "./prompts/prompts_family.ts";
 import { completionsFamily } from "./completions/completions_family.ts";
 import { loggingFamily } from "./logging/logging_family.ts";
 import { sdkCacheHints } from "./cache_hints.ts";
+import { LEGACY_PROTOCOL_VERSIONS } from "./protocol_versions.ts";
 
 /** The families served, in installation order. Add a family here, once. */
 export const FAMILIES: readonly MethodFamily[] = Object.freeze([
@@ -61,6 +62,8 @@ export function createSkillServer(context: ServerContext): Server {
       ),
       // ttlMs/cacheScope of 2026-07-28 answers (values and reasons: cache_hints.ts).
       cacheHints: sdkCacheHints(context.config),
+      // What initialize negotiates (and a 2025-era header may name): protocol_versions.ts.
+      supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
     },
   );
   for (const family of FAMILIES) family.install(server, context);
