@@ -17,6 +17,8 @@ Deno.test("lookAlikeKey() maps letters of other scripts drawn like Latin ones, n
     ["code-review", "c\u043ede-r\u0435view", true], // Cyrillic o, e
     ["\u0420DF", "pdf", true], // Cyrillic capital Er, folded first
     ["nova", "n\u03bfv\u0430", true], // Greek omicron, Cyrillic a
+    ["help", "he\u04c0p", true], // uppercase palochka, drawn like l (mapped before folding)
+    ["\u03a1df", "pdf", true], // Greek capital Rho
     ["burn", "bum", false], // the full skeleton's rn/m is not applied to ASCII
     ["v1", "vl", false],
     ["caf\u00e9", "cafe", false], // an accent is visible: not a look-alike
@@ -46,4 +48,37 @@ Deno.test("attack: buildCatalog() refuses Latin pdf and Cyrillic рdf as duplica
     assert.ok(problem.detail.includes('"\\u{0440}df"'), problem.detail);
     assert.match(problem.detail, /none of them is served/);
   }
+});
+
+Deno.test("attack: buildCatalog() refuses a name holding an invisible character (it displays as another name), and serves pdf", async () => {
+  const twins = [
+    "pdf\u200b",
+    "pd\u00adf",
+    "pdf\u2060",
+    "pd\u034ff",
+    "pd\u200cf",
+    "pdf\u3164",
+    "pdf\u{e0041}",
+  ];
+  const files: Record<string, string> = { "pdf/SKILL.md": skillMd("pdf") };
+  for (const twin of twins) files[`${twin}/SKILL.md`] = skillMd(twin);
+  await using tree = await makeTree(files);
+  const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
+  assert.deepEqual(catalog.skills.map((s) => s.name), ["pdf"]);
+  const unusable = catalog.problems.filter((p) => p.reason === "unusable-name");
+  assert.equal(unusable.length, twins.length);
+  for (const problem of unusable) assert.match(problem.detail, /invisible-character/);
+});
+
+Deno.test("buildCatalog() serves Greek and Cyrillic names that look like no Latin name beside Latin ones", async () => {
+  await using tree = await makeTree({
+    "alpha/SKILL.md": skillMd("alpha"),
+    "\u03b1\u03bb\u03c6\u03b1/SKILL.md": skillMd("\u03b1\u03bb\u03c6\u03b1"),
+    "\u0434\u0430\u043d\u043d\u044b\u0435/SKILL.md": skillMd(
+      "\u0434\u0430\u043d\u043d\u044b\u0435",
+    ),
+  });
+  const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
+  assert.equal(catalog.skills.length, 3);
+  assert.deepEqual(catalog.problems.filter((p) => p.severity === "error"), []);
 });
