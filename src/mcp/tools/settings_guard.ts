@@ -13,6 +13,7 @@
 import { createConfirmer } from "../../scripts/confirm/confirmer.ts";
 import type { ViewOverrideRequest } from "../../config/file/view_override_write.ts";
 import type { ToolCallExtra, ToolContext } from "./tool.ts";
+import { shellCommand } from "../../cli/shell_quote.ts";
 
 /**
  * `skillgate override`'s flag for each switch and value (the same table as
@@ -106,7 +107,8 @@ export function confirmationRefusal(
     : OVERRIDE_FLAG_OF[`${request.switch}:${request.value}`];
   const command = request === undefined || flag === undefined
     ? "skillgate override NAME --disable (or --hide-from-model, --no-prompt)"
-    : `skillgate override ${JSON.stringify(request.name)} ${flag}`;
+    // Single-quoted for a POSIX shell: a skill's author picks its name (`e$(id)f`).
+    : shellCommand(["skillgate", "override", request.name, flag]);
   return {
     message: "This client cannot ask the user to confirm a change (it declares no elicitation), " +
       "so a view's change is not written",

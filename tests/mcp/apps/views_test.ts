@@ -28,7 +28,8 @@ import { memoryCatalog, memorySkill } from "../../support/memory_catalog.ts";
 import { REPO_ROOT } from "../../support/program.ts";
 import { testConfig } from "../skills_extension/_connect.ts";
 import { sdkCacheHints } from "../../../src/mcp/cache_hints.ts";
-import { OVERRIDE_FLAG_OF } from "../../../src/mcp/tools/settings_guard.ts";
+import { confirmationRefusal, OVERRIDE_FLAG_OF } from "../../../src/mcp/tools/settings_guard.ts";
+import { shellQuote } from "../../../src/cli/shell_quote.ts";
 import { OVERRIDE_FLAGS } from "../../../src/cli/override_command.ts";
 
 const UI_CLIENT = {
@@ -515,7 +516,7 @@ Deno.test("attack: skill_settings_write from a client that cannot ask the user w
     );
     assert.equal(errorOf(result), "CONFIRMATION_UNAVAILABLE");
     const body = JSON.parse((result as { content: { text: string }[] }).content[0]!.text);
-    assert.match(body.hint, /skillgate override "plain" --disable/);
+    assert.match(body.hint, /skillgate override plain --disable$/);
   }
   assert.deepEqual(context.written, []);
   const settings = await skillSettingsTool.call({}, context, {});
@@ -529,4 +530,14 @@ Deno.test("OVERRIDE_FLAG_OF names the same skillgate override flag as the comman
     Object.entries(OVERRIDE_FLAGS).map(([flag, [key, value]]) => [`${key}:${value}`, flag]),
   );
   assert.deepEqual({ ...OVERRIDE_FLAG_OF }, fromCommand);
+});
+
+Deno.test("attack: CONFIRMATION_UNAVAILABLE's override line single-quotes a skill name holding $(...) or backticks", () => {
+  for (const name of ["e$(id)f", "c`id`d", "it's"]) {
+    const refusal = confirmationRefusal({}, { name, switch: "enabled", value: false });
+    const line = (refusal?.hint ?? "").replace(/^.*: /, "");
+    assert.equal(line, `skillgate override ${shellQuote(name)} --disable`);
+    assert.ok(line.includes(`'`), line);
+    assert.ok(!line.includes(`"${name}"`), line);
+  }
 });
