@@ -250,8 +250,16 @@ export function parseCommandLine(input: CommandLineInput): Config {
     lock: lockPath,
     "index-cache": typeof values.indexCache === "string" ? resolvePath(values.indexCache) : null,
   };
+  // --root-prefix PREFIX=PATH: the path made absolute as the roots are.
+  const absolutePrefixes = (value: string) =>
+    value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
+      const equals = entry.indexOf("=");
+      return `${entry.slice(0, equals)}=${resolvePath(entry.slice(equals + 1))}`;
+    }).join(",");
   const commandLineOptions = optionWords.map(({ flag, value }) => {
-    const shown = absolute[flag] ?? value;
+    const shown = flag === "root-prefix" && value !== undefined
+      ? absolutePrefixes(value)
+      : absolute[flag] ?? value;
     return shown === undefined ? `--${flag}` : `--${flag}=${shown}`;
   });
   return deepFreeze({

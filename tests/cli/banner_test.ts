@@ -113,3 +113,26 @@ Deno.test("bannerText() adds no option a variable set (only the command line's o
   }, ["skillgate", "serve"]);
   assert.match(text, /claude mcp add skills -- skillgate serve \/s\/one\n/);
 });
+
+Deno.test("bannerText()'s claude mcp add line makes a --root-prefix path absolute like the root", () => {
+  const config = parseCommandLine({
+    args: ["serve", "./skills", "--root-prefix=team=./skills", "--static"],
+    getEnv: () => undefined,
+    cwd: "/tmp/b",
+  });
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 0,
+    errorCount: 0,
+    warningCount: 0,
+    problemLines: [],
+  }, ["skillgate", "serve"]);
+  assert.match(
+    text,
+    /claude mcp add skills -- skillgate serve \/tmp\/b\/skills --root-prefix=team=\/tmp\/b\/skills --static\n/,
+  );
+  // The line parses back, from another directory, to the same roots and prefixes.
+  const words = ["serve", "/tmp/b/skills", "--root-prefix=team=/tmp/b/skills", "--static"];
+  const again = parseCommandLine({ args: words, getEnv: () => undefined, cwd: "/" });
+  assert.deepEqual(again.roots, config.roots);
+});
