@@ -28,7 +28,8 @@ export interface ListTableOptions {
  * @param answer The whole-catalog answer (see `fullListAnswer()`).
  * @param options The width to fit rows into.
  * @returns Lines ending in a newline: a heading with the roots, the skill
- *   table (or "No skills found"; a SCRIPTS column, e.g. `1 runnable, 1 ungranted`,
+ *   table (or "No skills found"; a SCRIPTS column, e.g. `1 runnable, 1 ungranted` (`N refused`: entries refused as
+ *   declared, each also in the errors),
  *   when any skill declares a script), a `Scripts that cannot run (N):`
  *   section (each `skill: script: reason`, ungranted first) when some cannot,
  *   then `Errors (N):` and `Warnings (N):` sections, each problem as
@@ -73,14 +74,18 @@ export function formatBytes(bytes: number): string {
 
 type ListedSkill = SkillListAnswer["skills"][number];
 
-/** How many of a skill's declared scripts run here, are not granted, or are unavailable. */
+/**
+ * How many of a skill's declared scripts run here, are not granted, are
+ * unavailable, or were refused as declared (each also an error line below).
+ */
 function scriptCounts(
   skill: ListedSkill,
-): { runs: number; ungranted: number; unavailable: number } {
+): { runs: number; ungranted: number; unavailable: number; refused: number } {
   return {
     runs: skill.scripts?.length ?? 0,
     ungranted: skill.ungrantedScripts?.length ?? 0,
     unavailable: skill.unavailableScripts?.length ?? 0,
+    refused: skill.refusedDeclarations ?? 0,
   };
 }
 
@@ -91,6 +96,7 @@ function scriptCell(skill: ListedSkill): string {
     ...(counts.runs > 0 ? [`${counts.runs} runnable`] : []),
     ...(counts.ungranted > 0 ? [`${counts.ungranted} ungranted`] : []),
     ...(counts.unavailable > 0 ? [`${counts.unavailable} unavailable`] : []),
+    ...(counts.refused > 0 ? [`${counts.refused} refused`] : []),
   ];
   return parts.length === 0 ? "-" : parts.join(", ");
 }

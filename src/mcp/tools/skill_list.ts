@@ -4,6 +4,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import * as z from "zod";
 import {
   DEFAULT_LIST_LIMIT,
@@ -51,6 +52,8 @@ const skillSummaryShape = z.object({
   files: z.number().int(),
   bytes: z.number().int(),
   ...skillScriptsShape,
+  /** Entries of its `mcp-host` block refused as declared (each also a `declaration` error). */
+  refusedDeclarations: z.number().int().optional(),
 });
 
 const outputSchema = z.object({
@@ -166,6 +169,8 @@ export function listSkills(
   const after = options.after;
   const start = after === null ? 0 : upperBound(matching, after, (skill) => skill.name);
   const page = matching.slice(start, start + options.limit);
+  // With scripts: how many `mcp-host` entries each SKILL.md had refused (declaration errors).
+  const refusedBySkillMd = plan === undefined ? undefined : declarationErrors(catalog.problems);
   const answer: SkillListAnswer = {
     roots: catalog.roots.map((root) => ({
       path: root.source ?? root.path,
@@ -176,6 +181,8 @@ export function listSkills(
     total: matching.length,
     skills: page.map((skill) => {
       const summary = summarise(skill, plan, options.scripts?.facts.isolation.mode);
+      const refused = refusedBySkillMd?.get(join(skill.dir, skill.skillMdFile)) ?? 0;
+      if (refused > 0) summary.refusedDeclarations = refused;
       return options.runRefusal === undefined ? summary : { ...summary, executable: false };
     }),
     problems: pickProblems(problems, options.maxProblems ?? MAX_PROBLEMS_PER_ANSWER),
@@ -208,6 +215,16 @@ function summarise(
   };
   if (skill.whenToUse !== undefined) summary.whenToUse = skill.whenToUse;
   return summary;
+}
+
+/** Error-severity `declaration` problems, counted by the SKILL.md path they point at. */
+function declarationErrors(problems: readonly Problem[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const problem of problems) {
+    if (problem.reason !== "declaration" || problem.severity !== "error") continue;
+    counts.set(problem.path, (counts.get(problem.path) ?? 0) + 1);
+  }
+  return counts;
 }
 
 function pickProblems(problems: readonly Problem[], maxProblems: number): Problem[] {
