@@ -9,12 +9,15 @@
  */
 
 import type { ServerContext } from "../family.ts";
-import type { Server } from "../sdk.ts";
+import type { HandlerContext, Server } from "../sdk.ts";
+import { declaredCapabilities } from "../elicitation/input_round.ts";
 import { SKILLS_EXTENSION_ID } from "../skills_extension/skills_extension.ts";
 import { catalogChannel, serverInstructions } from "./model_catalog.ts";
 
 /** The SDK's own initialize answer (`Server._oninitialize`, v2 2.4.0; not in its public types). */
 type InitializeAnswer = (request: unknown) => Promise<Record<string, unknown>>;
+/** The SDK's own `server/discover` answer (`Server._ondiscover`, v2 2.4.0; not public). */
+type DiscoverAnswer = () => Record<string, unknown>;
 
 /**
  * Whether instructions depend on the client: only under `--tools=auto`, when
@@ -30,11 +33,13 @@ export function instructionsDependOnClient(context: ServerContext): boolean {
 }
 
 /**
- * Makes `initialize` answer, to a client that declares the skills extension,
- * instructions naming the extension's way of loading skills (skills/get,
- * resources/read) instead of the withdrawn tools. Other clients get the
- * instructions the server was built with. No effect unless
- * {@linkcode instructionsDependOnClient}.
+ * Makes `initialize` (2025-11-25) and `server/discover` (2026-07-28) answer,
+ * to a client that declares the skills extension, instructions naming the
+ * extension's way of loading skills (skills/get, resources/read) instead of
+ * the withdrawn tools. On 2026-07-28 the SDK seeds each request's server with
+ * the capabilities of that request's `_meta` envelope, which `server/discover`
+ * reads here, as `tools/list` does. Other clients get the instructions the
+ * server was built with. No effect unless {@linkcode instructionsDependOnClient}.
  *
  * @param server The server, before it is connected.
  * @param context The server context (catalog store, configuration, loading state).
@@ -46,21 +51,57 @@ export function instructionsDependOnClient(context: ServerContext): boolean {
  */
 export function fitInstructionsToClient(server: Server, context: ServerContext): void {
   if (!instructionsDependOnClient(context)) return;
-  const sdkAnswer = (server as unknown as { _oninitialize?: InitializeAnswer })._oninitialize;
-  if (typeof sdkAnswer !== "function") {
-    throw new TypeError("The MCP SDK's initialize answer was not found; check the SDK version");
+  const sdk = server as unknown as {
+    _oninitialize?: InitializeAnswer;
+    _ondiscover?: DiscoverAnswer;
+  };
+  const sdkInitialize = sdk._oninitialize;
+  const sdkDiscover = sdk._ondiscover;
+  if (typeof sdkInitialize !== "function" || typeof sdkDiscover !== "function") {
+    throw new TypeError(
+      "The MCP SDK's initialize or discover answer was not found; check the SDK version",
+    );
   }
-  const answer = sdkAnswer.bind(server);
-  server.setRequestHandler("initialize", async (request) => {
-    const result = await answer(request);
-    const extensions = request.params.capabilities?.extensions;
-    if (extensions?.[SKILLS_EXTENSION_ID] === undefined) return result as never;
-    const instructions = serverInstructions(
+  const extensionInstructions = () =>
+    serverInstructions(
       context.config,
       context.store.current(),
       context.catalogLoading,
       "extension",
     );
-    return { ...result, instructions } as never;
+  const answer = sdkInitialize.bind(server);
+  server.setRequestHandler("initialize", async (request) => {
+    const result = await answer(request);
+    const extensions = request.params.capabilities?.extensions;
+    if (extensions?.[SKILLS_EXTENSION_ID] === undefined) return result as never;
+    return { ...result, instructions: extensionInstructions() } as never;
   });
+  // The SDK installs its discover handler after this server is built (per request on HTTP,
+  // per connection on stdio) as `() => server._ondiscover()`: the request's own envelope is
+  // caught as that handler is registered, and read by the replaced `_ondiscover`.
+  let declaredNow: { extensions?: Record<string, unknown> } | undefined;
+  const setHandler = server.setRequestHandler.bind(server) as (...args: unknown[]) => void;
+  (server as unknown as { setRequestHandler: (...args: unknown[]) => void }).setRequestHandler = (
+    ...args: unknown[]
+  ) => {
+    const [method, handler] = args;
+    if (method !== "server/discover" || typeof handler !== "function" || args.length !== 2) {
+      return setHandler(...args);
+    }
+    return setHandler(method, (request: unknown, ctx: HandlerContext) => {
+      declaredNow = declaredCapabilities(ctx);
+      try {
+        return handler(request, ctx);
+      } finally {
+        declaredNow = undefined;
+      }
+    });
+  };
+  const discover = sdkDiscover.bind(server);
+  sdk._ondiscover = () => {
+    const result = discover();
+    const declared = (declaredNow ?? server.getClientCapabilities())?.extensions;
+    if (declared?.[SKILLS_EXTENSION_ID] === undefined || !("instructions" in result)) return result;
+    return { ...result, instructions: extensionInstructions() };
+  };
 }

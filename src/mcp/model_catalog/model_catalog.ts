@@ -34,7 +34,7 @@ const PREAMBLE_LOADING: Readonly<Record<SkillLoader, string>> = {
     "the files it refers to with skill_file.",
   resources: "(read its SKILL.md URI as a resource) and follow it; read the files it refers to " +
     "as resources too (skill://NAME/PATH).",
-  extension: "(skills/get with its name, or resources/read of its SKILL.md URI) and follow it; " +
+  extension: "(skills/get or resources/read with its SKILL.md URI) and follow it; " +
     "read the files it refers to with resources/read (skill://NAME/PATH).",
 };
 const PREAMBLE_END = " skill_search finds the skills that fit a task among all served (ranked; " +
