@@ -17,6 +17,7 @@ import type { Skill } from "../../skills/skill.ts";
 import { appToolMeta, SETTINGS_VIEW_URI } from "../apps/app_meta.ts";
 import { toolSuccess } from "../tool_result.ts";
 import { confirmationRefusal, settingsRefusal } from "./settings_guard.ts";
+import { skillSourceAsShown } from "./remote_cache_paths.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS, type ToolCallExtra, type ToolContext } from "./tool.ts";
 
 /** Skills one answer shows at most. */
@@ -116,7 +117,7 @@ export function settingsAnswer(context: ToolContext, extra?: ToolCallExtra): Ski
         // view needs, its description (skill content, which this model-visible answer would
         // put before the model) is withheld. What a view disabled keeps it, to be turned on.
         description: switches.enabled.offBy === "owner" ? "" : skill.description,
-        source: skill.source ?? skill.root,
+        source: skillSourceAsShown(skill, base.roots, { hosted: context.hosted }),
         ...switches,
       };
     }),
