@@ -13,6 +13,7 @@
 
 import type { Problem } from "../../skills/problem.ts";
 import type { Root, Skill } from "../../skills/skill.ts";
+import type { RunPreview } from "../../scripts/prepare_run.ts";
 
 /** How client-facing text names the roots. */
 export interface ClientPathOptions {
@@ -65,6 +66,64 @@ export function skillSourceAsShown(
   if (options.hosted !== true) return skill.root;
   const index = roots.findIndex((root) => root.path === skill.root);
   return index < 0 ? "root" : rootLabel(index);
+}
+
+/**
+ * A skill's folder as a client sees it: hosted, `LABEL/REL` (its root's label,
+ * or a remote skill's spec, and the folder under that root); else its real path.
+ *
+ * @param skill The skill.
+ * @param roots The snapshot's roots.
+ * @param options Whether skillgate is hosted.
+ * @returns The folder shown.
+ */
+export function skillDirAsShown(
+  skill: Skill,
+  roots: readonly Root[],
+  options: ClientPathOptions = {},
+): string {
+  if (options.hosted !== true) return skill.realDir;
+  const root = skill.root.replace(/\/+$/, "");
+  const rel = skill.dir.startsWith(`${root}/`) ? skill.dir.slice(root.length + 1) : skill.name;
+  return `${skillSourceAsShown(skill, roots, options).replace(/\/+$/, "")}/${rel}`;
+}
+
+/**
+ * A `skill_run` preview as a client sees it: hosted, the working folder and every argument under the skill's folder (real or
+ * lexical path) named from {@linkcode skillDirAsShown}; the interpreter and
+ * other arguments as they are. Deterministic, so the confirmation token issued
+ * over it checks against the same preview on the retry.
+ *
+ * @param preview The preview as prepared (host paths).
+ * @param skill The skill that runs.
+ * @param roots The snapshot's roots.
+ * @param options Whether skillgate is hosted.
+ * @returns The preview shown (the same object when nothing changes).
+ */
+export function previewAsShown(
+  preview: RunPreview,
+  skill: Skill,
+  roots: readonly Root[],
+  options: ClientPathOptions = {},
+): RunPreview {
+  if (options.hosted !== true) return preview;
+  const shown = skillDirAsShown(skill, roots, options);
+  const folders = [skill.realDir, skill.dir].map((dir) => dir.replace(/\/+$/, ""));
+  const rename = (text: string) => {
+    for (const folder of folders) {
+      if (text === folder) return shown;
+      if (text.startsWith(`${folder}/`)) return `${shown}${text.slice(folder.length)}`;
+    }
+    return text;
+  };
+  return {
+    ...preview,
+    willRun: {
+      ...preview.willRun,
+      argv: preview.willRun.argv.map(rename),
+      cwd: rename(preview.willRun.cwd),
+    },
+  };
 }
 
 /**
