@@ -32,7 +32,7 @@ const JSONRPC_INVALID_REQUEST = -32600;
  *   outside a session (a new session's `initialize`, stateless requests).
  * @returns 400 with `-32000` for an unserved header version, 400 with
  *   `-32600` for a batch (array body) on a revision without batches (the
- *   header's, else the session's, else an `initialize` in it negotiates one,
+ *   session's, else the header's, else an `initialize` in it negotiates one,
  *   else 2025-03-26 as the spec says for a request without the header);
  *   null when the request may go on.
  *
@@ -53,7 +53,9 @@ export function protocolRefusal(
   const initialize = parsedBody.find((message) => isInitializeRequest(message)) as
     | { params?: { protocolVersion?: unknown } }
     | undefined;
-  const version = header ?? sessionVersion ??
+  // On a session the version it negotiated decides: a header naming an older one must not
+  // bring batches back (review r11).
+  const version = sessionVersion ?? header ??
     (initialize === undefined
       ? HTTP_VERSION_WITHOUT_HEADER
       : negotiatedVersion(initialize.params?.protocolVersion));
