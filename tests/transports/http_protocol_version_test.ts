@@ -77,7 +77,9 @@ Deno.test("attack: a JSON-RPC batch on a 2025-11-25 session is refused with -326
   await using h = await testHandler(httpConfig());
   const { sessionId } = await openSession(h, "2025-11-25");
   const headers = { ...POST_HEADERS, "mcp-session-id": sessionId };
-  const older = [{ "mcp-protocol-version": "2025-03-26" }, { "mcp-protocol-version": "2024-11-05" }];
+  const older = [{ "mcp-protocol-version": "2025-03-26" }, {
+    "mcp-protocol-version": "2024-11-05",
+  }];
   for (const extra of [{ "mcp-protocol-version": "2025-11-25" }, {}, ...older]) {
     const refused = await send(h.http, {
       method: "POST",
