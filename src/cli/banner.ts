@@ -20,7 +20,8 @@ import { counted } from "./counted.ts";
  * @param launch How to start this same program from a client's configuration,
  *   as words without the roots (see `launchWords()`), e.g.
  *   `["/opt/skillgate/skillgate", "serve"]`; the suggested `claude mcp add`
- *   line quotes every word for a POSIX shell.
+ *   line adds the roots and the command line's options
+ *   (`config.commandLineOptions`) and quotes every word for a POSIX shell.
  * @param isolation How granted scripts are contained (`sandbox`,
  *   `pid-namespace` or `process-group`), or null when none may run. @default null
  * @returns Multi-line text for stderr. Every part that can come from a skill
@@ -40,7 +41,12 @@ export function bannerText(
       counted(ready.warningCount, "warning")
     }):\n` +
       ready.problemLines.map((line) => `  ${oneLine(line)}`).join("\n") + "\n";
-  const command = shellCommand([...launch, ...config.roots.map((root) => root.path)]);
+  // The options typed at the terminal too: the client must start what was tested here.
+  const command = shellCommand([
+    ...launch,
+    ...config.roots.map((root) => root.path),
+    ...config.commandLineOptions ?? [],
+  ]);
   const scripts = isolation === null ? "" : `Scripts: granted scripts run in isolation mode ` +
     `${isolation}${isolation === "sandbox" ? " (bubblewrap)" : ""}\n`;
   return `skillgate ${VERSION}: serving ${counted(ready.skillCount, "skill")} over stdio

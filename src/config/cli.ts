@@ -116,6 +116,8 @@ export function parseCommandLine(input: CommandLineInput): Config {
   const positional: string[] = [];
   let sawCommand = false;
   let sourcesFromFlags = false;
+  // The options as typed, each one word (`--flag` or `--flag=value`), for the banner.
+  const optionWords: { flag: string; value: string | undefined }[] = [];
   for (let index = 0; index < input.args.length; index++) {
     const arg = input.args[index] ?? "";
     if (arg === "--help" || arg === "-h" || arg === "help") return simpleConfig("help", values);
@@ -141,6 +143,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
         }
         values.sources.push(value.trim());
         sources[option.key] = "flag";
+        optionWords.push({ flag, value: value.trim() });
         continue;
       }
       if (value === undefined && option.kind.type === "port") {
@@ -153,6 +156,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
       }
       applyOption(values, option, value, `--${flag}`);
       sources[option.key] = "flag";
+      optionWords.push({ flag, value });
       continue;
     }
     if (!sawCommand && positional.length === 0 && (COMMANDS as string[]).includes(arg)) {
@@ -234,6 +238,30 @@ export function parseCommandLine(input: CommandLineInput): Config {
   const httpToken = input.getEnv("SKILLGATE_HTTP_TOKEN");
   refuseTokenPlaceholders(values, input.getEnv);
   const scripts = scriptSettings(input.getEnv, resolvePath);
+  const lockPath = values.lock === null
+    ? resolvePath("skillgate.lock")
+    : sources.lock === "file"
+    ? resolveFilePath(values.lock)
+    : resolvePath(values.lock);
+  // A file option's value made absolute, so the words work from a client's working directory.
+  const absolute: Record<string, string | null> = {
+    "http-token-file": values.httpTokenFile,
+    config: values.config,
+    lock: lockPath,
+    "index-cache": typeof values.indexCache === "string" ? resolvePath(values.indexCache) : null,
+  };
+  // --root-prefix PREFIX=PATH: the path made absolute as the roots are.
+  const absolutePrefixes = (value: string) =>
+    value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
+      const equals = entry.indexOf("=");
+      return `${entry.slice(0, equals)}=${resolvePath(entry.slice(equals + 1))}`;
+    }).join(",");
+  const commandLineOptions = optionWords.map(({ flag, value }) => {
+    const shown = flag === "root-prefix" && value !== undefined
+      ? absolutePrefixes(value)
+      : absolute[flag] ?? value;
+    return shown === undefined ? `--${flag}` : `--${flag}=${shown}`;
+  });
   return deepFreeze({
     command,
     roots: prefixedRoots,
@@ -254,12 +282,9 @@ export function parseCommandLine(input: CommandLineInput): Config {
     sources,
     configFile: file === null ? null : file.path,
     remoteSources,
-    lockPath: values.lock === null
-      ? resolvePath("skillgate.lock")
-      : sources.lock === "file"
-      ? resolveFilePath(values.lock)
-      : resolvePath(values.lock),
+    lockPath,
     updateSpecs,
+    commandLineOptions,
   });
 }
 

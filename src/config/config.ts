@@ -97,6 +97,13 @@ export interface Config {
   /** The configuration file that was read, or null when none was. */
   readonly configFile?: string | null;
   /**
+   * The options given on the command line, in order, each one word
+   * (`--static`, `--tools=never`; a file option's value made absolute), so the
+   * banner's `claude mcp add` line starts the configuration that was tested.
+   * Absent in configurations built by hand (tests) and for --help/--version.
+   */
+  readonly commandLineOptions?: readonly string[];
+  /**
    * Remote sources, parsed, each owner on `--github-allow` and each
    * publisher's origin on `--well-known-allow` (a source off its list stops start-up). Empty when none is configured.
    */

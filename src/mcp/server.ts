@@ -13,11 +13,13 @@ import { Server, type ServerCapabilities } from "./sdk.ts";
 import { toolsFamily } from "./tools_handler.ts";
 import { skillsExtensionFamily } from "./skills_extension/skills_extension.ts";
 import { serverInstructions } from "./model_catalog/model_catalog.ts";
+import { fitInstructionsToClient } from "./model_catalog/client_instructions.ts";
 import { resourcesFamily } from "./resources/resources_family.ts";
 import { promptsFamily } from "./prompts/prompts_family.ts";
 import { completionsFamily } from "./completions/completions_family.ts";
 import { loggingFamily } from "./logging/logging_family.ts";
 import { sdkCacheHints } from "./cache_hints.ts";
+import { LEGACY_PROTOCOL_VERSIONS } from "./protocol_versions.ts";
 
 /** The families served, in installation order. Add a family here, once. */
 export const FAMILIES: readonly MethodFamily[] = Object.freeze([
@@ -34,7 +36,8 @@ export const FAMILIES: readonly MethodFamily[] = Object.freeze([
  *
  * @param context The catalog store and configuration.
  * @returns A server ready to `connect()` to a transport; its `instructions`
- *   are the preamble and, per `--catalog`, the catalog of the current snapshot.
+ *   are the preamble (naming only the loading tools this client is offered)
+ *   and, per `--catalog`, the catalog of the current snapshot.
  */
 export function createSkillServer(context: ServerContext): Server {
   const capabilities: ServerCapabilities = {};
@@ -59,8 +62,12 @@ export function createSkillServer(context: ServerContext): Server {
       ),
       // ttlMs/cacheScope of 2026-07-28 answers (values and reasons: cache_hints.ts).
       cacheHints: sdkCacheHints(context.config),
+      // What initialize negotiates (and a 2025-era header may name): protocol_versions.ts.
+      supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
     },
   );
   for (const family of FAMILIES) family.install(server, context);
+  // A skills-extension client under --tools=auto is told how it loads skills (not skill_load).
+  fitInstructionsToClient(server, context);
   return server;
 }

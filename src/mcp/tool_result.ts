@@ -55,6 +55,7 @@ export type ToolErrorCode =
   // skill_settings_write (src/mcp/tools/skill_settings_write.ts) and the trusted part's
   // checks of it (src/config/file/view_override_write.ts)
   | "SETTINGS_REFUSED"
+  | "CONFIRMATION_UNAVAILABLE"
   | "SETTINGS_UNAVAILABLE"
   | "FRONTMATTER_SETTING"
   | "OVERRIDE_OWNED"

@@ -81,7 +81,7 @@ export function serveTools(
         .filter((tool) => offer.isOffered(tool.name, declaredCapabilities(io)))
         .map((tool) => ({
           ...tool,
-          description: offer.describe(tool.name, tool.description ?? ""),
+          description: offer.describe(tool.name, tool.description ?? "", declaredCapabilities(io)),
         })),
     };
   });

@@ -17,6 +17,7 @@ import { createTimeSlice, DEFAULT_SLICE_MS, type GiveWay, type TimeSlice } from 
 import { discoverRoot, type SkillCandidate } from "./discover.ts";
 import { extensionProblems } from "./extension_eligibility.ts";
 import { skillNameKey } from "./names.ts";
+import { lookAlikeKey } from "./look_alike.ts";
 import type { Problem } from "./problem.ts";
 import type { Catalog, Root, Skill } from "./skill.ts";
 import type { IndexCache } from "./index_cache.ts";
@@ -189,14 +190,16 @@ function refusePrefixCollisions(
  * Replaces every candidate whose name is shared by another folder with a
  * problem: the same name once Unicode-normalised and case-folded
  * (`skillNameKey()`), so NFC/NFD twins and case twins are refused like
- * byte-equal duplicates (review n7). The message names the folders relative
- * to their root, non-ASCII characters escaped when the spellings differ.
+ * byte-equal duplicates (review n7), and names that differ only by letters of
+ * another script drawn alike (`lookAlikeKey()`: Cyrillic `рdf` and Latin
+ * `pdf`). The message names the folders relative to their root, non-ASCII
+ * characters escaped when the spellings differ.
  */
 function refuseDuplicates(slots: Slot[]): Extract<Slot, { kind: "candidate" }>[] {
   const byKey = new Map<string, SkillCandidate[]>();
   for (const slot of slots) {
     if (slot.kind !== "candidate") continue;
-    const key = skillNameKey(slot.candidate.name);
+    const key = lookAlikeKey(slot.candidate.name);
     const list = byKey.get(key) ?? [];
     list.push(slot.candidate);
     byKey.set(key, list);
@@ -204,7 +207,7 @@ function refuseDuplicates(slots: Slot[]): Extract<Slot, { kind: "candidate" }>[]
   const loadable: Extract<Slot, { kind: "candidate" }>[] = [];
   slots.forEach((slot, index) => {
     if (slot.kind !== "candidate") return;
-    const same = byKey.get(skillNameKey(slot.candidate.name)) ?? [];
+    const same = byKey.get(lookAlikeKey(slot.candidate.name)) ?? [];
     if (same.length < 2) {
       loadable.push(slot);
       return;
@@ -233,11 +236,18 @@ function duplicateDetail(candidate: SkillCandidate, same: readonly SkillCandidat
     return sameRoot ? named : `${named} (root "${other.root}")`;
   }).join(", ");
   const where = sameRoot ? ` under the root "${candidate.root}"` : "";
+  const isFoldedSame = same.every((other) =>
+    skillNameKey(other.name) === skillNameKey(candidate.name)
+  );
+  const names = [...new Set(same.map((other) => shown(other.name)))].join(", ");
   const what = isSameSpelling
     ? `The skill name "${candidate.name}" is used by ${same.length} folders${where}: ${dirs}`
-    : `The skill names ${[...new Set(same.map((other) => shown(other.name)))].join(", ")} are ` +
-      `the same name once Unicode-normalised and case-folded (NFKC, case-insensitive), used by ` +
-      `${same.length} folders${where}: ${dirs}`;
+    : isFoldedSame
+    ? `The skill names ${names} are the same name once Unicode-normalised and case-folded ` +
+      `(NFKC, case-insensitive), used by ${same.length} folders${where}: ${dirs}`
+    : `The skill names ${names} look alike (letters of another script drawn like Latin ones, ` +
+      `Unicode TR39 confusables; NFKC, case-insensitive), used by ${same.length} ` +
+      `folders${where}: ${dirs}`;
   return `${what}; none of them is served. Rename or remove all but one`;
 }
 

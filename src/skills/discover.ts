@@ -235,8 +235,8 @@ async function examine(
       "unusable-name",
       "error",
       `The folder name "${escapedName(name)}" cannot name a skill (rule "${broken}": no ` +
-        "empty name, leading '.' or '-', whitespace, '%', slashes, control, bidi or U+FFFD " +
-        "characters, or over 255 bytes); it is not served. Rename the folder",
+        "empty name, leading '.' or '-', whitespace, '%', slashes, control, bidi, invisible " +
+        "or U+FFFD characters, or over 255 bytes); it is not served. Rename the folder",
     )];
   }
   if (name.includes(PREFIX_SEPARATOR)) {

@@ -15,6 +15,13 @@ export const MAX_SPEC_NAME_CHARS = 64;
 const SPEC_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** Bidirectional formatting marks (the served-file rule refuses the same ones). */
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+/**
+ * Characters drawn as nothing (zero width space and joiners, soft hyphen,
+ * word joiner, combining grapheme joiner, Hangul fillers, tags, variation
+ * selectors...): Unicode's Default_Ignorable_Code_Point, which TR39's
+ * skeleton drops. A name holding one displays exactly like another name.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 
 /**
  * The named rules a skill folder's name can break (stable; named in the
@@ -25,6 +32,7 @@ export type DirectoryNameRule =
   | "leading-dot-or-dash"
   | "lone-surrogate"
   | "bidi-character"
+  | "invisible-character"
   | "control-character"
   | "replacement-character"
   | "whitespace"
@@ -39,7 +47,9 @@ export type DirectoryNameRule =
  * served-file rule (`src/files/served_name.ts`) refuses in a file's path are
  * refused here: controls (C0, DEL, C1, NUL), U+2028/U+2029, bidi marks
  * (U+202E and friends make a name read differently from what it is), U+FFFD
- * and lone surrogates (a name that did not decode cleanly). Also refused: the
+ * and lone surrogates (a name that did not decode cleanly). Also refused:
+ * invisible characters (Default_Ignorable_Code_Point: `pdf` + U+200B displays
+ * as `pdf`; review r11, after TR39's skeleton, which drops them); the
  * empty name, a leading `.` or `-`, whitespace, `%`, `/`, `\`, over 255
  * UTF-8 bytes.
  *
@@ -54,6 +64,7 @@ export function directoryNameRule(name: string): DirectoryNameRule | null {
   if (name.startsWith(".") || name.startsWith("-")) return "leading-dot-or-dash";
   if (!name.isWellFormed()) return "lone-surrogate";
   if (BIDI.test(name)) return "bidi-character";
+  if (INVISIBLE.test(name)) return "invisible-character";
   if (CONTROL.test(name)) return "control-character";
   if (name.includes("\ufffd")) return "replacement-character";
   if (/\s/u.test(name)) return "whitespace";

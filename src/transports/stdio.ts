@@ -129,6 +129,16 @@ export async function serveOverStdio(
       const report = describeTransportError(error);
       if (report.isOversized) isOversized = true;
       log(report.line);
+      // A batch line gets JSON-RPC's answer to an invalid request (id null), not silence.
+      if (isBatchError(error)) {
+        send(
+          {
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: -32600, message: STDIO_BATCH_REFUSAL },
+          } as unknown as JSONRPCMessage,
+        ).catch(() => {});
+      }
     },
   });
   const receive = transport.onmessage;
@@ -173,6 +183,41 @@ export async function serveOverStdio(
 }
 
 /**
+ * The answer to a JSON-RPC batch over stdio. The SDK reads one message per
+ * line and serves no batch on any revision; batches were removed from the
+ * protocol in 2025-06-18 (the revisions skillgate prefers). Answered with
+ * JSON-RPC's "Invalid Request" (`-32600`, id null) so the client is not left
+ * waiting.
+ */
+export const STDIO_BATCH_REFUSAL = "Invalid Request: JSON-RPC batches are not served over " +
+  "stdio (removed from the protocol in 2025-06-18); send each message on its own line";
+
+/**
+ * Whether the SDK's stdio transport rejected a line because it is a JSON
+ * array (a JSON-RPC batch): its schema reports, for every branch of the
+ * message union, "expected object, received array" at the top level.
+ *
+ * @param error What the SDK's stdio transport reported.
+ * @returns True for a batch line.
+ */
+export function isBatchError(error: Error): boolean {
+  if (error?.name !== "ZodError") return false;
+  const issues = (error as unknown as { issues?: unknown }).issues;
+  if (!Array.isArray(issues) || issues.length !== 1) return false;
+  const top = issues[0] as { code?: unknown; path?: unknown; errors?: unknown; message?: unknown };
+  const isArrayIssue = (issue: unknown) => {
+    const item = issue as { path?: unknown; message?: unknown };
+    return Array.isArray(item.path) && item.path.length === 0 &&
+      typeof item.message === "string" && item.message.endsWith("received array");
+  };
+  if (isArrayIssue(top)) return true;
+  if (top.code !== "invalid_union" || !Array.isArray(top.errors) || top.errors.length === 0) {
+    return false;
+  }
+  return top.errors.every((branch) => Array.isArray(branch) && branch.some(isArrayIssue));
+}
+
+/**
  * Says in one stderr line what was wrong with the input: a line that is not
  * JSON or not a JSON-RPC message (ignored; the session goes on), a message
  * over the SDK's read buffer (the transport closes the session), or another
@@ -201,6 +246,13 @@ export function describeTransportError(error: Error): { line: string; isOversize
   if (error instanceof SyntaxError) {
     return {
       line: `skillgate: ignored a message that is not valid JSON-RPC: ${cut}`,
+      isOversized: false,
+    };
+  }
+  if (isBatchError(error)) {
+    return {
+      line: "skillgate: refused a JSON-RPC batch (a JSON array on one line): answered " +
+        "Invalid Request; batches are not part of the protocol since 2025-06-18",
       isOversized: false,
     };
   }

@@ -70,3 +70,69 @@ Deno.test("bannerText() says 1 skill and 1 warning in the singular (newcomer rev
   assert.match(text, /: serving 1 skill over stdio\n/);
   assert.match(text, /Problems \(0 errors, 1 warning\):/);
 });
+
+Deno.test("bannerText()'s claude mcp add line keeps the options the server was started with", () => {
+  const config = parseCommandLine({
+    args: [
+      "serve",
+      "/s/my skills",
+      "--static",
+      "--max-file-bytes",
+      "2097152",
+      "--tools=never",
+      "--http-token-file=tok",
+    ],
+    getEnv: () => undefined,
+    cwd: "/home/me",
+  });
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 1,
+    errorCount: 0,
+    warningCount: 0,
+    problemLines: [],
+  }, ["skillgate", "serve"]);
+  assert.match(
+    text,
+    /claude mcp add skills -- skillgate serve '\/s\/my skills' --static --max-file-bytes=2097152 --tools=never --http-token-file=\/home\/me\/tok\n/,
+  );
+});
+
+Deno.test("bannerText() adds no option a variable set (only the command line's own)", () => {
+  const config = parseCommandLine({
+    args: ["serve", "/s/one"],
+    getEnv: (name) => name === "SKILLGATE_STATIC" ? "1" : undefined,
+    cwd: "/",
+  });
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 1,
+    errorCount: 0,
+    warningCount: 0,
+    problemLines: [],
+  }, ["skillgate", "serve"]);
+  assert.match(text, /claude mcp add skills -- skillgate serve \/s\/one\n/);
+});
+
+Deno.test("bannerText()'s claude mcp add line makes a --root-prefix path absolute like the root", () => {
+  const config = parseCommandLine({
+    args: ["serve", "./skills", "--root-prefix=team=./skills", "--static"],
+    getEnv: () => undefined,
+    cwd: "/tmp/b",
+  });
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 0,
+    errorCount: 0,
+    warningCount: 0,
+    problemLines: [],
+  }, ["skillgate", "serve"]);
+  assert.match(
+    text,
+    /claude mcp add skills -- skillgate serve \/tmp\/b\/skills --root-prefix=team=\/tmp\/b\/skills --static\n/,
+  );
+  // The line parses back, from another directory, to the same roots and prefixes.
+  const words = ["serve", "/tmp/b/skills", "--root-prefix=team=/tmp/b/skills", "--static"];
+  const again = parseCommandLine({ args: words, getEnv: () => undefined, cwd: "/" });
+  assert.deepEqual(again.roots, config.roots);
+});

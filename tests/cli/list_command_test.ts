@@ -99,3 +99,19 @@ Deno.test("list exits 2 and names the root when a root does not exist", async ()
   assert.equal(listed.stdout, "");
   assert.match(listed.stderr, /Skill root ".*\/nowhere" does not exist/);
 });
+
+Deno.test("list's SCRIPTS column counts a declaration refused as declared (1 runnable, 1 refused)", async () => {
+  await using tree = await makeTree({
+    "s1/SKILL.md": "---\nname: s1\ndescription: two scripts\nmcp-host:\n  version: 1\n  run:\n" +
+      "    - script: scripts/a.sh\n      interpreter: sh\n" +
+      "    - script: scripts/b.py\n      interpreter: nosuchinterp\n---\nBody\n",
+    "s1/scripts/a.sh": "echo a\n",
+    "s1/scripts/b.py": "print('b')\n",
+  });
+  const listed = await runProgram(["list", tree.path], { env: { COLUMNS: "120" } });
+  assert.equal(listed.code, 0, listed.stderr);
+  const row = listed.stdout.split("\n").find((line) => line.startsWith("s1 "));
+  assert.match(row ?? "", /1 runnable, 1 refused/, listed.stdout);
+  const json = parseAnswer((await runProgram(["list", tree.path, "--json"])).stdout);
+  assert.equal(json.skills[0]?.refusedDeclarations, 1);
+});

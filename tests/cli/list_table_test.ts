@@ -99,3 +99,53 @@ Deno.test("decideColumns() prefers the terminal, then COLUMNS, then the default"
   assert.equal(decideColumns(null, undefined), DEFAULT_COLUMNS);
   assert.equal(decideColumns(10, undefined), MIN_COLUMNS);
 });
+
+Deno.test("renderListTable() shows each skill's script state and why a script cannot run", () => {
+  const text = renderListTable(
+    answer({
+      total: 3,
+      skills: [
+        { name: "docs", description: "No scripts", source: "/srv/skills", files: 1, bytes: 10 },
+        {
+          name: "pdf",
+          description: "Two scripts",
+          source: "/srv/skills",
+          files: 3,
+          bytes: 2048,
+          executable: true,
+          scripts: [{ script: "scripts/a.sh", interpreter: "bash", env: [], timeoutMs: 1000 }],
+          ungrantedScripts: [{ script: "scripts/b.py", reason: "No grant row names it" }],
+          unavailableScripts: [],
+        },
+        {
+          name: "ts",
+          description: "Needs deno",
+          source: "/srv/skills",
+          files: 2,
+          bytes: 20,
+          executable: false,
+          scripts: [],
+          ungrantedScripts: [],
+          unavailableScripts: [{ script: "x.ts", reason: '"deno" was not found on PATH' }],
+        },
+      ],
+    }),
+    { columns: 100 },
+  );
+  const lines = text.split("\n");
+  assert.equal(lines[3], "NAME  FILES     SIZE  SCRIPTS                  DESCRIPTION");
+  assert.equal(lines[4], "docs      1     10 B  -                        No scripts");
+  assert.equal(lines[5], "pdf       3  2.0 KiB  1 runnable, 1 ungranted  Two scripts");
+  assert.equal(lines[6], "ts        2     20 B  1 unavailable            Needs deno");
+  assert.deepEqual(lines.slice(8, 11), [
+    "Scripts that cannot run (2):",
+    "  pdf: scripts/b.py: not granted: No grant row names it",
+    '  ts: x.ts: unavailable: "deno" was not found on PATH',
+  ]);
+});
+
+Deno.test("renderListTable() leaves the SCRIPTS column out when no skill declares a script", () => {
+  const text = renderListTable(answer(), { columns: 80 });
+  assert.ok(!text.includes("SCRIPTS"));
+  assert.ok(!text.includes("Scripts that cannot run"));
+});

@@ -300,6 +300,13 @@ Deno.test("skill_run refuses before asking, and confirms with a token", async (t
     const preview = first.preview as { willRun: Record<string, unknown> };
     assert.equal(preview.willRun.script, "scripts/echo_args.sh");
     assert.equal((preview.willRun.argv as string[]).at(-1), "one");
+    // Hosted (MCP_DATA_DIR): the preview names the skill's folder by its root's label.
+    assert.equal(preview.willRun.cwd, `root1/${SKILL}`);
+    assert.ok(!JSON.stringify(first).includes(tree.root), JSON.stringify(first));
+    assert.ok(
+      (preview.willRun.argv as string[]).includes(`root1/${SKILL}/scripts/echo_args.sh`),
+      JSON.stringify(preview.willRun.argv),
+    );
     const names = preview.willRun.envNames as string[];
     // TMPDIR only in a sandbox (its private /tmp).
     assert.deepEqual(names.filter((name) => name !== "TMPDIR"), ["HOME", "MCP_DATA_DIR", "PATH"]);

@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { describeTransportError } from "../../src/transports/stdio.ts";
+import { deserializeMessage } from "@modelcontextprotocol/server";
+import { describeTransportError, isBatchError } from "../../src/transports/stdio.ts";
 import { INITIALIZE, INITIALIZED } from "../support/mcp_messages.ts";
 import { runProgram } from "../support/program.ts";
 
@@ -99,4 +100,37 @@ Deno.test("describeTransportError() names each failure in one line, reason cut",
     describeTransportError(new Error("read EIO")).line,
     "skillgate: stdio transport error: read EIO",
   );
+});
+
+Deno.test("attack: a JSON-RPC batch line over stdio is answered Invalid Request (-32600, id null), none of it runs, the next request is answered", async () => {
+  const stdin = [
+    INITIALIZE,
+    INITIALIZED,
+    JSON.stringify([{ jsonrpc: "2.0", id: 7, method: "tools/list" }]),
+    TOOLS_LIST,
+  ].join("\n") + "\n";
+  const run = await runProgram(["serve", "examples/skills"], { stdin });
+  assert.equal(run.code, 0, run.stderr);
+  const answers = run.stdout.split("\n").filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { id?: unknown; error?: { code: number; message: string } });
+  const refusal = answers.find((answer) => answer.id === null);
+  assert.equal(refusal?.error?.code, -32600);
+  assert.match(refusal?.error?.message ?? "", /batches are not served over stdio/);
+  assert.ok(!answers.some((answer) => answer.id === 7), "nothing in the batch ran");
+  assert.ok(answers.some((answer) => answer.id === 2), "the next request is answered");
+  assert.match(run.stderr, /^skillgate: refused a JSON-RPC batch/m);
+});
+
+Deno.test("isBatchError() tells a batch line from other invalid JSON-RPC", () => {
+  const fromSdk = (line: string): Error => {
+    try {
+      deserializeMessage(line);
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error("parsed");
+  };
+  assert.equal(isBatchError(fromSdk('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')), true);
+  assert.equal(isBatchError(fromSdk('{"hello":"world"}')), false);
+  assert.equal(isBatchError(fromSdk('{"jsonrpc":"2.0"}')), false);
 });

@@ -18,12 +18,51 @@ export const CATALOG_BUDGET_BYTES = 16 * 1024;
 /** The channel the catalog goes into (`--catalog`). */
 export type CatalogChannel = "instructions" | "tool-description";
 
-const PREAMBLE = "skillgate serves Agent Skills: folders whose SKILL.md holds instructions for a " +
-  "task, plus supporting files. When a task matches a skill's description, load that skill " +
-  "before acting (skill_load with its name, or read its SKILL.md URI as a resource) and follow " +
-  "it; read the files it refers to with skill_file. skill_search finds the skills that fit a " +
-  "task among all served (ranked; use it when the catalog below is cut); skill_list always " +
-  "shows the current catalog (skills added or edited during this session included).";
+/**
+ * How the model loads a skill in this session, which the preamble names:
+ * `tools` (skill_load and skill_file are offered), `resources` (`--tools=never`:
+ * neither is ever offered), `extension` (`--tools=auto` withdrew both from a
+ * client that declared the skills extension).
+ */
+export type SkillLoader = "tools" | "resources" | "extension";
+
+const PREAMBLE_START = "skillgate serves Agent Skills: folders whose SKILL.md holds instructions " +
+  "for a task, plus supporting files. When a task matches a skill's description, load that skill " +
+  "before acting ";
+const PREAMBLE_LOADING: Readonly<Record<SkillLoader, string>> = {
+  tools: "(skill_load with its name, or read its SKILL.md URI as a resource) and follow it; read " +
+    "the files it refers to with skill_file.",
+  resources: "(read its SKILL.md URI as a resource) and follow it; read the files it refers to " +
+    "as resources too (skill://NAME/PATH).",
+  extension: "(skills/get or resources/read with its SKILL.md URI) and follow it; " +
+    "read the files it refers to with resources/read (skill://NAME/PATH).",
+};
+const PREAMBLE_END = " skill_search finds the skills that fit a task among all served (ranked; " +
+  "use it when the catalog below is cut); skill_list always shows the current catalog (skills " +
+  "added or edited during this session included).";
+
+/**
+ * The preamble for one way of loading skills: it names only tools the client
+ * is offered (newcomer 7: instructions named skill_load and skill_file to a
+ * client `--tools=auto` had withdrawn them from).
+ *
+ * @param loader How skills are loaded in this session.
+ * @returns One paragraph.
+ */
+export function preamble(loader: SkillLoader): string {
+  return PREAMBLE_START + PREAMBLE_LOADING[loader] + PREAMBLE_END;
+}
+
+/**
+ * How skills are loaded before the client is known: `resources` under
+ * `--tools=never`, else `tools`.
+ *
+ * @param config The configuration (`tools` option).
+ * @returns The loader.
+ */
+export function configuredLoader(config: Config): SkillLoader {
+  return config.options.tools === "never" ? "resources" : "tools";
+}
 
 /**
  * The channel configured: `tool-description` under `--catalog=tool-description`
@@ -192,21 +231,25 @@ export function renderSkillCatalog(
  * @param loading Set when the catalog was still loading then (a large
  *   catalog answered early over stdio): the instructions say so and point at
  *   `skill_list`, which answers once it is complete. @default none
+ * @param loader How the client loads skills (see {@linkcode SkillLoader}).
+ *   @default configuredLoader(config)
  * @returns The instructions text.
  */
 export function serverInstructions(
   config: Config,
   catalog: Catalog,
   loading?: { readonly skillFolders: number },
+  loader: SkillLoader = configuredLoader(config),
 ): string {
+  const opening = preamble(loader);
   if (catalogChannel(config) === "tool-description") {
-    return `${PREAMBLE} The skills served are listed in skill_load's description.`;
+    return `${opening} The skills served are listed in skill_load's description.`;
   }
   if (loading !== undefined) {
-    return `${PREAMBLE} The catalog of this session (about ${loading.skillFolders} skill folders) was ` +
+    return `${opening} The catalog of this session (about ${loading.skillFolders} skill folders) was ` +
       "still loading when it started: call skill_list (or skill_search) to see the skills served.";
   }
-  return `${PREAMBLE} The skills served when this session started:\n\n${catalogBlock(catalog)}`;
+  return `${opening} The skills served when this session started:\n\n${catalogBlock(catalog)}`;
 }
 
 /**

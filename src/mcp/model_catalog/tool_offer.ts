@@ -50,8 +50,12 @@ export interface RequestCapabilities {
 export interface ToolOffer {
   /** Whether `tools/list` lists the tool and `tools/call` accepts it, now. */
   isOffered(name: string, declared?: RequestCapabilities): boolean;
-  /** The tool's description as `tools/list` shows it now. */
-  describe(name: string, base: string): string;
+  /**
+   * The tool's description as `tools/list` shows it now: with the catalog in
+   * tool-description mode, and without a pointer to skill_load when the client
+   * is not offered skill_load (`declared`: as for `isOffered`).
+   */
+  describe(name: string, base: string, declared?: RequestCapabilities): string;
 }
 
 /**
@@ -110,9 +114,44 @@ export function createToolOffer(server: Server, context: ServerContext): ToolOff
       if (mode === "never") return false;
       return !(isAuto && clientLoadsSkills(declared));
     },
-    describe(name, base) {
+    describe(name, base, declared) {
+      if (!this.isOffered("skill_load", declared)) return withoutSkillLoad(base);
       if (!isToolDescription || name !== "skill_load") return base;
       return describeWithCatalog(base, context.store.current());
     },
   };
+}
+
+/**
+ * The other tools' pointers at skill_load, worded for a client that is not
+ * offered it (it reads a skill's SKILL.md as a resource instead).
+ */
+const SKILL_LOAD_POINTERS: readonly (readonly [string, string])[] = [
+  ["Then call skill_load with a name.", "Then read a skill's SKILL.md URI as a resource."],
+  ["Then call skill_load with the name (or read the URI).", "Then read the URI as a resource."],
+  [
+    "(skill_load lists them with whether each can run here)",
+    "(skill_list lists them with whether each can run here)",
+  ],
+  [
+    "prefer skill_search and skill_load.",
+    "prefer skill_search and reading SKILL.md as a resource.",
+  ],
+  [
+    "To use a skill yourself, call skill_load.",
+    "To use a skill yourself, read its SKILL.md as a resource.",
+  ],
+];
+
+/**
+ * A description without its pointer at skill_load (newcomer 7: a client
+ * `--tools` withdrew skill_load from was still told to call it).
+ *
+ * @param description A tool's own description.
+ * @returns The description with each known pointer reworded.
+ */
+export function withoutSkillLoad(description: string): string {
+  let out = description;
+  for (const [pointer, instead] of SKILL_LOAD_POINTERS) out = out.replace(pointer, instead);
+  return out;
 }

@@ -11,7 +11,23 @@
  */
 
 import { createConfirmer } from "../../scripts/confirm/confirmer.ts";
-import type { ToolContext } from "./tool.ts";
+import type { ViewOverrideRequest } from "../../config/file/view_override_write.ts";
+import type { ToolCallExtra, ToolContext } from "./tool.ts";
+import { shellCommand } from "../../cli/shell_quote.ts";
+
+/**
+ * `skillgate override`'s flag for each switch and value (the same table as
+ * `OVERRIDE_FLAGS` in src/cli/override_command.ts, which the worker does not
+ * load; tests/mcp/apps/views_test.ts proves they agree).
+ */
+export const OVERRIDE_FLAG_OF: Readonly<Record<string, string>> = Object.freeze({
+  "enabled:false": "--disable",
+  "enabled:true": "--enable",
+  "modelInvocable:false": "--hide-from-model",
+  "modelInvocable:true": "--show-to-model",
+  "userInvocable:false": "--no-prompt",
+  "userInvocable:true": "--prompt",
+});
 
 /** Why writes are refused on a whole server: client-facing, and what to do. */
 export interface SettingsRefusal {
@@ -57,6 +73,47 @@ export function settingsRefusal(context: ToolContext): SettingsRefusal | null {
     };
   }
   return null;
+}
+
+/**
+ * Why this client's call cannot write: it cannot ask the user (no
+ * elicitation, and on 2026-07-28 no `input_required` round), or null.
+ *
+ * A confirmToken round trip (as `skill_run` offers) was weighed and not
+ * taken: without a channel to the user, whoever made the first call (a
+ * prompt-injected model included; "app only" visibility is a hint) can make
+ * the second, so the token would confirm nothing while the write persists
+ * in the owner's overrides.json. The owner keeps a way that needs no client:
+ * `skillgate override` at a terminal.
+ *
+ * @param extra The call's extra, or undefined when not known (a view's page
+ *   built outside a call): then null.
+ * @param request The write asked for, when known: the hint then gives the
+ *   exact command. @default the general form
+ * @returns The refusal, naming the command line that does the same.
+ *
+ * Source: newcomer 7's finding "skill_settings_write persists ... with no
+ * confirmation when the client lacks elicitation".
+ */
+export function confirmationRefusal(
+  extra: ToolCallExtra | undefined,
+  request?: ViewOverrideRequest,
+): SettingsRefusal | null {
+  if (extra === undefined) return null;
+  if (extra.askUser !== undefined || extra.inputRound?.canElicit === true) return null;
+  if (extra.inputRound?.state !== undefined) return null;
+  const flag = request === undefined
+    ? undefined
+    : OVERRIDE_FLAG_OF[`${request.switch}:${request.value}`];
+  const command = request === undefined || flag === undefined
+    ? "skillgate override NAME --disable (or --hide-from-model, --no-prompt)"
+    // Single-quoted for a POSIX shell: a skill's author picks its name (`e$(id)f`).
+    : shellCommand(["skillgate", "override", request.name, flag]);
+  return {
+    message: "This client cannot ask the user to confirm a change (it declares no elicitation), " +
+      "so a view's change is not written",
+    hint: `Ask the server's owner to run at a terminal: ${command}`,
+  };
 }
 
 /**

@@ -20,7 +20,7 @@ import { isUserInvocable } from "../prompts/prompt_skills.ts";
 import { toolSuccess } from "../tool_result.ts";
 import { problemShape } from "./shapes.ts";
 import { listSkills, MAX_PROBLEMS_PER_ANSWER } from "./skill_list.ts";
-import { remoteCachePathsAsSpecs } from "./remote_cache_paths.ts";
+import { remoteCachePathsAsSpecs, skillSourceAsShown } from "./remote_cache_paths.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
 /** Skills one answer shows at most (a query narrows; `total` counts all). */
@@ -121,7 +121,12 @@ export function browseAnswer(
   const problems = listed.problems as Problem[];
   const shown = chosen.slice(0, MAX_BROWSE_SKILLS);
   // The listed problems name a remote skill's folder by its source's spec, as here.
-  const problemsOf = problemsBySkill(problems, shown, remoteCachePathsAsSpecs(catalog.roots));
+  const shownAs = { hosted: options.hosted };
+  const problemsOf = problemsBySkill(
+    problems,
+    shown,
+    remoteCachePathsAsSpecs(catalog.roots, shownAs),
+  );
   return {
     ...(options.query === undefined ? {} : { query: options.query }),
     total,
@@ -129,7 +134,7 @@ export function browseAnswer(
       name: skill.name,
       description: skill.description,
       ...(skill.whenToUse === undefined ? {} : { whenToUse: skill.whenToUse }),
-      source: skill.source ?? skill.root,
+      source: skillSourceAsShown(skill, catalog.roots, shownAs),
       files: skill.files.length,
       bytes: skill.bytes,
       hiddenFromModel: !isInModelCatalog(skill),

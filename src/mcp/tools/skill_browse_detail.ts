@@ -21,6 +21,7 @@ import { readSkillBody } from "../../skills/skill_body.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { loadSkill } from "./skill_load.ts";
+import { remoteCachePathsAsSpecs, skillSourceAsShown } from "./remote_cache_paths.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
 const inputSchema = z.object({
@@ -53,14 +54,17 @@ export const skillBrowseDetailTool = defineTool({
   annotations: READ_ONLY_ANNOTATIONS,
   _meta: appToolMeta(SKILLS_VIEW_URI, ["app"]),
   call: async (input, context) => {
-    const found = lookUpSkill(context.store.current(), input.name);
+    const catalog = context.store.current();
+    const found = lookUpSkill(catalog, input.name);
     if (!isSkill(found)) return found;
     // The catalog holds no bodies (issue 13): read this one now, through the gate.
     const read = await readSkillBody(found, context.caps.maxSkillMdBytes);
+    const shownAs = { hosted: context.hosted };
+    const asShown = remoteCachePathsAsSpecs(catalog.roots, shownAs);
     if (!read.ok && read.isLastGood) {
       return toolError(
         "SKILL_UNAVAILABLE",
-        read.detail,
+        asShown(read.detail),
         "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
           "as it loads",
       );
@@ -68,11 +72,15 @@ export const skillBrowseDetailTool = defineTool({
     if (!read.ok) {
       return toolError(
         "SKILL_NOT_FOUND",
-        `The instructions of skill "${found.name}" cannot be read now: ${read.detail}`,
+        `The instructions of skill "${found.name}" cannot be read now: ${asShown(read.detail)}`,
         "The skill changed on disk; browse the skills again to see them as they are now",
       );
     }
-    const { truncationNote: _note, ...detail } = loadSkill(found, read);
+    const { truncationNote: _note, ...detail } = loadSkill(
+      found,
+      read,
+      skillSourceAsShown(found, catalog.roots, shownAs),
+    );
     return toolSuccess(detail satisfies SkillBrowseDetailAnswer);
   },
 });

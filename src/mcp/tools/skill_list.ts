@@ -4,6 +4,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import * as z from "zod";
 import {
   DEFAULT_LIST_LIMIT,
@@ -26,7 +27,11 @@ import type { ScriptPlan } from "../../scripts/plan.ts";
 import type { ScriptService } from "../../scripts/service.ts";
 import { redactGrantProblems, redactGrantStatus } from "./redact_grant.ts";
 import { upperBound } from "../resources/served_file.ts";
-import { problemsWithoutCachePaths } from "./remote_cache_paths.ts";
+import {
+  problemsWithoutCachePaths,
+  rootAsShown,
+  skillSourceAsShown,
+} from "./remote_cache_paths.ts";
 import { problemShape } from "./shapes.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
@@ -51,10 +56,15 @@ const skillSummaryShape = z.object({
   files: z.number().int(),
   bytes: z.number().int(),
   ...skillScriptsShape,
+  /** Entries of its `mcp-host` block refused as declared (each also a `declaration` error). */
+  refusedDeclarations: z.number().int().optional(),
 });
 
 const outputSchema = z.object({
-  /** Roots: a local one by its path; a remote source by its spec (never its cache folder). */
+  /**
+   * Roots: a local one by its path (hosted: by its label, `root1`...); a remote
+   * source by its spec (never its cache folder).
+   */
   roots: z.array(z.object({ path: z.string(), from: z.string(), prefix: z.string().optional() })),
   hosted: z.boolean(),
   total: z.number().int(),
@@ -145,10 +155,12 @@ export function listSkills(
   const plan = options.scripts?.plan(catalog);
   const isOwnerView = options.isOwnerView === true;
   const all = plan === undefined ? catalog.problems : [...catalog.problems, ...plan.problems];
-  // A client sees a remote root by its spec, in its problems too (never the cache folder).
+  // A client sees a remote root by its spec, and hosted a local root by its label, in its
+  // problems too (never a cache folder or a host folder); the owner sees the paths.
+  const shownAs = { hosted: options.hosted && !isOwnerView };
   const problems = isOwnerView
     ? all
-    : problemsWithoutCachePaths(redactGrantProblems(all, plan?.grant), catalog.roots);
+    : problemsWithoutCachePaths(redactGrantProblems(all, plan?.grant), catalog.roots, shownAs);
   const needle = options.query.toLowerCase();
   // One pass over the snapshot's precomputed lowercase names and descriptions.
   const index = catalogIndex(catalog);
@@ -166,9 +178,11 @@ export function listSkills(
   const after = options.after;
   const start = after === null ? 0 : upperBound(matching, after, (skill) => skill.name);
   const page = matching.slice(start, start + options.limit);
+  // With scripts: how many `mcp-host` entries each SKILL.md had refused (declaration errors).
+  const refusedBySkillMd = plan === undefined ? undefined : declarationErrors(catalog.problems);
   const answer: SkillListAnswer = {
-    roots: catalog.roots.map((root) => ({
-      path: root.source ?? root.path,
+    roots: catalog.roots.map((root, index) => ({
+      path: rootAsShown(root, index, shownAs),
       from: root.from,
       ...(root.prefix === undefined ? {} : { prefix: root.prefix }),
     })),
@@ -176,6 +190,9 @@ export function listSkills(
     total: matching.length,
     skills: page.map((skill) => {
       const summary = summarise(skill, plan, options.scripts?.facts.isolation.mode);
+      summary.source = skillSourceAsShown(skill, catalog.roots, shownAs);
+      const refused = refusedBySkillMd?.get(join(skill.dir, skill.skillMdFile)) ?? 0;
+      if (refused > 0) summary.refusedDeclarations = refused;
       return options.runRefusal === undefined ? summary : { ...summary, executable: false };
     }),
     problems: pickProblems(problems, options.maxProblems ?? MAX_PROBLEMS_PER_ANSWER),
@@ -208,6 +225,16 @@ function summarise(
   };
   if (skill.whenToUse !== undefined) summary.whenToUse = skill.whenToUse;
   return summary;
+}
+
+/** Error-severity `declaration` problems, counted by the SKILL.md path they point at. */
+function declarationErrors(problems: readonly Problem[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const problem of problems) {
+    if (problem.reason !== "declaration" || problem.severity !== "error") continue;
+    counts.set(problem.path, (counts.get(problem.path) ?? 0) + 1);
+  }
+  return counts;
 }
 
 function pickProblems(problems: readonly Problem[], maxProblems: number): Problem[] {

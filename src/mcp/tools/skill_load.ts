@@ -7,6 +7,7 @@
  * @module
  */
 
+import { remoteCachePathsAsSpecs, skillSourceAsShown } from "./remote_cache_paths.ts";
 import * as z from "zod";
 import type { Skill } from "../../skills/skill.ts";
 import { readSkillBody } from "../../skills/skill_body.ts";
@@ -55,10 +56,13 @@ export const skillLoadTool = defineTool({
     if (!isSkill(found)) return found;
     // The catalog holds no bodies (issue 13): read this one now, through the gate.
     const read = await readSkillBody(found, context.caps.maxSkillMdBytes);
+    // Hosted, a root is a host folder: named by its label, as skill_list names it.
+    const shownAs = { hosted: context.hosted };
+    const asShown = remoteCachePathsAsSpecs(catalog.roots, shownAs);
     if (!read.ok && read.isLastGood) {
       return toolError(
         "SKILL_UNAVAILABLE",
-        read.detail,
+        asShown(read.detail),
         "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
           "as it loads",
       );
@@ -66,11 +70,11 @@ export const skillLoadTool = defineTool({
     if (!read.ok) {
       return toolError(
         "SKILL_NOT_FOUND",
-        `The instructions of skill "${found.name}" cannot be read now: ${read.detail}`,
+        `The instructions of skill "${found.name}" cannot be read now: ${asShown(read.detail)}`,
         "The skill changed on disk; call skill_list to see the catalog as it is now",
       );
     }
-    const answer = loadSkill(found, read);
+    const answer = loadSkill(found, read, skillSourceAsShown(found, catalog.roots, shownAs));
     if (context.scripts !== undefined) {
       answer.scripts = loadedScripts(found, context.scripts.plan(catalog));
     }
@@ -84,17 +88,20 @@ export const skillLoadTool = defineTool({
  * @param skill The skill from the current snapshot.
  * @param read Its body as read now (`readSkillBody`), whether it was cut and,
  *   if so, the byte offset in SKILL.md where the read ended (0 when unknown).
+ * @param source The skill's source as the client sees it (see
+ *   `skillSourceAsShown()`: hosted, a root's label). @default the remote spec, else the root's path
  * @returns The answer; `truncationNote` says how to read the rest when the
  *   body was cut at the SKILL.md read cap.
  */
 export function loadSkill(
   skill: Skill,
   read: { readonly body: string; readonly truncated: boolean; readonly nextOffset?: number },
+  source: string = skill.source ?? skill.root,
 ): SkillLoadAnswer {
   const answer: SkillLoadAnswer = {
     name: skill.name,
     description: skill.description,
-    source: skill.source ?? skill.root,
+    source,
     body: read.body,
     truncated: read.truncated,
     files: skill.files.map((file) => ({ path: file.path, size: file.size })),

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { previewAsShown } from "./remote_cache_paths.ts";
 import * as z from "zod";
 import { PROXY_ENV_NAMES } from "../../scripts/script_env.ts";
 import { missingMountNote } from "../../scripts/sandbox/missing_mount.ts";
@@ -120,7 +121,11 @@ export const skillRunTool = defineTool({
     if (!prepared.ok) return toolError(prepared.code, prepared.message, prepared.hint);
     if (!service.queue.hasRoom()) return queueFull();
     if (service.confirmMode === "ask-user") {
-      const refusal = await confirm(prepared.preview, input.confirmToken, service, extra);
+      // Hosted, the preview names the skill's folder by its root's label, not the host path.
+      const preview = previewAsShown(prepared.preview, found, catalog.roots, {
+        hosted: context.hosted,
+      });
+      const refusal = await confirm(preview, input.confirmToken, service, extra);
       if (refusal !== null) return refusal;
     }
     return await execute(prepared, service, extra);

@@ -16,8 +16,9 @@ import { OVERRIDE_SWITCHES, type OverrideSwitch } from "../../skills/overrides.t
 import type { Skill } from "../../skills/skill.ts";
 import { appToolMeta, SETTINGS_VIEW_URI } from "../apps/app_meta.ts";
 import { toolSuccess } from "../tool_result.ts";
-import { settingsRefusal } from "./settings_guard.ts";
-import { defineTool, READ_ONLY_ANNOTATIONS, type ToolContext } from "./tool.ts";
+import { confirmationRefusal, settingsRefusal } from "./settings_guard.ts";
+import { skillSourceAsShown } from "./remote_cache_paths.ts";
+import { defineTool, READ_ONLY_ANNOTATIONS, type ToolCallExtra, type ToolContext } from "./tool.ts";
 
 /** Skills one answer shows at most. */
 export const MAX_SETTINGS_SKILLS = 2_000;
@@ -72,19 +73,21 @@ export const skillSettingsTool = defineTool({
   outputSchema,
   annotations: READ_ONLY_ANNOTATIONS,
   _meta: appToolMeta(SETTINGS_VIEW_URI),
-  call: (_input, context) => Promise.resolve(toolSuccess(settingsAnswer(context))),
+  call: (_input, context, extra) => Promise.resolve(toolSuccess(settingsAnswer(context, extra))),
 });
 
 /**
  * The settings as a view shows them. Pure over the store's snapshot.
  *
  * @param context The tool context (store, configuration, writer).
+ * @param extra The call's extra: a client that cannot ask the user is shown
+ *   the view as not writable. @default not known (the server's refusal only)
  * @returns The answer.
  */
-export function settingsAnswer(context: ToolContext): SkillSettingsAnswer {
+export function settingsAnswer(context: ToolContext, extra?: ToolCallExtra): SkillSettingsAnswer {
   const base = context.store.base();
   const overlay = context.store.overlay();
-  const refusal = settingsRefusal(context);
+  const refusal = settingsRefusal(context) ?? confirmationRefusal(extra);
   return {
     writable: refusal === null,
     ...(refusal === null ? {} : { refusal: refusal.message }),
@@ -114,7 +117,7 @@ export function settingsAnswer(context: ToolContext): SkillSettingsAnswer {
         // view needs, its description (skill content, which this model-visible answer would
         // put before the model) is withheld. What a view disabled keeps it, to be turned on.
         description: switches.enabled.offBy === "owner" ? "" : skill.description,
-        source: skill.source ?? skill.root,
+        source: skillSourceAsShown(skill, base.roots, { hosted: context.hosted }),
         ...switches,
       };
     }),

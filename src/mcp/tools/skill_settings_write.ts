@@ -2,8 +2,9 @@
  * `skill_settings_write`: the settings view's one write, app-only. Sets one
  * switch of one skill in `overrides.json`, through the trusted part (the
  * worker cannot write the file). Every refusal comes before anyone is asked;
- * then the user confirms (elicitation, or `input_required` on 2026-07-28)
- * where the client supports it; then the trusted part checks the request
+ * then the user confirms (elicitation, or `input_required` on 2026-07-28); a
+ * client that can do neither is refused (`CONFIRMATION_UNAVAILABLE`, naming
+ * the `skillgate override` line instead); then the trusted part checks the request
  * again (narrowing, or turning back on what a view turned off) and writes.
  *
  * @module
@@ -17,7 +18,7 @@ import { appToolMeta, SETTINGS_VIEW_URI } from "../apps/app_meta.ts";
 import type { InputRequiredResult } from "../sdk.ts";
 import type { ConfirmationWords } from "../elicitation/run_confirmation.ts";
 import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
-import { settingsConfirmer, settingsRefusal } from "./settings_guard.ts";
+import { confirmationRefusal, settingsConfirmer, settingsRefusal } from "./settings_guard.ts";
 import { frontmatterTurnsOff, ownEntry } from "./skill_settings.ts";
 import { defineTool, type ToolCallExtra, type UserAnswer } from "./tool.ts";
 
@@ -103,6 +104,11 @@ export const skillSettingsWriteTool = defineTool({
       }
     }
     const request: ViewOverrideRequest = { name: input.name, switch: key, value: input.value };
+    // No way to ask the user: refused, never written unconfirmed (settings_guard.ts says why).
+    const cannotAsk = confirmationRefusal(extra, request);
+    if (cannotAsk !== null) {
+      return toolError("CONFIRMATION_UNAVAILABLE", cannotAsk.message, cannotAsk.hint);
+    }
     const confirmation = await confirm(request, extra);
     if (confirmation !== null) return confirmation;
     const answer = await context.writeOverride(request);

@@ -55,6 +55,8 @@ import {
 } from "./responses.ts";
 import { createSessionTable, type HttpSession } from "./sessions.ts";
 import { claimsModernEra, createModernRoute } from "./modern_route.ts";
+import { protocolRefusal } from "./protocol_front.ts";
+import { negotiatedVersion } from "../../mcp/protocol_versions.ts";
 
 /** The path MCP is served at. */
 export const MCP_PATH = "/mcp";
@@ -387,6 +389,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     if (await claimsModernEra(request, body.value)) {
       return await handleModern(request, body.value, loaded, info);
     }
+    const refused = protocolRefusal(request, body.value);
+    if (refused !== null) return refused;
     const releaseClient = enterClient(clientUnitOf(config.options.host, info));
     if (releaseClient === null) return clientBusy();
     const release = inFlight.tryEnter();
@@ -447,6 +451,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       parsedBody = body.value;
       if (!isInitializedNotice(parsedBody)) session.requests++;
     }
+    const refused = protocolRefusal(request, parsedBody, session.protocolVersion);
+    if (refused !== null) return refused;
     // A session with nothing in flight may always start one request: the
     // pool's ceiling binds only sessions that already have work in flight,
     // so a flood of busy sessions cannot starve a client that asks one thing
@@ -587,6 +593,13 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         "Bad Request: Mcp-Session-Id header is required",
       );
     }
+    const refused = protocolRefusal(request, body.value);
+    if (refused !== null) return refused;
+    const initialize = (Array.isArray(body.value) ? body.value : [body.value])
+      .find((message) => isInitializeRequest(message)) as
+        | { params?: { protocolVersion?: unknown } }
+        | undefined;
+    const protocolVersion = negotiatedVersion(initialize?.params?.protocolVersion);
     const refusal = await sessions.makeRoom(unit, {
       maxSessions: limits.maxSessions,
       maxPerUnit: isLoopbackOnly ? Number.POSITIVE_INFINITY : limits.maxSessionsPerClient,
@@ -620,6 +633,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
               unit,
               server: created,
               transport,
+              protocolVersion,
               inFlight: perSession,
               bodyReads: 0,
               requests: 0,

@@ -19,6 +19,8 @@ export interface HttpSession {
   readonly unit: string;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** The protocol revision its `initialize` negotiated (see `negotiatedVersion`). */
+  readonly protocolVersion?: string;
   /** Requests in flight in this session (bounded per session). */
   readonly inFlight: InFlight;
   /** Request bodies of this session being read now. */

@@ -28,6 +28,9 @@ import { memoryCatalog, memorySkill } from "../../support/memory_catalog.ts";
 import { REPO_ROOT } from "../../support/program.ts";
 import { testConfig } from "../skills_extension/_connect.ts";
 import { sdkCacheHints } from "../../../src/mcp/cache_hints.ts";
+import { confirmationRefusal, OVERRIDE_FLAG_OF } from "../../../src/mcp/tools/settings_guard.ts";
+import { shellQuote } from "../../../src/cli/shell_quote.ts";
+import { OVERRIDE_FLAGS } from "../../../src/cli/override_command.ts";
 
 const UI_CLIENT = {
   extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
@@ -500,4 +503,41 @@ Deno.test("skill_settings shows the owner how to add a well-known publisher too 
   const answer = (settings as { structuredContent: SkillSettingsAnswer }).structuredContent;
   assert.ok(answer.addSource.some((line) => line.includes("--well-known-allow=https://HOST")));
   assert.ok(answer.addSource.some((line) => line.includes(`"wellKnownAllow": ["https://HOST"]`)));
+});
+
+Deno.test("attack: skill_settings_write from a client that cannot ask the user writes nothing and names the override command", async () => {
+  const context = settingsContext();
+  // A client without elicitation: no askUser; on 2026-07-28 a round that cannot elicit.
+  for (const extra of [{}, { inputRound: { canElicit: false, ask: () => ({}) as never } }]) {
+    const result = await skillSettingsWriteTool.call(
+      { name: "plain", switch: "enabled", value: false },
+      context,
+      extra as ToolCallExtra,
+    );
+    assert.equal(errorOf(result), "CONFIRMATION_UNAVAILABLE");
+    const body = JSON.parse((result as { content: { text: string }[] }).content[0]!.text);
+    assert.match(body.hint, /skillgate override plain --disable$/);
+  }
+  assert.deepEqual(context.written, []);
+  const settings = await skillSettingsTool.call({}, context, {});
+  const answer = (settings as { structuredContent: SkillSettingsAnswer }).structuredContent;
+  assert.equal(answer.writable, false, "the view shows the switches as not writable");
+  assert.match(answer.refusal ?? "", /cannot ask the user/);
+});
+
+Deno.test("OVERRIDE_FLAG_OF names the same skillgate override flag as the command's own table", () => {
+  const fromCommand = Object.fromEntries(
+    Object.entries(OVERRIDE_FLAGS).map(([flag, [key, value]]) => [`${key}:${value}`, flag]),
+  );
+  assert.deepEqual({ ...OVERRIDE_FLAG_OF }, fromCommand);
+});
+
+Deno.test("attack: CONFIRMATION_UNAVAILABLE's override line single-quotes a skill name holding $(...) or backticks", () => {
+  for (const name of ["e$(id)f", "c`id`d", "it's"]) {
+    const refusal = confirmationRefusal({}, { name, switch: "enabled", value: false });
+    const line = (refusal?.hint ?? "").replace(/^.*: /, "");
+    assert.equal(line, `skillgate override ${shellQuote(name)} --disable`);
+    assert.ok(line.includes(`'`), line);
+    assert.ok(!line.includes(`"${name}"`), line);
+  }
 });

@@ -105,3 +105,44 @@ Deno.test("--catalog=tool-description puts the catalog in skill_load's descripti
     await seen.close();
   }
 });
+
+Deno.test("--tools=auto: a skills-extension client's instructions name skills/get and resources/read, never the withdrawn tools", async () => {
+  const seen = await toolsSeen({ clientCapabilities: EXTENSION_CLIENT });
+  try {
+    assert.ok(!seen.instructions.includes("skill_load"), seen.instructions);
+    assert.ok(!seen.instructions.includes("skill_file"), seen.instructions);
+    assert.match(seen.instructions, /skills\/get/);
+    assert.match(seen.instructions, /<name>alpha<\/name>/, "the catalog is still there");
+    for (const name of seen.names) {
+      const description = seen.descriptions.get(name) ?? "";
+      assert.ok(!/skill_load|skill_file/.test(description), `${name}: ${description}`);
+    }
+  } finally {
+    await seen.close();
+  }
+});
+
+Deno.test("--tools=auto: a client without the extension is told to use skill_load and skill_file", async () => {
+  const seen = await toolsSeen({});
+  try {
+    assert.match(seen.instructions, /skill_load with its name/);
+    assert.match(seen.instructions, /skill_file/);
+  } finally {
+    await seen.close();
+  }
+});
+
+Deno.test("--tools=never: the instructions name resources, never skill_load or skill_file", async () => {
+  const seen = await toolsSeen({ flags: ["--tools=never"] });
+  try {
+    assert.ok(!seen.instructions.includes("skill_load"), seen.instructions);
+    assert.ok(!seen.instructions.includes("skill_file"), seen.instructions);
+    assert.match(seen.instructions, /SKILL\.md URI as a resource/);
+    for (const name of seen.names) {
+      const description = seen.descriptions.get(name) ?? "";
+      assert.ok(!/skill_load|skill_file/.test(description), `${name}: ${description}`);
+    }
+  } finally {
+    await seen.close();
+  }
+});
