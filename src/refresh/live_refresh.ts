@@ -160,6 +160,12 @@ export async function startLiveRefresh(
   let limitRetryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set by that retry: the watch is planned again (then every watched path rescanned). */
   let isRewatchPending = false;
+  /** The watcher listing served skills' SKILL.md paths (see `rewatchSkillFiles`), if any. */
+  let skillFileWatcher: Deno.FsWatcher | null = null;
+  /** The paths `skillFileWatcher` lists. */
+  let skillFilePaths: readonly string[] = [];
+  /** Reads the events of every `skillFileWatcher` opened (kept apart: a re-plan awaits `pump`). */
+  let skillFilePump: Promise<void> = Promise.resolve();
 
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
     ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
@@ -240,6 +246,7 @@ export async function startLiveRefresh(
         ? await rewatch(split.isReplanNeeded)
         : false;
       if (!isReplanned && !isClosed) extendWatch(split);
+      if (isSwapped || split.added.length > 0 || split.removed.length > 0) rewatchSkillFiles();
       report = {
         paths: paths.length,
         isFullRescan: rebuilt.isFullRescan,
@@ -415,6 +422,47 @@ export async function startLiveRefresh(
     limitRetryTimer = undefined;
     warnLost(opened.lost);
     pump = readEvents(watchers);
+    rewatchSkillFiles();
+  }
+
+  /**
+   * Keeps a watcher listing the SKILL.md path of every served local skill
+   * (when the watch is not split and, with the watched folders, they stay
+   * under {@linkcode MANY_WATCHED_PATHS}). Deno 2.9.6's event filter hands
+   * an event to a watcher only when the event's path, resolved NOW (symlinks
+   * followed), is one of that watcher's paths or under one; otherwise only
+   * when the path no longer exists. A SKILL.md removed and replaced by a
+   * symlink leading outside the roots therefore loses both events whenever
+   * the filter reaches them after the symlink exists (the watcher's thread
+   * late on a busy machine, as right after connecting: 4 of 6 runs), and
+   * the skill kept its old entry. Listed here, the path resolves to the same
+   * file as the event's path, so the filter passes the event whatever the
+   * path leads to. The root's watcher still delivers the events (this one's
+   * own watch on each file is incidental); so replacing it opens the new
+   * one before the old one closes. A watch that cannot open (a SKILL.md gone
+   * meanwhile) is tried again after the next swap.
+   */
+  function rewatchSkillFiles(): void {
+    if (isClosed) return;
+    const isSplit = flatFolders.size > 0 || unwatched.length > 0;
+    const local = isSplit ? [] : skillMdPaths(store.base());
+    const next = watchedPathCount + local.length < MANY_WATCHED_PATHS ? local : [];
+    if (next.length === skillFilePaths.length && next.every((p, i) => p === skillFilePaths[i])) {
+      return;
+    }
+    const old = skillFileWatcher;
+    skillFileWatcher = null;
+    skillFilePaths = [];
+    if (next.length > 0) {
+      try {
+        skillFileWatcher = open([...next], { recursive: false });
+        skillFilePaths = next;
+        skillFilePump = Promise.all([skillFilePump, readEvents([skillFileWatcher])]).then(() => {});
+      } catch {
+        // Tried again after the next swap; the folders' watch is unaffected.
+      }
+    }
+    old?.close();
   }
 
   /** Names each folder in `lost` on stderr once; arms the retry of a watch limit refused. */
@@ -532,7 +580,9 @@ export async function startLiveRefresh(
     clearTimeout(rescanCheckTimer);
     clearTimeout(limitRetryTimer);
     for (const watcher of watchers) watcher.close();
+    skillFileWatcher?.close();
     await pump;
+    await skillFilePump;
     await running;
   };
   return {
@@ -661,6 +711,17 @@ const NO_SPLIT_CHANGE: SplitChange = {
   removed: [],
   entries: new Map(),
 };
+
+/** The SKILL.md path of every local skill (not remote, not watched through a link), sorted. */
+function skillMdPaths(catalog: Catalog): string[] {
+  const rootPaths = new Set(
+    catalog.roots.filter((root) => root.from !== "remote").map((root) => root.path),
+  );
+  return catalog.skills
+    .filter((skill) => skill.source === undefined && rootPaths.has(skill.root))
+    .map((skill) => join(skill.dir, skill.skillMdFile))
+    .sort();
+}
 
 /** Whether `path` is `folder` or inside it. */
 function isAtOrUnder(path: string, folder: string): boolean {
