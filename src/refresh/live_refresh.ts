@@ -426,27 +426,28 @@ export async function startLiveRefresh(
   }
 
   /**
-   * Keeps a watcher listing the SKILL.md path of every served local skill
-   * (when the watch is not split and, with the watched folders, they stay
-   * under {@linkcode MANY_WATCHED_PATHS}). Deno 2.9.6's event filter hands
-   * an event to a watcher only when the event's path, resolved NOW (symlinks
-   * followed), is one of that watcher's paths or under one; otherwise only
-   * when the path no longer exists. A SKILL.md removed and replaced by a
-   * symlink leading outside the roots therefore loses both events whenever
-   * the filter reaches them after the symlink exists (the watcher's thread
-   * late on a busy machine, as right after connecting: 4 of 6 runs), and
-   * the skill kept its old entry. Listed here, the path resolves to the same
+   * Keeps a watcher listing the files of every served local skill (all its
+   * listed files, or its SKILL.md alone when all would not fit; none when
+   * the watch is split or, with the watched folders, they reach
+   * {@linkcode MANY_WATCHED_PATHS}). Deno 2.9.6's event filter hands an
+   * event to a watcher only when the event's path, resolved NOW (symlinks
+   * followed), is one of that watcher's paths or under one, or no longer
+   * exists. A file (or a skill's folder) removed and replaced by a symlink
+   * leading outside the roots therefore loses both events whenever the
+   * filter reaches them after the symlink exists (the watcher's thread late
+   * on a busy machine, as right after connecting: 4 of 6 runs), and the
+   * skill kept its old entry. Listed here, the path resolves to the same
    * file as the event's path, so the filter passes the event whatever the
-   * path leads to. The root's watcher still delivers the events (this one's
-   * own watch on each file is incidental); so replacing it opens the new
-   * one before the old one closes. A watch that cannot open (a SKILL.md gone
-   * meanwhile) is tried again after the next swap.
+   * path now leads to. The roots' watchers still deliver the events (this
+   * one's own watch of each file is incidental), so replacing it opens the
+   * new one before the old one closes. A watch that cannot open (a file
+   * gone meanwhile) is tried again after the next swap.
    */
   function rewatchSkillFiles(): void {
     if (isClosed) return;
     const isSplit = flatFolders.size > 0 || unwatched.length > 0;
-    const local = isSplit ? [] : skillMdPaths(store.base());
-    const next = watchedPathCount + local.length < MANY_WATCHED_PATHS ? local : [];
+    const budget = MANY_WATCHED_PATHS - 1 - watchedPathCount;
+    const next = isSplit ? [] : skillFileList(store.base(), budget);
     if (next.length === skillFilePaths.length && next.every((p, i) => p === skillFilePaths[i])) {
       return;
     }
@@ -712,15 +713,24 @@ const NO_SPLIT_CHANGE: SplitChange = {
   entries: new Map(),
 };
 
-/** The SKILL.md path of every local skill (not remote, not watched through a link), sorted. */
-function skillMdPaths(catalog: Catalog): string[] {
+/**
+ * The files of every local skill to list in the skill-file watcher, sorted:
+ * every listed file when they fit in `budget` paths, else every SKILL.md
+ * when those fit, else none.
+ */
+function skillFileList(catalog: Catalog, budget: number): string[] {
   const rootPaths = new Set(
     catalog.roots.filter((root) => root.from !== "remote").map((root) => root.path),
   );
-  return catalog.skills
-    .filter((skill) => skill.source === undefined && rootPaths.has(skill.root))
-    .map((skill) => join(skill.dir, skill.skillMdFile))
-    .sort();
+  const local = catalog.skills.filter((skill) =>
+    skill.source === undefined && rootPaths.has(skill.root)
+  );
+  if (local.length > budget) return [];
+  const all = local.flatMap((skill) => skill.files.map((file) => join(skill.dir, file.path)));
+  const list = all.length <= budget
+    ? all
+    : local.map((skill) => join(skill.dir, skill.skillMdFile));
+  return [...new Set(list)].sort();
 }
 
 /** Whether `path` is `folder` or inside it. */

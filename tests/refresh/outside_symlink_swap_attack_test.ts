@@ -17,6 +17,7 @@ import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { startLiveRefresh } from "../../src/refresh/live_refresh.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
+import type { Catalog } from "../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 
 async function until(what: string, check: () => boolean): Promise<void> {
@@ -47,36 +48,73 @@ async function holdWatcherThread(fifo: string): Promise<() => Promise<void>> {
   };
 }
 
-Deno.test("attack: a SKILL.md swapped for a symlink leading outside while the watcher's thread runs late is still seen, and the skill leaves the catalog", async () => {
-  await using tree = await makeTree({
-    "root/palette/SKILL.md": skillMd("palette", "Good palette"),
-    "root/other/SKILL.md": skillMd("other", "Good other"),
-    "outside/SKILL.md": skillMd("palette", "Outside"),
-  });
-  const root = tree.at("root");
-  const store = createCatalogStore(
-    await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+/** A swap of palette's files for outside ones, and what the catalog shows once it is seen. */
+interface Shape {
+  readonly label: string;
+  readonly swap: (at: (relative: string) => string) => Promise<void>;
+  readonly isSeen: (catalog: Catalog, at: (relative: string) => string) => boolean;
+}
+
+const isEscaped = (relative: string) => (catalog: Catalog, at: (relative: string) => string) =>
+  !catalog.byName.has("palette") &&
+  catalog.problems.some((found) =>
+    found.reason === "symlink-escape" && found.path === at(relative)
   );
-  await using _refresh = await startLiveRefresh(store, {
-    caps: DEFAULT_CAPS,
-    isToolDescriptionMode: false,
-    quietMs: 50,
+
+const SHAPES: readonly Shape[] = [
+  {
+    label: "a SKILL.md removed and made again as a symlink leading outside",
+    swap: async (at) => {
+      await Deno.remove(at("root/palette/SKILL.md"));
+      await Deno.symlink(at("outside/SKILL.md"), at("root/palette/SKILL.md"));
+    },
+    isSeen: isEscaped("root/palette/SKILL.md"),
+  },
+  {
+    label: "a supporting file removed and made again as a symlink leading outside",
+    swap: async (at) => {
+      await Deno.remove(at("root/palette/notes.md"));
+      await Deno.symlink(at("outside/notes.md"), at("root/palette/notes.md"));
+    },
+    isSeen: (catalog) =>
+      catalog.byName.get("palette")?.files.some((file) => file.path === "notes.md") === false,
+  },
+  {
+    label: "a skill folder removed and made again as a symlink to an outside folder",
+    swap: async (at) => {
+      await Deno.remove(at("root/palette"), { recursive: true });
+      await Deno.symlink(at("outside"), at("root/palette"));
+    },
+    isSeen: isEscaped("root/palette"),
+  },
+];
+
+for (const shape of SHAPES) {
+  Deno.test(`attack: ${shape.label}, while the watcher's thread runs late, is still seen`, async () => {
+    await using tree = await makeTree({
+      "root/palette/SKILL.md": skillMd("palette", "Good palette"),
+      "root/palette/notes.md": "good notes\n",
+      "root/other/SKILL.md": skillMd("other", "Good other"),
+      "outside/SKILL.md": skillMd("palette", "Outside"),
+      "outside/notes.md": "outside notes\n",
+    });
+    const store = createCatalogStore(
+      await buildCatalog([{ path: tree.at("root"), from: "argument" }], DEFAULT_CAPS),
+    );
+    assert.ok(store.current().byName.get("palette")?.files.some((f) => f.path === "notes.md"));
+    await using _refresh = await startLiveRefresh(store, {
+      caps: DEFAULT_CAPS,
+      isToolDescriptionMode: false,
+      quietMs: 50,
+    });
+    // A dot-entry of the root: its own events change nothing in the catalog.
+    const release = await holdWatcherThread(tree.at("root/.hold"));
+    try {
+      await shape.swap(tree.at);
+    } finally {
+      await release();
+    }
+    await until(shape.label, () => shape.isSeen(store.current(), tree.at));
+    assert.equal(store.current().byName.get("other")?.description, "Good other");
   });
-  // A dot-entry of the root: its own events change nothing in the catalog.
-  const release = await holdWatcherThread(tree.at("root/.hold"));
-  try {
-    await Deno.remove(tree.at("root/palette/SKILL.md"));
-    await Deno.symlink(tree.at("outside/SKILL.md"), tree.at("root/palette/SKILL.md"));
-  } finally {
-    await release();
-  }
-  await until("palette to leave the catalog", () => !store.current().byName.has("palette"));
-  const problems = store.current().problems;
-  assert.ok(
-    problems.some((found) =>
-      found.reason === "symlink-escape" && found.path === tree.at("root/palette/SKILL.md")
-    ),
-    JSON.stringify(problems),
-  );
-  assert.equal(store.current().byName.get("other")?.description, "Good other");
-});
+}
