@@ -428,7 +428,8 @@ export async function startLiveRefresh(
   /**
    * Keeps a watcher listing the files of every served local skill (all its
    * listed files, or its SKILL.md alone when all would not fit; none when
-   * the watch is split or, with the watched folders, they reach
+   * the watch is split or more than {@linkcode SKILL_FILE_WATCH_MAX_PATHS}
+   * would be listed, or with the watched folders they reach
    * {@linkcode MANY_WATCHED_PATHS}). Deno 2.9.6's event filter hands an
    * event to a watcher only when the event's path, resolved NOW (symlinks
    * followed), is one of that watcher's paths or under one, or no longer
@@ -446,7 +447,7 @@ export async function startLiveRefresh(
   function rewatchSkillFiles(): void {
     if (isClosed) return;
     const isSplit = flatFolders.size > 0 || unwatched.length > 0;
-    const budget = MANY_WATCHED_PATHS - 1 - watchedPathCount;
+    const budget = Math.min(SKILL_FILE_WATCH_MAX_PATHS, MANY_WATCHED_PATHS - 1 - watchedPathCount);
     const next = isSplit ? [] : skillFileList(store.base(), budget);
     if (next.length === skillFilePaths.length && next.every((p, i) => p === skillFilePaths[i])) {
       return;
@@ -786,6 +787,16 @@ const RESCAN_GIVE_WAY = { quietMs: 50, maxWaitMs: 250 } as const;
  * by default) within a burst of ~32 events.
  */
 const MANY_WATCHED_PATHS = 256;
+
+/**
+ * Most paths the skill-file watcher lists (see `rewatchSkillFiles`). Deno's
+ * filter opens each listed path about twice per event (each open an IN_OPEN
+ * and an IN_CLOSE for the kernel queue, 16,384 events by default): at 64
+ * paths a burst must queue ~60 events at once before the queue could
+ * overflow, where 256 paths (where the rescan after a burst starts) would
+ * take ~16.
+ */
+const SKILL_FILE_WATCH_MAX_PATHS = 64;
 
 /**
  * How often a root the user's inotify watch limit left unwatched is tried
