@@ -58,6 +58,8 @@ export interface LiveRefreshOptions {
 export interface RefreshReport {
   /** Distinct changed paths in the batch. */
   readonly paths: number;
+  /** Those paths (a root stands for a rescan of it). */
+  readonly changedPaths: readonly string[];
   readonly isFullRescan: boolean;
   /** Skill folders loaded again. */
   readonly loaded: number;
@@ -152,6 +154,12 @@ export async function startLiveRefresh(
   let rescanCheckDueMs: number | undefined;
   /** Folders removed since the watch was planned (their paths still listed by a watcher). */
   let gonePaths = new Set<string>();
+  /**
+   * The identity of each sub-folder of a flat-watched folder when its watch
+   * was opened (see `folderIdentity`): one removed and made again under the
+   * same name within one batch is listed in both, and only this tells them apart.
+   */
+  let folderIds = new Map<string, string>();
   /** Lost folders that could be read when planned (see `splitChange`). */
   let readableLost = new Set<string>();
   /** Checks in a row that a steady stream of events forced (no quiet time before them). */
@@ -249,6 +257,7 @@ export async function startLiveRefresh(
       if (isSwapped || split.added.length > 0 || split.removed.length > 0) rewatchSkillFiles();
       report = {
         paths: paths.length,
+        changedPaths: paths,
         isFullRescan: rebuilt.isFullRescan,
         loaded: rebuilt.loaded,
         isSwapped,
@@ -276,6 +285,7 @@ export async function startLiveRefresh(
    */
   function splitChange(paths: readonly string[]): SplitChange {
     if (flatFolders.size === 0) return NO_SPLIT_CHANGE;
+    const eventPaths = new Set(paths);
     const touched = new Set<string>();
     for (const path of paths) {
       if (flatFolders.has(path)) touched.add(path);
@@ -296,6 +306,8 @@ export async function startLiveRefresh(
         continue;
       }
       const [thenSet, nowSet] = [new Set(then), new Set(now)];
+      // Removed and made again within this batch: listed then and now, a new folder all the same.
+      if (now.some((child) => thenSet.has(child) && isNewFolder(child, eventPaths))) return replan;
       added.push(...now.filter((child) => !thenSet.has(child)));
       removed.push(...then.filter((child) => !nowSet.has(child)));
       entries.set(folder, now);
@@ -309,13 +321,37 @@ export async function startLiveRefresh(
         !removed.some((gone) => isAtOrUnder(folder, gone)) && subfolders(folder) !== null;
     });
     // A folder renamed is one removed and one added: its inode keeps the watch it had, and its
-    // edits are still served (tested); one moved out of the root stays watched until a re-plan.
+    // edits are still served (tested). One moved out of the root loses its watches at once (Deno
+    // 2.9.6's notify drops a watched folder moved away, its sub-folders' too: no event of it
+    // comes under the old path, tested); only its path stays listed by its batch's watcher.
     // A folder made again under a name a live watcher still lists (removed since the plan):
     // Deno watches a path once per process, so only a re-plan watches the new folder (tested).
     const isRemade = added.some((folder) =>
       [...gonePaths].some((gone) => isAtOrUnder(folder, gone) || isAtOrUnder(gone, folder))
     );
     return isReadable || isRemade ? replan : { isReplanNeeded: false, added, removed, entries };
+  }
+
+  /**
+   * Whether `child` (listed when planned and now) is another folder than the
+   * one whose identity was recorded, as far as this batch says: only a child
+   * the batch names is checked (one stat each).
+   */
+  function isNewFolder(child: string, eventPaths: ReadonlySet<string>): boolean {
+    if (!eventPaths.has(child)) return false;
+    const then = folderIds.get(child);
+    const now = folderIdentity(child);
+    return then !== undefined && now !== null && now !== then;
+  }
+
+  /** Records the identity of every sub-folder listed in `entries` (folder -> sub-folders). */
+  function recordFolderIds(entries: Iterable<readonly string[]>): void {
+    for (const children of entries) {
+      for (const child of children) {
+        const id = folderIdentity(child);
+        if (id !== null) folderIds.set(child, id);
+      }
+    }
   }
 
   /**
@@ -326,6 +362,7 @@ export async function startLiveRefresh(
    */
   function extendWatch(change: SplitChange): void {
     for (const [folder, now] of change.entries) flatEntries.set(folder, now);
+    recordFolderIds([change.added]);
     const isRemoved = (folder: string) => change.removed.some((gone) => isAtOrUnder(folder, gone));
     for (const folder of change.removed) gonePaths.add(folder);
     if (change.removed.length > 0) {
@@ -348,6 +385,7 @@ export async function startLiveRefresh(
     watchedPathCount += opened.pathCount;
     for (const folder of opened.flat) flatFolders.add(folder);
     for (const [folder, now] of opened.flatEntries) flatEntries.set(folder, now);
+    recordFolderIds(opened.flatEntries.values());
     unwatched = [...unwatched, ...lost];
     for (const { root, folder } of lost) {
       if (subfolders(join(root, folder)) !== null) readableLost.add(join(root, folder));
@@ -412,6 +450,8 @@ export async function startLiveRefresh(
     flatFolders = new Set(opened.flat);
     flatEntries = new Map(opened.flatEntries);
     gonePaths = new Set();
+    folderIds = new Map();
+    recordFolderIds(opened.flatEntries.values());
     watchedPathCount = opened.pathCount;
     readableLost = new Set(
       opened.lost.map((lost) => join(lost.root, lost.folder)).filter((folder) =>
@@ -732,6 +772,20 @@ function skillFileList(catalog: Catalog, budget: number): string[] {
     ? all
     : local.map((skill) => join(skill.dir, skill.skillMdFile));
   return [...new Set(list)].sort();
+}
+
+/**
+ * A folder's identity: device, inode and birth time (ext4 gives a folder
+ * removed and made again at once the same inode), or null when it cannot be
+ * read. Folders made within the same millisecond on one inode look the same.
+ */
+function folderIdentity(folder: string): string | null {
+  try {
+    const info = Deno.statSync(folder);
+    return `${info.dev}:${info.ino}:${info.birthtime?.getTime() ?? ""}`;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether `path` is `folder` or inside it. */

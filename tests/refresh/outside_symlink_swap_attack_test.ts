@@ -19,6 +19,7 @@ import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import type { Catalog } from "../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
+import { holdWatcherThread } from "./_hold_watcher.ts";
 
 async function until(what: string, check: () => boolean): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -26,26 +27,6 @@ async function until(what: string, check: () => boolean): Promise<void> {
     if (Date.now() > deadline) throw new Error(`Timed out after 20000 ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-}
-
-/**
- * Holds Deno's watcher thread: a FIFO made in a watched folder is opened by
- * its event filter, which waits there for a writer. Returns the release:
- * opening the FIFO read-write (never waits on Linux) lets the filter's open
- * return, then the FIFO is removed before that handle closes, so no later
- * open of it can wait again.
- */
-async function holdWatcherThread(fifo: string): Promise<() => Promise<void>> {
-  const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
-  assert.equal(made.code, 0, "mkfifo failed");
-  return async () => {
-    const handle = await Deno.open(fifo, { read: true, write: true });
-    try {
-      await Deno.remove(fifo);
-    } finally {
-      handle.close();
-    }
-  };
 }
 
 /** A swap of palette's files for outside ones, and what the catalog shows once it is seen. */
