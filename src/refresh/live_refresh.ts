@@ -22,6 +22,7 @@ import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
+import { setStaleSkillHandler } from "./stale_hint.ts";
 import {
   isWatchLimit,
   type LostFolder,
@@ -615,9 +616,15 @@ export async function startLiveRefresh(
   const initial = await watchPaths(store.base());
   adopt(initial, openWatchers(initial, open));
 
+  // A door that finds a listed file refused reads that skill again (see `stale_hint.ts`).
+  const unsetStaleHandler = setStaleSkillHandler((skillDir) => {
+    if (!isClosed) debouncer.add([skillDir]);
+  });
+
   const close = async () => {
     if (isClosed) return;
     isClosed = true;
+    unsetStaleHandler();
     debouncer.close();
     clearTimeout(rescanCheckTimer);
     clearTimeout(limitRetryTimer);
@@ -642,6 +649,7 @@ export async function startLiveRefresh(
     },
     abandon: () => {
       isClosed = true;
+      unsetStaleHandler();
       debouncer.close();
       clearTimeout(rescanCheckTimer);
       clearTimeout(limitRetryTimer);

@@ -20,6 +20,7 @@ import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import type { Catalog } from "../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 import { holdWatcherThread } from "./_hold_watcher.ts";
+import { connectInMemory } from "../mcp/skills_extension/_connect.ts";
 
 async function until(what: string, check: () => boolean): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -99,3 +100,49 @@ for (const shape of SHAPES) {
     assert.equal(store.current().byName.get("other")?.description, "Good other");
   });
 }
+
+Deno.test("attack: in a catalog past the skill-file watcher's bound, a swap for an outside symlink the watcher missed is read again once a door is refused the file", async () => {
+  // 80 skills of 2 files: over 64 paths, so the skill-file watcher lists nothing of them.
+  const entries: Record<string, string> = {
+    "root/palette/SKILL.md": skillMd("palette", "Good palette"),
+    "root/palette/notes.md": "good notes\n",
+    "outside/SKILL.md": skillMd("palette", "Outside"),
+    "outside/notes.md": "outside notes\n",
+  };
+  for (let i = 0; i < 80; i++) {
+    entries[`root/s${i}/SKILL.md`] = skillMd(`s${i}`);
+    entries[`root/s${i}/notes.md`] = "notes\n";
+  }
+  await using tree = await makeTree(entries);
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.at("root"), from: "argument" }], DEFAULT_CAPS),
+  );
+  await using session = await connectInMemory(store, { flags: ["--tools=always"] });
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+  });
+  const release = await holdWatcherThread(tree.at("root/.hold"));
+  try {
+    await Deno.remove(tree.at("root/palette/notes.md"));
+    await Deno.symlink(tree.at("outside/notes.md"), tree.at("root/palette/notes.md"));
+    await Deno.remove(tree.at("root/palette/SKILL.md"));
+    await Deno.symlink(tree.at("outside/SKILL.md"), tree.at("root/palette/SKILL.md"));
+  } finally {
+    await release();
+  }
+  // No watcher event came for either file: the catalog still lists both.
+  assert.ok(store.current().byName.has("palette"));
+  const file = await session.client.callTool({
+    name: "skill_file",
+    arguments: { name: "palette", paths: ["notes.md"] },
+  });
+  assert.doesNotMatch(JSON.stringify(file), /outside notes/);
+  await until("palette to leave the catalog", () => !store.current().byName.has("palette"));
+  assert.ok(
+    store.current().problems.some((found) =>
+      found.reason === "symlink-escape" && found.path === tree.at("root/palette/SKILL.md")
+    ),
+  );
+});
