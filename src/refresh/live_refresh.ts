@@ -169,7 +169,7 @@ export async function startLiveRefresh(
   let limitRetryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set by that retry: the watch is planned again (then every watched path rescanned). */
   let isRewatchPending = false;
-  /** The watcher listing served skills' SKILL.md paths (see `rewatchSkillFiles`), if any. */
+  /** The watcher listing served skills' files (see `rewatchSkillFiles`), if any. */
   let skillFileWatcher: Deno.FsWatcher | null = null;
   /** The paths `skillFileWatcher` lists. */
   let skillFilePaths: readonly string[] = [];
