@@ -255,7 +255,6 @@ export async function startLiveRefresh(
         ? await rewatch(split.isReplanNeeded)
         : false;
       if (!isReplanned && !isClosed) extendWatch(split);
-      if (isSwapped || split.added.length > 0 || split.removed.length > 0) rewatchSkillFiles();
       report = {
         paths: paths.length,
         changedPaths: paths,
@@ -482,8 +481,12 @@ export async function startLiveRefresh(
    * file as the event's path, so the filter passes the event whatever the
    * path now leads to. The roots' watchers still deliver the events (this
    * one's own watch of each file is incidental), so replacing it opens the
-   * new one before the old one closes. A watch that cannot open (a file
-   * gone meanwhile) is tried again after the next swap.
+   * new one before the old one closes. Set up only where the watch itself
+   * is (at start, at a re-plan), never on a mere swap: Deno's watcher thread
+   * stuck in a FIFO's open holds the lock every `Deno.watchFs` takes, so an
+   * open there would hang the serving thread (r11 08:21, a refused read's
+   * refresh did). Files added since are listed at the next re-plan; a
+   * listed file gone costs the filter one failed open per event.
    */
   function rewatchSkillFiles(): void {
     if (isClosed) return;
@@ -502,7 +505,7 @@ export async function startLiveRefresh(
         skillFilePaths = next;
         skillFilePump = Promise.all([skillFilePump, readEvents([skillFileWatcher])]).then(() => {});
       } catch {
-        // Tried again after the next swap; the folders' watch is unaffected.
+        // Tried again at the next re-plan; the folders' watch is unaffected.
       }
     }
     old?.close();
