@@ -22,6 +22,7 @@ import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
 import { watchPaths } from "./watch_paths.ts";
+import { setStaleSkillHandler } from "./stale_hint.ts";
 import {
   isWatchLimit,
   type LostFolder,
@@ -58,6 +59,8 @@ export interface LiveRefreshOptions {
 export interface RefreshReport {
   /** Distinct changed paths in the batch. */
   readonly paths: number;
+  /** Those paths (a root stands for a rescan of it). */
+  readonly changedPaths: readonly string[];
   readonly isFullRescan: boolean;
   /** Skill folders loaded again. */
   readonly loaded: number;
@@ -152,6 +155,12 @@ export async function startLiveRefresh(
   let rescanCheckDueMs: number | undefined;
   /** Folders removed since the watch was planned (their paths still listed by a watcher). */
   let gonePaths = new Set<string>();
+  /**
+   * The identity of each sub-folder of a flat-watched folder when its watch
+   * was opened (see `folderIdentity`): one removed and made again under the
+   * same name within one batch is listed in both, and only this tells them apart.
+   */
+  let folderIds = new Map<string, string>();
   /** Lost folders that could be read when planned (see `splitChange`). */
   let readableLost = new Set<string>();
   /** Checks in a row that a steady stream of events forced (no quiet time before them). */
@@ -160,6 +169,12 @@ export async function startLiveRefresh(
   let limitRetryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set by that retry: the watch is planned again (then every watched path rescanned). */
   let isRewatchPending = false;
+  /** The watcher listing served skills' files (see `rewatchSkillFiles`), if any. */
+  let skillFileWatcher: Deno.FsWatcher | null = null;
+  /** The paths `skillFileWatcher` lists. */
+  let skillFilePaths: readonly string[] = [];
+  /** Reads the events of every `skillFileWatcher` opened (kept apart: a re-plan awaits `pump`). */
+  let skillFilePump: Promise<void> = Promise.resolve();
 
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
     ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
@@ -242,6 +257,7 @@ export async function startLiveRefresh(
       if (!isReplanned && !isClosed) extendWatch(split);
       report = {
         paths: paths.length,
+        changedPaths: paths,
         isFullRescan: rebuilt.isFullRescan,
         loaded: rebuilt.loaded,
         isSwapped,
@@ -269,6 +285,7 @@ export async function startLiveRefresh(
    */
   function splitChange(paths: readonly string[]): SplitChange {
     if (flatFolders.size === 0) return NO_SPLIT_CHANGE;
+    const eventPaths = new Set(paths);
     const touched = new Set<string>();
     for (const path of paths) {
       if (flatFolders.has(path)) touched.add(path);
@@ -289,6 +306,8 @@ export async function startLiveRefresh(
         continue;
       }
       const [thenSet, nowSet] = [new Set(then), new Set(now)];
+      // Removed and made again within this batch: listed then and now, a new folder all the same.
+      if (now.some((child) => thenSet.has(child) && isNewFolder(child, eventPaths))) return replan;
       added.push(...now.filter((child) => !thenSet.has(child)));
       removed.push(...then.filter((child) => !nowSet.has(child)));
       entries.set(folder, now);
@@ -302,13 +321,37 @@ export async function startLiveRefresh(
         !removed.some((gone) => isAtOrUnder(folder, gone)) && subfolders(folder) !== null;
     });
     // A folder renamed is one removed and one added: its inode keeps the watch it had, and its
-    // edits are still served (tested); one moved out of the root stays watched until a re-plan.
+    // edits are still served (tested). One moved out of the root loses its watches at once (Deno
+    // 2.9.6's notify drops a watched folder moved away, its sub-folders' too: no event of it
+    // comes under the old path, tested); only its path stays listed by its batch's watcher.
     // A folder made again under a name a live watcher still lists (removed since the plan):
     // Deno watches a path once per process, so only a re-plan watches the new folder (tested).
     const isRemade = added.some((folder) =>
       [...gonePaths].some((gone) => isAtOrUnder(folder, gone) || isAtOrUnder(gone, folder))
     );
     return isReadable || isRemade ? replan : { isReplanNeeded: false, added, removed, entries };
+  }
+
+  /**
+   * Whether `child` (listed when planned and now) is another folder than the
+   * one whose identity was recorded, as far as this batch says: only a child
+   * the batch names is checked (one stat each).
+   */
+  function isNewFolder(child: string, eventPaths: ReadonlySet<string>): boolean {
+    if (!eventPaths.has(child)) return false;
+    const then = folderIds.get(child);
+    const now = folderIdentity(child);
+    return then !== undefined && now !== null && now !== then;
+  }
+
+  /** Records the identity of every sub-folder listed in `entries` (folder -> sub-folders). */
+  function recordFolderIds(entries: Iterable<readonly string[]>): void {
+    for (const children of entries) {
+      for (const child of children) {
+        const id = folderIdentity(child);
+        if (id !== null) folderIds.set(child, id);
+      }
+    }
   }
 
   /**
@@ -319,6 +362,7 @@ export async function startLiveRefresh(
    */
   function extendWatch(change: SplitChange): void {
     for (const [folder, now] of change.entries) flatEntries.set(folder, now);
+    recordFolderIds([change.added]);
     const isRemoved = (folder: string) => change.removed.some((gone) => isAtOrUnder(folder, gone));
     for (const folder of change.removed) gonePaths.add(folder);
     if (change.removed.length > 0) {
@@ -341,6 +385,7 @@ export async function startLiveRefresh(
     watchedPathCount += opened.pathCount;
     for (const folder of opened.flat) flatFolders.add(folder);
     for (const [folder, now] of opened.flatEntries) flatEntries.set(folder, now);
+    recordFolderIds(opened.flatEntries.values());
     unwatched = [...unwatched, ...lost];
     for (const { root, folder } of lost) {
       if (subfolders(join(root, folder)) !== null) readableLost.add(join(root, folder));
@@ -405,6 +450,8 @@ export async function startLiveRefresh(
     flatFolders = new Set(opened.flat);
     flatEntries = new Map(opened.flatEntries);
     gonePaths = new Set();
+    folderIds = new Map();
+    recordFolderIds(opened.flatEntries.values());
     watchedPathCount = opened.pathCount;
     readableLost = new Set(
       opened.lost.map((lost) => join(lost.root, lost.folder)).filter((folder) =>
@@ -415,6 +462,53 @@ export async function startLiveRefresh(
     limitRetryTimer = undefined;
     warnLost(opened.lost);
     pump = readEvents(watchers);
+    rewatchSkillFiles();
+  }
+
+  /**
+   * Keeps a watcher listing the files of every served local skill (all its
+   * listed files, or its SKILL.md alone when all would not fit; none when
+   * the watch is split or more than {@linkcode SKILL_FILE_WATCH_MAX_PATHS}
+   * would be listed, or with the watched folders they reach
+   * {@linkcode MANY_WATCHED_PATHS}). Deno 2.9.6's event filter hands an
+   * event to a watcher only when the event's path, resolved NOW (symlinks
+   * followed), is one of that watcher's paths or under one, or no longer
+   * exists. A file (or a skill's folder) removed and replaced by a symlink
+   * leading outside the roots therefore loses both events whenever the
+   * filter reaches them after the symlink exists (the watcher's thread late
+   * on a busy machine, as right after connecting: 4 of 6 runs), and the
+   * skill kept its old entry. Listed here, the path resolves to the same
+   * file as the event's path, so the filter passes the event whatever the
+   * path now leads to. The roots' watchers still deliver the events (this
+   * one's own watch of each file is incidental), so replacing it opens the
+   * new one before the old one closes. Set up only where the watch itself
+   * is (at start, at a re-plan), never on a mere swap: Deno's watcher thread
+   * stuck in a FIFO's open holds the lock every `Deno.watchFs` takes, so an
+   * open there would hang the serving thread (r11 08:21, a refused read's
+   * refresh did). Files added since are listed at the next re-plan; a
+   * listed file gone costs the filter one failed open per event.
+   */
+  function rewatchSkillFiles(): void {
+    if (isClosed) return;
+    const isSplit = flatFolders.size > 0 || unwatched.length > 0;
+    const budget = Math.min(SKILL_FILE_WATCH_MAX_PATHS, MANY_WATCHED_PATHS - 1 - watchedPathCount);
+    const next = isSplit ? [] : skillFileList(store.base(), budget);
+    if (next.length === skillFilePaths.length && next.every((p, i) => p === skillFilePaths[i])) {
+      return;
+    }
+    const old = skillFileWatcher;
+    skillFileWatcher = null;
+    skillFilePaths = [];
+    if (next.length > 0) {
+      try {
+        skillFileWatcher = open([...next], { recursive: false });
+        skillFilePaths = next;
+        skillFilePump = Promise.all([skillFilePump, readEvents([skillFileWatcher])]).then(() => {});
+      } catch {
+        // Tried again at the next re-plan; the folders' watch is unaffected.
+      }
+    }
+    old?.close();
   }
 
   /** Names each folder in `lost` on stderr once; arms the retry of a watch limit refused. */
@@ -525,14 +619,22 @@ export async function startLiveRefresh(
   const initial = await watchPaths(store.base());
   adopt(initial, openWatchers(initial, open));
 
+  // A door that finds a listed file refused reads that skill again (see `stale_hint.ts`).
+  const unsetStaleHandler = setStaleSkillHandler((skillDir) => {
+    if (!isClosed) debouncer.add([skillDir]);
+  });
+
   const close = async () => {
     if (isClosed) return;
     isClosed = true;
+    unsetStaleHandler();
     debouncer.close();
     clearTimeout(rescanCheckTimer);
     clearTimeout(limitRetryTimer);
     for (const watcher of watchers) watcher.close();
+    skillFileWatcher?.close();
     await pump;
+    await skillFilePump;
     await running;
   };
   return {
@@ -550,6 +652,7 @@ export async function startLiveRefresh(
     },
     abandon: () => {
       isClosed = true;
+      unsetStaleHandler();
       debouncer.close();
       clearTimeout(rescanCheckTimer);
       clearTimeout(limitRetryTimer);
@@ -662,6 +765,40 @@ const NO_SPLIT_CHANGE: SplitChange = {
   entries: new Map(),
 };
 
+/**
+ * The files of every local skill to list in the skill-file watcher, sorted:
+ * every listed file when they fit in `budget` paths, else every SKILL.md
+ * when those fit, else none.
+ */
+function skillFileList(catalog: Catalog, budget: number): string[] {
+  const rootPaths = new Set(
+    catalog.roots.filter((root) => root.from !== "remote").map((root) => root.path),
+  );
+  const local = catalog.skills.filter((skill) =>
+    skill.source === undefined && rootPaths.has(skill.root)
+  );
+  if (local.length > budget) return [];
+  const all = local.flatMap((skill) => skill.files.map((file) => join(skill.dir, file.path)));
+  const list = all.length <= budget
+    ? all
+    : local.map((skill) => join(skill.dir, skill.skillMdFile));
+  return [...new Set(list)].sort();
+}
+
+/**
+ * A folder's identity: device, inode and birth time (ext4 gives a folder
+ * removed and made again at once the same inode), or null when it cannot be
+ * read. Folders made within the same millisecond on one inode look the same.
+ */
+function folderIdentity(folder: string): string | null {
+  try {
+    const info = Deno.statSync(folder);
+    return `${info.dev}:${info.ino}:${info.birthtime?.getTime() ?? ""}`;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether `path` is `folder` or inside it. */
 function isAtOrUnder(path: string, folder: string): boolean {
   return path === folder || path.startsWith(`${folder}/`);
@@ -715,6 +852,16 @@ const RESCAN_GIVE_WAY = { quietMs: 50, maxWaitMs: 250 } as const;
  * by default) within a burst of ~32 events.
  */
 const MANY_WATCHED_PATHS = 256;
+
+/**
+ * Most paths the skill-file watcher lists (see `rewatchSkillFiles`). Deno's
+ * filter opens each listed path about twice per event (each open an IN_OPEN
+ * and an IN_CLOSE for the kernel queue, 16,384 events by default): at 64
+ * paths a burst must queue ~60 events at once before the queue could
+ * overflow, where 256 paths (where the rescan after a burst starts) would
+ * take ~16.
+ */
+const SKILL_FILE_WATCH_MAX_PATHS = 64;
 
 /**
  * How often a root the user's inotify watch limit left unwatched is tried

@@ -30,6 +30,7 @@
 
 import { isInModelCatalog } from "../mcp/model_catalog/model_catalog.ts";
 import type { TimeSlice } from "../skills/_time_slice.ts";
+import { RACY_WINDOW_MS } from "../skills/index_cache.ts";
 import type { Catalog, Skill } from "../skills/skill.ts";
 import { fold, indexTerms, queryTerms, words } from "./terms.ts";
 
@@ -92,8 +93,17 @@ function descriptionText(skill: Skill): string {
     : `${skill.description}\n${skill.whenToUse}`;
 }
 
-/** Whether two versions of a skill are searched the same way (bodies: the same SKILL.md version). */
-function isSameText(a: Skill, b: Skill): boolean {
+/**
+ * Whether two versions of a skill are searched the same way (bodies: the same
+ * SKILL.md version). A version is the same only when its device, inode, size,
+ * modification time AND change time all match, and the indexed one had
+ * settled when its body was read (`readAtMs` at least `RACY_WINDOW_MS` after
+ * its change time): Deno gives the change time in whole seconds and the
+ * modification time moves in clock ticks (an owner can also set it back), so
+ * a same-size edit within that second kept the whole identity and the old
+ * body's terms stayed searched (the index cache's rule, `index_cache.ts`).
+ */
+function isSameText(a: Skill, b: Skill, readAtMs: number): boolean {
   if (a === b) return true;
   if (a.name !== b.name || a.description !== b.description || a.whenToUse !== b.whenToUse) {
     return false;
@@ -102,6 +112,7 @@ function isSameText(a: Skill, b: Skill): boolean {
   const fileA = a.files.find((file) => file.path === a.skillMdFile);
   const fileB = b.files.find((file) => file.path === b.skillMdFile);
   return fileA !== undefined && fileB !== undefined && fileA.ctimeMs != null &&
+    Math.abs(readAtMs - fileA.ctimeMs) >= RACY_WINDOW_MS &&
     fileA.size === fileB.size && fileA.mtimeMs === fileB.mtimeMs &&
     fileA.ctimeMs === fileB.ctimeMs && fileA.dev === fileB.dev && fileA.ino === fileB.ino;
 }
@@ -168,6 +179,18 @@ export class SkillSearchIndex {
   #slotByName = new Map<string, number>();
   #catalog: Catalog | null = null;
   #indexedTotal = 0;
+  /** When each slot's body was read (ms since the epoch; see `isSameText`). */
+  #readAtMs: number[] = [];
+  readonly #now: () => number;
+
+  /**
+   * @param options `now`: the clock (ms since the epoch) that tells a
+   *   SKILL.md version changed within `RACY_WINDOW_MS` of its read (tests set
+   *   it). @default Date.now
+   */
+  constructor(options: { readonly now?: () => number } = {}) {
+    this.#now = options.now ?? Date.now;
+  }
 
   /** The snapshot the index reflects now, or null before the first sync. */
   get catalog(): Catalog | null {
@@ -251,7 +274,7 @@ export class SkillSearchIndex {
       const slot = this.#slotByName.get(skill.name);
       const old = slot === undefined ? null : this.#slots[slot]!;
       if (old === skill) continue;
-      if (slot !== undefined && old !== null && isSameText(old, skill)) {
+      if (slot !== undefined && old !== null && isSameText(old, skill, this.#readAtMs[slot]!)) {
         this.#slots[slot] = skill;
         kept++;
         continue;
@@ -267,17 +290,19 @@ export class SkillSearchIndex {
       yield null;
     }
     for (const skill of toIndex) {
+      const readAtMs = this.#now();
       const body = yield skill;
-      this.#add(skill, body);
+      this.#add(skill, body, readAtMs);
       this.#indexedTotal++;
     }
     this.#catalog = catalog;
     return { indexed: toIndex.length, removed: toRemove.size, kept };
   }
 
-  #add(skill: Skill, body: string): void {
+  #add(skill: Skill, body: string, readAtMs: number): void {
     const slot = this.#freeSlots.pop() ?? this.#slots.length;
     this.#slots[slot] = skill;
+    this.#readAtMs[slot] = readAtMs;
     this.#slotByName.set(skill.name, slot);
     const { frequencies, lengths } = analyse(skill, body);
     for (let field = 0; field < 3; field++) {

@@ -11,6 +11,7 @@ import { readSkillMd } from "./_read_skill_md.ts";
 import type { SkillCandidate } from "./discover.ts";
 import { splitFrontmatter } from "./frontmatter_split.ts";
 import { lastGoodRefusal } from "./last_good.ts";
+import { reportStaleSkill } from "../refresh/stale_hint.ts";
 import type { Skill } from "./skill.ts";
 
 /** A body read now, or why it could not be. */
@@ -65,7 +66,11 @@ export async function readSkillBody(skill: Skill, maxSkillMdBytes: number): Prom
     entries: [],
   } satisfies SkillCandidate;
   const read = await readSkillMd(place, maxSkillMdBytes);
-  if (!read.ok) return { ok: false, detail: read.problem.detail, isLastGood: false };
+  if (!read.ok) {
+    // Listed and not readable now: its change may have left no watcher event (`stale_hint.ts`).
+    reportStaleSkill(skill);
+    return { ok: false, detail: read.problem.detail, isLastGood: false };
+  }
   const split = splitFrontmatter(read.text);
   if (!split.ok) return { ok: false, detail: split.detail, isLastGood: false };
   if (!read.truncated) return { ok: true, body: split.body, truncated: false };

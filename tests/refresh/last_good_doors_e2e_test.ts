@@ -157,3 +157,23 @@ Deno.test("attack: live refresh drops a skill whose SKILL.md is swapped for a sy
   const back = await session.call("skill_load", { name: "palette" });
   assert.match(JSON.stringify(back.structuredContent), /BACK BODY/);
 });
+
+Deno.test("attack: a SKILL.md swapped for a symlink leading outside right after connecting is seen, and the skill leaves every door", async () => {
+  await using dirs = await makeRoot();
+  await using session = await connectStdio(["serve", dirs.root, "--tools=always"]);
+  // No wait for the watch: ARCHITECTURE, "an edit made right after connecting is seen".
+  const path = `${dirs.root}/palette/SKILL.md`;
+  await Deno.remove(path);
+  await Deno.symlink(`${dirs.outside}/SKILL.md`, path);
+  await until(
+    "palette to leave the catalog",
+    async () => !(await listed(session)).skills.some((s) => s.name === "palette"),
+  );
+  const now = await listed(session);
+  assert.ok(
+    now.problems.some((p) => p.reason === "symlink-escape" && p.path.endsWith("palette/SKILL.md")),
+    JSON.stringify(now.problems),
+  );
+  assert.equal(await codeOf(session.client.getPrompt({ name: "palette" })), -32602);
+  assert.doesNotMatch(session.stderr(), /OUTSIDE SECRET BODY/);
+});

@@ -16,6 +16,8 @@ import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 import { REPO_ROOT } from "../support/program.ts";
+import type { RefreshReport } from "../../src/refresh/live_refresh.ts";
+import { holdWatcherThread } from "./_hold_watcher.ts";
 
 /** The uid and gid of `nobody`: a user who cannot read a folder of mode 000. */
 const OTHER_USER = 65534;
@@ -247,6 +249,100 @@ Deno.test("attack: a skill folder removed from a split root, then made again und
     () => store.current().byName.get("remade")?.description === "Edited",
     "an edit in the folder made again was never served",
   );
+  assert.deepEqual(tracked.blinding, []);
+});
+
+Deno.test("attack: a skill folder removed from a split root and made again under its name within one batch: later edits in it are still served", async () => {
+  await using tree = await makeTree({
+    "locked/SKILL.md": skillMd("locked"),
+    "remade/SKILL.md": skillMd("remade"),
+    "sibling/SKILL.md": skillMd("sibling"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("locked"));
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: tracked.open,
+  });
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  // The watcher's thread held meanwhile: the removal and the new folder come as one batch, in
+  // which the root lists "remade" before and after (ext4 may even give it the same inode).
+  const release = await holdWatcherThread(tree.at(".hold"));
+  try {
+    await Deno.remove(tree.at("remade"), { recursive: true });
+    await Deno.mkdir(tree.at("remade"));
+    await Deno.writeTextFile(tree.at("remade/SKILL.md"), skillMd("remade", "Remade"));
+  } finally {
+    await release();
+  }
+  await waitFor(
+    () => store.current().byName.get("remade")?.description === "Remade",
+    "the folder made again was never served",
+  );
+  // Past the split root's rescan check (1 s after the last event): an edit needs its own event.
+  await new Promise((ok) => setTimeout(ok, 1_500));
+  await Deno.writeTextFile(tree.at("remade/SKILL.md"), skillMd("remade", "Edited"));
+  await waitFor(
+    () => store.current().byName.get("remade")?.description === "Edited",
+    "an edit in the folder made again within one batch was never served",
+  );
+  assert.deepEqual(tracked.blinding, []);
+});
+
+Deno.test("attack: a skill folder moved out of a split root: its edits where it went are not read as changes in the root, and siblings' edits are still served", async () => {
+  await using tree = await makeTree({
+    "root/locked/SKILL.md": skillMd("locked"),
+    "root/moving/SKILL.md": skillMd("moving"),
+    "root/sibling/SKILL.md": skillMd("sibling", "Before"),
+    "away/.keep": "",
+  });
+  const root = tree.at("root");
+  const store = createCatalogStore(
+    await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+  );
+  const tracked = trackedOpener(tree.at("root/locked"));
+  const reports: RefreshReport[] = [];
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchFs: tracked.open,
+    onRefresh: (report) => void reports.push(report),
+  });
+  const deadline = Date.now() + 20_000;
+  const waitFor = async (isDone: () => boolean, what: string) => {
+    while (!isDone()) {
+      assert.ok(Date.now() < deadline, what);
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+  };
+  await Deno.rename(tree.at("root/moving"), tree.at("away/moving"));
+  await waitFor(() => store.current().byName.get("moving") === undefined, "moving still served");
+  for (const text of ["One", "Two", "Three"]) {
+    await Deno.writeTextFile(tree.at("away/moving/SKILL.md"), skillMd("moving", text));
+  }
+  // Its old watch reports these (if at all) before the sibling's edit: seen by then.
+  const siblingPath = tree.at("root/sibling/SKILL.md");
+  await Deno.writeTextFile(siblingPath, skillMd("sibling", "After"));
+  await waitFor(
+    () => reports.some((report) => report.changedPaths.includes(siblingPath)),
+    "the sibling's edit was never refreshed",
+  );
+  assert.equal(store.current().byName.get("sibling")?.description, "After");
+  const stale = reports.flatMap((report) =>
+    report.changedPaths.filter((path) => path.startsWith(`${root}/moving/`))
+  );
+  assert.deepEqual(stale, [], "edits outside the root were read as changes in it");
   assert.deepEqual(tracked.blinding, []);
 });
 

@@ -4,6 +4,8 @@ import { SkillSearchIndex } from "../../src/search/skill_index.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { rebuildCatalog } from "../../src/skills/rebuild_catalog.ts";
 import { memoryCatalog, memorySkill } from "../support/memory_catalog.ts";
+import { createTimeSlice, DEFAULT_SLICE_MS } from "../../src/skills/_time_slice.ts";
+import type { Skill } from "../../src/skills/skill.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 
 function names(index: SkillSearchIndex, query: string, limit = 10): string[] {
@@ -59,7 +61,8 @@ Deno.test("SkillSearchIndex.sync() after a live refresh re-indexes only the edit
   ));
   const caps = DEFAULT_CAPS;
   const first = await buildCatalog([{ path: tree.path, from: "argument" }], caps);
-  const index = new SkillSearchIndex();
+  // Read 10 s after the tree was written: its SKILL.md versions had settled (see the racy test).
+  const index = new SkillSearchIndex({ now: () => Date.now() + 10_000 });
   assert.deepEqual(index.sync(first), { indexed: 50, removed: 0, kept: 0 });
   assert.deepEqual(names(index, "zeppelin"), []);
 
@@ -98,4 +101,55 @@ Deno.test("SkillSearchIndex.sync() takes out a skill that becomes hidden and for
   assert.deepEqual(names(index, "wombat"), []);
   assert.ok(terms > 0);
   assert.equal(index.termCount, 0, "no posting is left behind");
+});
+
+/** Two versions of one skill whose SKILL.md identities match field for field, bodies apart. */
+function sameIdentityVersions(ctimeMs: number): [Skill, Skill] {
+  const version = (): Skill => {
+    // No body in memory (as the catalog keeps none): the index reads it through `readBody`.
+    const { body: _body, ...skill } = memorySkill({ name: "palette", description: "Colours." });
+    return {
+      ...skill,
+      files: [{ path: "SKILL.md", size: 12, mtimeMs: ctimeMs - 3, ctimeMs, dev: 7, ino: 42 }],
+    };
+  };
+  return [version(), version()];
+}
+
+Deno.test("attack: SkillSearchIndex.sync() re-reads a SKILL.md whose same-size edit kept its whole identity within the change-time second (racy when read)", async () => {
+  const changedMs = 1_800_000_000_000;
+  const [before, after] = sameIdentityVersions(changedMs);
+  const bodies = new Map<Skill, string>([[before, "zeppelin old"], [after, "dirigible new"]]);
+  const reads: string[] = [];
+  const readBody = (skill: Skill) => {
+    reads.push(bodies.get(skill)!);
+    return Promise.resolve(bodies.get(skill)!);
+  };
+  // The first body read 400 ms after the change (one whole-second ctime, one mtime tick).
+  const index = new SkillSearchIndex({ now: () => changedMs + 400 });
+  const slice = createTimeSlice(DEFAULT_SLICE_MS);
+  await index.syncSliced(memoryCatalog([before]), slice, readBody);
+  assert.deepEqual(names(index, "zeppelin"), ["palette"]);
+  const report = await index.syncSliced(memoryCatalog([after]), slice, readBody);
+  assert.deepEqual(report, { indexed: 1, removed: 1, kept: 0 });
+  assert.deepEqual(names(index, "dirigible"), ["palette"]);
+  assert.deepEqual(names(index, "zeppelin"), [], "the old body's terms are still searched");
+  assert.deepEqual(reads, ["zeppelin old", "dirigible new"]);
+});
+
+Deno.test("SkillSearchIndex.sync() keeps a skill whose SKILL.md had settled when read and kept its whole identity (no re-read)", async () => {
+  const changedMs = 1_800_000_000_000;
+  const [before, after] = sameIdentityVersions(changedMs);
+  let reads = 0;
+  const readBody = () => {
+    reads++;
+    return Promise.resolve("zeppelin");
+  };
+  const index = new SkillSearchIndex({ now: () => changedMs + 5_000 });
+  const slice = createTimeSlice(DEFAULT_SLICE_MS);
+  await index.syncSliced(memoryCatalog([before]), slice, readBody);
+  const report = await index.syncSliced(memoryCatalog([after]), slice, readBody);
+  assert.deepEqual(report, { indexed: 0, removed: 0, kept: 1 });
+  assert.equal(reads, 1);
+  assert.deepEqual(names(index, "zeppelin"), ["palette"]);
 });

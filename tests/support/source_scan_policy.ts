@@ -244,10 +244,11 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/refresh/live_refresh.ts",
-    apis: ["Deno.readDir"],
+    apis: ["Deno.readDir", "Deno.stat"],
     reason: "live refresh: lists the sub-folders of each folder a split watch watches flat, to " +
-      "plan again only when they change; folder names only, never a file read, paths from the " +
-      "roots and the watch plan, never from a client",
+      "plan again only when they change, and stats them (device, inode, birth time) to tell a " +
+      "folder made again under a removed name; folder names and identities only, never a file " +
+      "read, paths from the roots and the watch plan, never from a client",
   },
   {
     path: "src/refresh/watch_plan.ts",

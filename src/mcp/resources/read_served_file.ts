@@ -12,6 +12,8 @@ import { PathRefusedError, resolveSkillFile } from "../../files/path_gate.ts";
 import { lastGoodRefusal } from "../../skills/last_good.ts";
 import { decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import type { Skill } from "../../skills/skill.ts";
+import { reportStaleSkill } from "../../refresh/stale_hint.ts";
+import { findListedFile } from "./served_file.ts";
 
 /**
  * Resolves `path` inside the skill's real folder and reads the whole file,
@@ -39,7 +41,16 @@ export async function readServedFile(
 ): Promise<Uint8Array> {
   const refusal = lastGoodRefusal(skill, path);
   if (refusal !== null) throw new PathRefusedError("not-found", refusal);
-  const file = await resolveSkillFile(skill.realDir, path);
+  let file;
+  try {
+    file = await resolveSkillFile(skill.realDir, path);
+  } catch (error) {
+    // A listed file refused now: its change may have left no watcher event (`stale_hint.ts`).
+    if (error instanceof PathRefusedError && findListedFile(skill, path) !== null) {
+      reportStaleSkill(skill);
+    }
+    throw error;
+  }
   // readWhole refuses an over-cap file from the size of the verified open file; the size the
   // gate saw before opening is never reported (a swapped folder could make it another file's).
   return await readWhole(file, maxBytes);

@@ -32,6 +32,7 @@ import {
 import type { Skill } from "../../skills/skill.ts";
 import { findListedFile } from "../resources/served_file.ts";
 import { lastGoodRefusal } from "../../skills/last_good.ts";
+import { reportStaleSkill } from "../../refresh/stale_hint.ts";
 import { cutAtUtf8Boundary, decodeStrictUtf8, encodeBase64 } from "../../files/text.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
 import {
@@ -205,8 +206,10 @@ async function planEntry(
   try {
     file = await resolveSkillFile(skill.realDir, entry.path);
   } catch (error) {
-    if (error instanceof PathRefusedError) return refusal(entry.path, error);
-    throw error;
+    if (!(error instanceof PathRefusedError)) throw error;
+    // A listed file refused now: its change may have left no watcher event (`stale_hint.ts`).
+    if (listed !== null) reportStaleSkill(skill);
+    return refusal(entry.path, error);
   }
   // The listed size, never the size the gate saw before opening: until the open is
   // verified, that could describe a file outside the skill (a swapped folder). At or
