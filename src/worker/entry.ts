@@ -135,7 +135,12 @@ const owner: {
   /** Set once live refresh runs (or `--static` left it off): changes apply at once from then. */
   isLive: boolean;
   pending: OverlayMessage | null;
-} = { context: null, refresh: null, isLive: false, pending: null };
+  /**
+   * A catalog cap went down while live but before the watcher was up (a small catalog's watch
+   * starts after the first answer): the rebuild runs once it is.
+   */
+  isRebuildOwed: boolean;
+} = { context: null, refresh: null, isLive: false, pending: null, isRebuildOwed: false };
 
 /** Set once serving: applies the trusted part's new remote roots. */
 let onRemoteRoots: ((roots: RemoteRootsMessage["roots"]) => void) | null = null;
@@ -152,7 +157,9 @@ self.onmessage = (
   }
   if (event.data?.type === "overlay") {
     if (owner.context === null || !owner.isLive) owner.pending = event.data;
-    else applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh });
+    else if (applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh })) {
+      if (owner.refresh === null) owner.isRebuildOwed = true;
+    }
     return;
   }
   if (event.data?.type !== "start") return;
@@ -407,16 +414,17 @@ async function serve(start: StartMessage): Promise<void> {
     ended = service.finished.then(() => 0);
     refresh = await startConfiguredRefresh(await store, config);
   }
-  // The owner's changes apply live once the watcher is up (before it, they wait in `pending`).
-  const goLive = () => {
-    owner.refresh = refresh;
-    owner.isLive = true;
-    // A change that arrived while the catalog loaded applies now, with its notifications.
-    const pending = owner.pending;
-    owner.pending = null;
-    if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
-  };
-  if (!isWatchAfterAnswer) goLive();
+  // The owner's changes apply live from here, before the first answer (its instructions reflect
+  // them); a catalog cap lowered before a small catalog's watcher is up (it starts after that
+  // answer) rebuilds the catalog once it is.
+  owner.refresh = refresh;
+  owner.isLive = true;
+  // A change that arrived while the catalog loaded applies now, with its notifications.
+  const pending = owner.pending;
+  owner.pending = null;
+  if (pending !== null && applyOwnerUpdate(pending, { ...owner.context!, refresh })) {
+    if (refresh === null) owner.isRebuildOwed = true;
+  }
   onRemoteRoots = createRemoteRootsHandler(await store, config);
   if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
   const first = await loading;
@@ -438,13 +446,21 @@ async function serve(start: StartMessage): Promise<void> {
   if (isWatchAfterAnswer && !isEndedFirst) {
     const served = await store;
     refresh = await startConfiguredRefresh(served, config);
-    goLive();
-    // The catch-up: what changed between the build's start and now (the watch is live, so a
-    // later edit is the watcher's): the roots rescanned, changed skill folders loaded again.
-    const changed = refresh === null ? [] : skillsChangedSince(served.base(), first.builtFromMs);
-    void refresh?.refresh([...config.roots.map((root) => root.path), ...changed], {
-      giveWay: BACKGROUND_GIVE_WAY,
-    });
+    owner.refresh = refresh;
+    if (refresh !== null && owner.isRebuildOwed) {
+      // Reuses nothing: it also sees everything that changed before the watch was live.
+      owner.isRebuildOwed = false;
+      refresh.rebuildAll().catch((error: unknown) => {
+        console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
+      });
+    } else if (refresh !== null) {
+      // The catch-up: what changed between the build's start and now (the watch is live, so a
+      // later edit is the watcher's): the roots rescanned, changed skill folders loaded again.
+      const changed = skillsChangedSince(served.base(), first.builtFromMs);
+      void refresh.refresh([...config.roots.map((root) => root.path), ...changed], {
+        giveWay: BACKGROUND_GIVE_WAY,
+      });
+    }
   }
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   const isOver = { value: false };
