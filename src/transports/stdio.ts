@@ -78,12 +78,7 @@ export class DrainingStdioTransport extends StdioServerTransport {
  *   `holdsInitialize`: `holdUntil` holds `initialize` and `ping` too (a
  *   small catalog still loading while the transport already reads: the
  *   server is created on the first message released, with the catalog
- *   complete). @default false `holdsInitializeUntil`: `initialize` and
- *   `ping` are held too until it resolves, then those at the head of the
- *   queue go at once and later ones answer at once again, while the rest
- *   waits for `holdUntil` (the transport connects before the worker knows
- *   whether its catalog is large enough to answer early: issue 13). @default
- *   none
+ *   complete). @default false
  *   `onRequest`: called as each request arrives (the worker builds the search
  *   index once requests pause). @default none `onAnswer`: called after each
  *   response was written (background work waits for requests to pause; issue
@@ -103,7 +98,6 @@ export async function serveOverStdio(
     onFirstAnswer?: () => void;
     holdUntil?: Promise<void>;
     holdsInitialize?: boolean;
-    holdsInitializeUntil?: Promise<void>;
     onRequest?: () => void;
     onAnswer?: () => void;
   } = {},
@@ -146,22 +140,13 @@ export async function serveOverStdio(
     held = null;
     for (const message of queued) receive?.(message);
   });
-  let holdsInitialize = options.holdsInitialize === true ||
-    options.holdsInitializeUntil !== undefined;
-  options.holdsInitializeUntil?.then(() => {
-    if (options.holdsInitialize === true) return;
-    holdsInitialize = false;
-    // In order: only the `initialize` and `ping` messages ahead of every held one go now.
-    while (held !== null && held.length > 0 && isAnsweredEarly(held[0]!)) {
-      receive?.(held.shift()!);
-    }
-  });
   transport.onmessage = (message: JSONRPCMessage) => {
     if ("method" in message && "id" in message) {
       inFlight.add(message.id);
       options.onRequest?.();
     }
-    const answersAtOnce = !holdsInitialize && isAnsweredEarly(message);
+    const answersAtOnce = options.holdsInitialize !== true && "method" in message &&
+      (message.method === "initialize" || message.method === "ping");
     if (held !== null && (held.length > 0 || !answersAtOnce)) held.push(message);
     else receive?.(message);
   };
@@ -185,11 +170,6 @@ export async function serveOverStdio(
     };
   });
   return await Promise.resolve({ closed });
-}
-
-/** `initialize` and `ping`: answered while the catalog loads, unless held too. */
-function isAnsweredEarly(message: JSONRPCMessage): boolean {
-  return "method" in message && (message.method === "initialize" || message.method === "ping");
 }
 
 /**

@@ -38,7 +38,7 @@ import { createDigestHelper, type DigestHelper } from "../mcp/skills_extension/d
 import { sharedDigestCache } from "../mcp/skills_extension/skills_extension.ts";
 import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_lazy.ts";
-import { serveOverStdio, type StdioSessionEnd } from "../transports/stdio.ts";
+import { serveOverStdio } from "../transports/stdio.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { skillsChangedSince } from "../refresh/catch_up.ts";
@@ -254,6 +254,43 @@ async function serve(start: StartMessage): Promise<void> {
     // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
     writeOverride: createOverrideWriteClient(self),
   };
+  // A large catalog over stdio: `initialize` is answered before the catalog is loaded (everything
+  // else waits for it). Usually one stat per root tells (issue 13: a walk of 10,000 folders took
+  // ~300 ms); then the build starts once that answer went out, so it does not delay it. Groups of
+  // skills are only counted by the walk, so a catalog the estimate misses is still answered early
+  // once discovery counted its skill folders.
+  const estimated = config.options.http !== null ? 0 : estimateSkillFolders(config.roots);
+  const isEarlyByEstimate = estimated >= EARLY_ANSWER_MIN_SKILLS;
+  let startBuild = () => {};
+  const buildStarts = isEarlyByEstimate
+    ? new Promise<void>((resolve) => {
+      const fallback = setTimeout(resolve, BUILD_AFTER_EARLY_ANSWER_MS);
+      startBuild = () => {
+        clearTimeout(fallback);
+        resolve();
+      };
+    })
+    : Promise.resolve();
+  let discovered: (skillFolders: number) => void = () => {};
+  const discovery = new Promise<number>((resolve) => (discovered = resolve));
+  const loading = buildStarts.then(() => firstCatalog(config, (count) => discovered(count)));
+  const earlyFolders = config.options.http !== null
+    ? null
+    : isEarlyByEstimate
+    ? estimated
+    : await Promise.race([
+      discovery.then((count) => count >= EARLY_ANSWER_MIN_SKILLS ? count : null),
+      loading.then(() => null),
+    ]);
+  const early = earlyFolders === null
+    ? null
+    : createCatalogStore(await buildCatalog([], config.caps), start.overlay);
+  const store = loading.then((first) => {
+    const created = early ?? createCatalogStore(first.catalog, start.overlay);
+    if (early !== null) early.swap(first.catalog);
+    owner.context = { store: created, config, caps };
+    return created;
+  });
   let ended: Promise<number>;
   let refresh: Awaited<ReturnType<typeof startConfiguredRefresh>> = null;
   // The search index is built after the first answer went out (issue 13): over stdio once the
@@ -265,19 +302,22 @@ async function serve(start: StartMessage): Promise<void> {
   // Requests received and not answered yet (a cancelled one is never answered: the waits that
   // use this have a ceiling).
   let requestsInFlight = 0;
-  // Over stdio the transport connects first (issue 13: its set-up and its first read, which in
-  // marked warm starts of 12 skills came after the build, overlap the build), holding every
-  // message, `initialize` too, until the catalog's size is known: a large catalog's
-  // `initialize` (and `ping`) go then, everything else once it is complete; a small catalog's
-  // messages all wait until it is loaded, so its answer is the same as when connected after.
-  // One dual-era connection: the server is built on the first message released, told its era.
-  let current: CatalogStore | null = null;
-  let earlyFolders: number | null = null;
-  let isComplete = false;
-  let releaseInitialize = () => {};
-  let releaseAll = () => {};
-  let closed: Promise<StdioSessionEnd> | null = null;
+  // Over stdio the watcher starts after the catalog was built (it plans from it), and each
+  // start is followed by a catch-up check so an edit made before the watch was live, a client's
+  // right after connecting too, is still seen: a large catalog answered early watches once it is
+  // complete and then rescans its roots; a small one watches once its first answer went out
+  // (issue 13: the watch's 3-8 ms left that answer's path), then rescans its roots and reloads
+  // the skills whose folders changed since the build began (src/refresh/catch_up.ts).
+  let isWatchAfterAnswer = false;
   if (config.options.http === null) {
+    // A small catalog's transport is connected while the catalog loads (issue 13: its set-up and
+    // the first read overlap the build's waits); every message, `initialize` too, is held until
+    // the catalog is loaded, so the answer is the same as when connected after.
+    let current: CatalogStore | null = early;
+    isWatchAfterAnswer = early === null;
+    const loadedToServe = early !== null ? Promise.resolve() : store.then((loaded) => {
+      current = loaded;
+    });
     let answered = () => {};
     firstAnswered = new Promise((resolve) => {
       const grace = setTimeout(resolve, FIRST_ANSWER_GRACE_MS);
@@ -286,7 +326,12 @@ async function serve(start: StartMessage): Promise<void> {
         resolve();
       };
     });
-    ({ closed } = await serveOverStdio(({ era }) => {
+    // One dual-era connection: the server is built on the first message, told its era.
+    let isComplete = false;
+    const complete = store.then(() => {
+      isComplete = true;
+    });
+    const { closed } = await serveOverStdio(({ era }) => {
       const loadingNote = isComplete || earlyFolders === null
         ? {}
         : { catalogLoading: { skillFolders: earlyFolders } };
@@ -316,68 +361,14 @@ async function serve(start: StartMessage): Promise<void> {
         requestsInFlight = Math.max(0, requestsInFlight - 1);
         noteClientRequest();
       },
-      holdUntil: new Promise<void>((resolve) => (releaseAll = resolve)),
-      holdsInitializeUntil: new Promise<void>((resolve) => (releaseInitialize = resolve)),
-    }));
-  }
-  // A large catalog over stdio: `initialize` is answered before the catalog is loaded (everything
-  // else waits for it). Usually one stat per root tells (issue 13: a walk of 10,000 folders took
-  // ~300 ms); then the build starts once that answer went out, so it does not delay it. Groups of
-  // skills are only counted by the walk, so a catalog the estimate misses is still answered early
-  // once discovery counted its skill folders.
-  const estimated = config.options.http !== null ? 0 : estimateSkillFolders(config.roots);
-  const isEarlyByEstimate = estimated >= EARLY_ANSWER_MIN_SKILLS;
-  let startBuild = () => {};
-  const buildStarts = isEarlyByEstimate
-    ? new Promise<void>((resolve) => {
-      const fallback = setTimeout(resolve, BUILD_AFTER_EARLY_ANSWER_MS);
-      startBuild = () => {
-        clearTimeout(fallback);
-        resolve();
-      };
-    })
-    : Promise.resolve();
-  let discovered: (skillFolders: number) => void = () => {};
-  const discovery = new Promise<number>((resolve) => (discovered = resolve));
-  const loading = buildStarts.then(() => firstCatalog(config, (count) => discovered(count)));
-  earlyFolders = config.options.http !== null
-    ? null
-    : isEarlyByEstimate
-    ? estimated
-    : await Promise.race([
-      discovery.then((count) => count >= EARLY_ANSWER_MIN_SKILLS ? count : null),
-      loading.then(() => null),
-    ]);
-  const early = earlyFolders === null
-    ? null
-    : createCatalogStore(await buildCatalog([], config.caps), start.overlay);
-  const store = loading.then((first) => {
-    const created = early ?? createCatalogStore(first.catalog, start.overlay);
-    if (early !== null) early.swap(first.catalog);
-    owner.context = { store: created, config, caps };
-    return created;
-  });
-  // Over stdio the watcher starts after the catalog was built (it plans from it), and each
-  // start is followed by a catch-up check so an edit made before the watch was live, a client's
-  // right after connecting too, is still seen: a large catalog answered early watches once it is
-  // complete and then rescans its roots; a small one watches once its first answer went out
-  // (issue 13: the watch's 3-8 ms left that answer's path), then rescans its roots and reloads
-  // the skills whose folders changed since the build began (src/refresh/catch_up.ts).
-  let isWatchAfterAnswer = false;
-  if (closed !== null) {
-    current = early;
-    isWatchAfterAnswer = early === null;
-    const complete = store.then(() => {
-      isComplete = true;
+      ...(early === null
+        // A build that fails releases nothing: serve() ends below with the error.
+        ? {
+          holdUntil: loadedToServe.catch(() => new Promise<void>(() => {})),
+          holdsInitialize: true,
+        }
+        : { holdUntil: complete }),
     });
-    const loadedToServe = early !== null ? Promise.resolve() : store.then((loaded) => {
-      current = loaded;
-    });
-    // A build that fails releases nothing: serve() ends below with the error.
-    if (early !== null) {
-      releaseInitialize();
-      complete.then(releaseAll, () => {});
-    } else loadedToServe.then(releaseAll, () => {});
     await loadedToServe;
     if (early !== null) {
       // Setting up the recursive watcher holds this thread (~200 ms at 10,000 skills, more
