@@ -17,25 +17,25 @@ Deno.test({
   fn: async () => {
     const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-late-watch-" }));
     try {
-      for (const name of ["alpha", "beta", "gamma"]) {
+      for (const name of ["atlas", "birch", "cedar"]) {
         await Deno.mkdir(`${root}/${name}/references`, { recursive: true });
         await Deno.writeTextFile(
           `${root}/${name}/SKILL.md`,
           `---\nname: ${name}\ndescription: The ${name} skill\n---\n# ${name}\n`,
         );
       }
-      await Deno.writeTextFile(`${root}/alpha/references/old.md`, "old\n");
+      await Deno.writeTextFile(`${root}/atlas/references/old.md`, "old\n");
       await new Promise((resolve) => setTimeout(resolve, 2_200));
       await using session = await connectStdio(["serve", root, "--no-index-cache"]);
       // At once, no await on the server in between: one file in a listed sub-folder, one in an
       // empty one, one beside SKILL.md.
-      await Deno.writeTextFile(`${root}/alpha/references/added.md`, "added\n");
-      await Deno.writeTextFile(`${root}/beta/references/first.md`, "first\n");
-      await Deno.writeTextFile(`${root}/gamma/notes.md`, "notes\n");
+      await Deno.writeTextFile(`${root}/atlas/references/added.md`, "added\n");
+      await Deno.writeTextFile(`${root}/birch/references/first.md`, "first\n");
+      await Deno.writeTextFile(`${root}/cedar/notes.md`, "notes\n");
       const wanted = [
-        "skill://alpha/references/added.md",
-        "skill://beta/references/first.md",
-        "skill://gamma/notes.md",
+        "skill://atlas/references/added.md",
+        "skill://birch/references/first.md",
+        "skill://cedar/notes.md",
       ];
       const uris = async () => (await session.client.listResources()).resources.map((r) => r.uri);
       const deadline = Date.now() + CEILING_MS;
@@ -45,14 +45,14 @@ Deno.test({
         await new Promise((resolve) => setTimeout(resolve, 50));
         last = await uris();
       }
-      assert.ok(last.includes("skill://alpha/references/old.md"));
+      assert.ok(last.includes("skill://atlas/references/old.md"));
       // The watch is live by now: a later edit is served too.
-      await Deno.writeTextFile(`${root}/gamma/later.md`, "later\n");
-      while (!(last = await uris()).includes("skill://gamma/later.md")) {
+      await Deno.writeTextFile(`${root}/cedar/later.md`, "later\n");
+      while (!(last = await uris()).includes("skill://cedar/later.md")) {
         if (Date.now() > deadline) throw new Error(`not listed: ${JSON.stringify(last)}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const read = await session.client.readResource({ uri: "skill://beta/references/first.md" });
+      const read = await session.client.readResource({ uri: "skill://birch/references/first.md" });
       assert.match(JSON.stringify(read.contents), /first/);
     } finally {
       await Deno.remove(root, { recursive: true });
