@@ -41,6 +41,7 @@ import { warmSearchIndex } from "../search/search_lazy.ts";
 import { serveOverStdio } from "../transports/stdio.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
+import { skillsChangedSince } from "../refresh/catch_up.ts";
 import { noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
 import { HEAP_RELEASE_MIN_SKILLS, releaseBuildHeap, releaseStartupHeap } from "./heap_release.ts";
@@ -134,7 +135,12 @@ const owner: {
   /** Set once live refresh runs (or `--static` left it off): changes apply at once from then. */
   isLive: boolean;
   pending: OverlayMessage | null;
-} = { context: null, refresh: null, isLive: false, pending: null };
+  /**
+   * A catalog cap went down while live but before the watcher was up (a small catalog's watch
+   * starts after the first answer): the rebuild runs once it is.
+   */
+  isRebuildOwed: boolean;
+} = { context: null, refresh: null, isLive: false, pending: null, isRebuildOwed: false };
 
 /** Set once serving: applies the trusted part's new remote roots. */
 let onRemoteRoots: ((roots: RemoteRootsMessage["roots"]) => void) | null = null;
@@ -151,7 +157,9 @@ self.onmessage = (
   }
   if (event.data?.type === "overlay") {
     if (owner.context === null || !owner.isLive) owner.pending = event.data;
-    else applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh });
+    else if (applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh })) {
+      if (owner.refresh === null) owner.isRebuildOwed = true;
+    }
     return;
   }
   if (event.data?.type !== "start") return;
@@ -173,6 +181,8 @@ self.onmessage = (
  * the heap is compacted (`isIndexCacheWritten`).
  */
 async function firstCatalog(config: Config, onDiscovered: (skillFolders: number) => void) {
+  // A watch set up after the build catches up from this moment (src/refresh/catch_up.ts).
+  const builtFromMs = Date.now();
   const indexCache = openIndexCache(config.indexCacheDir, {
     rootsKey: config.roots.map((root) => root.path).join("\0"),
   });
@@ -215,7 +225,7 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
   // A large build's garbage sits in the old generation between the catalog's objects: compact
   // once, before the requests waiting for the catalog are answered (issue 13: RSS at 10,000).
   releaseBuildHeap(catalog.skills.length);
-  return { catalog, skillLoads: skillLoadsSoFar(), indexCache, isIndexCacheWritten };
+  return { catalog, skillLoads: skillLoadsSoFar(), indexCache, isIndexCacheWritten, builtFromMs };
 }
 
 /**
@@ -292,16 +302,20 @@ async function serve(start: StartMessage): Promise<void> {
   // Requests received and not answered yet (a cancelled one is never answered: the waits that
   // use this have a ceiling).
   let requestsInFlight = 0;
+  // Over stdio the watcher starts after the catalog was built (it plans from it), and each
+  // start is followed by a catch-up check so an edit made before the watch was live, a client's
+  // right after connecting too, is still seen: a large catalog answered early watches once it is
+  // complete and then rescans its roots; a small one watches once its first answer went out
+  // (issue 13: the watch's 3-8 ms left that answer's path), then rescans its roots and reloads
+  // the skills whose folders changed since the build began (src/refresh/catch_up.ts).
+  let isWatchAfterAnswer = false;
   if (config.options.http === null) {
-    // Watch before answering `initialize`: an edit a client makes right after connecting is seen.
-    // Answered early (large catalog), the watcher starts once the catalog is complete, followed by
-    // a catch-up rescan of the roots (unchanged skills are reused), so such an edit is still seen.
     // A small catalog's transport is connected while the catalog loads (issue 13: its set-up and
     // the first read overlap the build's waits); every message, `initialize` too, is held until
-    // the catalog is loaded and watched, so the answer is the same as when connected after.
+    // the catalog is loaded, so the answer is the same as when connected after.
     let current: CatalogStore | null = early;
-    const watched = early !== null ? Promise.resolve() : store.then(async (loaded) => {
-      refresh = await startConfiguredRefresh(loaded, config);
+    isWatchAfterAnswer = early === null;
+    const loadedToServe = early !== null ? Promise.resolve() : store.then((loaded) => {
       current = loaded;
     });
     let answered = () => {};
@@ -349,10 +363,13 @@ async function serve(start: StartMessage): Promise<void> {
       },
       ...(early === null
         // A build that fails releases nothing: serve() ends below with the error.
-        ? { holdUntil: watched.catch(() => new Promise<void>(() => {})), holdsInitialize: true }
+        ? {
+          holdUntil: loadedToServe.catch(() => new Promise<void>(() => {})),
+          holdsInitialize: true,
+        }
         : { holdUntil: complete }),
     });
-    await watched;
+    await loadedToServe;
     if (early !== null) {
       // Setting up the recursive watcher holds this thread (~200 ms at 10,000 skills, more
       // under load), and a client often pages through the catalog right away: it waits for a
@@ -394,14 +411,17 @@ async function serve(start: StartMessage): Promise<void> {
     ended = service.finished.then(() => 0);
     refresh = await startConfiguredRefresh(await store, config);
   }
-  // The watcher is set up before `ready`, as soon as serving (over stdio before the first
-  // answer): set up after it, it would miss an edit made between the build and the watch.
+  // The owner's changes apply live from here, before the first answer (its instructions reflect
+  // them); a catalog cap lowered before a small catalog's watcher is up (it starts after that
+  // answer) rebuilds the catalog once it is.
   owner.refresh = refresh;
   owner.isLive = true;
   // A change that arrived while the catalog loaded applies now, with its notifications.
   const pending = owner.pending;
   owner.pending = null;
-  if (pending !== null) applyOwnerUpdate(pending, { ...owner.context!, refresh });
+  if (pending !== null && applyOwnerUpdate(pending, { ...owner.context!, refresh })) {
+    if (refresh === null) owner.isRebuildOwed = true;
+  }
   onRemoteRoots = createRemoteRootsHandler(await store, config);
   if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
   const first = await loading;
@@ -420,6 +440,25 @@ async function serve(start: StartMessage): Promise<void> {
   // now that the first answer went out (issue 13: RSS at 12 skills); a large one was compacted
   // after its build, and a session already over exits instead.
   if (!isEndedFirst) releaseStartupHeap(first.catalog.skills.length);
+  if (isWatchAfterAnswer && !isEndedFirst) {
+    const served = await store;
+    refresh = await startConfiguredRefresh(served, config);
+    owner.refresh = refresh;
+    if (refresh !== null && owner.isRebuildOwed) {
+      // Reuses nothing: it also sees everything that changed before the watch was live.
+      owner.isRebuildOwed = false;
+      refresh.rebuildAll().catch((error: unknown) => {
+        console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
+      });
+    } else if (refresh !== null) {
+      // The catch-up: what changed between the build's start and now (the watch is live, so a
+      // later edit is the watcher's): the roots rescanned, changed skill folders loaded again.
+      const changed = skillsChangedSince(served.base(), first.builtFromMs);
+      void refresh.refresh([...config.roots.map((root) => root.path), ...changed], {
+        giveWay: BACKGROUND_GIVE_WAY,
+      });
+    }
+  }
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   const isOver = { value: false };
   void ended.then(() => (isOver.value = true));

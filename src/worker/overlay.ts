@@ -101,7 +101,9 @@ export function applyOverlayLive(
  * @param update The message's overlay and caps.
  * @param context The store, configuration, caps holder and live refresh
  *   (null under `--static`, where the trusted part sends nothing anyway).
- * @returns Once the overlay is applied (the rebuild continues in the background).
+ * @returns Whether a catalog cap went down (once the overlay is applied; the
+ *   rebuild continues in the background, or is the caller's to start when
+ *   `refresh` is null because the watch is not up yet).
  */
 export function applyOwnerUpdate(
   update: { readonly overlay: CatalogOverlay; readonly caps: Caps },
@@ -111,7 +113,7 @@ export function applyOwnerUpdate(
     readonly caps: LiveCaps;
     readonly refresh: LiveRefresh | null;
   },
-): void {
+): boolean {
   const isCatalogLowered = context.caps.lower(update.caps);
   applyOverlayLive(context.store, update.overlay, context.config);
   if (isCatalogLowered) {
@@ -119,4 +121,5 @@ export function applyOwnerUpdate(
       console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
     });
   }
+  return isCatalogLowered;
 }

@@ -237,6 +237,14 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "Synchronous (statSync, realPathSync), with a yield to the event loop between skills",
   },
   {
+    path: "src/refresh/catch_up.ts",
+    apis: ["Deno.stat", "Deno.readDir"],
+    reason: "live refresh: after a watch set up once the first answer went out, stats each " +
+      "skill's folders and lists their sub-folders to find entries added or removed since the " +
+      "build began; folder names and times only, never a file read, paths from the catalog, " +
+      "never from a client",
+  },
+  {
     path: "src/refresh/watch_paths.ts",
     apis: ["Deno.realPath"],
     reason: "live refresh: resolves each root's real path to find symlinked skill folders to " +
