@@ -17,7 +17,7 @@ const SECRET = "OUTSIDE-SECRET-BYTES";
 const ROUNDS = 3;
 
 interface Listed {
-  skills: { name: string }[];
+  skills: { name: string; description: string }[];
   problems: { path: string; reason: string }[];
 }
 
@@ -145,7 +145,11 @@ for (const shape of SHAPES) {
           join(dirs.root, "other", "SKILL.md"),
           "---\nname: other\ndescription: Live\n---\nLIVE\n",
         );
-        await untilSeen(session, "a later edit", (now) => now.skills.length === 2);
+        await untilSeen(
+          session,
+          "a later edit",
+          (now) => now.skills.some((skill) => skill.description === "Live"),
+        );
         const resources = await session.client.listResources();
         assert.ok(
           !resources.resources.some((resource) => resource.uri === "skill://palette/notes.md"),

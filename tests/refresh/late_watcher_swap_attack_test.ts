@@ -95,6 +95,27 @@ Deno.test("attack: a skill folder swapped for an outside symlink while the watch
   );
 });
 
+Deno.test("attack: a supporting file swapped for an outside symlink in a catalog of 20 skills of 4 files while the watcher runs late leaves the skill's listing", async () => {
+  const some: Record<string, TreeEntry> = {};
+  for (let index = 0; index < 20; index++) {
+    some[`root/s${index}/SKILL.md`] = skillMd(`s${index}`, `Skill ${index}`);
+    for (const file of ["guide.md", "reference.md", "example.md"]) {
+      some[`root/s${index}/${file}`] = `${file} of ${index}\n`;
+    }
+  }
+  await scenario(
+    some,
+    async (at) => {
+      await Deno.remove(at("root/palette/notes.md"));
+      await Deno.symlink(at("outside/notes.md"), at("root/palette/notes.md"));
+    },
+    (store) =>
+      store.current().byName.get("palette")?.files.some((file) => file.path === "notes.md") ===
+        false,
+    "notes.md to leave palette's listing",
+  );
+});
+
 Deno.test("attack: a SKILL.md swapped for an outside symlink in a catalog of 300 skills while the watcher runs late leaves the catalog", async () => {
   const many: Record<string, TreeEntry> = {};
   for (let index = 0; index < 300; index++) {
