@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { spawnRpcChild } from "../../../bench/support/rpc_client.ts";
+import { startHttpProgram } from "../../support/http_program.ts";
 import { programCommand, programEnv, REPO_ROOT } from "../../support/program.ts";
 
 const MODERN = "2026-07-28";
@@ -81,4 +82,46 @@ for (const tools of ["auto", "never", "always"] as const) {
       });
     }
   }
+}
+
+for (const tools of ["auto", "never"] as const) {
+  Deno.test(`attack: over HTTP, 2026-07-28 server/discover names only tools tools/list offers a skills-extension client (--tools=${tools})`, async () => {
+    await using tree = await makeRoot();
+    await using server = await startHttpProgram(["serve", tree.root, `--tools=${tools}`]);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientCapabilities": SKILLS_EXTENSION,
+    };
+    let id = 0;
+    const post = async (method: string) => {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": MODERN,
+          "mcp-method": method,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params: { _meta: meta } }),
+      });
+      const text = await response.text();
+      const json = text.startsWith("{") ? text : /^data: (.*)$/m.exec(text)?.[1] ?? "{}";
+      return (JSON.parse(json) as { result?: Record<string, unknown> }).result ?? {};
+    };
+    const instructions = String((await post("server/discover")).instructions ?? "");
+    const listed = ((await post("tools/list")).tools ?? []) as {
+      name: string;
+      description?: string;
+    }[];
+    assert.ok(listed.length > 0, "tools/list answered");
+    assert.match(instructions, /skill_search/, "server/discover answered instructions");
+    const offered = new Set(listed.map((tool) => tool.name));
+    const stray = toolsNamed(instructions).filter((name) => !offered.has(name));
+    for (const tool of listed) {
+      for (const name of toolsNamed(tool.description ?? "")) {
+        if (!offered.has(name)) stray.push(`${tool.name}'s description names ${name}`);
+      }
+    }
+    assert.deepEqual(stray, [], `offered: ${[...offered].join(", ")}`);
+  });
 }
