@@ -29,6 +29,7 @@ async function skill(root: string, folder: string, name: string, extra = ""): Pr
 async function hostRoot(): Promise<{ parent: string; root: string } & AsyncDisposable> {
   const parent = await Deno.realPath(await Deno.makeTempDir({ prefix: "r11-hostlayout-" }));
   const root = join(parent, "tenant-secret-layout");
+  // (The parent's name is searched for too: it holds both roots.)
   await skill(root, "alpha", "alpha");
   await skill(root, "group/beta", "beta");
   await skill(root, "g1/twin", "twin");
@@ -38,6 +39,29 @@ async function hostRoot(): Promise<{ parent: string; root: string } & AsyncDispo
   await Deno.symlink(join(parent, "outside"), join(root, "escaper"));
   await Deno.mkdir(join(root, "broken"));
   await Deno.writeTextFile(join(root, "broken", "SKILL.md"), "---\nname: [unclosed\n---\n");
+  // More problem kinds: a nested SKILL.md, a lower-case skill.md, a file symlink leading out,
+  // a script whose interpreter is missing, and a granted script (skill_run's preview).
+  await skill(root, "alpha/inner", "inner");
+  await Deno.mkdir(join(root, "lower"));
+  await Deno.writeTextFile(
+    join(root, "lower", "skill.md"),
+    "---\nname: lower\ndescription: Lower case file.\n---\nBody.\n",
+  );
+  await Deno.symlink(join(parent, "outside", "notes.md"), join(root, "alpha", "leak.md"));
+  await skill(
+    root,
+    "runner",
+    "runner",
+    "mcp-host:\n  version: 1\n  run:\n    - script: scripts/go.sh\n      interpreter: sh\n" +
+      "    - script: scripts/go.py\n      interpreter: nosuchinterp\n",
+  );
+  await Deno.mkdir(join(root, "runner", "scripts"));
+  await Deno.writeTextFile(join(root, "runner", "scripts", "go.sh"), "echo hi\n");
+  await Deno.writeTextFile(join(root, "runner", "scripts", "go.py"), "print(1)\n");
+  // A second root, named through a symlink to it (its real path differs from the one given).
+  await skill(parent, "second-real/gamma", "gamma");
+  await skill(parent, "second-real/twin", "twin");
+  await Deno.symlink(join(parent, "second-real"), join(parent, "second-link"));
   return {
     parent,
     root,
@@ -64,7 +88,10 @@ for (
   Deno.test(`attack: a hosted server shows a ${label} no host path through any door`, async () => {
     await using host = await hostRoot();
     await using session = await connectStdio(["serve"], {
-      env: { MCP_SKILLS_PATH: host.root },
+      env: {
+        MCP_SKILLS_PATH: `${host.root}:${join(host.parent, "second-link")}`,
+        MCP_SKILL_RUN: JSON.stringify([{ skill: "runner", script: "scripts/go.sh" }]),
+      },
       // deno-lint-ignore no-explicit-any
       capabilities: capabilities as any,
     });
@@ -103,6 +130,15 @@ for (
     if (names.has("skill_browse")) seen.skill_browse = await call("skill_browse", {});
     if (names.has("skill_run")) {
       seen.skill_run = await call("skill_run", { name: "alpha", script: "x" });
+      seen.skill_run_preview = await call("skill_run", { name: "runner", script: "scripts/go.sh" });
+      seen.skill_run_unavailable = await call("skill_run", {
+        name: "runner",
+        script: "scripts/go.py",
+      });
+      seen.skill_run_gamma = await call("skill_run", { name: "gamma", script: "x" });
+    }
+    if (names.has("skill_load")) {
+      seen.skill_load_gamma = await call("skill_load", { name: "gamma" });
     }
     if (names.has("skill_settings")) seen.skill_settings = await call("skill_settings", {});
     seen.resources = await text(() => client.listResources());
@@ -135,7 +171,8 @@ for (
     seen.notifications = notes.join("\n");
     if (Deno.env.get("R11_DUMP")) console.log(JSON.stringify(seen, null, 1));
     const leaks = Object.entries(seen).filter(([, value]) =>
-      value.includes(host.parent) || value.includes("tenant-secret-layout")
+      value.includes(host.parent) || value.includes("tenant-secret-layout") ||
+      value.includes("second-real") || value.includes("second-link")
     );
     assert.deepEqual(
       leaks.map(([door, value]) => `${door}: ${value.slice(0, 600)}`),
