@@ -82,9 +82,14 @@ for (
   const capabilities of [
     {},
     { extensions: { "io.modelcontextprotocol/skills": {} } },
+    { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } },
   ] as const
 ) {
-  const label = "extensions" in capabilities ? "skills-extension client" : "plain client";
+  const label = !("extensions" in capabilities)
+    ? "plain client"
+    : "io.modelcontextprotocol/ui" in capabilities.extensions
+    ? "views client"
+    : "skills-extension client";
   Deno.test(`attack: a hosted server shows a ${label} no host path through any door`, async () => {
     await using host = await hostRoot();
     await using session = await connectStdio(["serve"], {
@@ -128,6 +133,17 @@ for (
       });
     }
     if (names.has("skill_browse")) seen.skill_browse = await call("skill_browse", {});
+    if (names.has("skill_browse_detail")) {
+      seen.skill_browse_detail = await call("skill_browse_detail", { name: "alpha" });
+      seen.skill_browse_detail_missing = await call("skill_browse_detail", { name: "twin" });
+    }
+    if (names.has("skill_settings_write")) {
+      seen.skill_settings_write = await call("skill_settings_write", {
+        name: "alpha",
+        switch: "enabled",
+        value: false,
+      });
+    }
     if (names.has("skill_run")) {
       seen.skill_run = await call("skill_run", { name: "alpha", script: "x" });
       seen.skill_run_preview = await call("skill_run", { name: "runner", script: "scripts/go.sh" });
@@ -149,7 +165,9 @@ for (
     seen.prompts = await text(() => client.listPrompts());
     seen.prompt = await text(() => client.getPrompt({ name: "alpha" }));
     seen.prompt_missing = await text(() => client.getPrompt({ name: "twin" }));
-    if ("extensions" in capabilities) {
+    if (
+      "extensions" in capabilities && "io.modelcontextprotocol/skills" in capabilities.extensions
+    ) {
       const request = (method: string, params: Record<string, unknown>) =>
         text(() => looseRequest(client, method, params));
       seen.skills_list = await request("skills/list", {});
