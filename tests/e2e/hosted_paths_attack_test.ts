@@ -61,6 +61,20 @@ async function hostRoot(): Promise<{ parent: string; root: string } & AsyncDispo
   // A second root, named through a symlink to it (its real path differs from the one given).
   await skill(parent, "second-real/gamma", "gamma");
   await skill(parent, "second-real/twin", "twin");
+  await Deno.symlink(
+    join(parent, "outside", "notes.md"),
+    join(parent, "second-real/gamma/leak.md"),
+  );
+  await Deno.mkdir(join(parent, "second-real", "broken2"));
+  await Deno.writeTextFile(
+    join(parent, "second-real", "broken2", "SKILL.md"),
+    "---\nname: [x\n---\n",
+  );
+  await Deno.mkdir(join(parent, "second-real", "gamma", "inner"));
+  await Deno.writeTextFile(
+    join(parent, "second-real", "gamma", "inner", "SKILL.md"),
+    "---\nname: inner2\ndescription: Nested.\n---\nBody.\n",
+  );
   await Deno.symlink(join(parent, "second-real"), join(parent, "second-link"));
   return {
     parent,
