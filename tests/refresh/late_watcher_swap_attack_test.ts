@@ -131,3 +131,29 @@ Deno.test("attack: a SKILL.md swapped for an outside symlink in a catalog of 300
     "palette to leave the catalog",
   );
 });
+
+Deno.test("attack: a skill added after start, then swapped for an outside symlink while the watcher runs late, leaves the catalog", async () => {
+  await using tree = await makeTree({
+    "root/other/SKILL.md": skillMd("other", "Good other"),
+    "outside/SKILL.md": skillMd("late", "Outside"),
+  });
+  const store = createCatalogStore(
+    await buildCatalog([{ path: tree.at("root"), from: "argument" }], DEFAULT_CAPS),
+  );
+  await using _refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+  });
+  await Deno.mkdir(tree.at("root/late"));
+  await Deno.writeTextFile(tree.at("root/late/SKILL.md"), skillMd("late", "Added later"));
+  await until("the added skill", () => store.current().byName.has("late"));
+  const release = await holdWatcherThread(tree.at("root/.hold"));
+  try {
+    await Deno.remove(tree.at("root/late/SKILL.md"));
+    await Deno.symlink(tree.at("outside/SKILL.md"), tree.at("root/late/SKILL.md"));
+  } finally {
+    await release();
+  }
+  await until("late to leave the catalog", () => !store.current().byName.has("late"));
+});
