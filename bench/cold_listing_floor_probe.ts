@@ -15,6 +15,7 @@
  *   `/proc/self/fd` read of every descriptor (asked in batches of 64 by
  *   message, as the trusted part answers), and an `fstat` after the read.
  *
+ * `--batch=N` asks about N descriptors a message in the gate modes (default 64).
  * `--relative=1` opens by paths relative to the root (the working folder).
  * `--open=deno` opens with `Deno.openSync` (and `FsFile.statSync`) instead of
  * `node:fs`. It prints one JSON line: wall ms, files, bytes, the process's CPU
@@ -47,6 +48,8 @@ interface PassOptions {
   readonly open: "node" | "deno";
   /** Ask the main thread where each descriptor is (the gate's way). */
   readonly locate: boolean;
+  /** Descriptors asked about in one message (the gate's way). @default 64 */
+  readonly batch?: number;
   /** Open by paths relative to the working folder (the root) instead of absolute ones. */
   readonly relative?: boolean;
 }
@@ -151,7 +154,7 @@ async function pass(
         if (!options.locate) hashPath(path);
         else {
           pending.push(path);
-          if (pending.length >= BATCH) await flushLocated();
+          if (pending.length >= (options.batch ?? BATCH)) await flushLocated();
         }
       }
     }
@@ -199,6 +202,7 @@ async function runWorkers(
   locate: boolean,
   scoped: boolean,
   relative: boolean,
+  batch: number,
 ): Promise<PassResult & { threads: ReturnType<typeof threadCpu> }> {
   const workers = Array.from({ length: of }, () =>
     new Worker(import.meta.url, {
@@ -237,7 +241,10 @@ async function runWorkers(
             worker.postMessage({ type: "located", id: data.id, paths });
           } else if (data.type === "done") resolve(data.result);
         };
-        worker.postMessage({ type: "start", options: { root, part, of, open, locate, relative } });
+        worker.postMessage({
+          type: "start",
+          options: { root, part, of, open, locate, relative, batch },
+        });
       })
     ),
   );
@@ -283,6 +290,7 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
   const mode = args.mode ?? "worker";
   const open = args.open === "deno" ? "deno" : "node";
   const relative = args.relative === "1";
+  const batch = Number(args.batch ?? BATCH);
   if (relative) Deno.chdir(root);
   const started = performance.now();
   let result: PassResult & { threads?: ReturnType<typeof threadCpu> };
@@ -299,7 +307,7 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
   } else {
     const of = mode.startsWith("split") ? 2 : 1;
     const locate = mode.endsWith("gate");
-    result = await runWorkers(root, of, open, locate, mode !== "worker-any", relative);
+    result = await runWorkers(root, of, open, locate, mode !== "worker-any", relative, batch);
   }
   const wallMs = Math.round(performance.now() - started);
   const threads = result.threads ?? threadCpu();

@@ -2,12 +2,14 @@
  * The worker's side of locating an open file descriptor: asks the trusted
  * part, which may read `/proc/self/fd` (the worker may not), over postMessage.
  *
- * Requests made while another is in flight are sent together, as one
- * `locate-fds` message, once it is answered (issue 13: the first full
- * `skills/list` and a start-up read thousands of files concurrently; one
- * round trip per file was a third of their cost). Every descriptor is still
- * located exactly; only the messages are fewer. No timer is added: a lone
- * request goes out at once.
+ * Requests made in one synchronous run (a digest job's files) are sent
+ * together after a microtask, and those made while another is in flight
+ * once it is answered, each group as one `locate-fds` message (issue 13: the
+ * first full `skills/list` and a start-up read thousands of files
+ * concurrently; one round trip per file was a third of their cost, and a
+ * job's first request alone was half of the messages, s23). Every descriptor
+ * is still located exactly; only the messages are fewer. No timer is added:
+ * a lone request waits one microtask.
  *
  * @module
  */
@@ -65,9 +67,20 @@ export function createFdLocateClient(
       }
     });
   };
+  let isFlushQueued = false;
+  const flush = () => {
+    isFlushQueued = false;
+    if (inFlight || queued.length === 0) return;
+    const next = queued;
+    queued = [];
+    send(next);
+  };
   return (fd) =>
     new Promise<string | null>((resolve) => {
-      if (inFlight) queued.push({ fd, resolve });
-      else send([{ fd, resolve }]);
+      queued.push({ fd, resolve });
+      if (!inFlight && !isFlushQueued) {
+        isFlushQueued = true;
+        queueMicrotask(flush);
+      }
     });
 }
