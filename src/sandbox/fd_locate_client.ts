@@ -4,7 +4,8 @@
  *
  * Requests made in one synchronous run (a digest job's files) are sent
  * together after a microtask, and those made while another is in flight
- * once it is answered, each group as one `locate-fds` message (issue 13: the
+ * once it is answered, each group as one `locate-fds` message of at most
+ * `MAX_LOCATE_FDS` descriptors (the rest wait for the next) (issue 13: the
  * first full `skills/list` and a start-up read thousands of files
  * concurrently; one round trip per file was a third of their cost, and a
  * job's first request alone was half of the messages, s23). Every descriptor
@@ -15,7 +16,11 @@
  */
 
 import type { FdLocator } from "../files/fd_location.ts";
-import { type LocateFdRequestMessage, type LocateFdsRequestMessage } from "./messages.ts";
+import {
+  type LocateFdRequestMessage,
+  type LocateFdsRequestMessage,
+  MAX_LOCATE_FDS,
+} from "./messages.ts";
 import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
 
 /**
@@ -60,20 +65,15 @@ export function createFdLocateClient(
     void answered.then((paths) => {
       batch.forEach((item, index) => item.resolve(paths[index] ?? ""));
       inFlight = false;
-      if (queued.length > 0) {
-        const next = queued;
-        queued = [];
-        send(next);
-      }
+      // At most MAX_LOCATE_FDS a message: the trusted part refuses a longer one (review r10).
+      if (queued.length > 0) send(queued.splice(0, MAX_LOCATE_FDS));
     });
   };
   let isFlushQueued = false;
   const flush = () => {
     isFlushQueued = false;
     if (inFlight || queued.length === 0) return;
-    const next = queued;
-    queued = [];
-    send(next);
+    send(queued.splice(0, MAX_LOCATE_FDS));
   };
   return (fd) =>
     new Promise<string | null>((resolve) => {

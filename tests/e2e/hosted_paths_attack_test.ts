@@ -108,6 +108,8 @@ for (
     await using host = await hostRoot();
     await using session = await connectStdio(["serve"], {
       env: {
+        // Its own configuration folder: a settings write must never reach the shared default.
+        XDG_CONFIG_HOME: join(host.parent, "config"),
         MCP_SKILLS_PATH: `${host.root}:${join(host.parent, "second-link")}`,
         MCP_SKILL_RUN: JSON.stringify([{ skill: "runner", script: "scripts/go.sh" }]),
       },
