@@ -51,7 +51,7 @@ export function createFdLocateClient(
     },
   );
   let inFlight = false;
-  let queued: { fd: number; resolve: (path: string | null) => void }[] = [];
+  const queued: { fd: number; resolve: (path: string | null) => void }[] = [];
   const send = (batch: { fd: number; resolve: (path: string | null) => void }[]) => {
     inFlight = true;
     const answered = batch.length === 1
