@@ -221,13 +221,12 @@ export async function startLiveRefresh(
   ): Promise<void> {
     const startedMs = performance.now();
     // Rebuilt from the catalog as built (skills the owner disabled included), diffed as served.
-    const previous = store.base();
-    const previousView = store.current();
+    let previous = store.base();
+    let previousView = store.current();
     let report: RefreshReport;
     try {
-      const rebuilt = isFresh
-        ? await freshBuild(previous, options)
-        : await rebuildCatalog(previous, paths, {
+      const rebuildFrom = (base: Catalog) =>
+        isFresh ? freshBuild(base, options) : rebuildCatalog(base, paths, {
           caps: options.caps,
           ...(options.load === undefined ? {} : { load: options.load }),
           // A change waiting behind background work ends its giving way.
@@ -235,6 +234,14 @@ export async function startLiveRefresh(
             giveWay: { ...giveWay, isUrgent: () => pending.size > 0 || isFreshBuildPending },
           }),
         });
+      let rebuilt = await rebuildFrom(previous);
+      // Another swap while this one was built (new remote roots, time-sliced background work):
+      // build again on top of it, so neither is lost (a catch-up once reverted remote roots).
+      for (let again = 0; again < 3 && store.base() !== previous; again++) {
+        previous = store.base();
+        previousView = store.current();
+        rebuilt = await rebuildFrom(previous);
+      }
       const isSwapped = rebuilt.catalog !== previous;
       let change: CatalogChange | null = null;
       let notificationsSent = 0;
