@@ -868,7 +868,13 @@ const MANY_WATCHED_PATHS = 256;
  * overflow, where 256 paths (where the rescan after a burst starts) would
  * take ~16.
  */
-const SKILL_FILE_WATCH_MAX_PATHS = 64;
+// 0: off. A second `Deno.watchFs` at start hangs the serving thread for good when the first
+// watcher's thread is stuck opening a FIFO created in a root meanwhile (Deno holds the lock every
+// watchFs call takes while it opens an event's path; the fresh-clone CI's start-up race hung once in
+// session 8). Until watchers are opened where a stuck open cannot block serving (a watch isolate),
+// late-thread swaps are caught by the catch-up after a small catalog's first answer and by a door
+// refused the file (stale_hint.ts).
+const SKILL_FILE_WATCH_MAX_PATHS = 0;
 
 /**
  * How often a root the user's inotify watch limit left unwatched is tried

@@ -71,37 +71,12 @@ const SHAPES: readonly Shape[] = [
   },
 ];
 
-for (const shape of SHAPES) {
-  Deno.test(`attack: ${shape.label}, while the watcher's thread runs late, is still seen`, async () => {
-    await using tree = await makeTree({
-      "root/palette/SKILL.md": skillMd("palette", "Good palette"),
-      "root/palette/notes.md": "good notes\n",
-      "root/other/SKILL.md": skillMd("other", "Good other"),
-      "outside/SKILL.md": skillMd("palette", "Outside"),
-      "outside/notes.md": "outside notes\n",
-    });
-    const store = createCatalogStore(
-      await buildCatalog([{ path: tree.at("root"), from: "argument" }], DEFAULT_CAPS),
-    );
-    assert.ok(store.current().byName.get("palette")?.files.some((f) => f.path === "notes.md"));
-    await using _refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 50,
-    });
-    // A dot-entry of the root: its own events change nothing in the catalog.
-    const release = await holdWatcherThread(tree.at("root/.hold"));
-    try {
-      await shape.swap(tree.at);
-    } finally {
-      await release();
-    }
-    await until(shape.label, () => shape.isSeen(store.current(), tree.at));
-    assert.equal(store.current().byName.get("other")?.description, "Good other");
-  });
-}
+// The SHAPES cases (each swap seen while the watcher's thread runs late, through a watcher of every
+// skill's files) are on branch s24: that watcher is off in main (SKILL_FILE_WATCH_MAX_PATHS = 0,
+// src/refresh/live_refresh.ts says why); the swap is then caught by the door below.
+void SHAPES;
 
-Deno.test("attack: in a catalog past the skill-file watcher's bound, a swap for an outside symlink the watcher missed is read again once a door is refused the file", async () => {
+Deno.test("attack: a swap for an outside symlink the watcher missed is read again once a door is refused the file", async () => {
   // 80 skills of 2 files: over 64 paths, so the skill-file watcher lists nothing of them.
   const entries: Record<string, string> = {
     "root/palette/SKILL.md": skillMd("palette", "Good palette"),
