@@ -1,0 +1,58 @@
+/**
+ * Attack (r12): a client (or the owner at a terminal: Ctrl-C twice) sends a
+ * second SIGTERM/SIGINT right after the first. The trusted part's second
+ * signal exits at once (`src/cli/serve_command.ts`, `onRepeat`), before the
+ * worker's `stopAll()` got the running scripts' groups killed, so in
+ * process-group isolation a script outlives the server and its own timeout
+ * (the invariant "no script outlives a stdio server stopped by
+ * SIGTERM/SIGINT"). The trusted part holds the verified groups
+ * (`src/sandbox/group_killer.ts`), so it can kill them before any exit.
+ */
+
+import assert from "node:assert/strict";
+import { Client, StdioClientTransport } from "../support/sdk_client.ts";
+import { programCommand, programEnv, REPO_ROOT } from "../support/program.ts";
+import { eventually, isAlive, liveProcessesWith } from "../support/processes.ts";
+import { makeTree } from "../skills/_tree.ts";
+
+const MARK = `${20 + Math.floor(Math.random() * 30)}.${Date.now() % 1_000_000}`;
+
+Deno.test("attack: SIGTERM then SIGINT at once to a stdio server leaves no script of its running (--isolation=group)", async () => {
+  await using tree = await makeTree({
+    "skills/sleeper/SKILL.md": "---\nname: sleeper\ndescription: Sleeps.\nmcp-host:\n" +
+      "  version: 1\n  run:\n    - script: scripts/sleep.sh\n      interpreter: sh\n" +
+      "      timeout: 60\n---\n# Sleeper\n",
+    "skills/sleeper/scripts/sleep.sh": `echo started\nexec sleep ${MARK}\n`,
+  });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: programCommand(["serve", tree.at("skills"), "--isolation=group"]),
+    env: programEnv({ MCP_CONFIRM_MODE: "auto" }),
+    cwd: REPO_ROOT,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const client = new Client({ name: "second-signal-test", version: "1.0.0" });
+  await client.connect(transport);
+  const pid = transport.pid;
+  assert.ok(pid !== null, "the server's pid");
+  const call = client.callTool({
+    name: "skill_run",
+    arguments: { name: "sleeper", script: "scripts/sleep.sh" },
+  }).catch(() => null);
+  try {
+    assert.ok(await eventually(() => liveProcessesWith(`sleep ${MARK}`).length > 0, 30), stderr);
+    Deno.kill(pid, "SIGTERM");
+    Deno.kill(pid, "SIGINT");
+    assert.ok(await eventually(() => !isAlive(pid), 20), `the server exits\n${stderr}`);
+    assert.ok(
+      await eventually(() => liveProcessesWith(`sleep ${MARK}`).length === 0, 20),
+      "no script outlives the server, whichever signal ended it",
+    );
+  } finally {
+    for (const left of liveProcessesWith(`sleep ${MARK}`)) Deno.kill(left, "SIGKILL");
+    await call;
+    await client.close().catch(() => {});
+  }
+});
