@@ -1,0 +1,25 @@
+/**
+ * Attack (r12): `--index-cache` (or `XDG_CACHE_HOME`) pointed inside a skill
+ * root is refused (`rootAround`), but only after `prepareIndexCacheDir()`
+ * made the folders: the refused configuration still adds folders among the
+ * owner's skills (a new folder in a skill is a change live refresh reacts to,
+ * and an empty top-level folder is a candidate skill folder discovery reports).
+ * Bad input must leave what the user had unchanged.
+ */
+import assert from "node:assert/strict";
+import { prepareIndexCacheDir } from "../../src/config/index_cache_dir.ts";
+import { makeTree } from "../skills/_tree.ts";
+
+Deno.test("attack: an index cache folder inside a skill root is refused without creating anything there", async () => {
+  await using tree = await makeTree({ "skills/pdf/SKILL.md": "---\nname: pdf\n---\n" });
+  const root = Deno.realPathSync(tree.at("skills"));
+  for (const dir of [`${root}/cache/skillgate/index`, `${root}/pdf/index-cache`]) {
+    const prepared = prepareIndexCacheDir(dir, [root]);
+    assert.equal(prepared.dir, null, dir);
+    assert.match(prepared.warning ?? "", /skill root/, dir);
+  }
+  const left = [...Deno.readDirSync(root)].map((entry) => entry.name).sort();
+  assert.deepEqual(left, ["pdf"], "nothing new at the root");
+  const inSkill = [...Deno.readDirSync(`${root}/pdf`)].map((entry) => entry.name).sort();
+  assert.deepEqual(inSkill, ["SKILL.md"], "nothing new in the skill");
+});
