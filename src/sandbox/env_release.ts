@@ -22,7 +22,7 @@
  * @module
  */
 
-import type { Grant } from "../scripts/grant.ts";
+import { type Grant, rowInForce } from "../scripts/grant.ts";
 import type { DeclaredEnvRequest } from "../skills/declared_env.ts";
 import { BASE_ENV_NAMES } from "../scripts/script_env.ts";
 import { MAX_ENV_REQUEST_NAMES } from "./messages.ts";
@@ -31,12 +31,23 @@ import { MAX_ENV_REQUEST_NAMES } from "./messages.ts";
 const NEVER_RELEASED = /^(MCP_|SKILLGATE_|LD_|DYLD_)/;
 
 /**
- * Which of the asked names may be released for one run.
+ * Which of the asked names may be released for one run, given what the
+ * script declares.
  *
  * @param grant The grant the trusted part parsed from its own environment.
  * @param request The skill's directory name, the script as declared, and the
  *   names the worker asks for (more than `MAX_ENV_REQUEST_NAMES`: none).
- * @returns The releasable names, distinct, in the order asked.
+ * @param declaredEnv The names the script's own declaration lists, as the
+ *   declaration reader read them (empty when it declares none or is not
+ *   declared).
+ * @param refusedFolder Why the start-up check refused the folders of the
+ *   grant row at an index (`sandbox/grant_folders.ts`), or undefined.
+ *   @default no row refused
+ * @returns The releasable names, distinct, in the order asked: with
+ *   `MCP_SKILL_RUN` rows, only names of the ONE row in force for (skill,
+ *   script) by the plan's own rule (`rowInForce` in `scripts/grant.ts`: the
+ *   first row whose names the script all declares and whose folders were not
+ *   refused); a row the plan refuses releases nothing (review r12, F1).
  *
  * Source: issue 13 ("the trusted part releases environment values per run,
  * only for names the grant names").
@@ -44,30 +55,45 @@ const NEVER_RELEASED = /^(MCP_|SKILLGATE_|LD_|DYLD_)/;
 export function releasableNames(
   grant: Grant,
   request: { skill: string; script: string; names: readonly string[] },
+  declaredEnv: readonly string[],
+  refusedFolder: (index: number) => string | undefined = () => undefined,
 ): string[] {
-  if (request.names.length > MAX_ENV_REQUEST_NAMES) return [];
-  if (grant.from === "unsubstituted" || grant.from === "blank" || grant.from === "hosted-default") {
-    return [];
-  }
+  if (!mayRelease(grant, request)) return [];
   let allowed: (name: string) => boolean;
   if (grant.rows === null) {
-    if (grant.from !== "declaration") return [];
     allowed = (name) => !NEVER_RELEASED.test(name);
   } else {
-    const named = new Set<string>();
-    for (const row of grant.rows) {
-      if (row.skill === request.skill && row.script === request.script) {
-        row.env.forEach((name) => named.add(name));
-      }
-    }
-    allowed = (name) => named.has(name);
+    const inForce = rowInForce(grant.rows, request, declaredEnv, refusedFolder);
+    if (inForce === null) return [];
+    allowed = (name) => inForce.row.env.includes(name);
   }
   const released: string[] = [];
   for (const name of request.names) {
     if (BASE_ENV_NAMES.includes(name) || released.includes(name)) continue;
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && allowed(name)) released.push(name);
+    if (
+      /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && declaredEnv.includes(name) && allowed(name)
+    ) {
+      released.push(name);
+    }
   }
   return released;
+}
+
+/**
+ * Whether the owner's rule could release anything for (skill, script) at
+ * all, before the declaration is read: a grant that stands from the
+ * declarations (standalone, no `MCP_SKILL_RUN`), or a row naming the pair.
+ */
+function mayRelease(
+  grant: Grant,
+  request: { skill: string; script: string; names: readonly string[] },
+): boolean {
+  if (request.names.length === 0 || request.names.length > MAX_ENV_REQUEST_NAMES) return false;
+  if (grant.from === "unsubstituted" || grant.from === "blank" || grant.from === "hosted-default") {
+    return false;
+  }
+  if (grant.rows === null) return grant.from === "declaration";
+  return grant.rows.some((row) => row.skill === request.skill && row.script === request.script);
 }
 
 /** One run's environment request, as the worker sends it. */
@@ -86,7 +112,8 @@ export interface EnvReleaseRequest extends DeclaredEnvRequest {
  * @param request Skill, script, the skill folder and the names asked for.
  * @param sources `getEnv`: the trusted part's environment lookup (after the
  *   scrub, values are still readable through `Deno.env`); `declaredEnv`: the
- *   declaration reader (`declared_env_host.ts`).
+ *   declaration reader (`declared_env_host.ts`); `refusedFolder`: the
+ *   start-up verdict of a grant row's folders (undefined: not refused).
  * @returns Name to value, frozen.
  */
 export async function releaseEnv(
@@ -95,14 +122,13 @@ export async function releaseEnv(
   sources: {
     readonly getEnv: (name: string) => string | undefined;
     readonly declaredEnv: (request: DeclaredEnvRequest) => Promise<readonly string[]>;
+    readonly refusedFolder?: (index: number) => string | undefined;
   },
 ): Promise<Readonly<Record<string, string>>> {
   const values: Record<string, string> = {};
-  const allowed = releasableNames(grant, request);
-  if (allowed.length === 0) return Object.freeze(values);
-  const declared = new Set(await sources.declaredEnv(request));
-  for (const name of allowed) {
-    if (!declared.has(name)) continue;
+  if (!mayRelease(grant, request)) return Object.freeze(values);
+  const declared = await sources.declaredEnv(request);
+  for (const name of releasableNames(grant, request, declared, sources.refusedFolder)) {
     const value = sources.getEnv(name);
     if (value !== undefined) values[name] = value;
   }

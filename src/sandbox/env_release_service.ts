@@ -9,6 +9,7 @@
 import type { Caps } from "../caps.ts";
 import { isolateEntryUrl } from "../entry_points.ts";
 import type { Grant } from "../scripts/grant.ts";
+import type { FolderVerdict } from "../scripts/sandbox/grant_folders.ts";
 import { createDeclaredEnvReader, type DeclaredEnvReader } from "./declared_env_host.ts";
 import { type EnvReleaseRequest, releaseEnv } from "./env_release.ts";
 import type { WorkerSet } from "./worker_set.ts";
@@ -34,7 +35,10 @@ export interface EnvReleaseService {
  */
 export function createEnvReleaseService(
   set: Pick<WorkerSet, "declarationReader" | "declarationBases" | "declarationSourcesBase"> & {
-    readonly scripts: { readonly grant: Grant };
+    readonly scripts: {
+      readonly grant: Grant;
+      readonly folderVerdicts: readonly FolderVerdict[];
+    };
   },
   options: { readonly caps: Caps; readonly getEnv: (name: string) => string | undefined },
 ): EnvReleaseService {
@@ -54,6 +58,10 @@ export function createEnvReleaseService(
       releaseEnv(set.scripts.grant, request, {
         getEnv: options.getEnv,
         declaredEnv: (asked) => reader.declaredEnv(asked),
+        refusedFolder: (index) => {
+          const verdict = set.scripts.folderVerdicts.find((candidate) => candidate.index === index);
+          return verdict !== undefined && "refused" in verdict ? verdict.refused : undefined;
+        },
       }),
   };
 }

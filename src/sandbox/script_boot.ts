@@ -29,6 +29,7 @@ import type { Mount } from "../scripts/sandbox/layout.ts";
 import { locateConfig } from "../config/file/load_config.ts";
 import {
   checkGrantFolders,
+  type FolderVerdict,
   isWithin,
   protectedFoldersOf,
 } from "../scripts/sandbox/grant_folders.ts";
@@ -79,6 +80,12 @@ export interface ScriptBoot {
   readonly grantProblems: readonly string[];
   /** The grant the trusted part read: the bound of every environment release. */
   readonly grant: Grant;
+  /**
+   * The start-up check of the grant rows' folders (one verdict per row that
+   * names folders): a row refused here grants nothing, in the plan and in the
+   * environment release alike.
+   */
+  readonly folderVerdicts: readonly FolderVerdict[];
   /**
    * In a sandbox, why the host's `MCP_DATA_DIR` is not mounted (missing, or
    * refused by the grant folders' check: `/`, a home, a root, skillgate's
@@ -211,6 +218,7 @@ export async function bootScripts(
       .filter((problem) => problem.reason === "grant")
       .map((problem) => `${problem.severity}: ${problem.detail}`),
     grant,
+    folderVerdicts,
     warning: grant.from === "unsubstituted" || grant.from === "blank"
       ? `no script will run: ${grant.error}`
       : refused

@@ -43,6 +43,62 @@ export interface GrantRow {
   readonly network: boolean;
 }
 
+/**
+ * Why one grant row grants nothing to the script it names, or null when it
+ * is usable: the one rule the plan (`plan.ts`, what `skill_list` and the
+ * worker's runs follow) and the trusted part's environment release
+ * (`sandbox/env_release.ts`, which trusts no worker) both apply, so the
+ * trusted bound is never wider than the plan (review r12, F1).
+ *
+ * @param row The row.
+ * @param declaredEnv The env names the named script declares, or null when
+ *   the skill does not declare that script (or its declaration was refused).
+ * @param refusedFolder Why the start-up check refused one of the row's
+ *   folders (`sandbox/grant_folders.ts`), or undefined.
+ * @returns `"undeclared-script"`, `{ undeclared: names }` (every name the
+ *   script does not declare, in row order), `{ refusedFolder }`, or null.
+ */
+export function rowRefusal(
+  row: GrantRow,
+  declaredEnv: readonly string[] | null,
+  refusedFolder: string | undefined,
+):
+  | "undeclared-script"
+  | { readonly undeclared: readonly string[] }
+  | { readonly refusedFolder: string }
+  | null {
+  if (declaredEnv === null) return "undeclared-script";
+  const undeclared = row.env.filter((name) => !declaredEnv.includes(name));
+  if (undeclared.length > 0) return { undeclared };
+  if (refusedFolder !== undefined) return { refusedFolder };
+  return null;
+}
+
+/**
+ * The row in force for one (skill, script): the FIRST row naming both that
+ * {@linkcode rowRefusal} lets through; a later row for the same pair grants
+ * nothing ("an earlier row grants it"). Rows refused on their own shape never
+ * reach `grant.rows`.
+ *
+ * @param rows `grant.rows`.
+ * @param target The skill's directory name and the script as declared.
+ * @param declaredEnv As for {@linkcode rowRefusal}.
+ * @param refusedFolder The start-up verdict of the row at an index (undefined: not refused).
+ * @returns The row and its index, or null when no row is in force.
+ */
+export function rowInForce(
+  rows: readonly GrantRow[],
+  target: { readonly skill: string; readonly script: string },
+  declaredEnv: readonly string[] | null,
+  refusedFolder: (index: number) => string | undefined,
+): { readonly row: GrantRow; readonly index: number } | null {
+  for (const [index, row] of rows.entries()) {
+    if (row.skill !== target.skill || row.script !== target.script) continue;
+    if (rowRefusal(row, declaredEnv, refusedFolder(index)) === null) return { row, index };
+  }
+  return null;
+}
+
 /** Keys a grant row may carry. */
 export const GRANT_ROW_KEYS: readonly string[] = Object.freeze([
   "skill",

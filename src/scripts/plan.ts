@@ -16,7 +16,7 @@
 import type { PermittedProgram } from "../sandbox/worker_permissions.ts";
 import type { Problem } from "../skills/problem.ts";
 import type { InterpreterName } from "./declaration.ts";
-import type { Grant, GrantRow } from "./grant.ts";
+import { type Grant, type GrantRow, rowRefusal } from "./grant.ts";
 import type { InterpreterTable } from "./interpreters.ts";
 import type { FolderVerdict } from "./sandbox/grant_folders.ts";
 import type { SkillScripts } from "./skill_scripts.ts";
@@ -369,25 +369,28 @@ function grantedEnvByScript(
     const skill = skills.get(row.skill);
     if (skill === undefined) return report(`${where} grants nothing: no such skill is served`);
     const declared = skill.scripts?.scripts.find((script) => script.script === row.script);
-    if (declared === undefined) {
+    const verdict = folderVerdicts.find((candidate) => candidate.index === index);
+    const refusal = rowRefusal(
+      row,
+      declared?.env ?? null,
+      verdict !== undefined && "refused" in verdict ? verdict.refused : undefined,
+    );
+    if (refusal === "undeclared-script") {
       return report(
         `${where} grants nothing: the skill does not declare that script (or its declaration ` +
           "was refused)",
       );
     }
-    const undeclared = row.env.filter((name) => !declared.env.includes(name));
-    if (undeclared.length > 0) {
+    if (refusal !== null && "undeclared" in refusal) {
       return report(
         `${where} grants nothing: the script does not declare ` +
-          undeclared.slice(0, 5).map((name) => `"${clip(name)}"`).join(", "),
+          refusal.undeclared.slice(0, 5).map((name) => `"${clip(name)}"`).join(", "),
       );
     }
     const id = key(row.skill, row.script);
     if (granted.has(id)) return report(`${where} grants nothing: an earlier row grants it`);
-    const verdict = folderVerdicts.find((candidate) => candidate.index === index);
-    if (verdict !== undefined && "refused" in verdict) {
-      return report(`${where} grants nothing: ${verdict.refused}`);
-    }
+    if (refusal !== null) return report(`${where} grants nothing: ${refusal.refusedFolder}`);
+    const folders = verdict !== undefined && !("refused" in verdict) ? verdict : undefined;
     if (row.network && (skill.scripts?.declaration.declaredEgress.length ?? 0) === 0) {
       problems.push({
         path: GRANT_PROBLEM_PATH,
@@ -399,8 +402,8 @@ function grantedEnvByScript(
     }
     granted.set(id, {
       env: row.env,
-      read: verdict === undefined ? [] : verdict.read,
-      write: verdict === undefined ? [] : verdict.write,
+      read: folders === undefined ? [] : folders.read,
+      write: folders === undefined ? [] : folders.write,
       network: row.network,
     });
   });

@@ -75,3 +75,25 @@ Deno.test("attack: a row the plan refuses for an undeclared name releases none o
   });
   assert.deepEqual(released, {}, "the plan says this row grants nothing");
 });
+
+Deno.test("attack: a row whose folder the start-up check refused releases none of its names, a later usable row does", async () => {
+  const grant = parseGrant(
+    JSON.stringify([
+      { skill: "tool", script: "scripts/run.sh", env: ["FIRST_KEY"], read: ["/nowhere-r12"] },
+      { skill: "tool", script: "scripts/run.sh", env: ["SECOND_KEY"] },
+    ]),
+    { hosted: true, hostedBy: "MCP_SKILLS_PATH" },
+  );
+  const refusedFolder = (index: number) =>
+    index === 0 ? "its read folder #0 does not exist or is not a folder" : undefined;
+  const released = await releaseEnv(grant, { ...request, names: ["FIRST_KEY", "SECOND_KEY"] }, {
+    getEnv,
+    declaredEnv,
+    refusedFolder,
+  });
+  assert.deepEqual(
+    released,
+    { SECOND_KEY: "second-value" },
+    "row 0 grants nothing; row 1 is in force",
+  );
+});

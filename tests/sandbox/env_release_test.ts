@@ -42,7 +42,7 @@ const HONEST = [
 Deno.test("releasableNames() with MCP_SKILL_RUN rows releases only that row's names", () => {
   const grant = parseGrant(ROWS, { hosted: false });
   const ask = (skill: string, script: string, names: string[]) =>
-    releasableNames(grant, { skill, script, names });
+    releasableNames(grant, { skill, script, names }, ["API_KEY", "OTHER_SECRET"]);
   assert.deepEqual(ask("greedy", "scripts/take.sh", ["API_KEY", "OTHER_SECRET"]), ["API_KEY"]);
   assert.deepEqual(ask("greedy", "scripts/other.sh", ["API_KEY"]), []);
   assert.deepEqual(ask("ghost", "scripts/take.sh", ["API_KEY"]), []);
@@ -51,14 +51,17 @@ Deno.test("releasableNames() with MCP_SKILL_RUN rows releases only that row's na
 
 Deno.test("releasableNames() hosted without a grant, or with a placeholder grant, releases nothing", () => {
   const hosted = parseGrant(null, { hosted: true, hostedBy: "MCP_SKILLS_PATH" });
-  assert.deepEqual(releasableNames(hosted, { skill: "a", script: "s", names: ["API_KEY"] }), []);
+  assert.deepEqual(
+    releasableNames(hosted, { skill: "a", script: "s", names: ["API_KEY"] }, ["API_KEY"]),
+    [],
+  );
   const placeholder = parseGrant(ROWS, { hosted: false, unsubstituted: ["MCP_SKILL_RUN"] });
   assert.deepEqual(
     releasableNames(placeholder, {
       skill: "greedy",
       script: "scripts/take.sh",
       names: ["API_KEY"],
-    }),
+    }, ["API_KEY"]),
     [],
   );
 });
@@ -66,27 +69,27 @@ Deno.test("releasableNames() hosted without a grant, or with a placeholder grant
 Deno.test("releasableNames() standalone without a grant never releases skillgate's own settings or loader variables", () => {
   const grant = parseGrant(null, { hosted: false });
   const names = ["API_KEY", "MCP_CONFIRM_SECRET", "SKILLGATE_HTTP_TOKEN", "LD_PRELOAD", "PATH"];
-  assert.deepEqual(releasableNames(grant, { skill: "a", script: "s", names }), ["API_KEY"]);
+  assert.deepEqual(releasableNames(grant, { skill: "a", script: "s", names }, names), ["API_KEY"]);
 });
 
 Deno.test("attack: an oversized environment request gets nothing at all", () => {
   const grant = parseGrant(ROWS, { hosted: false });
   const names = Array.from({ length: MAX_ENV_REQUEST_NAMES + 1 }, () => "API_KEY");
   assert.deepEqual(
-    releasableNames(grant, { skill: "greedy", script: "scripts/take.sh", names }),
+    releasableNames(grant, { skill: "greedy", script: "scripts/take.sh", names }, ["API_KEY"]),
     [],
   );
 });
 
 Deno.test("releaseEnv() releases only names the declaration lists, and looks values up", async () => {
   const grant = parseGrant(
-    JSON.stringify([{ skill: "a", script: "s", env: ["API_KEY", "UNSET_NAME", "OTHER_SECRET"] }]),
+    JSON.stringify([{ skill: "a", script: "s", env: ["API_KEY", "UNSET_NAME"] }]),
     { hosted: false },
   );
   const asked: string[] = [];
   const declaredEnv = (request: { skill: string }) => {
     asked.push(request.skill);
-    return Promise.resolve(["API_KEY", "UNSET_NAME"]);
+    return Promise.resolve(["API_KEY", "UNSET_NAME", "OTHER_SECRET"]);
   };
   const request = { skill: "a", script: "s", dir: "/skills/a" };
   assert.deepEqual(
@@ -105,6 +108,19 @@ Deno.test("releaseEnv() releases only names the declaration lists, and looks val
     {},
   );
   assert.deepEqual(asked, ["a"]);
+});
+
+Deno.test("releaseEnv() gives nothing from a row naming a name the script does not declare, as the plan refuses it", async () => {
+  const grant = parseGrant(
+    JSON.stringify([{ skill: "a", script: "s", env: ["API_KEY", "OTHER_SECRET"] }]),
+    { hosted: false },
+  );
+  const released = await releaseEnv(
+    grant,
+    { skill: "a", script: "s", dir: "/skills/a", names: ["API_KEY"] },
+    { getEnv, declaredEnv: () => Promise.resolve(["API_KEY"]) },
+  );
+  assert.deepEqual(released, {});
 });
 
 Deno.test("readDeclaredEnv() reads the script's declared names through the gate, and nothing for a folder that does not hold", async () => {
@@ -143,7 +159,7 @@ Deno.test("attack: a worker that claims a declaration it lacks gets no wider run
   });
   const root = `${tree.path}/root`;
   const grant = JSON.stringify([
-    { skill: "honest", script: "scripts/take.sh", env: ["API_KEY", "OTHER_SECRET"] },
+    { skill: "honest", script: "scripts/take.sh", env: ["API_KEY"] },
     { skill: "greedy", script: "scripts/take.sh", env: ["API_KEY"] },
   ]);
   const env = {
@@ -162,8 +178,9 @@ Deno.test("attack: a worker that claims a declaration it lacks gets no wider run
       replies: Record<string, string>[];
     };
   };
-  // Only what the declaration lists AND the owner's row names (OTHER_SECRET is granted, not
-  // declared); every made-up claim gets nothing.
+  // Only what the declaration lists AND the owner's row in force names (a row naming an
+  // undeclared name grants nothing: env_release_refused_rows_attack_test.ts); every made-up
+  // claim (OTHER_SECRET, which only the outside copy declares) gets nothing.
   const expected = [{ API_KEY: "granted-value" }, {}, {}, {}, {}, {}, {}];
   const granted = await run([root], { MCP_SKILL_RUN: grant });
   // The run list is the one group launcher, decided from the grant before the worker existed.
@@ -194,7 +211,7 @@ Deno.test("attack: standalone without a grant, a remote skill's own declaration 
       }),
       declarationBases: [{ path: root, prefix: null }, { path: sources, prefix: "acme" }],
       declarationSourcesBase: sources,
-      scripts: { grant },
+      scripts: { grant, folderVerdicts: [] },
     }, { caps: DEFAULT_CAPS, getEnv });
   const ask = (skill: string, dir: string) => ({
     skill,
