@@ -66,7 +66,8 @@ export type FolderVerdict =
  * @param path An absolute real path.
  * @param folders The protected folders.
  * @param options `prefix: true` checks only what an interpreter's prefix must
- *   avoid (`/`, a home folder itself, holding a root). @default false
+ *   avoid (`/`, a home folder itself or a folder holding one, holding a
+ *   root). @default false
  *   `mayHoldIndexCache: true` lets the folder hold (not be, nor lie inside)
  *   the index cache folder: the host's data folder, whose index cache the
  *   caller then keeps out of scripts' reach. @default false
@@ -83,6 +84,9 @@ export function isForbiddenFolder(
     if (isWithin(path, root)) return "it is or holds a skill root";
     if (!options.prefix && isWithin(root, path)) return "it is inside a skill root";
   }
+  // A folder around a home (`/home`, `/var` around `HOME=/var/lib/svc`) exposes it as mounting
+  // the home would (review r12, F2); inside a home, below its top, stays allowed.
+  if (folders.homes.some((home) => isWithin(path, home))) return "it holds a home folder";
   if (options.prefix) return null;
   for (const own of folders.skillgate) {
     if (isWithin(own, path) || isWithin(path, own)) {

@@ -161,6 +161,7 @@ Deno.test("attack: MCP_DATA_DIR names the folder holding the skill roots, a home
     [tree.path, /refused \(it is or holds a skill root\)/],
     [tree.at("roots/a"), /refused \(it is inside a skill root\)/],
     [tree.at("home/me"), /refused \(it is a home folder itself\)/],
+    [tree.at("home"), /refused \(it holds a home folder\)/],
     ["/", /refused \(it is \/, the whole file system\)/],
     [tree.at("nowhere"), /does not exist or is not a folder/],
   ];
