@@ -12,7 +12,7 @@ import { normaliseOrigin, parseHostPort } from "../transports/http/host_policy.t
 import type { Command, Config, OptionSource, ScriptSettings } from "./config.ts";
 import type { ConfigFile } from "./file/config_file.ts";
 import { narrows } from "./file/narrowing.ts";
-import { hasPlaceholder, isPresentValue, isUnsetValue, splitRootList } from "./env_value.ts";
+import { hasPlaceholder, isSetAtAll, isUnsetValue, splitRootList } from "./env_value.ts";
 import {
   DEFAULT_OPTION_VALUES,
   fileKeyOf,
@@ -93,8 +93,9 @@ export function parseCommandLine(input: CommandLineInput): Config {
   const notices: string[] = [];
   const sources: Record<string, OptionSource> = {};
   for (const option of OPTIONS) sources[option.key] = "default";
-  // A marker left as a placeholder still says a host started us: hosted moves defaults closed.
-  const hostedBy = HOSTED_MARKERS.find((name) => isPresentValue(input.getEnv(name))) ?? null;
+  // A marker left as a placeholder, or blank, still says a host started us: hosted moves
+  // defaults closed.
+  const hostedBy = HOSTED_MARKERS.find((name) => isSetAtAll(input.getEnv(name))) ?? null;
   const file = input.file ?? null;
   if (file !== null) applyFile(values, sources, file, { isHosted: hostedBy !== null, notices });
   for (const option of OPTIONS) {
@@ -473,9 +474,14 @@ function applyFile(
 const HTTP_TOKEN_VARIABLES = ["SKILLGATE_HTTP_TOKEN", "SKILLGATE_HTTP_TOKEN_FILE"] as const;
 
 /**
- * Over HTTP, a token variable holding an unsubstituted placeholder stops
- * start-up: read as unset it would serve without a token (or with the
- * placeholder text as a guessable token). On stdio no token is used.
+ * Over HTTP, a token variable holding an unsubstituted placeholder, or set
+ * but blank, stops start-up: read as unset it would serve without a token
+ * (or with the placeholder text as a guessable token). A blank value is what
+ * a host writes when it substitutes an unset variable (`-e
+ * SKILLGATE_HTTP_TOKEN=$TOKEN`), so the owner meant a token (review r12, F4;
+ * as a blank `MCP_SKILL_RUN` grants nothing). On stdio no token is used.
+ *
+ * @throws {UsageError} Naming the variable and what to do.
  */
 function refuseTokenPlaceholders(
   values: OptionValues,
@@ -483,11 +489,19 @@ function refuseTokenPlaceholders(
 ): void {
   if (values.http === null) return;
   for (const name of HTTP_TOKEN_VARIABLES) {
-    if (hasPlaceholder(getEnv(name))) {
+    const value = getEnv(name);
+    if (hasPlaceholder(value)) {
       throw new UsageError(
         `${name} holds an unsubstituted placeholder (\${...}, {{...}} or a bare $NAME), ` +
           "so no bearer token is in force; " +
           "the host meant to set it: substitute the value (or remove the variable) and restart",
+      );
+    }
+    if (value !== undefined && value.trim() === "") {
+      throw new UsageError(
+        `${name} is set but empty (what a host writes when the variable it substitutes is ` +
+          "unset), so no bearer token is in force; set the token (or remove the variable to " +
+          "serve without one) and restart",
       );
     }
   }

@@ -71,15 +71,17 @@ export function isUnsetValue(value: string | undefined): value is undefined {
 }
 
 /**
- * Whether a variable is present at all: set to anything but blank, a
- * placeholder included. For markers whose mere presence says something
- * (a host started us), where a placeholder still counts.
+ * Whether a variable is set at all: to anything, blank and placeholders
+ * included. For markers whose mere presence says something (a host started
+ * us): a host that substitutes an unset variable writes an empty value, and
+ * that still says a host started us (review r12, F5: a blank marker read as
+ * absent made the server standalone, where declarations grant themselves).
  *
  * @param value The raw value, or undefined when the variable is missing.
- * @returns True when the value is neither missing nor blank.
+ * @returns True when the variable exists in the environment.
  */
-export function isPresentValue(value: string | undefined): boolean {
-  return value !== undefined && value.trim() !== "";
+export function isSetAtAll(value: string | undefined): value is string {
+  return value !== undefined;
 }
 
 /**

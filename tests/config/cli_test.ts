@@ -61,8 +61,9 @@ Deno.test("parseCommandLine(): a blank value or a literal ${VAR} gives no roots"
     await t.step(JSON.stringify(value), () => {
       const config = parse(["/arg"], { MCP_SKILLS_PATH: value });
       assert.deepEqual(config.roots, [{ path: "/arg", from: "argument" }]);
-      // A placeholder gives no roots, yet a host started us: it still marks the server hosted.
-      assert.equal(config.hosted, value.includes("${"));
+      // A placeholder or a blank value gives no roots, yet a host started us: it still marks
+      // the server hosted (blank_hosted_marker_attack_test.ts).
+      assert.equal(config.hosted, true);
     });
   }
 });
