@@ -6,6 +6,8 @@
  * @module
  */
 
+import { cutToWidth, oneLine } from "./terminal_text.ts";
+
 /** How long one probe may take, in milliseconds, before it counts as a failure. */
 export const HEALTH_TIMEOUT_MS = 5_000;
 
@@ -74,8 +76,13 @@ export async function runHealthCommand(
   timeoutMs = HEALTH_TIMEOUT_MS,
 ): Promise<number> {
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await response.text()).slice(0, 80).trim();
+    // skillgate's /healthz never redirects; whoever else holds the port must not send the probe on.
+    const response = await fetch(url, {
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: "manual",
+    });
+    // The body comes from whoever holds the port: escaped before it reaches the terminal (r12 F3).
+    const body = cutToWidth(oneLine(await response.text()), 80);
     if (response.status === 200) {
       await writeErr(`skillgate: healthy (${url.origin}${url.pathname}: ${body || "200"})\n`);
       return 0;
@@ -94,7 +101,7 @@ export async function runHealthCommand(
       );
       return 1;
     }
-    const reason = error instanceof Error ? error.message.slice(0, 200) : String(error);
+    const reason = cutToWidth(oneLine(error instanceof Error ? error.message : String(error)), 200);
     await writeErr(
       `skillgate: unhealthy: nothing answers at ${url.host} (${reason}); is skillgate serve ` +
         "--http running there? Pass --url=URL, or set SKILLGATE_HTTP to its port\n",
