@@ -7,6 +7,8 @@
  * @module
  */
 
+import { basename, dirname, join, resolve } from "node:path";
+
 /**
  * Creates and checks the index cache folder.
  *
@@ -34,6 +36,10 @@ export function prepareIndexCacheDir(
       "--no-index-cache)",
   });
   try {
+    // Refused before anything is made: a refused folder inside a root must leave the root as it
+    // was (review r12, F8); checked again on the real path once it exists.
+    const planned = rootAround(plannedRealPath(dir), rootRealPaths);
+    if (planned !== null) return ignored(rootProblem(planned));
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const info = Deno.lstatSync(dir);
     if (info.isSymlink || !info.isDirectory) return ignored("is not a folder (or is a symlink)");
@@ -63,6 +69,32 @@ export function prepareIndexCacheDir(
       );
     }
     return ignored(`cannot be created (${error instanceof Error ? error.name : "error"})`);
+  }
+}
+
+/**
+ * The real path a folder would have once created: the real path of its
+ * nearest existing ancestor, plus the segments still missing (made by
+ * `mkdir`, so they are plain folders). Lexical for the missing part.
+ *
+ * @param dir An absolute path (`.` and `..` segments are resolved lexically,
+ *   as `mkdir` resolves them only while they exist).
+ * @returns The absolute real path it would have.
+ *
+ * Requires `--allow-read` on the ancestors (realpath).
+ */
+function plannedRealPath(dir: string): string {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  while (true) {
+    try {
+      return join(Deno.realPathSync(at), ...missing.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return resolve(dir);
+      missing.push(basename(at));
+      at = parent;
+    }
   }
 }
 
