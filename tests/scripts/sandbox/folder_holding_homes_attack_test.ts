@@ -11,6 +11,8 @@ import {
   isForbiddenFolder,
   type ProtectedFolders,
 } from "../../../src/scripts/sandbox/grant_folders.ts";
+import { interpreterFoldersOf } from "../../../src/scripts/sandbox/system_mounts.ts";
+import { makeTree } from "../../skills/_tree.ts";
 
 /** Roots outside /home, as on a server that keeps skills under /srv. */
 const FOLDERS: ProtectedFolders = {
@@ -36,4 +38,21 @@ Deno.test("attack: MCP_DATA_DIR or an interpreter prefix holding a home (/var ar
 Deno.test("a folder beside the homes, or inside one below its top, keeps being allowed", () => {
   assert.equal(isForbiddenFolder("/home/alice/projects/app", FOLDERS), null);
   assert.equal(isForbiddenFolder("/data", FOLDERS), null);
+});
+
+Deno.test("attack: an interpreter directly in a home folder never mounts the folder holding every home", async () => {
+  await using tree = await makeTree({ "home/me/python3": "#!/bin/sh\n", "home/you/.ssh/id": "x" });
+  const real = Deno.realPathSync(tree.path);
+  const folders: ProtectedFolders = {
+    roots: ["/srv/skills"],
+    homes: [`${real}/home/me`, `${real}/home/you`],
+    skillgate: [],
+  };
+  const mounted = interpreterFoldersOf(`${real}/home/me/python3`, folders);
+  for (const folder of mounted) {
+    assert.ok(
+      !`${real}/home/you/.ssh`.startsWith(`${folder}/`),
+      `${folder} is mounted: it holds another home`,
+    );
+  }
 });
