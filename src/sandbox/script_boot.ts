@@ -13,6 +13,7 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import type { Config } from "../config/config.ts";
 import { type Grant, grantsAnything, parseGrant } from "../scripts/grant.ts";
 import { grantedFacts, prepareScriptHost, type ScriptHostFacts } from "../scripts/host_facts.ts";
@@ -145,6 +146,10 @@ export async function bootScripts(
     getEnv: options.getEnv,
     configPath: locateConfig(config, options.getEnv)?.path ?? null,
     indexCacheDir: config.indexCacheDir,
+    trustedFiles: [
+      ...(config.remoteSources.length > 0 ? [config.lockPath] : []),
+      ...(config.options.httpTokenFile === null ? [] : [resolve(config.options.httpTokenFile)]),
+    ],
   });
   // After the scrub: `serve` starts loading the worker's modules here, while the probe runs.
   options.beforeProbe?.();

@@ -187,7 +187,7 @@ export function declarationBasesOf(
     if (root.realPath === null) continue;
     for (const configured of config.roots) {
       if (configured.path !== root.path || configured.from === "remote") continue;
-      bases.push({ path: root.realPath, prefix: configured.prefix ?? null });
+      bases.push({ path: root.realPath, prefix: configured.prefix ?? null, isRoot: true });
     }
   }
   if (sourcesBase !== null) {

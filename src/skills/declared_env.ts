@@ -34,6 +34,12 @@ export interface DeclarationBase {
   readonly path: string;
   /** The prefix its skills carry, or null for none. */
   readonly prefix: string | null;
+  /**
+   * Whether the folder is a local root, which may itself be a skill (a root
+   * holding SKILL.md is served as that skill, README "Roots"). The sources
+   * cache is never one. @default false
+   */
+  readonly isRoot?: boolean;
 }
 
 /**
@@ -72,7 +78,8 @@ export async function readDeclaredEnv(
   const prefix = at < 0 ? null : request.skill.slice(0, at);
   const folderName = at < 0 ? request.skill : request.skill.slice(at + PREFIX_SEPARATOR.length);
   const inBase = options.bases.some((base) =>
-    base.prefix === prefix && realDir !== base.path && isInside(realDir, base.path)
+    base.prefix === prefix && isInside(realDir, base.path) &&
+    (realDir !== base.path || base.isRoot === true)
   );
   if (!inBase) return [];
   if (folderName === "" || baseName(realDir) !== folderName) return [];

@@ -290,8 +290,8 @@ Deno.test("declarationBasesOf() binds each root's real path to its own prefix, a
   const { paths } = await checkRoots(config.roots);
   const real = (name: string) => Deno.realPathSync(`${tree.path}/${name}`);
   assert.deepEqual(declarationBasesOf(config, paths, null), [
-    { path: real("team"), prefix: "team" },
-    { path: real("open"), prefix: null },
+    { path: real("team"), prefix: "team", isRoot: true },
+    { path: real("open"), prefix: null, isRoot: true },
   ]);
   const remote = {
     ...config,

@@ -74,6 +74,7 @@ const outputSchema = z.object({
   isolation: z.enum(["sandbox", "pid-namespace", "process-group"]).optional(),
   networkNote: z.string().optional(),
   sandboxNote: z.string().optional(),
+  envNote: z.string().optional(),
   note: z.string().optional(),
 });
 
@@ -239,6 +240,7 @@ async function execute(
     : AbortSignal.any([extra.signal, service.stopSignal]);
   let outcome: RunOutcome;
   let ranEnvNames: readonly string[] = prepared.envNames;
+  let withheld: readonly string[] = [];
   try {
     outcome = await service.track(service.queue.run(async () => {
       running = true;
@@ -251,6 +253,7 @@ async function execute(
       });
       const env = { ...released, ...prepared.spec.env };
       ranEnvNames = Object.keys(env).sort();
+      withheld = prepared.planned.grantedEnv.filter((name) => !(name in env));
       return runScript({ ...prepared.spec, env }, {
         killer: service.killer,
         signal,
@@ -274,7 +277,14 @@ async function execute(
     );
   }
   if (outcome.cancelled) return cancelled();
-  return toolSuccess(describeOutcome(prepared, outcome, service, ranEnvNames));
+  const answer = describeOutcome(prepared, outcome, service, ranEnvNames);
+  if (withheld.length > 0) {
+    // Said, never silent: a granted name the script did not receive (review r12, F11).
+    answer.envNote = `Granted but not passed: ${withheld.join(", ")} (not set in skillgate's ` +
+      "environment, or withheld by skillgate's own check of the skill's declaration); tell the " +
+      "server's owner";
+  }
+  return toolSuccess(answer);
 }
 
 function describeOutcome(

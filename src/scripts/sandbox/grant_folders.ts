@@ -2,10 +2,11 @@
  * The grant's `read` and `write` folders, checked once at start-up in the
  * trusted part (the worker cannot see them): each must exist and be a
  * folder, is resolved to its real path, and is refused when it is `/`, a home
- * folder itself, or is, holds or lies inside a skill root or one of
- * skillgate's own folders (its installation with its lock file, Deno's
+ * folder itself or holds one, or is, holds or lies inside a skill root or one
+ * of skillgate's own folders (its installation with its lock file, Deno's
  * cache, its configuration folder, `$XDG_CACHE_HOME/skillgate`) or its index
- * cache folder in use, or holds the configuration or overrides file in use. A refused folder costs its
+ * cache folder in use, or holds a file skillgate trusts (the configuration
+ * and overrides file, the remote sources' lock, the HTTP token file). A refused folder costs its
  * whole row, as every other `grant` problem does: a row grants exactly what
  * it says or nothing. The same check ({@linkcode isForbiddenFolder}) gates
  * every folder that enters a sandbox beyond the fixed system set: the host's
@@ -100,7 +101,10 @@ export function isForbiddenFolder(
     }
   }
   for (const file of folders.files ?? []) {
-    if (isWithin(path, file)) return "it holds skillgate's configuration or overrides file";
+    if (isWithin(path, file)) {
+      return "it holds a file skillgate trusts (its configuration, overrides, lock or HTTP " +
+        "token file); grant a folder beside it, or move that file out";
+    }
   }
   return null;
 }
@@ -207,7 +211,12 @@ export function checkGrantFolders(grant: Grant, folders: ProtectedFolders): Fold
  *   `XDG_CACHE_HOME`, `XDG_CONFIG_HOME`), and the configuration file in use
  *   (absolute; null or absent under `--no-config`), and the index cache
  *   folder in use (absolute; null or absent when none is kept): a script
- *   that could write it could forge entries the worker reads.
+ *   that could write it could forge entries the worker reads; `trustedFiles`:
+ *   every other file skillgate trusts (absolute: the lock file when remote
+ *   sources are configured, the HTTP token file), which no mounted folder
+ *   may hold: a script reading the token could call skillgate as any client,
+ *   one writing the lock could pin a source at a commit of its choosing
+ *   (review r12, F9, F10). @default none
  * @returns The folders, real paths where they exist.
  *
  * Requires `--allow-read` on `/home` and the folders.
@@ -218,6 +227,7 @@ export function protectedFoldersOf(options: {
   getEnv: (name: string) => string | undefined;
   configPath?: string | null;
   indexCacheDir?: string | null;
+  trustedFiles?: readonly string[];
 }): ProtectedFolders {
   const homes = new Set<string>(["/root"]);
   try {
@@ -239,7 +249,7 @@ export function protectedFoldersOf(options: {
   for (const base of [cacheBase, configBase]) {
     if (base !== undefined && base.startsWith("/")) skillgate.push(join(base, "skillgate"));
   }
-  const files: string[] = [];
+  const files: string[] = [...(options.trustedFiles ?? [])];
   const configPath = options.configPath ?? null;
   if (configPath !== null) {
     files.push(configPath, join(dirname(configPath), "overrides.json"));

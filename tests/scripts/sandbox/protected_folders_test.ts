@@ -141,7 +141,7 @@ Deno.test("isForbiddenFolder() refuses a folder holding the configuration or ove
     skillgate: [],
     files: ["/srv/conf/config.json", "/srv/conf/overrides.json"],
   };
-  assert.match(isForbiddenFolder("/srv", folders) ?? "", /configuration or overrides file/);
+  assert.match(isForbiddenFolder("/srv", folders) ?? "", /holds a file skillgate trusts/);
   assert.equal(isForbiddenFolder("/srv/conf/sub", folders), null);
 });
 
