@@ -344,8 +344,37 @@ export function confirmationMessage(preview: RunPreview): string {
     `Environment: ${visible(run.envNames.join(", ")) || "(none)"}`,
     `Time limit: ${run.timeoutMs / 1000} s`,
   ];
+  // A word a reader could take for another (a look-alike dash or letter, a filler that draws as
+  // a space: review r12, F7) is shown a second time with every character beyond printable ASCII
+  // as its code point, numbered as in the Command line (1 = the program).
+  const beyondAscii = run.argv.flatMap((arg, index) =>
+    NOT_PRINTABLE_ASCII.test(arg) ? [`  word ${index + 1}: ${spelledOut(arg)}`] : []
+  );
+  if (beyondAscii.length > 0) {
+    lines.push(
+      "",
+      "Command words holding characters beyond ASCII (check them; a look-alike can read as " +
+        "another):",
+      ...beyondAscii,
+    );
+  }
   if (preview.envWarning !== undefined) lines.push("", `Warning: ${visible(preview.envWarning)}`);
   return lines.join("\n");
+}
+
+/** Any character outside printable ASCII (U+0020-U+007E). */
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/u;
+
+/**
+ * A command word as JSON with every character beyond printable ASCII
+ * written as `\u{...}`, so `\u{2010}\u{2010}dry-run` never reads as
+ * `--dry-run`.
+ */
+function spelledOut(arg: string): string {
+  return JSON.stringify(arg).replace(
+    /[^\x20-\x7e]/gu,
+    (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`,
+  );
 }
 
 /**
