@@ -159,6 +159,12 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     },
     { onChange: (update) => session.postOverlay(update), log: logErrorLine },
   );
+  // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
+  // process-group scripts running (review r12, F6): every registered group is killed first.
+  const exitNow = (code: number): never => {
+    scripts.groupKiller.killAllNow();
+    Deno.exit(code);
+  };
   if (config.options.http !== null) {
     const httpConfig = config;
     session.ready.then((ready) => logErrorLine(httpReadyLine(httpConfig, ready)));
@@ -166,10 +172,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     listenForShutdownSignals({
       onFirst: () => {
         session.shutdown();
-        const deadline = setTimeout(() => Deno.exit(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
+        const deadline = setTimeout(() => exitNow(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
         Deno.unrefTimer(deadline);
       },
-      onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
+      onRepeat: (signal) => exitNow(signal === "SIGINT" ? 130 : 143),
     });
   } else {
     // Over stdio a client stops its server with SIGTERM (the SDKs' close()): Deno's default would
@@ -179,10 +185,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     listenForShutdownSignals({
       onFirst: () => {
         session.shutdown();
-        const deadline = setTimeout(() => Deno.exit(143), STDIO_STOP_TIMEOUT_MS);
+        const deadline = setTimeout(() => exitNow(143), STDIO_STOP_TIMEOUT_MS);
         Deno.unrefTimer(deadline);
       },
-      onRepeat: (signal) => Deno.exit(signal === "SIGINT" ? 130 : 143),
+      onRepeat: (signal) => exitNow(signal === "SIGINT" ? 130 : 143),
     });
   }
   if (config.options.http !== null) {

@@ -71,20 +71,34 @@ export function parseLeaderStat(text: string): LeaderStat | null {
   return { state, ppid, pgid, startTime };
 }
 
+/** The trusted part's killer: a {@linkcode GroupKiller} that can also end every group at once. */
+export interface TrustedGroupKiller extends GroupKiller {
+  /**
+   * Sends SIGKILL, synchronously, to every registered group still ours (the
+   * leader gone, or the same leader by start time): called right before the
+   * trusted part exits without the worker's orderly stop (a second signal, a
+   * stop deadline), so no process-group script outlives skillgate (review
+   * r12, F6). A PID namespace or sandbox ends with its launcher anyway.
+   *
+   * @returns How many groups were signalled.
+   */
+  killAllNow(): number;
+}
+
 /**
  * Creates the trusted part's group killer.
  *
  * @param io This process's pid, a `/proc` reader, the group signal call and
  *   the poll delay (defaults: `Deno.pid`, `/proc/<pid>/stat`,
  *   `Deno.kill(-pgid, signal)`, a timer).
- * @returns A {@linkcode GroupKiller} that signals only verified groups.
+ * @returns A {@linkcode TrustedGroupKiller} that signals only verified groups.
  *
  * Requires `--allow-all` for the defaults (Deno demands it for any `/proc`
  * read, and `Deno.kill` of a group needs unrestricted `--allow-run`).
  *
  * Source: issue 4, "Runner" (the trusted part ends groups, only verified ones).
  */
-export function createGroupKiller(io: Partial<GroupKillerIo> = {}): GroupKiller {
+export function createGroupKiller(io: Partial<GroupKillerIo> = {}): TrustedGroupKiller {
   const ownPid = io.ownPid ?? Deno.pid;
   const readStat = io.readStat ?? readProcStat;
   const killGroup = io.killGroup ?? ((pgid, signal) => Deno.kill(-pgid, signal));
@@ -151,6 +165,20 @@ export function createGroupKiller(io: Partial<GroupKillerIo> = {}): GroupKiller 
     },
     release: (pid) => {
       registered.delete(pid);
+    },
+    killAllNow: () => {
+      let signalled = 0;
+      for (const [pid, startTime] of registered) {
+        if (matches(pid, startTime) === false) continue;
+        try {
+          killGroup(pid, "SIGKILL");
+          signalled++;
+        } catch {
+          // Already empty.
+        }
+      }
+      registered.clear();
+      return signalled;
     },
   };
 }

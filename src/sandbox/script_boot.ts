@@ -35,11 +35,10 @@ import {
   protectedFoldersOf,
 } from "../scripts/sandbox/grant_folders.ts";
 import { type EnvironStatus, isEnvironRefused } from "../scripts/plan.ts";
-import type { GroupKiller } from "../scripts/runner/group_killer.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { installDir } from "../entry_points.ts";
 import { type PreparedProcess, prepareScriptProcess } from "./process_prep.ts";
-import { createGroupKiller } from "./group_killer.ts";
+import { createGroupKiller, type TrustedGroupKiller } from "./group_killer.ts";
 import type { PermittedProgram } from "./worker_permissions.ts";
 
 /** How one granted script is contained, as `skillgate permissions --json` shows it. */
@@ -65,7 +64,7 @@ export interface ScriptBoot {
    * Decided from the grant alone, never from what skills declare.
    */
   readonly run: readonly PermittedProgram[];
-  readonly groupKiller: GroupKiller;
+  readonly groupKiller: TrustedGroupKiller;
   /**
    * One line for stderr when every script is refused at start-up (a script
    * variable left as a placeholder; hosted without a scrub), else null.

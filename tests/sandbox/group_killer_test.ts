@@ -99,3 +99,19 @@ Deno.test("a launched leader that never stops, or is not ours, is not registered
   assert.equal(await killer.register(400, { awaitsStop: true }), false, "gone");
   assert.deepEqual(sent, []);
 });
+
+Deno.test("killAllNow() kills every registered group still ours, at once, and none whose pid was reused", async () => {
+  const stats = new Map([
+    [200, statLine(200, 100, 200)],
+    [300, statLine(300, 100, 300)],
+    [400, statLine(400, 100, 400)],
+  ]);
+  const { io, sent } = fakeIo(stats);
+  const killer = createGroupKiller(io);
+  for (const pid of [200, 300, 400]) assert.equal(await killer.register(pid), true);
+  stats.delete(300); // leader reaped, group may still hold its children
+  stats.set(400, statLine(400, 100, 400, "999")); // another process took pid 400
+  assert.equal(killer.killAllNow(), 2);
+  assert.deepEqual(sent, [[200, "SIGKILL"], [300, "SIGKILL"]]);
+  assert.equal(await killer.kill(200, "SIGKILL"), false, "forgotten after killAllNow()");
+});
