@@ -84,10 +84,15 @@ export interface GroupLauncher {
 /**
  * The launcher's script: stop until the trusted part has registered the
  * group and continued us, drop the working-directory variables `sh` adds to
- * the environment, then become the script (`$0` is a label; `$@` is the
- * program and its arguments).
+ * the environment, make the script the kernel's first choice when memory
+ * runs out (`oom_score_adj` 1000, inherited by everything it starts; raising
+ * one's own needs no privilege; a refusal is ignored), so a script that eats
+ * memory is ended before skillgate or its client (newcomer n9, F7), then
+ * become the script (`$0` is a label; `$@` is the program and its
+ * arguments).
  */
-export const LAUNCHER_SCRIPT = 'kill -STOP $$; unset PWD OLDPWD; exec "$@"';
+export const LAUNCHER_SCRIPT = "kill -STOP $$; unset PWD OLDPWD; " +
+  '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; exec "$@"';
 
 /** The `setpriv` arguments that leave the script no capability, even as root. */
 export const CAPABILITY_DROP_ARGS: readonly string[] = Object.freeze([

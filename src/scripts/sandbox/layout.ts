@@ -37,6 +37,8 @@ export interface Mount {
   readonly source?: string;
   /** Whether a missing source is skipped (bwrap `--ro-bind-try`). @default false */
   readonly optional?: boolean;
+  /** `tmpfs`: its size cap in bytes (bwrap `--size`); absent: the kernel's default. */
+  readonly maxBytes?: number;
   /** Why it is there, for `skillgate permissions`. */
   readonly why: string;
 }
@@ -100,6 +102,15 @@ export interface SandboxLayout {
 export const SANDBOX_TMP = "/tmp";
 
 /**
+ * Bytes the sandbox's private temporary folder may hold at most (bwrap
+ * `--size`). A tmpfs lives in memory: without a size the kernel's default is
+ * half the RAM, so four runs at once could fill memory until the OOM killer
+ * picks a process, skillgate or its client among them (newcomer n9, F7). A
+ * write past it fails with ENOSPC inside the script.
+ */
+export const SANDBOX_TMP_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
  * Namespaces every sandbox unshares (bwrap `--unshare-all`; user and cgroup
  * are best effort, which bwrap calls `-try`).
  */
@@ -128,7 +139,10 @@ export function sandboxLayout(base: SandboxBase, request: SandboxRequest): Sandb
     {
       kind: "tmpfs",
       path: SANDBOX_TMP,
-      why: "a private temporary folder, also HOME and TMPDIR, gone after the run",
+      maxBytes: SANDBOX_TMP_MAX_BYTES,
+      why: `a private temporary folder, also HOME and TMPDIR, at most ${
+        SANDBOX_TMP_MAX_BYTES / 1024 / 1024
+      } MiB, gone after the run`,
     },
   ];
   for (const folder of base.interpreterFolders[request.program] ?? []) {
@@ -193,6 +207,7 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
         args.push("--symlink", mount.source ?? "", mount.path);
         break;
       case "tmpfs":
+        if (mount.maxBytes !== undefined) args.push("--size", String(mount.maxBytes));
         args.push("--tmpfs", mount.path);
         break;
       case "hide":

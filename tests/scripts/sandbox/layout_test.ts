@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import {
   bwrapArgs,
   isInsideLayout,
+  SANDBOX_TMP,
+  SANDBOX_TMP_MAX_BYTES,
   type SandboxBase,
   sandboxLayout,
 } from "../../../src/scripts/sandbox/layout.ts";
@@ -176,4 +178,22 @@ Deno.test("findMissingMount() names the first path outside the sandbox on a fail
     script: "scripts/x.sh",
   });
   assert.match(top ?? "", /"read":\["\/notes"\]\}/, "never / itself");
+});
+
+Deno.test("attack: a script fills its private /tmp: the sandbox's tmpfs has a size cap", () => {
+  const layout = sandboxLayout(BASE, {
+    skillDir: "/srv/skills/a",
+    program: "/usr/bin/sh",
+    read: [],
+    write: [],
+    network: false,
+  });
+  const args = bwrapArgs(layout);
+  const at = args.indexOf("--tmpfs");
+  assert.deepEqual(args.slice(at - 2, at + 2), [
+    "--size",
+    String(SANDBOX_TMP_MAX_BYTES),
+    "--tmpfs",
+    SANDBOX_TMP,
+  ]);
 });
