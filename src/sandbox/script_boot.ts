@@ -223,7 +223,7 @@ export async function bootScripts(
       .map((problem) => `${problem.severity}: ${problem.detail}`),
     grant,
     folderVerdicts,
-    warning: grant.from === "unsubstituted" || grant.from === "blank"
+    warning: grant.error !== undefined
       ? `no script will run: ${grant.error}`
       : refused
       ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`

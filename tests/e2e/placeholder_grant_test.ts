@@ -111,3 +111,14 @@ Deno.test("attack: SKILLGATE_HTTP_TOKEN=${env:T} stops an HTTP start (exit 2) in
   assert.equal(refused.code, 2, refused.stderr);
   assert.match(refused.stderr, /SKILLGATE_HTTP_TOKEN holds an unsubstituted placeholder/);
 });
+
+Deno.test("an unparseable MCP_SKILL_RUN is said on stderr at start-up, as a blank one is", async () => {
+  await using tree = await greedyRoot();
+  await using session = await connectStdio(["serve", tree.path], {
+    env: { API_KEY: KEY, MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: "not json" },
+  });
+  const ran = await session.call("skill_run", { name: "greedy", script: "scripts/take.sh" });
+  assert.equal(ran.isError, true);
+  assert.equal(toolErrorJson(ran).error, "SCRIPT_NOT_GRANTED");
+  assert.match(session.stderr(), /skillgate: no script will run: MCP_SKILL_RUN is not valid JSON/);
+});
