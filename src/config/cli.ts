@@ -131,6 +131,14 @@ export function parseCommandLine(input: CommandLineInput): Config {
       const [flag, inlineValue] = splitFlag(arg);
       const option = OPTIONS.find((candidate) => candidate.flag === flag);
       if (option === undefined) {
+        if (TOKEN_FLAG.test(flag)) {
+          // The value is a secret: never echoed (newcomer n9, F6).
+          throw new UsageError(
+            `Unknown option "--${flag}": a bearer token is never a flag (any user sees a ` +
+              "process's arguments); set SKILLGATE_HTTP_TOKEN, or put the token in a file and " +
+              "pass --http-token-file=PATH",
+          );
+        }
         throw new UsageError(`Unknown option "${arg}"; run "skillgate --help" for the list`);
       }
       let value = inlineValue;
@@ -469,6 +477,9 @@ function applyFile(
     sources[option.key] = "file";
   }
 }
+
+/** Flags a user may try for a bearer token, which skillgate takes only from a variable or file. */
+const TOKEN_FLAG = /^(http-|bearer-|auth-)?token$/;
 
 /** The variables that authenticate HTTP clients: a placeholder there must not mean "no token". */
 const HTTP_TOKEN_VARIABLES = ["SKILLGATE_HTTP_TOKEN", "SKILLGATE_HTTP_TOKEN_FILE"] as const;

@@ -135,7 +135,7 @@ function unmatchedRows(base: Catalog, names: readonly string[]): Problem[] {
       reason: "override-unmatched",
       severity: "warning",
       detail: `The row "${name.slice(0, 80)}" names no served skill, so it changes nothing` +
-        (meant === undefined ? "" : `; did you mean "${meant}"?`) +
+        (meant === undefined ? "." : `; did you mean "${meant}"?`) +
         " Names are exact (skillgate override NAME takes the name skill_list shows)",
     }));
   }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 import { programEnv, REPO_ROOT } from "../support/program.ts";
+import { networkEnv } from "../support/launcher.ts";
 import { VERSION } from "../../src/version.ts";
 
 const decoder = new TextDecoder();
@@ -14,7 +15,8 @@ async function run(
     args: [...args],
     cwd,
     clearEnv: true,
-    env: programEnv(),
+    // The registry is reached as this machine reaches it (a proxy's CA: newcomer n9, F9).
+    env: programEnv(networkEnv()),
     stdin: "null",
   }).output();
   return {
@@ -77,7 +79,7 @@ Deno.test("npx skillgate from the packed tarball: the sources and the lock, neve
     const transport = new StdioClientTransport({
       command: "npx",
       args: ["skillgate", "serve", `${REPO_ROOT}examples/skills`],
-      env: programEnv(),
+      env: programEnv(networkEnv()),
       cwd: installed,
       stderr: "pipe",
     });

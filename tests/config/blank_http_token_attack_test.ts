@@ -27,3 +27,14 @@ Deno.test("attack: a blank HTTP token variable stops an HTTP start instead of se
     assert.equal(parse({ [name]: "" }, ["serve", "/skills"]).httpToken, null, `${name} on stdio`);
   }
 });
+
+Deno.test("--http-token=VALUE is refused with where a token goes, and the value is never echoed", () => {
+  for (const arg of ["--http-token=s3cret-value", "--token=s3cret-value"]) {
+    assert.throws(
+      () => parse({}, ["serve", "/skills", "--http=18801", arg]),
+      (error: Error) =>
+        error instanceof UsageError && !error.message.includes("s3cret-value") &&
+        /SKILLGATE_HTTP_TOKEN/.test(error.message) && /--http-token-file/.test(error.message),
+    );
+  }
+});

@@ -132,7 +132,7 @@ Deno.test("applyOverlay() reports a row naming no served skill (a typo, another 
   );
   assert.match(
     unmatched[1]!.detail,
-    /The row "no-such-skil" names no served skill, so it changes nothing /,
+    /The row "no-such-skil" names no served skill, so it changes nothing\. Names are exact/,
   );
   assert.ok(unmatched.every((problem) => problem.severity === "warning"));
 });

@@ -93,8 +93,24 @@ const PASSED_THROUGH =
  * @returns The whole environment, for `clearEnv: true`.
  */
 export function launcherEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-  const network = Object.fromEntries(
+  return {
+    ...networkEnv(),
+    PATH: pathWithoutDeno(),
+    HOME: Deno.env.get("HOME") ?? "/tmp",
+    ...extra,
+  };
+}
+
+/**
+ * This machine's network and cache settings alone (proxy, extra CA, caches):
+ * what a test that installs from the registry passes through its cleared
+ * environment, so a machine whose registry traffic goes through a proxy
+ * with its own CA works as it does for the user.
+ *
+ * @returns The variables of {@linkcode PASSED_THROUGH} that are set.
+ */
+export function networkEnv(): Record<string, string> {
+  return Object.fromEntries(
     Object.entries(Deno.env.toObject()).filter(([name]) => PASSED_THROUGH.test(name)),
   );
-  return { ...network, PATH: pathWithoutDeno(), HOME: Deno.env.get("HOME") ?? "/tmp", ...extra };
 }
