@@ -66,7 +66,9 @@ export async function runValidateCommand(config: Config, io: CommandIo): Promise
 /**
  * Validates each path on its own (one catalog per path, so two paths that
  * hold the same skill are not reported as a duplicate name; inside one path
- * a duplicate name is an error, as when serving it). A path may be a skill
+ * a duplicate name is an error, as when serving it; two different folders
+ * of one name across paths are a `duplicate-name` warning, since served as
+ * roots of one server both would be refused). A path may be a skill
  * folder or a folder of skills. Finding no skill at a path (`no-skill-md`,
  * a warning when serving, so an empty root never stops a server) is an
  * error here: validating nothing must not pass in CI. Requires
@@ -82,10 +84,27 @@ export async function validatePaths(
 ): Promise<ValidationReport> {
   const problems: Problem[] = [];
   let usableSkills = 0;
+  /** Each usable skill name: the first folder (real path) and path that gave it. */
+  const seen = new Map<string, { realDir: string; dir: string }>();
   for (const root of roots) {
     const catalog = await buildCatalog([root], caps);
     usableSkills += catalog.skills.length;
     problems.push(...catalog.problems.map(asValidationFinding));
+    for (const skill of catalog.skills) {
+      const first = seen.get(skill.name);
+      if (first === undefined) seen.set(skill.name, { realDir: skill.realDir, dir: skill.dir });
+      else if (first.realDir !== skill.realDir) {
+        // Each path is valid alone; served together they would clash (newcomer n9, F4).
+        problems.push({
+          path: `${skill.dir}/SKILL.md`,
+          reason: "duplicate-name",
+          severity: "warning",
+          detail: `"${skill.name}" is also the name of ${first.dir}: each path is valid on its ` +
+            "own, but served as roots of one server both would be refused; rename one (or " +
+            "give a root a prefix with --root-prefix)",
+        });
+      }
+    }
   }
   const errorCount = problems.filter((problem) => problem.severity === "error").length;
   return { usableSkills, problems, errorCount, warningCount: problems.length - errorCount };

@@ -199,3 +199,21 @@ Deno.test("attack: validate and list report an interpreter: exec script that is 
   const unavailable = skill?.unavailableScripts?.find((entry) => entry.script === "scripts/ex2.sh");
   assert.match(unavailable?.reason ?? "", /not executable/, listed.stdout);
 });
+
+Deno.test("validate warns when two paths hold different skills of one name, which one server would refuse", async () => {
+  await using tree = await makeTree({
+    "team/pdf/SKILL.md": skillMd("pdf"),
+    "mine/pdf/SKILL.md": skillMd("pdf"),
+  });
+  const run = await runProgram(["validate", tree.at("team"), tree.at("mine")]);
+  assert.equal(run.code, 0, "each path is valid alone");
+  const { findings: found, summary } = findings(run.stdout);
+  const clash = found.filter((f) => f.reason === "duplicate-name");
+  assert.equal(clash.length, 1, run.stdout);
+  assert.equal(clash[0]?.severity, "warning");
+  assert.match(run.stdout, /served as roots of one server both would be refused/);
+  assert.match(summary, /^OK: 2 paths checked, 2 usable skills, 0 errors, 1 warning$/);
+  // The same folder given twice (a path and its SKILL.md) is no clash.
+  const same = await runProgram(["validate", tree.at("team"), tree.at("team/pdf/SKILL.md")]);
+  assert.ok(!findings(same.stdout).findings.some((f) => f.reason === "duplicate-name"));
+});
