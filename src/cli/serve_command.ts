@@ -29,7 +29,11 @@ import { heldWorkerOption } from "../sandbox/worker_isolate.ts";
 import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { releaseStartupHeap } from "../worker/heap_release.ts";
 import { httpScriptsWarning } from "../transports/http/http_startup.ts";
-import { httpReadyLine, listenForShutdownSignals } from "../transports/http/shutdown_signals.ts";
+import {
+  httpReadyLine,
+  listenForShutdownSignals,
+  signalExitCode,
+} from "../transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "../caps.ts";
 
 /**
@@ -175,7 +179,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         const deadline = setTimeout(() => exitNow(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
         Deno.unrefTimer(deadline);
       },
-      onRepeat: (signal) => exitNow(signal === "SIGINT" ? 130 : 143),
+      onRepeat: (signal) => exitNow(signalExitCode(signal)),
     });
   } else {
     // Over stdio a client stops its server with SIGTERM (the SDKs' close()): Deno's default would
@@ -188,7 +192,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         const deadline = setTimeout(() => exitNow(143), STDIO_STOP_TIMEOUT_MS);
         Deno.unrefTimer(deadline);
       },
-      onRepeat: (signal) => exitNow(signal === "SIGINT" ? 130 : 143),
+      onRepeat: (signal) => exitNow(signalExitCode(signal)),
     });
   }
   if (config.options.http !== null) {

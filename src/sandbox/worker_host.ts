@@ -10,6 +10,7 @@ import { answerLocateRequest } from "./fd_locate_answer.ts";
 import type { Config } from "../config/config.ts";
 import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { GroupKiller } from "../scripts/runner/group_killer.ts";
+import type { TrustedGroupKiller } from "./group_killer.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
 import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Root } from "../skills/skill.ts";
@@ -66,7 +67,8 @@ export interface WorkerSession {
  * @param options `scripts`: the start-up facts about running scripts, sent
  *   with the configuration; `groupKiller`: the trusted part's killer that
  *   answers the worker's process-group requests (without one, every request
- *   is refused); `releaseEnv`: the trusted rule that answers the worker's
+ *   is refused), and whose `killAllNow` ends every group still registered
+ *   when the worker ends, however it ends; `releaseEnv`: the trusted rule that answers the worker's
  *   environment requests (`env_release.ts`; without one, every request gets
  *   no value); `overlay`: the owner's overrides read at start-up;
  *   `writeOverride`: the trusted part's writer of a settings view's requests
@@ -85,7 +87,7 @@ export function startWorker(
   permissions: WorkerPermissions,
   options: {
     scripts?: ScriptHostFacts;
-    groupKiller?: GroupKiller;
+    groupKiller?: GroupKiller & Partial<Pick<TrustedGroupKiller, "killAllNow">>;
     releaseEnv?: (request: EnvRequestMessage) => Promise<Readonly<Record<string, string>>>;
     overlay?: CatalogOverlay;
     writeOverride?: (request: unknown) => Promise<ViewOverrideAnswer>;
@@ -99,7 +101,14 @@ export function startWorker(
   const ready = new Promise<ReadyMessage>((resolve) => (resolveReady = resolve));
   let resolveAnswered: () => void = () => {};
   const answered = new Promise<void>((resolve) => (resolveAnswered = resolve));
-  const exited = new Promise<{ code: number; message?: string }>((resolve) => {
+  const exited = new Promise<{ code: number; message?: string }>((resolveExited) => {
+    // However the worker ends (its exit, an uncaught error, a failed load), no process-group
+    // script it started outlives the session: its verified groups are killed first (review r13,
+    // G5). After an orderly stop none is left registered.
+    const resolve = (result: { code: number; message?: string }) => {
+      groupKiller?.killAllNow?.();
+      resolveExited(result);
+    };
     worker.onmessage = (event: MessageEvent) => {
       const message = parseWorkerMessage(event.data);
       if (message?.type === "ready") resolveReady(message);

@@ -1,5 +1,5 @@
 /**
- * SIGTERM and SIGINT for the HTTP server. Signals reach the trusted part (a
+ * SIGTERM, SIGINT and SIGHUP for the server (HTTP and stdio). Signals reach the trusted part (a
  * worker is not delivered them), which relays the first one to the worker as
  * a `shutdown` message so in-flight requests can finish; a second signal
  * means "now". Listening replaces Deno's default (exit at once).
@@ -13,11 +13,26 @@ import { urlHost } from "./host_policy.ts";
 import { counted } from "../../cli/counted.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
 
-/** The signals that ask for a graceful shutdown. */
-export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = ["SIGTERM", "SIGINT"];
+/**
+ * The signals that ask for a graceful shutdown: SIGTERM (a client's close(),
+ * an orchestrator), SIGINT (Ctrl-C) and SIGHUP (the terminal or SSH session
+ * a client ran in closed). Deno's default for each ends the process at once,
+ * which would leave process-group scripts running (review r13, G1).
+ */
+export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = ["SIGTERM", "SIGINT", "SIGHUP"];
 
 /**
- * Listens for SIGTERM and SIGINT.
+ * The exit status for a shutdown that a signal forced (128 + its number).
+ *
+ * @param signal One of {@linkcode SHUTDOWN_SIGNALS}.
+ * @returns 129 (SIGHUP), 130 (SIGINT) or 143 (SIGTERM).
+ */
+export function signalExitCode(signal: Deno.Signal): number {
+  return signal === "SIGINT" ? 130 : signal === "SIGHUP" ? 129 : 143;
+}
+
+/**
+ * Listens for {@linkcode SHUTDOWN_SIGNALS}.
  *
  * @param handlers `onFirst` for the first signal (start draining), `onRepeat`
  *   for any later one (the caller exits at once).
