@@ -559,13 +559,24 @@ export const SCRIPT_VARIABLES: readonly string[] = Object.freeze([
   "MCP_SKILL_ALLOW_UNSCRUBBED",
 ]);
 
+/** Script variables whose blank value refuses every script, as a placeholder does. */
+const BLANK_REFUSES: readonly string[] = ["MCP_CONFIRM_MODE", "MCP_CONFIRM_TTL_SECONDS"];
+
 function scriptSettings(
   getEnv: (name: string) => string | undefined,
   resolvePath: (path: string) => string,
 ): ScriptSettings {
   // A placeholder in a script variable refuses every script (see `unsubstituted`); the
-  // variable itself then reads as unset, so a placeholder never fails parsing either.
-  const unsubstituted = SCRIPT_VARIABLES.filter((name) => hasPlaceholder(getEnv(name)));
+  // variable itself then reads as unset, so a placeholder never fails parsing either. A
+  // confirmation variable set but blank (a host substituting an unset variable) refuses every
+  // script too: read as unset it would mean ask-user and 600 s where the owner may have meant
+  // refuse or less (review r13, G4). A blank MCP_SKILL_RUN is its own case (`from: "blank"`); a
+  // blank secret or unscrubbed switch only narrows (a per-process key; off).
+  const unsubstituted = SCRIPT_VARIABLES.filter((name) => {
+    const value = getEnv(name);
+    return hasPlaceholder(value) ||
+      (BLANK_REFUSES.includes(name) && value !== undefined && value.trim() === "");
+  });
   const read = (name: string) => unsubstituted.includes(name) ? undefined : getEnv(name);
   const grant = read("MCP_SKILL_RUN");
   const mode = read("MCP_CONFIRM_MODE");

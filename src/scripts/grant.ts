@@ -241,7 +241,8 @@ function unsubstitutedGrant(names: readonly string[]): Grant {
     from: "unsubstituted",
     rows: Object.freeze([]),
     error: `${list} ${names.length === 1 ? "holds" : "hold"} an unsubstituted placeholder ` +
-      "(${...}, {{...}} or a bare $NAME): the host meant to set it and did not, so no " +
+      "(${...}, {{...}} or a bare $NAME) or nothing at all: the host meant to set it and did " +
+      "not, so no " +
       "script may run. The owner substitutes the value (or removes the variable) and " +
       "restarts skillgate",
     note: "A script variable was left as a placeholder, so no script may run",
