@@ -83,7 +83,7 @@ export function prepareIndexCacheDir(
  *
  * Requires `--allow-read` on the ancestors (realpath).
  */
-function plannedRealPath(dir: string): string {
+export function plannedRealPath(dir: string): string {
   const missing: string[] = [];
   let at = resolve(dir);
   while (true) {

@@ -20,6 +20,8 @@
 
 import { dirname, join, resolve } from "node:path";
 import type { Grant } from "../grant.ts";
+import { hasPlaceholder } from "../../config/env_value.ts";
+import { plannedRealPath } from "../../config/index_cache_dir.ts";
 
 /** Folders a grant may not name, each as real paths. */
 export interface ProtectedFolders {
@@ -237,17 +239,29 @@ export function protectedFoldersOf(options: {
   }
   const home = options.getEnv("HOME");
   if (home !== undefined && home.startsWith("/")) homes.add(resolve(home));
-  const cacheBase = options.getEnv("XDG_CACHE_HOME") ??
-    (home === undefined ? undefined : join(home, ".cache"));
-  const denoDir = options.getEnv("DENO_DIR") ??
-    (cacheBase === undefined ? undefined : join(cacheBase, "deno"));
-  const xdgConfig = options.getEnv("XDG_CONFIG_HOME");
-  const configBase = xdgConfig !== undefined && xdgConfig.startsWith("/")
-    ? xdgConfig
-    : (home === undefined ? undefined : join(home, ".config"));
-  const skillgate = [options.installDir, ...(denoDir === undefined ? [] : [denoDir])];
-  for (const base of [cacheBase, configBase]) {
-    if (base !== undefined && base.startsWith("/")) skillgate.push(join(base, "skillgate"));
+  // Every place skillgate's or Deno's caches may be, whichever rule a reader follows (the XDG rule
+  // takes XDG_CACHE_HOME only when absolute, else $HOME/.cache; Deno resolves a relative
+  // DENO_DIR): protecting more only narrows what a grant may mount (review r13, G7).
+  const absolute = (value: string | undefined) => {
+    const trimmed = value?.trim();
+    return trimmed !== undefined && trimmed.startsWith("/") && !hasPlaceholder(trimmed)
+      ? trimmed
+      : undefined;
+  };
+  const homeBase = (name: string) =>
+    home !== undefined && home.startsWith("/") ? join(home, name) : undefined;
+  const cacheBases = [absolute(options.getEnv("XDG_CACHE_HOME")), homeBase(".cache")];
+  const configBases = [absolute(options.getEnv("XDG_CONFIG_HOME")), homeBase(".config")];
+  const denoDirValue = options.getEnv("DENO_DIR")?.trim();
+  const denoDirs = [
+    ...(denoDirValue !== undefined && denoDirValue !== "" && !hasPlaceholder(denoDirValue)
+      ? [resolve(denoDirValue)]
+      : []),
+    ...cacheBases.flatMap((base) => base === undefined ? [] : [join(base, "deno")]),
+  ];
+  const skillgate = [options.installDir, ...denoDirs];
+  for (const base of [...cacheBases, ...configBases]) {
+    if (base !== undefined) skillgate.push(join(base, "skillgate"));
   }
   const files: string[] = [...(options.trustedFiles ?? [])];
   const configPath = options.configPath ?? null;
@@ -257,9 +271,11 @@ export function protectedFoldersOf(options: {
     // A folder that is / or a home itself is covered by the files rule (and refused anyway).
     if (folder !== "/" && !homes.has(resolve(folder))) skillgate.push(folder);
   }
+  // A path not made yet (a lock before the first sync, a cache folder) is compared by the real
+  // path it will have: its nearest existing ancestor's, plus the missing part (review r13, G3).
   const real = (
     paths: Iterable<string>,
-  ) => [...new Set([...paths].flatMap((path) => [resolve(path), realOrSelf(path)]))];
+  ) => [...new Set([...paths].flatMap((path) => [resolve(path), plannedRealPath(path)]))];
   return Object.freeze({
     roots: Object.freeze(real(options.roots)),
     homes: Object.freeze(real(homes)),
@@ -280,12 +296,4 @@ export function protectedFoldersOf(options: {
  */
 export function isWithin(outer: string, inner: string): boolean {
   return inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`);
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }
