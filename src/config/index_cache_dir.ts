@@ -112,7 +112,7 @@ export function plannedRealPath(dir: string): string {
  *
  * Requires `--allow-read` on the ancestors (lstat).
  */
-function swappableAncestor(realDir: string, uid: number | null): string | null {
+export function swappableAncestor(realDir: string, uid: number | null): string | null {
   if (uid === null) return null;
   let path = realDir;
   while (path !== "/" && path !== "") {

@@ -21,7 +21,7 @@
 import { dirname, join, resolve } from "node:path";
 import type { Grant } from "../grant.ts";
 import { hasPlaceholder } from "../../config/env_value.ts";
-import { plannedRealPath } from "../../config/index_cache_dir.ts";
+import { plannedRealPath, swappableAncestor } from "../../config/index_cache_dir.ts";
 
 /** Folders a grant may not name, each as real paths. */
 export interface ProtectedFolders {
@@ -150,7 +150,7 @@ export function checkDataDir(dataDir: string | null, folders: ProtectedFolders):
       problem: "MCP_DATA_DIR does not exist or is not a folder: scripts get no data folder",
     };
   }
-  const why = isForbiddenFolder(real, folders, { mayHoldIndexCache: true });
+  const why = isForbiddenFolder(real, folders, { mayHoldIndexCache: true }) ?? swapRisk(real);
   if (why !== null) {
     return {
       path: null,
@@ -192,7 +192,7 @@ export function checkGrantFolders(grant: Grant, folders: ProtectedFolders): Fold
           });
           return;
         }
-        const why = isForbiddenFolder(real, folders);
+        const why = isForbiddenFolder(real, folders) ?? swapRisk(real);
         if (why !== null) {
           verdicts.push({ index, refused: `its ${kind} folder #${at} is refused: ${why}` });
           return;
@@ -296,4 +296,29 @@ export function protectedFoldersOf(options: {
  */
 export function isWithin(outer: string, inner: string): boolean {
   return inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`);
+}
+
+/**
+ * Why a folder checked now could be another folder at a later run, or null:
+ * bubblewrap binds a folder by its path at every run, so a folder above it
+ * that another user may write (owned by another user than root or this one,
+ * or group- or world-writable without the sticky bit) lets that user rename
+ * it away and put a symlink to any folder this user can read in its place
+ * (review r13, G2; the rule the index cache folder follows, and `ssh`'s
+ * StrictModes for `~/.ssh`). Names no path.
+ *
+ * @param real The folder's real path.
+ * @returns A sentence, or null.
+ *
+ * Requires `--allow-read` on the ancestors (lstat) and `--allow-sys` (`Deno.uid`).
+ */
+function swapRisk(real: string): string | null {
+  try {
+    return swappableAncestor(real, Deno.uid()) === null
+      ? null
+      : "a folder above it may be written by another user, who could put another folder in " +
+        "its place between runs; grant a folder whose parents only you (or root) may change";
+  } catch {
+    return "its parents cannot be checked";
+  }
 }
