@@ -38,6 +38,8 @@ export function createEnvReleaseService(
     readonly scripts: {
       readonly grant: Grant;
       readonly folderVerdicts: readonly FolderVerdict[];
+      /** False when every run is blocked (the plan's rule): nothing is released then. */
+      readonly mayRun?: boolean;
     };
   },
   options: { readonly caps: Caps; readonly getEnv: (name: string) => string | undefined },
@@ -55,13 +57,19 @@ export function createEnvReleaseService(
   return {
     reader,
     release: (request) =>
-      releaseEnv(set.scripts.grant, request, {
-        getEnv: options.getEnv,
-        declaredEnv: (asked) => reader.declaredEnv(asked),
-        refusedFolder: (index) => {
-          const verdict = set.scripts.folderVerdicts.find((candidate) => candidate.index === index);
-          return verdict !== undefined && "refused" in verdict ? verdict.refused : undefined;
+      set.scripts.mayRun === false ? Promise.resolve(Object.freeze({})) : releaseEnv(
+        set.scripts.grant,
+        request,
+        {
+          getEnv: options.getEnv,
+          declaredEnv: (asked) => reader.declaredEnv(asked),
+          refusedFolder: (index) => {
+            const verdict = set.scripts.folderVerdicts.find((candidate) =>
+              candidate.index === index
+            );
+            return verdict !== undefined && "refused" in verdict ? verdict.refused : undefined;
+          },
         },
-      }),
+      ),
   };
 }

@@ -87,6 +87,13 @@ export interface ScriptBoot {
    */
   readonly folderVerdicts: readonly FolderVerdict[];
   /**
+   * Whether any script may run at all: the grant grants something, the
+   * isolation probe refused nothing, the environ check passed and
+   * `MCP_CONFIRM_MODE` is not `refuse`. False: the plan blocks every run, and
+   * the environment release gives nothing either (review r13, G6).
+   */
+  readonly mayRun: boolean;
+  /**
    * In a sandbox, why the host's `MCP_DATA_DIR` is not mounted (missing, or
    * refused by the grant folders' check: `/`, a home, a root, skillgate's
    * own folders), for the owner's terminal; else null. Names no path.
@@ -223,6 +230,7 @@ export async function bootScripts(
       .map((problem) => `${problem.severity}: ${problem.detail}`),
     grant,
     folderVerdicts,
+    mayRun,
     warning: grant.error !== undefined
       ? `no script will run: ${grant.error}`
       : refused
