@@ -219,21 +219,25 @@ function readRun(
           "one declaring it stands). Remove the duplicate entry",
       );
     }
+    // Every reason this entry is refused, at once: an author fixes them in one round (n9, F5).
+    const reasons: string[] = [];
     const interpreter = entry.interpreter;
     if (!isInterpreterName(interpreter)) {
-      return refuse(
+      reasons.push(
         `names interpreter ${describe(interpreter)}; use one of ${INTERPRETER_NAMES.join(", ")}`,
       );
     }
     const env = readScriptEnv(entry.env);
-    if (typeof env === "string") return refuse(env);
+    if (typeof env === "string") reasons.push(env);
     const timeoutMs = readTimeout(entry.timeout);
-    if (typeof timeoutMs === "string") return refuse(timeoutMs);
-    if (timeoutMs > MAX_SCRIPT_TIMEOUT_MS) {
+    if (typeof timeoutMs === "string") reasons.push(timeoutMs);
+    else if (timeoutMs > MAX_SCRIPT_TIMEOUT_MS) {
       warn(
         `${at} asks for a ${entry.timeout} s timeout; clamped to ${MAX_SCRIPT_TIMEOUT_MS / 1000} s`,
       );
     }
+    if (reasons.length > 0 || !isInterpreterName(interpreter)) return refuse(reasons.join("; "));
+    if (typeof env === "string" || typeof timeoutMs === "string") return;
     accepted.push(Object.freeze({
       script,
       interpreter,
@@ -244,19 +248,31 @@ function readRun(
   return accepted;
 }
 
-/** The script's env list, or a refusal reason. */
+/** The script's env list, or a refusal reason naming every offending name. */
 function readScriptEnv(value: unknown): string[] | string {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return `has an "env" that is ${kindOf(value)}, not a list of names`;
   const names: string[] = [];
+  const notNames: string[] = [];
+  const reserved: string[] = [];
   for (const name of value as unknown[]) {
-    if (typeof name !== "string" || !isEnvName(name)) {
-      return `asks for an environment name that is not an identifier: ${describe(name)}`;
-    }
-    if (isReservedEnvName(name)) return `asks for the reserved environment name "${name}"`;
-    if (!names.includes(name)) names.push(name);
+    if (typeof name !== "string" || !isEnvName(name)) notNames.push(describe(name));
+    else if (isReservedEnvName(name)) reserved.push(`"${name}"`);
+    else if (!names.includes(name)) names.push(name);
   }
-  return names;
+  const reasons = [
+    ...(notNames.length === 0 ? [] : [
+      `asks for ${notNames.length === 1 ? "an environment name" : "environment names"} that ${
+        notNames.length === 1 ? "is" : "are"
+      } not an identifier: ${notNames.join(", ")}`,
+    ]),
+    ...(reserved.length === 0 ? [] : [
+      `asks for the reserved environment name${reserved.length === 1 ? "" : "s"} ${
+        reserved.join(", ")
+      }`,
+    ]),
+  ];
+  return reasons.length > 0 ? reasons.join("; ") : names;
 }
 
 /** The timeout in ms (not yet clamped), or a refusal reason. */

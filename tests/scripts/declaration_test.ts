@@ -152,3 +152,23 @@ Deno.test("parseDeclaration() says a second entry for one script is ignored, not
   assert.match(detail, /this entry is ignored \(the first one declaring it stands\)/);
   assert.doesNotMatch(detail, /cannot run/);
 });
+
+Deno.test("parseDeclaration() names every reason one entry is refused at once, so an author fixes them in one round", () => {
+  const { declaration, findings } = parseDeclaration({
+    "mcp-host": {
+      version: 1,
+      run: [{
+        script: "scripts/x.sh",
+        interpreter: "sh",
+        env: ["LD_PRELOAD", "MY_KEY", "SKILLGATE_HTTP_TOKEN", "bad-name"],
+        timeout: 9999,
+      }],
+    },
+  });
+  assert.deepEqual(declaration?.run, []);
+  const refusal = findings.find((finding) => finding.severity === "error")?.detail ?? "";
+  assert.match(refusal, /not an identifier: "bad-name"/);
+  assert.match(refusal, /reserved environment names "LD_PRELOAD", "SKILLGATE_HTTP_TOKEN"/);
+  assert.equal(findings.filter((finding) => finding.severity === "error").length, 1);
+  assert.ok(findings.some((finding) => /clamped to 300 s/.test(finding.detail)));
+});
