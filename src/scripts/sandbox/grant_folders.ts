@@ -304,15 +304,16 @@ export function isWithin(outer: string, inner: string): boolean {
  * that another user may write (owned by another user than root or this one,
  * or group- or world-writable without the sticky bit) lets that user rename
  * it away and put a symlink to any folder this user can read in its place
- * (review r13, G2; the rule the index cache folder follows, and `ssh`'s
- * StrictModes for `~/.ssh`). Names no path.
+ * (review r13, G2, G8: grant folders, `MCP_DATA_DIR` and interpreter folders
+ * alike; the rule the index cache folder follows, and `ssh`'s StrictModes for
+ * `~/.ssh`). Names no path.
  *
  * @param real The folder's real path.
  * @returns A sentence, or null.
  *
  * Requires `--allow-read` on the ancestors (lstat) and `--allow-sys` (`Deno.uid`).
  */
-function swapRisk(real: string): string | null {
+export function swapRisk(real: string): string | null {
   try {
     return swappableAncestor(real, Deno.uid()) === null
       ? null

@@ -10,7 +10,12 @@
 
 import { basename, dirname } from "node:path";
 import type { Mount, SandboxBase } from "./layout.ts";
-import { checkDataDir, isForbiddenFolder, type ProtectedFolders } from "./grant_folders.ts";
+import {
+  checkDataDir,
+  isForbiddenFolder,
+  type ProtectedFolders,
+  swapRisk,
+} from "./grant_folders.ts";
 
 /** Top-level system folders mounted read-only (or re-created as links) when present. */
 export const SYSTEM_TOP_FOLDERS: readonly string[] = Object.freeze([
@@ -172,11 +177,15 @@ export function interpreterFoldersOf(
   return folders;
 }
 
-/** The folder check on both the literal and the real path (a link may lead to `/` or a root). */
+/**
+ * The folder check on both the literal and the real path (a link may lead to
+ * `/` or a root), and no parent another user may write: the folder is bound
+ * by path at every run (review r13, G8).
+ */
 function isAllowedFolder(path: string, protectedFolders: ProtectedFolders): boolean {
   const real = realOrNull(path) ?? path;
   return isForbiddenFolder(path, protectedFolders) === null &&
-    isForbiddenFolder(real, protectedFolders) === null;
+    isForbiddenFolder(real, protectedFolders) === null && swapRisk(real) === null;
 }
 
 /**
