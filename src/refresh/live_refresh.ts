@@ -772,6 +772,8 @@ export async function startLiveRefresh(
     // Replaced or given up while the first watch opened: its handler plans or polls.
     watched = initial;
   }
+  // The skill-file watcher is open (or known not to be) once this returns.
+  await skillFileChain;
 
   // A door that finds a listed file refused reads that skill again (see `stale_hint.ts`).
   const unsetStaleHandler = setStaleSkillHandler((skillDir) => {
