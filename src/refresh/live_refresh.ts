@@ -21,7 +21,7 @@ import type { GiveWay } from "../skills/_time_slice.ts";
 import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
-import { watchPaths } from "./watch_paths.ts";
+import { isolateReadPaths, watchPaths } from "./watch_paths.ts";
 import { setStaleSkillHandler } from "./stale_hint.ts";
 import { type LostFolder, WATCH_LIMIT, type WatchOpener } from "./watch_plan.ts";
 import {
@@ -969,27 +969,6 @@ const RETIRE_MS = 250;
  * unchanged skills by stat, as after a watch limit.
  */
 const POLL_MS = 30_000;
-
-/**
- * What the watch isolate may read: each local root as configured and its
- * real path (a subset of the serving worker's own read set). Remote roots
- * are never watched.
- *
- * Requires `--allow-read` on the roots (realpath).
- */
-async function isolateReadPaths(catalog: Catalog): Promise<string[]> {
-  const paths: string[] = [];
-  for (const root of catalog.roots) {
-    if (root.from === "remote") continue;
-    paths.push(root.path);
-    try {
-      paths.push(await Deno.realPath(root.path));
-    } catch {
-      // Not there now: its watch is lost and named like any other.
-    }
-  }
-  return [...new Set(paths)];
-}
 
 /**
  * Starts live refresh as the configuration asks: nothing under `--static`
