@@ -237,9 +237,10 @@ export async function startLiveRefresh(
           catchUpSinceMs = null;
           await rewatch(true);
           // A stuck watch isolate was replaced: what changed while it was stuck is read now that
-          // the fresh one watches (the roots rescanned, skills whose folders changed reloaded).
+          // the fresh one watches (the roots rescanned, skills whose folders changed reloaded;
+          // linked skills' folders are not named: each would be read again, r9).
           if (sinceMs !== null && !isClosed) {
-            for (const path of [...watched, ...skillsChangedSince(store.base(), sinceMs)]) {
+            for (const path of [...localRoots(), ...skillsChangedSince(store.base(), sinceMs)]) {
               pending.add(path);
             }
           }
@@ -739,13 +740,13 @@ export async function startLiveRefresh(
         if (isClosed) return;
         const nowMs = Date.now();
         const changed = skillsChangedSince(store.base(), fromMs);
-        void schedule([...watched, ...changed], RESCAN_GIVE_WAY).finally(() => {
+        void schedule([...localRoots(), ...changed], RESCAN_GIVE_WAY).finally(() => {
           if (!isClosed) poll(nowMs);
         });
       }, pollMs);
     };
     // What changed since the last isolate answered is read at once, then every pollMs.
-    void schedule([...watched, ...skillsChangedSince(store.base(), sinceMs)], RESCAN_GIVE_WAY);
+    void schedule([...localRoots(), ...skillsChangedSince(store.base(), sinceMs)], RESCAN_GIVE_WAY);
     poll(Date.now());
   }
 

@@ -167,7 +167,8 @@ export function watchIsolatePermissions(roots: readonly RootPaths[]): ExplainedP
   const base = computeWorkerPermissions(roots);
   const reasons: Record<string, string> = {};
   for (const path of base.permissions.read) {
-    reasons[`read:${path}`] = "watched for live refresh, its folders listed to plan the watch (" +
+    reasons[`read:${path}`] = "live refresh's watchers (local roots watched, their folders " +
+      "listed to plan the watch; never a file read) (" +
       (base.reasons[`read:${path}`] ?? "a skill folder") + ")";
   }
   return Object.freeze({
