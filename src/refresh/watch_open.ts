@@ -63,26 +63,22 @@ export interface WatchBackend {
  * @returns The backend.
  */
 export function inProcessWatch(open: WatchOpener): WatchBackend {
-  const opened: WatchHandle[] = [];
   return {
     openWatchers: (paths, knownError = null) => {
       try {
-        const result = openWatchers(paths, open, knownError);
-        opened.push(...result.watchers);
-        return Promise.resolve(result);
+        return Promise.resolve(openWatchers(paths, open, knownError));
       } catch (error) {
         return Promise.reject(error);
       }
     },
     openOne: (paths, recursive) => {
       try {
-        const watcher = open([...paths], { recursive });
-        opened.push(watcher);
-        return Promise.resolve(watcher);
+        return Promise.resolve(open([...paths], { recursive }));
       } catch (error) {
         return Promise.reject(error);
       }
     },
+    // Live refresh closes each watcher it opened itself.
     close: () => {},
   };
 }
