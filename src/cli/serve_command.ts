@@ -222,7 +222,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     log: (line) => logErrorLine(`skillgate: ${line}`),
   });
   const exit = await session.exited;
-  // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
+  // Not closed: the process exits next, and its watch isolate with it (a stuck one never blocks).
   void ownerWatch;
   remoteRefresh?.close();
   envRelease.reader.close();
