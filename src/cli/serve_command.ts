@@ -20,6 +20,7 @@ import type { PreparedRemote } from "../remote/remote_serve.ts";
 import type { SkillOverrides } from "../skills/overrides.ts";
 import { createEnvReleaseService } from "../sandbox/env_release_service.ts";
 import { createDigestIsolateHost } from "../sandbox/digest_isolate_host.ts";
+import { createWatchIsolateHost } from "../sandbox/watch_isolate_host.ts";
 import type { PreparedProcess } from "../sandbox/process_prep.ts";
 import { startWorker } from "../sandbox/worker_host.ts";
 import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions.ts";
@@ -143,6 +144,11 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         isolateEntryUrl("digests"),
         workerSet.digestIsolate.permissions,
       ),
+      // Opens every watcher of live refresh, so a FIFO holding Deno's watcher thread stops only it.
+      watchIsolate: createWatchIsolateHost(
+        isolateEntryUrl("watch"),
+        workerSet.watchIsolate.permissions,
+      ),
       ...(preloaded === null ? {} : { worker: preloaded }),
     },
   );
@@ -226,7 +232,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     log: (line) => logErrorLine(`skillgate: ${line}`),
   });
   const exit = await session.exited;
-  // Not closed: the process exits next, and closing a watcher can block (see LiveRefresh.abandon).
+  // Not closed: the process exits next, and its watch isolate with it (a stuck one never blocks).
   void ownerWatch;
   remoteRefresh?.close();
   envRelease.reader.close();

@@ -21,16 +21,23 @@ import type { GiveWay } from "../skills/_time_slice.ts";
 import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
-import { watchPaths } from "./watch_paths.ts";
+import { isolateReadPaths, watchPaths } from "./watch_paths.ts";
 import { setStaleSkillHandler } from "./stale_hint.ts";
+import { type LostFolder, WATCH_LIMIT, type WatchOpener } from "./watch_plan.ts";
 import {
-  isWatchLimit,
-  type LostFolder,
-  MAX_PATHS_PER_WATCH,
-  planWatch,
-  WATCH_LIMIT,
-  type WatchOpener,
-} from "./watch_plan.ts";
+  inProcessWatch,
+  type OpenedWatch,
+  type WatchBackend,
+  type WatchHandle,
+} from "./watch_open.ts";
+import {
+  directStarter,
+  isWatchStopped,
+  startWatchIsolate,
+  trustedPartStarter,
+  type TrustedPeer,
+} from "./watch_isolate.ts";
+import { skillsChangedSince } from "./catch_up.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
@@ -46,8 +53,30 @@ export interface LiveRefreshOptions {
   readonly load?: SkillLoader;
   /** Called after every refresh, for logs, tests and benchmarks. */
   readonly onRefresh?: (report: RefreshReport) => void;
-  /** Opens watchers (tests inject one that fails for a folder). @default Deno.watchFs */
+  /**
+   * Opens watchers in this thread (tests inject one that fails for a folder).
+   * @default none: every watcher is opened in the watch isolate (`watch_isolate.ts`)
+   */
   readonly watchFs?: WatchOpener;
+  /**
+   * The watch isolate's probe interval, stuck bound and replacements, in ms
+   * and count (tests lower them). @default `watch_isolate.ts`'s
+   */
+  readonly watchIsolate?: {
+    /**
+     * The serving worker's `self`: its watch isolates are started by the
+     * trusted part. @default none: this thread starts them (tests)
+     */
+    readonly parent?: TrustedPeer;
+    readonly probeIntervalMs?: number;
+    readonly stuckAfterMs?: number;
+    readonly maxReplacements?: number;
+  };
+  /**
+   * How often the roots are read once watching was given up (stuck watch
+   * isolates past the bound), in ms. @default 30000
+   */
+  readonly pollMs?: number;
   /**
    * How often a root the user's inotify watch limit left unwatched is tried
    * again and read, in ms. @default 30000
@@ -104,11 +133,10 @@ export interface LiveRefresh extends AsyncDisposable {
   /** Stops watching and waits for the refresh in progress. Idempotent. */
   close(): Promise<void>;
   /**
-   * Stops refreshing when the process is about to exit, without closing the
-   * watcher: Deno's watcher thread opens the paths of some events, so a FIFO
-   * in a watched folder can block it for good, and closing such a watcher
-   * blocks the closing thread with it (measured under Deno 2.9.6). The
-   * process exit ends the watcher. Idempotent.
+   * Stops refreshing when the process is about to exit: the watch isolate is
+   * terminated (never blocks, even while a FIFO holds its watcher thread;
+   * measured under Deno 2.9.6) without waiting for the refresh in progress.
+   * Idempotent.
    */
   abandon(): void;
 }
@@ -121,7 +149,7 @@ export interface LiveRefresh extends AsyncDisposable {
  * @returns The running refresh.
  *
  * Requires `--allow-read` on the roots (watching needs read permission on
- * every watched folder).
+ * every watched folder) and `--unstable-worker-options` (the watch isolate).
  *
  * Source: issue 6, "Live refresh"; MCP 2025-11-25 list_changed and
  * resources/updated notifications.
@@ -137,9 +165,8 @@ export async function startLiveRefresh(
   /** The sub-folders each flat-watched folder had when planned (a change there re-plans). */
   let flatEntries = new Map<string, readonly string[]>();
   const warned = new Set<string>();
-  const open: WatchOpener = options.watchFs ?? Deno.watchFs;
   const limitRetrySeconds = (options.watchLimitRetryMs ?? WATCH_LIMIT_RETRY_MS) / 1000;
-  let watchers: Deno.FsWatcher[] = [];
+  let watchers: WatchHandle[] = [];
   let pump: Promise<void> = Promise.resolve();
   let isClosed = false;
   let pending = new Set<string>();
@@ -170,7 +197,15 @@ export async function startLiveRefresh(
   /** Set by that retry: the watch is planned again (then every watched path rescanned). */
   let isRewatchPending = false;
   /** The watcher listing served skills' files (see `rewatchSkillFiles`), if any. */
-  let skillFileWatcher: Deno.FsWatcher | null = null;
+  let skillFileWatcher: WatchHandle | null = null;
+  /** The skill-file watcher's updates, one at a time (each waits for the isolate's answer). */
+  let skillFileChain: Promise<void> = Promise.resolve();
+  /** Set when a stuck watch isolate was replaced: what changed since then is read again. */
+  let catchUpSinceMs: number | null = null;
+  /** Set once watching was given up: the roots are read every `pollMs` instead. */
+  let isPolling = false;
+  let pollTimer: ReturnType<typeof setTimeout> | undefined;
+  const pollMs = options.pollMs ?? POLL_MS;
   /** The paths `skillFileWatcher` lists. */
   let skillFilePaths: readonly string[] = [];
   /** Reads the events of every `skillFileWatcher` opened (kept apart: a re-plan awaits `pump`). */
@@ -198,7 +233,17 @@ export async function startLiveRefresh(
       while ((pending.size > 0 || isFreshBuildPending || isRewatchPending) && !isClosed) {
         if (isRewatchPending && pending.size === 0 && !isFreshBuildPending) {
           isRewatchPending = false;
+          const sinceMs = catchUpSinceMs;
+          catchUpSinceMs = null;
           await rewatch(true);
+          // A stuck watch isolate was replaced: what changed while it was stuck is read now that
+          // the fresh one watches (the roots rescanned, skills whose folders changed reloaded;
+          // linked skills' folders are not named: each would be read again, r9).
+          if (sinceMs !== null && !isClosed) {
+            for (const path of [...localRoots(), ...skillsChangedSince(store.base(), sinceMs)]) {
+              pending.add(path);
+            }
+          }
           continue;
         }
         const batch = [...pending];
@@ -261,7 +306,9 @@ export async function startLiveRefresh(
       const isReplanned = split.isReplanNeeded || isSwapped
         ? await rewatch(split.isReplanNeeded)
         : false;
-      if (!isReplanned && !isClosed) extendWatch(split);
+      if (!isReplanned && !isClosed) await extendWatch(split);
+      // The files of new or changed skills are listed (the isolate opens it: no wait here).
+      if (isSwapped && !isReplanned) rewatchSkillFiles();
       report = {
         paths: paths.length,
         changedPaths: paths,
@@ -367,7 +414,7 @@ export async function startLiveRefresh(
    * and watched on its own (opening closes nothing, so no live watcher loses a
    * watch), then read (what it got before its watch held).
    */
-  function extendWatch(change: SplitChange): void {
+  async function extendWatch(change: SplitChange): Promise<void> {
     for (const [folder, now] of change.entries) flatEntries.set(folder, now);
     recordFolderIds([change.added]);
     const isRemoved = (folder: string) => change.removed.some((gone) => isAtOrUnder(folder, gone));
@@ -380,8 +427,19 @@ export async function startLiveRefresh(
       unwatched = unwatched.filter((lost) => !isRemoved(join(lost.root, lost.folder)));
       readableLost = new Set([...readableLost].filter((folder) => !isRemoved(folder)));
     }
-    if (change.added.length === 0) return;
-    const opened = openWatchers(change.added, open);
+    if (change.added.length === 0 || isPolling) return;
+    let opened: OpenedWatch;
+    try {
+      opened = await backend.openWatchers(change.added);
+    } catch (error) {
+      // The isolate was found stuck: the watch is planned again whole (or given up).
+      if (isWatchStopped(error)) return;
+      throw error;
+    }
+    if (isClosed) {
+      for (const watcher of opened.watchers) watcher.close();
+      return;
+    }
     // Lost folders are named relative to the watched path (root) they are under.
     const lost = opened.lost.map((folder) => {
       const path = join(folder.root, folder.folder);
@@ -408,7 +466,7 @@ export async function startLiveRefresh(
    * @returns Whether the watch was replaced (false when nothing changed or closed).
    */
   async function rewatch(isFlatChanged = false): Promise<boolean> {
-    if (isClosed) return false;
+    if (isClosed || isPolling) return false;
     const next = await watchPaths(store.base());
     const isSame = next.length === watched.length && next.every((path, i) => path === watched[i]);
     if (isClosed || (isSame && !isFlatChanged)) return false;
@@ -419,7 +477,11 @@ export async function startLiveRefresh(
       // them (the same paths are counted twice, so closing the old keeps them watched). The old
       // one is still read a moment (RETIRE_MS): an event it took meanwhile is handed over.
       try {
-        const whole = open([...next], { recursive: true });
+        const whole = await backend.openOne(next, true);
+        if (isClosed) {
+          whole.close();
+          return false;
+        }
         adopt(next, {
           watchers: [whole],
           lost: [],
@@ -432,6 +494,8 @@ export async function startLiveRefresh(
         await oldPump;
         return true;
       } catch (error) {
+        // Stuck and replaced meanwhile: a re-plan is pending (or watching was given up).
+        if (isWatchStopped(error)) return false;
         firstError = error ?? new Error("watch failed");
       }
     }
@@ -443,7 +507,18 @@ export async function startLiveRefresh(
     for (const watcher of old) watcher.close();
     await oldPump;
     if (isClosed) return true;
-    adopt(next, openWatchers(next, open, firstError));
+    let opened: OpenedWatch;
+    try {
+      opened = await backend.openWatchers(next, firstError);
+    } catch (error) {
+      if (isWatchStopped(error)) return true;
+      throw error;
+    }
+    if (isClosed) {
+      for (const watcher of opened.watchers) watcher.close();
+      return true;
+    }
+    adopt(next, opened);
     // What changed while nothing watched is read once: every watched path rescanned.
     void schedule(next);
     return true;
@@ -488,15 +563,18 @@ export async function startLiveRefresh(
    * file as the event's path, so the filter passes the event whatever the
    * path now leads to. The roots' watchers still deliver the events (this
    * one's own watch of each file is incidental), so replacing it opens the
-   * new one before the old one closes. Set up only where the watch itself
-   * is (at start, at a re-plan), never on a mere swap: Deno's watcher thread
-   * stuck in a FIFO's open holds the lock every `Deno.watchFs` takes, so an
-   * open there would hang the serving thread (r11 08:21, a refused read's
-   * refresh did). Files added since are listed at the next re-plan; a
+   * new one before the old one closes. Updated at start, at a re-plan and
+   * after every swap; the watcher is opened in the watch isolate, so a
+   * watcher thread stuck in a FIFO's open holds only that isolate (r11: an
+   * open here once hung the serving thread). Updates run one at a time; a
    * listed file gone costs the filter one failed open per event.
    */
   function rewatchSkillFiles(): void {
-    if (isClosed) return;
+    skillFileChain = skillFileChain.then(updateSkillFileWatcher, () => {});
+  }
+
+  async function updateSkillFileWatcher(): Promise<void> {
+    if (isClosed || isPolling) return;
     const isSplit = flatFolders.size > 0 || unwatched.length > 0;
     const budget = Math.min(SKILL_FILE_WATCH_MAX_PATHS, MANY_WATCHED_PATHS - 1 - watchedPathCount);
     const next = isSplit ? [] : skillFileList(store.base(), budget);
@@ -508,11 +586,16 @@ export async function startLiveRefresh(
     skillFilePaths = [];
     if (next.length > 0) {
       try {
-        skillFileWatcher = open([...next], { recursive: false });
-        skillFilePaths = next;
-        skillFilePump = Promise.all([skillFilePump, readEvents([skillFileWatcher])]).then(() => {});
+        const opened = await backend.openOne(next, false);
+        if (isClosed || isPolling) {
+          opened.close();
+        } else {
+          skillFileWatcher = opened;
+          skillFilePaths = next;
+          skillFilePump = Promise.all([skillFilePump, readEvents([opened])]).then(() => {});
+        }
       } catch {
-        // Tried again at the next re-plan; the folders' watch is unaffected.
+        // Tried again at the next update; the folders' watch is unaffected.
       }
     }
     old?.close();
@@ -551,7 +634,7 @@ export async function startLiveRefresh(
   }
 
   /** Reads the events of `list` until each closes (see `armRescanCheck`). */
-  function readEvents(list: readonly Deno.FsWatcher[]): Promise<void> {
+  function readEvents(list: readonly WatchHandle[]): Promise<void> {
     return Promise.all(list.map(async (watcher) => {
       for await (const event of watcher) {
         // Any event (an access one too) ran Deno's event filter: a split watch may have lost
@@ -623,8 +706,75 @@ export async function startLiveRefresh(
     );
   }
 
+  /**
+   * A stuck watch isolate was replaced by a fresh one (its watchers ended
+   * with it): the watch is planned again in the new one, then what changed
+   * since `sinceMs` is read (see `drain`).
+   */
+  function onIsolateReplaced(sinceMs: number): void {
+    if (isClosed) return;
+    catchUpSinceMs = Math.min(catchUpSinceMs ?? sinceMs, sinceMs);
+    skillFileWatcher = null;
+    skillFilePaths = [];
+    isRewatchPending = true;
+    running ??= drain();
+  }
+
+  /** Watching was given up: the roots are read every `pollMs` from now on (one stderr line). */
+  function onWatchGivenUp(sinceMs: number, why: string): void {
+    if (isClosed || isPolling) return;
+    isPolling = true;
+    watchers = [];
+    skillFileWatcher = null;
+    skillFilePaths = [];
+    clearTimeout(rescanCheckTimer);
+    clearTimeout(limitRetryTimer);
+    logErrorLine(
+      `skillgate: live refresh no longer watches the roots (${why}); it reads them every ` +
+        `${pollMs / 1000} s instead. Remove FIFOs (named pipes) from the roots, or serve with ` +
+        "--static where others can write to them; restart skillgate to watch again",
+    );
+    const poll = (fromMs: number) => {
+      pollTimer = setTimeout(() => {
+        pollTimer = undefined;
+        if (isClosed) return;
+        const nowMs = Date.now();
+        const changed = skillsChangedSince(store.base(), fromMs);
+        void schedule([...localRoots(), ...changed], RESCAN_GIVE_WAY).finally(() => {
+          if (!isClosed) poll(nowMs);
+        });
+      }, pollMs);
+    };
+    // What changed since the last isolate answered is read at once, then every pollMs.
+    void schedule([...localRoots(), ...skillsChangedSince(store.base(), sinceMs)], RESCAN_GIVE_WAY);
+    poll(Date.now());
+  }
+
+  // Every watcher is opened in the watch isolate (a FIFO holding Deno's watcher thread stops
+  // only it), unless a test opens them here with its own opener.
+  const backend: WatchBackend = options.watchFs !== undefined
+    ? inProcessWatch(options.watchFs)
+    : startWatchIsolate({
+      ...options.watchIsolate,
+      starter: options.watchIsolate?.parent !== undefined
+        ? trustedPartStarter(options.watchIsolate.parent)
+        : directStarter(await isolateReadPaths(store.base())),
+      onReplaced: onIsolateReplaced,
+      onGivenUp: onWatchGivenUp,
+    });
   const initial = await watchPaths(store.base());
-  adopt(initial, openWatchers(initial, open));
+  try {
+    adopt(initial, await backend.openWatchers(initial));
+  } catch (error) {
+    if (!isWatchStopped(error)) {
+      backend.close();
+      throw error;
+    }
+    // Replaced or given up while the first watch opened: its handler plans or polls.
+    watched = initial;
+  }
+  // The skill-file watcher is open (or known not to be) once this returns.
+  await skillFileChain;
 
   // A door that finds a listed file refused reads that skill again (see `stale_hint.ts`).
   const unsetStaleHandler = setStaleSkillHandler((skillDir) => {
@@ -638,9 +788,12 @@ export async function startLiveRefresh(
     debouncer.close();
     clearTimeout(rescanCheckTimer);
     clearTimeout(limitRetryTimer);
+    clearTimeout(pollTimer);
     for (const watcher of watchers) watcher.close();
     skillFileWatcher?.close();
+    backend.close();
     await pump;
+    await skillFileChain;
     await skillFilePump;
     await running;
   };
@@ -663,6 +816,8 @@ export async function startLiveRefresh(
       debouncer.close();
       clearTimeout(rescanCheckTimer);
       clearTimeout(limitRetryTimer);
+      clearTimeout(pollTimer);
+      backend.close();
     },
     close,
     [Symbol.asyncDispose]: close,
@@ -678,79 +833,6 @@ async function freshBuild(
     ...(options.load === undefined ? {} : { load: options.load }),
   });
   return { catalog, isFullRescan: true, loaded: catalog.skills.length };
-}
-
-/**
- * Opens one recursive watcher over every path when it can (the common case: one
- * watcher), else what {@linkcode planWatch} finds can be watched: a recursive
- * watcher over the folders that can be watched whole and a flat one over the
- * folders split because one of their sub-folders cannot be.
- */
-function openWatchers(
-  paths: readonly string[],
-  open: WatchOpener,
-  knownError: unknown = null,
-): OpenedWatch {
-  if (paths.length === 0) {
-    return { watchers: [], lost: [], flat: [], flatEntries: new Map(), pathCount: 0 };
-  }
-  let firstError: unknown = knownError;
-  try {
-    if (firstError !== null) throw firstError;
-    return {
-      watchers: [open([...paths], { recursive: true })],
-      lost: [],
-      flat: [],
-      flatEntries: new Map(),
-      pathCount: paths.length,
-    };
-  } catch (error) {
-    firstError = error ?? new Error("watch failed");
-    // A folder that changed between the plan and the open (made unreadable meanwhile) fails the
-    // open: planned again, a few times, before what is left is given up until the next refresh.
-    for (let attempt = 1;; attempt++) {
-      // The plan's recursive probes stay open: they are the watchers (each opened once).
-      const plan = planWatch(paths, open, { keepOpen: true, firstError });
-      firstError = null;
-      const watchers: Deno.FsWatcher[] = [...plan.opened];
-      const lost = [...plan.lost];
-      let failure: unknown = null;
-      const opens = batches(plan.flat).map((list) => [list, false] as const);
-      for (const [list, recursive] of opens) {
-        if (list.length === 0 || (failure !== null && attempt < MAX_OPEN_ATTEMPTS)) continue;
-        try {
-          watchers.push(open([...list], { recursive }));
-        } catch (error) {
-          failure = error;
-          if (attempt < MAX_OPEN_ATTEMPTS) continue;
-          const why = isWatchLimit(error) ? WATCH_LIMIT : errorName(error);
-          for (const path of list) lost.push({ root: path, folder: ".", why });
-        }
-      }
-      if (failure !== null && attempt < MAX_OPEN_ATTEMPTS) {
-        for (const watcher of watchers) watcher.close();
-        continue;
-      }
-      return {
-        watchers,
-        lost,
-        flat: plan.flat,
-        flatEntries: plan.flatEntries,
-        pathCount: plan.recursive.length + plan.flat.length,
-      };
-    }
-  }
-}
-
-/** The watchers over a list of paths and what they could not watch. */
-interface OpenedWatch {
-  readonly watchers: Deno.FsWatcher[];
-  readonly lost: readonly LostFolder[];
-  /** Folders watched flat (their sub-folders watched on their own). */
-  readonly flat: readonly string[];
-  readonly flatEntries: ReadonlyMap<string, readonly string[]>;
-  /** Paths the watchers hold in all. */
-  readonly pathCount: number;
 }
 
 /** What a refresh's paths changed in a split watch (see `splitChange`). */
@@ -868,13 +950,10 @@ const MANY_WATCHED_PATHS = 256;
  * overflow, where 256 paths (where the rescan after a burst starts) would
  * take ~16.
  */
-// 0: off. A second `Deno.watchFs` at start hangs the serving thread for good when the first
-// watcher's thread is stuck opening a FIFO created in a root meanwhile (Deno holds the lock every
-// watchFs call takes while it opens an event's path; the fresh-clone CI's start-up race hung once in
-// session 8). Until watchers are opened where a stuck open cannot block serving (a watch isolate),
-// late-thread swaps are caught by the catch-up after a small catalog's first answer and by a door
-// refused the file (stale_hint.ts).
-const SKILL_FILE_WATCH_MAX_PATHS = 0;
+// Back on since the watch isolate (session 9): session 8 turned it off (0) because a second
+// `Deno.watchFs` in the serving thread hung it whenever the first watcher's thread was stuck in a
+// FIFO's open; now every watcher opens in the isolate, which alone would stop.
+const SKILL_FILE_WATCH_MAX_PATHS = 64;
 
 /**
  * How often a root the user's inotify watch limit left unwatched is tried
@@ -885,21 +964,12 @@ const WATCH_LIMIT_RETRY_MS = 30_000;
 /** How long replaced watchers are still read before they close, in ms. */
 const RETIRE_MS = 250;
 
-/** `paths` in lists of {@linkcode MAX_PATHS_PER_WATCH} at most (one watcher each). */
-function batches(paths: readonly string[]): string[][] {
-  const lists: string[][] = [];
-  for (let at = 0; at < paths.length; at += MAX_PATHS_PER_WATCH) {
-    lists.push(paths.slice(at, at + MAX_PATHS_PER_WATCH));
-  }
-  return lists;
-}
-
-/** Plans (and opens) made at most when a planned watch fails to open (the tree changed). */
-const MAX_OPEN_ATTEMPTS = 3;
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : "Error";
-}
+/**
+ * How often the roots are read once watching was given up (stuck watch
+ * isolates past `watch_isolate.ts`'s bound), in ms: a rescan reusing
+ * unchanged skills by stat, as after a watch limit.
+ */
+const POLL_MS = 30_000;
 
 /**
  * Starts live refresh as the configuration asks: nothing under `--static`
@@ -907,6 +977,8 @@ function errorName(error: unknown): string {
  *
  * @param store The store the server answers from.
  * @param config The configuration (`static`, `catalog`, caps).
+ * @param parent The serving worker's `self`: the trusted part starts its
+ *   watch isolates. @default none: this thread starts them
  * @returns The running refresh, or null under `--static`.
  *
  * Requires `--allow-read` on the roots.
@@ -914,10 +986,12 @@ function errorName(error: unknown): string {
 export async function startConfiguredRefresh(
   store: CatalogStore,
   config: Config,
+  parent?: TrustedPeer,
 ): Promise<LiveRefresh | null> {
   if (config.options.static) return null;
   return await startLiveRefresh(store, {
     caps: config.caps,
     isToolDescriptionMode: catalogChannel(config) === "tool-description",
+    ...(parent === undefined ? {} : { watchIsolate: { parent } }),
   });
 }

@@ -42,3 +42,27 @@ export async function watchPaths(catalog: Catalog): Promise<string[]> {
   }
   return [...paths].sort();
 }
+
+/**
+ * What the watch isolate may read: each local root as configured and its
+ * real path (a subset of the serving worker's own read set). Remote roots
+ * are never watched.
+ *
+ * @param catalog The snapshot being served.
+ * @returns Distinct absolute paths.
+ *
+ * Requires `--allow-read` on the roots (realpath).
+ */
+export async function isolateReadPaths(catalog: Catalog): Promise<string[]> {
+  const paths: string[] = [];
+  for (const root of catalog.roots) {
+    if (root.from === "remote") continue;
+    paths.push(root.path);
+    try {
+      paths.push(await Deno.realPath(root.path));
+    } catch {
+      // Not there now: its watch is lost and named like any other.
+    }
+  }
+  return [...new Set(paths)];
+}

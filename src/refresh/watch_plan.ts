@@ -60,7 +60,7 @@ export interface WatchPlan {
   readonly flatEntries: ReadonlyMap<string, readonly string[]>;
 }
 
-/** Opens a watcher (Deno.watchFs by default; tests inject one). */
+/** Opens a watcher (Deno.watchFs in the watch isolate; tests inject one). */
 export type WatchOpener = (
   paths: string | string[],
   options: { recursive: boolean },
@@ -72,7 +72,8 @@ export type WatchOpener = (
  * own).
  *
  * @param paths Absolute folders (roots and linked skills' real folders).
- * @param open The watcher opener. @default Deno.watchFs
+ * @param open The watcher opener (Deno.watchFs in the watch isolate only:
+ *   `watch_entry.ts`).
  * @param options `keepOpen`: keep the successful recursive probes open (in
  *   `opened`; the caller closes them) instead of closing them. `firstError`:
  *   the error a recursive watch of all `paths` (at most
@@ -83,7 +84,7 @@ export type WatchOpener = (
  */
 export function planWatch(
   paths: readonly string[],
-  open: WatchOpener = Deno.watchFs,
+  open: WatchOpener,
   options: { readonly keepOpen?: boolean; readonly firstError?: unknown } = {},
 ): WatchPlan {
   const opened: Deno.FsWatcher[] = [];

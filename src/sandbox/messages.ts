@@ -236,8 +236,31 @@ export interface DigestIsolateEndedMessage {
   readonly reason: string;
 }
 
+/**
+ * Worker to trusted part: start a watch isolate (`watch_isolate_host.ts`)
+ * and hand it `port`, the worker's end of their channel (watch requests,
+ * event batches, probes). A request while one runs ends that one first (it
+ * was found stuck: a FIFO holds its watcher thread). At most
+ * `MAX_WATCH_ISOLATES` per worker; past that, `watch-isolate-ended`.
+ */
+export interface WatchIsolateStartMessage {
+  readonly type: "watch-isolate";
+  readonly port: MessagePort;
+}
+
+/**
+ * Trusted part to worker: the watch isolate could not start, failed, or
+ * the bound was reached; the worker reads its roots periodically instead.
+ */
+export interface WatchIsolateEndedMessage {
+  readonly type: "watch-isolate-ended";
+  /** Why, for one warning line (no host path). */
+  readonly reason: string;
+}
+
 /** Anything the worker may send. */
 export type WorkerMessage =
+  | WatchIsolateStartMessage
   | DigestIsolateStartMessage
   | DigestIsolateStopMessage
   | ReadyMessage
@@ -288,6 +311,11 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
       : null;
   }
   if (message.type === "digest-isolate-stop") return { type: "digest-isolate-stop" };
+  if (message.type === "watch-isolate") {
+    return (data as Record<string, unknown>).port instanceof MessagePort
+      ? data as WatchIsolateStartMessage
+      : null;
+  }
   return null;
 }
 

@@ -27,6 +27,7 @@ import {
   type RemoteRootsMessage,
   type ShutdownMessage,
   type StartMessage,
+  type WatchIsolateEndedMessage,
 } from "./messages.ts";
 import type { WorkerPermissions } from "./worker_permissions.ts";
 import { createWorkerIsolate, earlyErrorOf } from "./worker_isolate.ts";
@@ -34,6 +35,7 @@ import { createWorkerIsolate, earlyErrorOf } from "./worker_isolate.ts";
 // In worker_isolate.ts (few imports: main.ts creates the worker before loading the rest).
 export { createWorkerIsolate };
 import type { DigestIsolateHost } from "./digest_isolate_host.ts";
+import type { WatchIsolateHost } from "./watch_isolate_host.ts";
 
 /** What the trusted part learns from a running worker. */
 export interface WorkerSession {
@@ -93,9 +95,10 @@ export function startWorker(
     writeOverride?: (request: unknown) => Promise<ViewOverrideAnswer>;
     worker?: Worker;
     digestIsolate?: DigestIsolateHost;
+    watchIsolate?: WatchIsolateHost;
   } = {},
 ): WorkerSession {
-  const { groupKiller, releaseEnv, writeOverride, digestIsolate } = options;
+  const { groupKiller, releaseEnv, writeOverride, digestIsolate, watchIsolate } = options;
   const worker = options.worker ?? createWorkerIsolate(entry, permissions);
   let resolveReady: (message: ReadyMessage) => void = () => {};
   const ready = new Promise<ReadyMessage>((resolve) => (resolveReady = resolve));
@@ -148,8 +151,16 @@ export function startWorker(
         } else digestIsolate.start(message.port, tell);
       }
       if (message?.type === "digest-isolate-stop") digestIsolate?.stop();
+      if (message?.type === "watch-isolate") {
+        const tell = (ended: WatchIsolateEndedMessage) => worker.postMessage(ended);
+        if (watchIsolate === undefined) {
+          message.port.close();
+          tell({ type: "watch-isolate-ended", reason: "this server starts no watch isolate" });
+        } else watchIsolate.start(message.port, tell);
+      }
       if (message?.type === "exit") {
         digestIsolate?.stop();
+        watchIsolate?.stop();
         worker.terminate();
         resolve(
           message.message === undefined ? { code: message.code } : {
@@ -162,6 +173,7 @@ export function startWorker(
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
       digestIsolate?.stop();
+      watchIsolate?.stop();
       worker.terminate();
       resolve({ code: 1, message: `Internal error in the worker: ${event.message}` });
     };

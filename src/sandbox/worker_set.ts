@@ -22,6 +22,7 @@ import {
   type ExplainedPermissions,
   type PermittedProgram,
   type RootPaths,
+  watchIsolatePermissions,
 } from "./worker_permissions.ts";
 import { realPathOr, runsRefusedOverTransport } from "./worker_prediction.ts";
 
@@ -53,6 +54,11 @@ export interface WorkerSet {
    * the roots and the sources cache, read only; nothing else.
    */
   readonly digestIsolate: ExplainedPermissions;
+  /**
+   * The watch isolate's permissions (`watch_isolate_host.ts`): the roots,
+   * read only, nothing else.
+   */
+  readonly watchIsolate: ExplainedPermissions;
   /**
    * Folders a skill folder must lie inside for the declaration reader, each
    * with the prefix its skills are served under: every root's real path, and
@@ -134,6 +140,7 @@ export async function computeWorkerSet(
     // Without grant rows a remote skill's declaration releases nothing: no read on its cache then.
     declarationReader: computeWorkerPermissions(roots, scripts.grant.rows === null ? {} : sources),
     digestIsolate: digestIsolatePermissions(roots, sources),
+    watchIsolate: watchIsolatePermissions(roots),
     declarationBases: declarationBasesOf(config, roots, sourcesBase),
     declarationSourcesBase: sourcesBase,
   };

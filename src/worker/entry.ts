@@ -385,7 +385,7 @@ async function serve(start: StartMessage): Promise<void> {
         CATCH_UP_MAX_WAIT_MS,
         WATCH_QUIET_MS,
       );
-      refresh = await startConfiguredRefresh(await store, config);
+      refresh = await startConfiguredRefresh(await store, config, self);
       void refresh?.refresh(config.roots.map((root) => root.path), {
         giveWay: BACKGROUND_GIVE_WAY,
       });
@@ -409,7 +409,7 @@ async function serve(start: StartMessage): Promise<void> {
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
-    refresh = await startConfiguredRefresh(await store, config);
+    refresh = await startConfiguredRefresh(await store, config, self);
   }
   // The owner's changes apply live from here, before the first answer (its instructions reflect
   // them); a catalog cap lowered before a small catalog's watcher is up (it starts after that
@@ -442,7 +442,7 @@ async function serve(start: StartMessage): Promise<void> {
   if (!isEndedFirst) releaseStartupHeap(first.catalog.skills.length);
   if (isWatchAfterAnswer && !isEndedFirst) {
     const served = await store;
-    refresh = await startConfiguredRefresh(served, config);
+    refresh = await startConfiguredRefresh(served, config, self);
     owner.refresh = refresh;
     if (refresh !== null && owner.isRebuildOwed) {
       // Reuses nothing: it also sees everything that changed before the watch was live.
@@ -470,7 +470,8 @@ async function serve(start: StartMessage): Promise<void> {
     console.error("skillgate: could not build the search index:", error);
   });
   const code = await ended;
-  // Not close(): closing a watcher stuck on a FIFO would block this thread for good.
+  // Not close(): nothing waits for the refresh in progress; the watch isolate is ended (never
+  // blocks, even while a FIFO holds its watcher thread).
   refresh?.abandon();
   await scripts?.stopAll();
   post({ type: "exit", code });

@@ -106,6 +106,7 @@ Deno.test("attack: permissions --json over a hostile root prints no raw control 
     "worker",
     "declarations",
     "digests",
+    "watch",
     "reasons",
     "isolation",
     "scripts",

@@ -74,3 +74,80 @@ Deno.test("attack: a FIFO in a watched root, then a new skill: the server still 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/** Whether a thread of `pid` waits in a FIFO open (the kernel's `wait_for_partner`). */
+function hasThreadInFifoOpen(pid: number | null): boolean {
+  if (pid === null) return false;
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const wchan = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/wchan`);
+      if (wchan.includes("wait_for_partner")) return true;
+    }
+  } catch {
+    // The process ended while we looked.
+  }
+  return false;
+}
+
+Deno.test("attack: a FIFO holds the watcher thread, then another skill is edited: the edit is still served (live refresh goes on)", async () => {
+  const root = await Deno.makeTempDir({ prefix: "h2-fifo-later-" });
+  let release: (() => Promise<void>) | undefined;
+  // Finding the stuck watch isolate, replacing it and catching up takes ~20 s by design (a probe
+  // every 5 s, stuck after 15 s silent); the ceiling is far above that.
+  const ceilingMs = 90_000;
+  try {
+    for (const name of ["alpha", "beta"]) {
+      await Deno.mkdir(join(root, name));
+      await Deno.writeTextFile(
+        join(root, name, "SKILL.md"),
+        `---\nname: ${name}\ndescription: Before.\n---\nBody.\n`,
+      );
+    }
+    const session = await connectStdio(["serve", root]);
+    try {
+      await within("skill_list", session.call("skill_list", {}));
+      // The watcher starts once the first answer went out; each FIFO made in a watched root is
+      // opened by Deno's event filter, which then waits for a writer for good.
+      const fifos: string[] = [];
+      release = async () => {
+        for (const path of fifos) {
+          const handle = await Deno.open(path, { read: true, write: true });
+          handle.close();
+        }
+      };
+      for (let attempt = 0; attempt < 40 && !hasThreadInFifoOpen(session.pid()); attempt++) {
+        const fifo = join(root, "alpha", `pipe${attempt}`);
+        const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+        assert.equal(made.code, 0);
+        fifos.push(fifo);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      assert.ok(
+        hasThreadInFifoOpen(session.pid()),
+        "Deno's watcher thread waits in the FIFO's open (if Deno stops opening event paths, " +
+          "this attack is gone)",
+      );
+      // LATER: an edit to another skill, while that thread still waits.
+      await Deno.writeTextFile(
+        join(root, "beta", "SKILL.md"),
+        "---\nname: beta\ndescription: Edited later.\n---\nBody.\n",
+      );
+      const deadline = Date.now() + ceilingMs;
+      let description = "";
+      while (description !== "Edited later." && Date.now() < deadline) {
+        const answer = await within("skill_list", session.call("skill_list", {}));
+        const skills = (answer.structuredContent as {
+          skills: { name: string; description: string }[];
+        }).skills;
+        description = skills.find((skill) => skill.name === "beta")?.description ?? "";
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      assert.equal(description, "Edited later.", "the later edit was served");
+    } finally {
+      await release?.();
+      await session[Symbol.asyncDispose]();
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

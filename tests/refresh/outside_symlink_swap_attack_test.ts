@@ -71,9 +71,9 @@ const SHAPES: readonly Shape[] = [
   },
 ];
 
-// The SHAPES cases (each swap seen while the watcher's thread runs late, through a watcher of every
-// skill's files) are on branch s24: that watcher is off in main (SKILL_FILE_WATCH_MAX_PATHS = 0,
-// src/refresh/live_refresh.ts says why); the swap is then caught by the door below.
+// The SHAPES cases with a small catalog (the skill-file watcher lists its files) are in
+// late_watcher_swap_attack_test.ts; here the catalog is past that watcher's bound, so the swap is
+// caught by the door below.
 void SHAPES;
 
 Deno.test("attack: a swap for an outside symlink the watcher missed is read again once a door is refused the file", async () => {

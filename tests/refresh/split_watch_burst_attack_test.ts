@@ -171,6 +171,8 @@ Deno.test({
         `${REPO_ROOT}deno.json`,
         "--cached-only",
         "--allow-all",
+        // The watch isolate (every watcher of live refresh) is a Worker with its own permissions.
+        "--unstable-worker-options",
         `${REPO_ROOT}tests/refresh/_split_burst_harness.ts`,
         root,
         "20",

@@ -46,6 +46,8 @@ export function programEnv(extra: Readonly<Record<string, string>> = {}): Record
 export interface Connected extends AsyncDisposable {
   readonly client: Client;
   readonly stderr: () => string;
+  /** The started program's process id (null once it ended). */
+  readonly pid: () => number | null;
   /** Calls a tool and returns its structured JSON (throws on a protocol error). */
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
 }
@@ -88,6 +90,7 @@ export async function connectStdio(
   return {
     client,
     stderr: () => stderr,
+    pid: () => transport.pid,
     call: async (name, args) =>
       (await client.callTool({ name, arguments: args })) as CallToolResult,
     [Symbol.asyncDispose]: async () => {

@@ -25,6 +25,9 @@ export const SCANNED_APIS = [
   "node:child_process",
   "node:module",
   "Deno.dlopen",
+  // A watcher: Deno's watcher thread opens each event's path holding the lock every watchFs (and
+  // close) of its isolate takes, so a FIFO there holds the caller for good (watch isolates only).
+  "Deno.watchFs",
   "import()",
   "Deno (indirect)",
 ] as const;

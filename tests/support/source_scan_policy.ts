@@ -259,6 +259,14 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "read, paths from the roots and the watch plan, never from a client",
   },
   {
+    path: "src/refresh/watch_entry.ts",
+    apis: ["Deno.watchFs"],
+    reason:
+      "the watch isolate: the ONLY module that opens a file watcher (live refresh's and the " +
+      "owner files' watchers, and the probe over no path); a FIFO in a watched folder holds only " +
+      "this isolate's thread, never the serving worker's or the trusted part's",
+  },
+  {
     path: "src/refresh/watch_plan.ts",
     apis: ["Deno.readDir"],
     reason: "live refresh: lists the sub-folders of a folder a recursive watch refused (an " +

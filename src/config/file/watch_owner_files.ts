@@ -5,6 +5,17 @@
  * new overlay is handed to the worker and each new problem is said on
  * stderr. The worker cannot read these files; it only receives the overlay.
  *
+ * The watcher is opened in a watch isolate of its own (`src/refresh/
+ * watch_isolate.ts`, read of the folder's nearest existing ancestor only):
+ * Deno 2.9.6's watcher thread opens each event's path while holding the lock
+ * every `Deno.watchFs` (and a close) of its isolate takes, so a FIFO made in
+ * the watched folder (or, while waiting for it, in a parent such as a shared
+ * `/tmp`) held it for good, and the next open or close, here in the trusted
+ * part, blocked the thread that answers the worker's requests (measured: a
+ * close after a FIFO event left this isolate's event loop stuck). A stuck
+ * isolate is replaced (the folder watched again, both files read again);
+ * past the bound, one stderr line says edits apply at the next start.
+ *
  * @module
  */
 
@@ -17,6 +28,8 @@ import { type LiveConfigState, overlayOf, reviewOwnerFiles } from "./live_config
 import { readOwnerFile } from "./load_config.ts";
 import { ConfigFileError } from "./json_document.ts";
 import type { SetByView } from "./overrides_file.ts";
+import type { WatchBackend, WatchHandle } from "../../refresh/watch_open.ts";
+import { directStarter, isWatchStopped, startWatchIsolate } from "../../refresh/watch_isolate.ts";
 
 /** The overrides in force and the switches a settings view turned off. */
 export interface OverridesInForce {
@@ -47,21 +60,28 @@ export interface WatchOwnerFilesOptions {
   readonly log: (line: string) => void;
   /** Quiet period after the last event, in ms. @default 200 */
   readonly quietMs?: number;
+  /** The watch isolate's probe bounds (tests lower them). @default `watch_isolate.ts`'s */
+  readonly watchIsolate?: {
+    readonly probeIntervalMs?: number;
+    readonly stuckAfterMs?: number;
+    readonly maxReplacements?: number;
+  };
 }
 
 /**
  * Watches the folder of the configuration file. When that folder does not
  * exist yet (the owner never wrote a configuration), its nearest existing
  * parent is watched until it appears (`skillgate override` creates it), so
- * the first overrides apply live too. Returns null when nothing can be
- * watched.
+ * the first overrides apply live too. Returns null when no folder on the
+ * way exists; a watch that cannot be opened ends quietly (edits then apply
+ * at the next start).
  *
  * @param state What is in force at start-up.
  * @param options Where overlays and problem lines go.
  * @returns The running watch, or null.
  *
- * Requires `--allow-read` on the configuration folder and its parents
- * (trusted part only).
+ * Requires `--allow-read` on the configuration folder and its parents and
+ * `--unstable-worker-options` (the watch isolate; trusted part only).
  */
 export function watchOwnerFiles(
   state: LiveConfigState,
@@ -69,8 +89,26 @@ export function watchOwnerFiles(
 ): OwnerFilesWatch | null {
   const folder = dirname(state.location.path);
   const names = new Set([basename(state.location.path), basename(state.location.overridesPath)]);
-  let watcher: Deno.FsWatcher | null = openWatcher(nearestExisting(folder));
-  if (watcher === null) return null;
+  const start = nearestExisting(folder);
+  if (!isFolder(start)) return null;
+  let watcher: WatchHandle | null = null;
+  let isGivenUp = false;
+  // Every watcher opens in an isolate of its own: a FIFO holding its thread stops only it.
+  const backend: WatchBackend = startWatchIsolate({
+    ...options.watchIsolate,
+    starter: directStarter([start]),
+    // Its watcher ended with it: the pump below opens it again and reads both files.
+    onReplaced: () => {},
+    onGivenUp: (_sinceMs, why) => {
+      isGivenUp = true;
+      if (!isClosed) {
+        options.log(
+          `skillgate: edits to ${folder} are no longer applied live (${why}); they apply at ` +
+            "the next start. Remove FIFOs (named pipes) from that folder and its parents",
+        );
+      }
+    },
+  });
   let current = state;
   let lastPosted = JSON.stringify({
     overlay: overlayOf({
@@ -118,37 +156,53 @@ export function watchOwnerFiles(
     });
   }, { quietMs: options.quietMs ?? 200 });
   const pump = (async () => {
-    let target = nearestExisting(folder);
-    while (watcher !== null && !isClosed) {
+    let target = start;
+    while (!isClosed) {
+      let opened: WatchHandle;
+      try {
+        opened = await backend.openOne([target], false);
+      } catch (error) {
+        // Replaced while opening: open again in the fresh isolate; else nothing can be watched.
+        if (isWatchStopped(error) && !isGivenUp && !isClosed) continue;
+        return;
+      }
+      if (isClosed) {
+        opened.close();
+        return;
+      }
+      watcher = opened;
       if (target === folder) {
-        for await (const event of watcher) {
+        // Both files are read once the watch is live: an edit made before (while the isolate
+        // started, or a stuck one was replaced) is applied too; an unchanged outcome posts nothing.
+        debouncer.add([state.location.path]);
+        for await (const event of opened) {
           if (event.kind === "access") continue;
           if (event.paths.some((path) => names.has(basename(path)))) debouncer.add(event.paths);
         }
-        return;
+        // Ended: closed, or its isolate was found stuck and replaced (watched again above).
+        continue;
       }
       // Waiting for the folder: any change in the parent may be it (or a folder on the way).
       let next = nearestExisting(folder);
       if (next === target) {
-        for await (const event of watcher) {
+        for await (const event of opened) {
           if (event.kind === "access") continue;
           next = nearestExisting(folder);
           if (next !== target) break;
         }
       }
-      closeQuietly(watcher);
-      if (isClosed || next === target) return;
+      opened.close();
+      next = nearestExisting(folder);
+      if (isClosed || next === target) continue;
       target = next;
-      watcher = openWatcher(target);
-      // The files may have been written with the folder, before this watch began.
-      if (target === folder) debouncer.add([state.location.path]);
     }
   })().catch(() => {});
   const close = async () => {
     if (isClosed) return;
     isClosed = true;
     debouncer.close();
-    if (watcher !== null) closeQuietly(watcher);
+    watcher?.close();
+    backend.close();
     await pump;
     await running.catch(() => {});
   };
@@ -181,18 +235,12 @@ export function watchOwnerFiles(
   };
 }
 
-/** Closes a watcher that a `break` out of its loop may already have closed. */
-function closeQuietly(watcher: Deno.FsWatcher): void {
+/** Whether `path` is a folder now. */
+function isFolder(path: string): boolean {
   try {
-    watcher.close();
-  } catch { /* already closed */ }
-}
-
-function openWatcher(path: string): Deno.FsWatcher | null {
-  try {
-    return Deno.watchFs(path, { recursive: false });
+    return Deno.statSync(path).isDirectory;
   } catch {
-    return null;
+    return false;
   }
 }
 

@@ -21,7 +21,10 @@ async function until(what: string, check: () => boolean): Promise<void> {
   }
 }
 
-function startWatch(folder: string) {
+function startWatch(
+  folder: string,
+  watchIsolate?: { probeIntervalMs: number; stuckAfterMs: number },
+) {
   const input = { args: ["/skills"], getEnv: () => undefined, cwd: "/" };
   const running = parseCommandLine(input);
   const seen: CatalogOverlay[] = [];
@@ -38,7 +41,12 @@ function startWatch(folder: string) {
       overrides: {},
       caps: running.caps,
     },
-    { onChange: ({ overlay }) => seen.push(overlay), log: (line) => lines.push(line), quietMs: 20 },
+    {
+      onChange: ({ overlay }) => seen.push(overlay),
+      log: (line) => lines.push(line),
+      quietMs: 20,
+      ...(watchIsolate === undefined ? {} : { watchIsolate }),
+    },
   );
   assert.ok(watch !== null);
   return { watch, seen, lines };
@@ -85,6 +93,47 @@ Deno.test("watchOwnerFiles() waits for a configuration folder that does not exis
     assert.deepEqual(seen.at(-1)!.overrides, { a: { userInvocable: false } });
   } finally {
     await watch.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("attack: a FIFO in the folder watched while waiting for the configuration folder does not stop live edits (nor hang this thread)", async () => {
+  // Deno's watcher thread opens each event's path; a FIFO's open waits for a writer for good.
+  // Before the watch isolate, the folder made next was seen, the parent's watcher closed here,
+  // and the close left this thread's event loop stuck. Probes are quicker here than by default
+  // (nothing asserts on time: only a ceiling bounds the wait).
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-watch-fifo-" });
+  const folder = `${dir}/skillgate`;
+  const { watch, seen } = startWatch(folder, { probeIntervalMs: 200, stuckAfterMs: 2_000 });
+  const fifo = `${dir}/pipe`;
+  try {
+    await Deno.mkdir(folder);
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.equal(made.code, 0);
+    await Deno.writeTextFile(
+      `${folder}/overrides.json`,
+      '{ "skills": { "a": { "enabled": false } } }',
+    );
+    await until("the overlay", () => seen.length >= 1);
+    assert.deepEqual(seen.at(-1)!.overrides, { a: { enabled: false } });
+    // And a later edit, in the watched folder itself, after a FIFO made there too.
+    const inside = await new Deno.Command("mkfifo", { args: [`${folder}/pipe`] }).output();
+    assert.equal(inside.code, 0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await Deno.writeTextFile(
+      `${folder}/overrides.json`,
+      '{ "skills": { "b": { "enabled": false } } }',
+    );
+    await until("the later overlay", () => seen.at(-1)?.overrides.b?.enabled === false);
+  } finally {
+    await watch.close();
+    // Unblocks whatever still waits in a FIFO's open (a stuck watcher thread), then cleans up.
+    for (const path of [fifo, `${folder}/pipe`]) {
+      try {
+        const handle = await Deno.open(path, { read: true, write: true });
+        handle.close();
+      } catch { /* not made */ }
+    }
     await Deno.remove(dir, { recursive: true });
   }
 });
