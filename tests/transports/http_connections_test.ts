@@ -21,6 +21,8 @@ import {
 import type { HttpLimits } from "../../src/transports/http/handler.ts";
 import { freePort } from "../support/http_program.ts";
 import { INITIALIZE, POST_HEADERS } from "../support/mcp_messages.ts";
+import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../support/sdk_v2_client.ts";
 import { EXAMPLES, exampleStore } from "./_http.ts";
 
 const encoder = new TextEncoder();
@@ -54,6 +56,15 @@ async function lowLimitService(
       await service.finished;
     },
   };
+}
+
+/** Polls `condition` every 10 ms for at most 30 s (a ceiling, not a timing assertion). */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  for (let waitedMs = 0; waitedMs < 30_000; waitedMs += 10) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
 }
 
 async function connect(service: HttpService): Promise<Deno.TcpConn> {
@@ -232,46 +243,112 @@ Deno.test("a client's Connection: close is honoured when the answer is an SSE st
   }
 });
 
-Deno.test("attack: when every connection at the cap has work in progress (its body arrived), a new one is closed at accept", async () => {
-  await using server = await lowLimitService({ maxConnections: 4 });
-  const port = server.service.port;
-  const streams: Deno.TcpConn[] = [];
+/** Opens a session with a raw `initialize` on its own connection; returns its id. */
+async function rawSession(service: HttpService): Promise<string> {
+  const opener = await connect(service);
   try {
-    // Four sessions, each holding its SSE stream open: requests in progress, bodies complete.
-    for (let index = 0; index < 4; index++) {
-      const opener = await connect(server.service);
-      await opener.write(encoder.encode(
-        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
-          "Accept: application/json, text/event-stream\r\nConnection: close\r\n" +
-          `Content-Length: ${encoder.encode(INITIALIZE).length}\r\n\r\n${INITIALIZE}`,
-      ));
-      const { text } = await readUntilClosed(opener);
-      opener.close();
-      const sessionId = /mcp-session-id: (\S+)/i.exec(text)?.[1];
-      assert.ok(sessionId, text);
-      const stream = await connect(server.service);
-      streams.push(stream);
-      await stream.write(encoder.encode(
-        `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n` +
-          `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
-      ));
-    }
-    while (server.service.handler.stats().openStreams < 4) {
+    await opener.write(encoder.encode(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nContent-Type: application/json\r\n` +
+        "Accept: application/json, text/event-stream\r\nConnection: close\r\n" +
+        `Content-Length: ${encoder.encode(INITIALIZE).length}\r\n\r\n${INITIALIZE}`,
+    ));
+    const { text } = await readUntilClosed(opener);
+    const sessionId = /mcp-session-id: (\S+)/i.exec(text)?.[1];
+    assert.ok(sessionId, text);
+    return sessionId;
+  } finally {
+    opener.close();
+  }
+}
+
+/**
+ * Opens `count` sessions, each with its standby GET stream held open on a raw
+ * connection that never reads, as n9's attacker did (one stream per session,
+ * which the spec allows); resolves once the server counts them all.
+ */
+async function idleGetStreams(service: HttpService, count: number): Promise<Deno.TcpConn[]> {
+  const streams: Deno.TcpConn[] = [];
+  for (let index = 0; index < count; index++) {
+    const sessionId = await rawSession(service);
+    const stream = await connect(service);
+    streams.push(stream);
+    await stream.write(encoder.encode(
+      `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nAccept: text/event-stream\r\n` +
+        `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
+    ));
+    while (service.handler.stats().openStreams < index + 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const late = await connect(server.service);
+  }
+  return streams;
+}
+
+Deno.test("attack: idle GET streams on every connection at the cap cannot keep a newcomer out; the least recently active gives way", async () => {
+  await using server = await lowLimitService({ maxConnections: 4 });
+  const streams = await idleGetStreams(server.service, 4);
+  try {
+    assert.equal(server.service.connectionStats().open, 4);
+    const newcomer = await connect(server.service);
     try {
-      const { text } = await readUntilClosed(late);
-      assert.equal(text, "", "refused without a byte");
+      await newcomer.write(
+        encoder.encode("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+      );
+      assert.match((await readUntilClosed(newcomer)).text, /^HTTP\/1\.1 200 /);
     } finally {
-      late.close();
+      newcomer.close();
     }
-    assert.ok(server.service.connectionStats().refused >= 1);
-    assert.ok(server.logs.some((line) => line.includes("HTTP connection limit reached")));
+    // The first stream's session was the least recently active: its stream was closed for
+    // the newcomer (after the answer head it had already sent), the others stay open.
+    const first = await readUntilClosed(streams[0] as Deno.TcpConn);
+    assert.match(first.text, /^HTTP\/1\.1 200 /);
+    const stats = server.service.connectionStats();
+    assert.equal(stats.refused, 0);
+    assert.equal(stats.standbyEvicted, 1);
+    await eventually(() => server.service.handler.stats().openStreams === 3, "the stream to end");
+    // Its session lives on: the client may open the stream again.
+    assert.equal(server.service.handler.stats().sessions, 4);
   } finally {
     for (const conn of streams) conn.close();
   }
 });
+
+for (const line of ["1.x", "2.x"] as const) {
+  Deno.test(`attack: idle GET streams holding every connection cannot lock out a fresh ${line} SDK client or /readyz`, async () => {
+    await using server = await lowLimitService({ maxConnections: 12 });
+    const streams = await idleGetStreams(server.service, 12);
+    try {
+      assert.equal(server.service.connectionStats().open, 12);
+      const url = new URL(`http://127.0.0.1:${server.service.port}/mcp`);
+      if (line === "1.x") {
+        const client = new Client({ name: "newcomer", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransport(url));
+        try {
+          const result = await client.callTool({ name: "skill_list", arguments: {} });
+          assert.notEqual(result.isError, true, JSON.stringify(result));
+        } finally {
+          await client.close();
+        }
+      } else {
+        const client = new ClientV2({ name: "newcomer", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransportV2(url));
+        try {
+          const result = await client.callTool({ name: "skill_list", arguments: {} });
+          assert.notEqual(result.isError, true, JSON.stringify(result));
+        } finally {
+          await client.close();
+        }
+      }
+      const ready = await fetch(`http://127.0.0.1:${server.service.port}/readyz`);
+      assert.equal(ready.status, 200, await ready.text());
+      const stats = server.service.connectionStats();
+      assert.equal(stats.refused, 0, "no connection was closed at accept");
+      assert.ok(stats.standbyEvicted >= 1, `standby streams closed: ${stats.standbyEvicted}`);
+      assert.ok(stats.open <= 12);
+    } finally {
+      for (const conn of streams) conn.close();
+    }
+  });
+}
 
 Deno.test("attack: unfinished bodies on every connection at the cap cannot keep a new client out; the oldest gives way", async () => {
   await using server = await lowLimitService({ maxConnections: 4 }, { bodyTimeoutMs: 60_000 });

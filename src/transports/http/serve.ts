@@ -36,6 +36,7 @@ import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./
 import { urlHost } from "./host_policy.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
 import { answerNodeRequest } from "./node_bridge.ts";
+import { standbyOf } from "./standby.ts";
 
 /** How often idle sessions (see `HTTP_SESSION_IDLE_MS`) are closed, in ms. */
 export const IDLE_SWEEP_INTERVAL_MS = 60_000;
@@ -189,7 +190,15 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
       answerNodeRequest(
         req,
         res,
-        (request) => handler.handler(request, { remoteAddress: req.socket.remoteAddress ?? "" }),
+        async (request) => {
+          const response = await handler.handler(request, {
+            remoteAddress: req.socket.remoteAddress ?? "",
+          });
+          // A standby stream (no work in progress) may give way to a newcomer at the cap.
+          const standby = standbyOf(response);
+          if (standby !== undefined) connections?.requestIsStandby(socket, standby.lastActiveMs);
+          return response;
+        },
         { origin },
       ).catch((error: unknown) => failConnection(res, error));
     } catch (error) {
