@@ -24,6 +24,10 @@ import { INITIALIZE, POST_HEADERS } from "../support/mcp_messages.ts";
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 import { ClientV2, StreamableHTTPClientTransportV2 } from "../support/sdk_v2_client.ts";
 import { EXAMPLES, exampleStore } from "./_http.ts";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { buildCatalog } from "../../src/skills/catalog.ts";
+import { type CatalogStore, createCatalogStore } from "../../src/skills/catalog_store.ts";
+import { makeTree, skillMd } from "../skills/_tree.ts";
 
 const encoder = new TextEncoder();
 
@@ -31,6 +35,7 @@ const encoder = new TextEncoder();
 async function lowLimitService(
   connections: Partial<ConnectionSettings>,
   limits: Partial<HttpLimits> = {},
+  store?: CatalogStore,
 ): Promise<{ service: HttpService; config: Config; logs: string[] } & AsyncDisposable> {
   const port = freePort();
   const config = parseCommandLine({
@@ -40,7 +45,7 @@ async function lowLimitService(
   });
   const logs: string[] = [];
   const service = serveOverHttp(config, {
-    store: await exampleStore(config),
+    store: store ?? await exampleStore(config),
     createServer: (store, info) =>
       createSkillServer({ store, config, isStateless: info.isStateless }),
     connections: { checkIntervalMs: 50, ...connections },
@@ -478,4 +483,118 @@ Deno.test("attack: half-header connections, 300 at a time (up to 3,000), cannot 
     `every one of ${answers.length} new clients was answered`,
   );
   assert.ok(server.service.connectionStats().open <= 64);
+});
+
+/**
+ * A store over one skill `big` whose `data.bin` holds 8 MiB of 0xff (a base64
+ * blob of about 10.7 MiB: a large answer, and more than loopback's socket
+ * buffers take unread, so a client that never reads stalls it).
+ */
+async function bigAnswerStore() {
+  const tree = await makeTree({
+    "big/SKILL.md": skillMd("big", "Has a big file"),
+    "big/data.bin": new Uint8Array(8 * 1024 * 1024).fill(0xff),
+  });
+  const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
+  return { tree, store: createCatalogStore(catalog) };
+}
+
+/**
+ * Sends `resources/read skill://big/data.bin` on a raw connection that never
+ * reads a byte of the answer (n9's attacker: `socket.pause()`).
+ */
+async function unreadBigRead(service: HttpService, sessionId: string): Promise<Deno.TcpConn> {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 7,
+    method: "resources/read",
+    params: { uri: "skill://big/data.bin" },
+  });
+  const conn = await connect(service);
+  await conn.write(encoder.encode(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nContent-Type: application/json\r\n` +
+      "Accept: application/json, text/event-stream\r\n" +
+      `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
+      `Content-Length: ${encoder.encode(body).length}\r\n\r\n${body}`,
+  ));
+  return conn;
+}
+
+Deno.test("attack: a client that never reads its large answer cannot hold the answer budget; after the write stall bound another client's large read succeeds", async () => {
+  const { tree, store } = await bigAnswerStore();
+  await using _tree = tree;
+  // Room for one large answer at a time, and a victim that would wait a minute for it: only
+  // the stall bound (3 s here, 30 s by default) can free the room in time.
+  await using server = await lowLimitService(
+    { writeStallMs: 3_000 },
+    { maxAnswerBytes: 12 * 1024 * 1024, answerWaitMs: 60_000 },
+    store,
+  );
+  const attacker = await unreadBigRead(server.service, await rawSession(server.service));
+  try {
+    await eventually(
+      () => server.service.handler.stats().answerBytes > 8 * 1024 * 1024,
+      "the unread answer to hold its reservation",
+    );
+    const client = new Client({ name: "victim", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.service.port}/mcp`)),
+    );
+    try {
+      const result = await client.readResource({ uri: "skill://big/data.bin" }, {
+        timeout: 120_000,
+      });
+      const content = result.contents[0] as { blob?: string };
+      assert.equal(content.blob?.length, Math.ceil((8 * 1024 * 1024) / 3) * 4);
+    } finally {
+      await client.close();
+    }
+    const stats = server.service.connectionStats();
+    assert.equal(stats.writeStalls, 1, "the attacker's connection was closed for its stall");
+    assert.ok(
+      server.logs.some((line) => line.includes("write stall timeout")),
+      server.logs.join("\n"),
+    );
+    await eventually(
+      () => server.service.handler.stats().answerBytes === 0,
+      "every reservation released",
+    );
+  } finally {
+    attacker.close();
+  }
+});
+
+Deno.test("attack: when every connection at the cap is writing an answer (work in progress, not a standby stream), a new one is closed at accept", async () => {
+  const { tree, store } = await bigAnswerStore();
+  await using _tree = tree;
+  await using server = await lowLimitService(
+    { maxConnections: 2, writeStallMs: 60_000 },
+    {},
+    store,
+  );
+  const sessionId = await rawSession(server.service);
+  await eventually(() => server.service.connectionStats().open === 0, "the opener to close");
+  const writers: Deno.TcpConn[] = [];
+  try {
+    for (let index = 0; index < 2; index++) {
+      writers.push(await unreadBigRead(server.service, sessionId));
+      await eventually(
+        () => server.service.handler.stats().answerBytes > (index + 1) * 8 * 1024 * 1024,
+        `answer ${index + 1} to be under way`,
+      );
+    }
+    const late = await connect(server.service);
+    try {
+      const { text } = await readUntilClosed(late);
+      assert.equal(text, "", "refused without a byte");
+    } finally {
+      late.close();
+    }
+    const stats = server.service.connectionStats();
+    assert.ok(stats.refused >= 1);
+    assert.equal(stats.writeStalls, 0, "nothing was cut for a stall");
+    assert.ok(server.logs.some((line) => line.includes("HTTP connection limit reached")));
+  } finally {
+    for (const conn of writers) conn.close();
+  }
 });

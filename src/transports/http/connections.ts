@@ -27,7 +27,7 @@
  */
 
 import { setImmediate } from "node:timers";
-import { ConnSocket } from "./conn_socket.ts";
+import { ConnSocket, WRITE_STALLED_EVENT } from "./conn_socket.ts";
 
 /** Limits of {@linkcode acceptConnections}; defaults are in `src/caps.ts`. */
 export interface ConnectionLimits {
@@ -58,6 +58,8 @@ export interface ConnectionStats {
   readonly evicted: number;
   /** Of `evicted`, standby streams closed for a new connection. */
   readonly standbyEvicted: number;
+  /** Connections closed because an answer's bytes made no progress (the client stopped reading). */
+  readonly writeStalls: number;
   readonly acceptErrors: number;
 }
 
@@ -127,6 +129,7 @@ export function acceptConnections(
   const standby = new Map<ConnSocket, () => number>();
   let isStopping = false;
   let standbyEvicted = 0;
+  let writeStalls = 0;
   let accepted = 0;
   let refused = 0;
   let evicted = 0;
@@ -209,6 +212,14 @@ export function acceptConnections(
     // while it owns the socket, this one stays so an error outside that time (before
     // `onSocket`, after node:http let go) is never an uncaught exception ending the worker.
     socket.on("error", ignoreSocketError);
+    socket.once(WRITE_STALLED_EVENT, () => {
+      writeStalls++;
+      logLimited(
+        "stall",
+        "HTTP answer closed: its client read nothing of it for the write stall timeout, " +
+          "so what it held (memory, request slot) is released",
+      );
+    });
   };
 
   const loop = async () => {
@@ -312,7 +323,15 @@ export function acceptConnections(
       return sockets.length;
     },
     sockets: () => open.keys(),
-    stats: () => ({ open: open.size, accepted, refused, evicted, standbyEvicted, acceptErrors }),
+    stats: () => ({
+      open: open.size,
+      accepted,
+      refused,
+      evicted,
+      standbyEvicted,
+      writeStalls,
+      acceptErrors,
+    }),
     stopped,
   };
 }
