@@ -271,17 +271,23 @@ async function rawSession(service: HttpService): Promise<string> {
  * connection that never reads, as n9's attacker did (one stream per session,
  * which the spec allows); resolves once the server counts them all.
  */
-async function idleGetStreams(service: HttpService, count: number): Promise<Deno.TcpConn[]> {
+async function idleGetStreams(
+  service: HttpService,
+  count: number,
+  sessionIds: string[] = [],
+): Promise<Deno.TcpConn[]> {
   const streams: Deno.TcpConn[] = [];
+  const before = service.handler.stats().openStreams;
   for (let index = 0; index < count; index++) {
     const sessionId = await rawSession(service);
+    sessionIds.push(sessionId);
     const stream = await connect(service);
     streams.push(stream);
     await stream.write(encoder.encode(
       `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nAccept: text/event-stream\r\n` +
         `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
     ));
-    while (service.handler.stats().openStreams < index + 1) {
+    while (service.handler.stats().openStreams < before + index + 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -312,6 +318,71 @@ Deno.test("attack: idle GET streams on every connection at the cap cannot keep a
     await eventually(() => server.service.handler.stats().openStreams === 3, "the stream to end");
     // Its session lives on: the client may open the stream again.
     assert.equal(server.service.handler.stats().sessions, 4);
+  } finally {
+    for (const conn of streams) conn.close();
+  }
+});
+
+/** Asks for `sessionId`'s GET stream on a new connection; returns the answer's head, then closes. */
+async function getStreamHead(service: HttpService, sessionId: string): Promise<string> {
+  const conn = await connect(service);
+  try {
+    await conn.write(encoder.encode(
+      `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nAccept: text/event-stream\r\n` +
+        `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
+    ));
+    const buffer = new Uint8Array(16 * 1024);
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("\r\n\r\n")) {
+      const read = await conn.read(buffer);
+      if (read === null) break;
+      text += decoder.decode(buffer.subarray(0, read), { stream: true });
+    }
+    return text;
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("attack: at the cap the stream of the session least recently active gives way, not the one opened first", async () => {
+  await using server = await lowLimitService({ maxConnections: 5 });
+  const port = server.service.port;
+  const sessionIds: string[] = [];
+  const streams = await idleGetStreams(server.service, 4, sessionIds);
+  try {
+    // The first session asks something (on the fifth connection, closed after the answer).
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" });
+    const asker = await connect(server.service);
+    try {
+      await asker.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nConnection: close\r\n" +
+          `Mcp-Session-Id: ${sessionIds[0]}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
+          `Content-Length: ${encoder.encode(ping).length}\r\n\r\n${ping}`,
+      ));
+      assert.match((await readUntilClosed(asker)).text, /"result":\{\}/);
+    } finally {
+      asker.close();
+    }
+    await eventually(() => server.service.connectionStats().open === 4, "the asker to close");
+    // A fifth stream fills the cap; then a newcomer arrives.
+    streams.push(...await idleGetStreams(server.service, 1));
+    const newcomer = await connect(server.service);
+    try {
+      await newcomer.write(
+        encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+      );
+      assert.match((await readUntilClosed(newcomer)).text, /^HTTP\/1\.1 200 /);
+    } finally {
+      newcomer.close();
+    }
+    assert.equal(server.service.connectionStats().standbyEvicted, 1);
+    await eventually(() => server.service.handler.stats().openStreams === 4, "the stream to end");
+    // The second session's stream was the least recently active: it alone was closed, so that
+    // session may open its stream again, while the first still holds its own (409).
+    assert.match(await getStreamHead(server.service, sessionIds[0] as string), /^HTTP\/1\.1 409 /);
+    assert.match(await getStreamHead(server.service, sessionIds[1] as string), /^HTTP\/1\.1 200 /);
   } finally {
     for (const conn of streams) conn.close();
   }
@@ -354,6 +425,58 @@ for (const line of ["1.x", "2.x"] as const) {
     }
   });
 }
+
+Deno.test("attack: idle 2026-07-28 subscriptions/listen streams at the cap give way to a newcomer too", async () => {
+  await using server = await lowLimitService({ maxConnections: 3 });
+  const port = server.service.port;
+  const listen = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "subscriptions/listen",
+    params: {
+      notifications: { toolsListChanged: true },
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  });
+  const streams: Deno.TcpConn[] = [];
+  try {
+    for (let index = 0; index < 3; index++) {
+      const conn = await connect(server.service);
+      streams.push(conn);
+      await conn.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n" +
+          `Mcp-Method: subscriptions/listen\r\nContent-Length: ${encoder.encode(listen).length}` +
+          `\r\n\r\n${listen}`,
+      ));
+      await eventually(
+        () => server.service.handler.stats().openStreams === index + 1,
+        `listen stream ${index + 1}`,
+      );
+    }
+    const newcomer = await connect(server.service);
+    try {
+      await newcomer.write(
+        encoder.encode("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+      );
+      assert.match((await readUntilClosed(newcomer)).text, /^HTTP\/1\.1 200 /);
+    } finally {
+      newcomer.close();
+    }
+    // The oldest listen stream was closed for it (after its acknowledgement).
+    const first = await readUntilClosed(streams[0] as Deno.TcpConn);
+    assert.match(first.text, /notifications\/subscriptions\/acknowledged/);
+    const stats = server.service.connectionStats();
+    assert.equal(stats.refused, 0);
+    assert.equal(stats.standbyEvicted, 1);
+    await eventually(() => server.service.handler.stats().openStreams === 2, "the stream to end");
+  } finally {
+    for (const conn of streams) conn.close();
+  }
+});
 
 Deno.test("attack: unfinished bodies on every connection at the cap cannot keep a new client out; the oldest gives way", async () => {
   await using server = await lowLimitService({ maxConnections: 4 }, { bodyTimeoutMs: 60_000 });
