@@ -216,8 +216,8 @@ export function acceptConnections(
       writeStalls++;
       logLimited(
         "stall",
-        "HTTP answer closed: its client read nothing of it for the write stall timeout, " +
-          "so what it held (memory, request slot) is released",
+        "HTTP answer cut: its client stopped reading it (no byte taken for the write stall " +
+          "timeout), so its connection is closed and what it held (memory, request slot) released",
       );
     });
   };
