@@ -16,12 +16,12 @@
  * request body has been arriving longest (no work has started on it), so
  * neither idle streams nor unfinished bodies can keep a new client out.
  * When every connection has a request in progress whose body has arrived
- * and that is not a standby stream, the new one is closed at once. Each accept is followed by one turn of the
- * event loop, so a newcomer's headers are read before the flood accepted
- * after it can make it the oldest. A failed accept
- * (`EMFILE`, `ENFILE`, ...) is logged, closes the longest-idle connections to
- * free descriptors, and is retried after a backoff that doubles from
- * `acceptBackoffMinMs` to `acceptBackoffMaxMs`.
+ * and that is not a standby stream, the new one is closed at once. Each
+ * accept is followed by one turn of the event loop, so a newcomer's headers
+ * are read before the flood accepted after it can make it the oldest. A
+ * failed accept (`EMFILE`, `ENFILE`, ...) is logged, closes the longest-idle
+ * connections to free descriptors, and is retried after a backoff that
+ * doubles from `acceptBackoffMinMs` to `acceptBackoffMaxMs`.
  *
  * @module
  */
@@ -49,7 +49,10 @@ export interface ConnectionStats {
   /** Open now. */
   readonly open: number;
   readonly accepted: number;
-  /** Closed at accept because every open connection had a request in progress, its body arrived. */
+  /**
+   * Closed at accept because every open connection had a request in
+   * progress, its body arrived, that is not a standby stream.
+   */
   readonly refused: number;
   /**
    * Connections closed to make room for a new one (idle, a standby stream,
