@@ -227,8 +227,10 @@ export const ANSWER_WAIT_TIMEOUT_MS = 20_000;
 export const HTTP_SESSION_IDLE_MS = 30 * 60 * 1000;
 /**
  * TCP connections the HTTP server holds open at once. At the cap a new
- * connection replaces the one idle longest (no request in progress); when
- * every one has a request in progress, the new one is closed at accept.
+ * connection replaces the one idle longest (no request in progress), else a
+ * standby event stream (least recently active session first), else the
+ * longest-arriving unfinished body; when every one has other work in
+ * progress, the new one is closed at accept (src/transports/http/connections.ts).
  */
 export const MAX_HTTP_CONNECTIONS = 1_024;
 /**
@@ -251,6 +253,17 @@ export const HTTP_CONNECTION_CHECK_INTERVAL_MS = 1_000;
  * before it is closed (node:http adds its own 1 s margin). 5 s.
  */
 export const HTTP_KEEP_ALIVE_IDLE_MS = 5_000;
+/**
+ * How long an answer's bytes may make no progress into the connection, in
+ * ms, while some are waiting to be written: the client stopped reading. The
+ * connection is then closed, which ends the answer and releases what it held
+ * (its answer-budget reservation, its request slot). A client that reads,
+ * however slowly, is never cut by it; an idle SSE stream is not either (its
+ * few keep-alive bytes always fit the socket buffer). Loopback buffers hold
+ * about 4 MiB unread, so in practice only answers larger than that can stall.
+ * 30 s.
+ */
+export const HTTP_WRITE_STALL_TIMEOUT_MS = 30_000;
 /** Bytes of one request's line and headers together; beyond, 431 and the connection closes. 16 KiB. */
 export const MAX_HTTP_HEADER_BYTES = 16 * 1024;
 /** First wait after a failed accept (`EMFILE`, ...), in ms; doubles per failure in a row. */

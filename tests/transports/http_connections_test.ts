@@ -21,7 +21,13 @@ import {
 import type { HttpLimits } from "../../src/transports/http/handler.ts";
 import { freePort } from "../support/http_program.ts";
 import { INITIALIZE, POST_HEADERS } from "../support/mcp_messages.ts";
+import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../support/sdk_v2_client.ts";
 import { EXAMPLES, exampleStore } from "./_http.ts";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { buildCatalog } from "../../src/skills/catalog.ts";
+import { type CatalogStore, createCatalogStore } from "../../src/skills/catalog_store.ts";
+import { makeTree, skillMd } from "../skills/_tree.ts";
 
 const encoder = new TextEncoder();
 
@@ -29,6 +35,7 @@ const encoder = new TextEncoder();
 async function lowLimitService(
   connections: Partial<ConnectionSettings>,
   limits: Partial<HttpLimits> = {},
+  store?: CatalogStore,
 ): Promise<{ service: HttpService; config: Config; logs: string[] } & AsyncDisposable> {
   const port = freePort();
   const config = parseCommandLine({
@@ -38,7 +45,7 @@ async function lowLimitService(
   });
   const logs: string[] = [];
   const service = serveOverHttp(config, {
-    store: await exampleStore(config),
+    store: store ?? await exampleStore(config),
     createServer: (store, info) =>
       createSkillServer({ store, config, isStateless: info.isStateless }),
     connections: { checkIntervalMs: 50, ...connections },
@@ -54,6 +61,15 @@ async function lowLimitService(
       await service.finished;
     },
   };
+}
+
+/** Polls `condition` every 10 ms for at most 30 s (a ceiling, not a timing assertion). */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  for (let waitedMs = 0; waitedMs < 30_000; waitedMs += 10) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
 }
 
 async function connect(service: HttpService): Promise<Deno.TcpConn> {
@@ -232,42 +248,231 @@ Deno.test("a client's Connection: close is honoured when the answer is an SSE st
   }
 });
 
-Deno.test("attack: when every connection at the cap has work in progress (its body arrived), a new one is closed at accept", async () => {
-  await using server = await lowLimitService({ maxConnections: 4 });
-  const port = server.service.port;
-  const streams: Deno.TcpConn[] = [];
+/** Opens a session with a raw `initialize` on its own connection; returns its id. */
+async function rawSession(service: HttpService): Promise<string> {
+  const opener = await connect(service);
   try {
-    // Four sessions, each holding its SSE stream open: requests in progress, bodies complete.
-    for (let index = 0; index < 4; index++) {
-      const opener = await connect(server.service);
-      await opener.write(encoder.encode(
-        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
-          "Accept: application/json, text/event-stream\r\nConnection: close\r\n" +
-          `Content-Length: ${encoder.encode(INITIALIZE).length}\r\n\r\n${INITIALIZE}`,
-      ));
-      const { text } = await readUntilClosed(opener);
-      opener.close();
-      const sessionId = /mcp-session-id: (\S+)/i.exec(text)?.[1];
-      assert.ok(sessionId, text);
-      const stream = await connect(server.service);
-      streams.push(stream);
-      await stream.write(encoder.encode(
-        `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n` +
-          `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
-      ));
-    }
-    while (server.service.handler.stats().openStreams < 4) {
+    await opener.write(encoder.encode(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nContent-Type: application/json\r\n` +
+        "Accept: application/json, text/event-stream\r\nConnection: close\r\n" +
+        `Content-Length: ${encoder.encode(INITIALIZE).length}\r\n\r\n${INITIALIZE}`,
+    ));
+    const { text } = await readUntilClosed(opener);
+    const sessionId = /mcp-session-id: (\S+)/i.exec(text)?.[1];
+    assert.ok(sessionId, text);
+    return sessionId;
+  } finally {
+    opener.close();
+  }
+}
+
+/**
+ * Opens `count` sessions, each with its standby GET stream held open on a raw
+ * connection that never reads, as n9's attacker did (one stream per session,
+ * which the spec allows); resolves once the server counts them all.
+ */
+async function idleGetStreams(
+  service: HttpService,
+  count: number,
+  sessionIds: string[] = [],
+): Promise<Deno.TcpConn[]> {
+  const streams: Deno.TcpConn[] = [];
+  const before = service.handler.stats().openStreams;
+  for (let index = 0; index < count; index++) {
+    const sessionId = await rawSession(service);
+    sessionIds.push(sessionId);
+    const stream = await connect(service);
+    streams.push(stream);
+    await stream.write(encoder.encode(
+      `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nAccept: text/event-stream\r\n` +
+        `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
+    ));
+    while (service.handler.stats().openStreams < before + index + 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const late = await connect(server.service);
+  }
+  return streams;
+}
+
+Deno.test("attack: idle GET streams on every connection at the cap cannot keep a newcomer out; the least recently active gives way", async () => {
+  await using server = await lowLimitService({ maxConnections: 4 });
+  const streams = await idleGetStreams(server.service, 4);
+  try {
+    assert.equal(server.service.connectionStats().open, 4);
+    const newcomer = await connect(server.service);
     try {
-      const { text } = await readUntilClosed(late);
-      assert.equal(text, "", "refused without a byte");
+      await newcomer.write(
+        encoder.encode("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+      );
+      assert.match((await readUntilClosed(newcomer)).text, /^HTTP\/1\.1 200 /);
     } finally {
-      late.close();
+      newcomer.close();
     }
-    assert.ok(server.service.connectionStats().refused >= 1);
-    assert.ok(server.logs.some((line) => line.includes("HTTP connection limit reached")));
+    // The first stream's session was the least recently active: its stream was closed for
+    // the newcomer (after the answer head it had already sent), the others stay open.
+    const first = await readUntilClosed(streams[0] as Deno.TcpConn);
+    assert.match(first.text, /^HTTP\/1\.1 200 /);
+    const stats = server.service.connectionStats();
+    assert.equal(stats.refused, 0);
+    assert.equal(stats.standbyEvicted, 1);
+    await eventually(() => server.service.handler.stats().openStreams === 3, "the stream to end");
+    // Its session lives on: the client may open the stream again.
+    assert.equal(server.service.handler.stats().sessions, 4);
+  } finally {
+    for (const conn of streams) conn.close();
+  }
+});
+
+/** Asks for `sessionId`'s GET stream on a new connection; returns the answer's head, then closes. */
+async function getStreamHead(service: HttpService, sessionId: string): Promise<string> {
+  const conn = await connect(service);
+  try {
+    await conn.write(encoder.encode(
+      `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nAccept: text/event-stream\r\n` +
+        `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n`,
+    ));
+    const buffer = new Uint8Array(16 * 1024);
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("\r\n\r\n")) {
+      const read = await conn.read(buffer);
+      if (read === null) break;
+      text += decoder.decode(buffer.subarray(0, read), { stream: true });
+    }
+    return text;
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("attack: at the cap the stream of the session least recently active gives way, not the one opened first", async () => {
+  await using server = await lowLimitService({ maxConnections: 5 });
+  const port = server.service.port;
+  const sessionIds: string[] = [];
+  const streams = await idleGetStreams(server.service, 4, sessionIds);
+  try {
+    // The first session asks something (on the fifth connection, closed after the answer).
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" });
+    const asker = await connect(server.service);
+    try {
+      await asker.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nConnection: close\r\n" +
+          `Mcp-Session-Id: ${sessionIds[0]}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
+          `Content-Length: ${encoder.encode(ping).length}\r\n\r\n${ping}`,
+      ));
+      assert.match((await readUntilClosed(asker)).text, /"result":\{\}/);
+    } finally {
+      asker.close();
+    }
+    await eventually(() => server.service.connectionStats().open === 4, "the asker to close");
+    // A fifth stream fills the cap; then a newcomer arrives.
+    streams.push(...await idleGetStreams(server.service, 1));
+    const newcomer = await connect(server.service);
+    try {
+      await newcomer.write(
+        encoder.encode("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+      );
+      assert.match((await readUntilClosed(newcomer)).text, /^HTTP\/1\.1 200 /);
+    } finally {
+      newcomer.close();
+    }
+    assert.equal(server.service.connectionStats().standbyEvicted, 1);
+    await eventually(() => server.service.handler.stats().openStreams === 4, "the stream to end");
+    // The second session's stream was the least recently active: it alone was closed, so that
+    // session may open its stream again, while the first still holds its own (409).
+    assert.match(await getStreamHead(server.service, sessionIds[0] as string), /^HTTP\/1\.1 409 /);
+    assert.match(await getStreamHead(server.service, sessionIds[1] as string), /^HTTP\/1\.1 200 /);
+  } finally {
+    for (const conn of streams) conn.close();
+  }
+});
+
+for (const line of ["1.x", "2.x"] as const) {
+  Deno.test(`attack: idle GET streams holding every connection cannot lock out a fresh ${line} SDK client or /readyz`, async () => {
+    await using server = await lowLimitService({ maxConnections: 12 });
+    const streams = await idleGetStreams(server.service, 12);
+    try {
+      assert.equal(server.service.connectionStats().open, 12);
+      const url = new URL(`http://127.0.0.1:${server.service.port}/mcp`);
+      if (line === "1.x") {
+        const client = new Client({ name: "newcomer", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransport(url));
+        try {
+          const result = await client.callTool({ name: "skill_list", arguments: {} });
+          assert.notEqual(result.isError, true, JSON.stringify(result));
+        } finally {
+          await client.close();
+        }
+      } else {
+        const client = new ClientV2({ name: "newcomer", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransportV2(url));
+        try {
+          const result = await client.callTool({ name: "skill_list", arguments: {} });
+          assert.notEqual(result.isError, true, JSON.stringify(result));
+        } finally {
+          await client.close();
+        }
+      }
+      const ready = await fetch(`http://127.0.0.1:${server.service.port}/readyz`);
+      assert.equal(ready.status, 200, await ready.text());
+      const stats = server.service.connectionStats();
+      assert.equal(stats.refused, 0, "no connection was closed at accept");
+      assert.ok(stats.standbyEvicted >= 1, `standby streams closed: ${stats.standbyEvicted}`);
+      assert.ok(stats.open <= 12);
+    } finally {
+      for (const conn of streams) conn.close();
+    }
+  });
+}
+
+Deno.test("attack: idle 2026-07-28 subscriptions/listen streams at the cap give way to a newcomer too", async () => {
+  await using server = await lowLimitService({ maxConnections: 3 });
+  const port = server.service.port;
+  const listen = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "subscriptions/listen",
+    params: {
+      notifications: { toolsListChanged: true },
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  });
+  const streams: Deno.TcpConn[] = [];
+  try {
+    for (let index = 0; index < 3; index++) {
+      const conn = await connect(server.service);
+      streams.push(conn);
+      await conn.write(encoder.encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          "Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n" +
+          `Mcp-Method: subscriptions/listen\r\nContent-Length: ${encoder.encode(listen).length}` +
+          `\r\n\r\n${listen}`,
+      ));
+      await eventually(
+        () => server.service.handler.stats().openStreams === index + 1,
+        `listen stream ${index + 1}`,
+      );
+    }
+    const newcomer = await connect(server.service);
+    try {
+      await newcomer.write(
+        encoder.encode("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+      );
+      assert.match((await readUntilClosed(newcomer)).text, /^HTTP\/1\.1 200 /);
+    } finally {
+      newcomer.close();
+    }
+    // The oldest listen stream was closed for it (after its acknowledgement).
+    const first = await readUntilClosed(streams[0] as Deno.TcpConn);
+    assert.match(first.text, /notifications\/subscriptions\/acknowledged/);
+    const stats = server.service.connectionStats();
+    assert.equal(stats.refused, 0);
+    assert.equal(stats.standbyEvicted, 1);
+    await eventually(() => server.service.handler.stats().openStreams === 2, "the stream to end");
   } finally {
     for (const conn of streams) conn.close();
   }
@@ -401,4 +606,118 @@ Deno.test("attack: half-header connections, 300 at a time (up to 3,000), cannot 
     `every one of ${answers.length} new clients was answered`,
   );
   assert.ok(server.service.connectionStats().open <= 64);
+});
+
+/**
+ * A store over one skill `big` whose `data.bin` holds 8 MiB of 0xff (a base64
+ * blob of about 10.7 MiB: a large answer, and more than loopback's socket
+ * buffers take unread, so a client that never reads stalls it).
+ */
+async function bigAnswerStore() {
+  const tree = await makeTree({
+    "big/SKILL.md": skillMd("big", "Has a big file"),
+    "big/data.bin": new Uint8Array(8 * 1024 * 1024).fill(0xff),
+  });
+  const catalog = await buildCatalog([{ path: tree.path, from: "argument" }], DEFAULT_CAPS);
+  return { tree, store: createCatalogStore(catalog) };
+}
+
+/**
+ * Sends `resources/read skill://big/data.bin` on a raw connection that never
+ * reads a byte of the answer (n9's attacker: `socket.pause()`).
+ */
+async function unreadBigRead(service: HttpService, sessionId: string): Promise<Deno.TcpConn> {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 7,
+    method: "resources/read",
+    params: { uri: "skill://big/data.bin" },
+  });
+  const conn = await connect(service);
+  await conn.write(encoder.encode(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nContent-Type: application/json\r\n` +
+      "Accept: application/json, text/event-stream\r\n" +
+      `Mcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
+      `Content-Length: ${encoder.encode(body).length}\r\n\r\n${body}`,
+  ));
+  return conn;
+}
+
+Deno.test("attack: a client that never reads its large answer cannot hold the answer budget; after the write stall bound another client's large read succeeds", async () => {
+  const { tree, store } = await bigAnswerStore();
+  await using _tree = tree;
+  // Room for one large answer at a time, and a victim that would wait a minute for it: only
+  // the stall bound (3 s here, 30 s by default) can free the room in time.
+  await using server = await lowLimitService(
+    { writeStallMs: 3_000 },
+    { maxAnswerBytes: 12 * 1024 * 1024, answerWaitMs: 60_000 },
+    store,
+  );
+  const attacker = await unreadBigRead(server.service, await rawSession(server.service));
+  try {
+    await eventually(
+      () => server.service.handler.stats().answerBytes > 8 * 1024 * 1024,
+      "the unread answer to hold its reservation",
+    );
+    const client = new Client({ name: "victim", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.service.port}/mcp`)),
+    );
+    try {
+      const result = await client.readResource({ uri: "skill://big/data.bin" }, {
+        timeout: 120_000,
+      });
+      const content = result.contents[0] as { blob?: string };
+      assert.equal(content.blob?.length, Math.ceil((8 * 1024 * 1024) / 3) * 4);
+    } finally {
+      await client.close();
+    }
+    const stats = server.service.connectionStats();
+    assert.equal(stats.writeStalls, 1, "the attacker's connection was closed for its stall");
+    assert.ok(
+      server.logs.some((line) => line.includes("write stall timeout")),
+      server.logs.join("\n"),
+    );
+    await eventually(
+      () => server.service.handler.stats().answerBytes === 0,
+      "every reservation released",
+    );
+  } finally {
+    attacker.close();
+  }
+});
+
+Deno.test("attack: when every connection at the cap is writing an answer (work in progress, not a standby stream), a new one is closed at accept", async () => {
+  const { tree, store } = await bigAnswerStore();
+  await using _tree = tree;
+  await using server = await lowLimitService(
+    { maxConnections: 2, writeStallMs: 60_000 },
+    {},
+    store,
+  );
+  const sessionId = await rawSession(server.service);
+  await eventually(() => server.service.connectionStats().open === 0, "the opener to close");
+  const writers: Deno.TcpConn[] = [];
+  try {
+    for (let index = 0; index < 2; index++) {
+      writers.push(await unreadBigRead(server.service, sessionId));
+      await eventually(
+        () => server.service.handler.stats().answerBytes > (index + 1) * 8 * 1024 * 1024,
+        `answer ${index + 1} to be under way`,
+      );
+    }
+    const late = await connect(server.service);
+    try {
+      const { text } = await readUntilClosed(late);
+      assert.equal(text, "", "refused without a byte");
+    } finally {
+      late.close();
+    }
+    const stats = server.service.connectionStats();
+    assert.ok(stats.refused >= 1);
+    assert.equal(stats.writeStalls, 0, "nothing was cut for a stall");
+    assert.ok(server.logs.some((line) => line.includes("HTTP connection limit reached")));
+  } finally {
+    for (const conn of writers) conn.close();
+  }
 });

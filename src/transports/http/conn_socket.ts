@@ -8,7 +8,9 @@
  * Backpressure both ways: bytes are read from the connection only when the
  * parser asks for more (`_read`), and a write completes only once the
  * connection took every byte, so a client that stops reading stalls its own
- * answer instead of filling memory.
+ * answer instead of filling memory; a stall that lasts the write stall
+ * timeout closes the connection, so it cannot hold what the answer reserved
+ * (memory budget, request slot) for as long as the client likes.
  *
  * @module
  */
@@ -19,12 +21,20 @@ import { Duplex } from "node:stream";
 /** Bytes read from a connection per read call. */
 const READ_CHUNK_BYTES = 16 * 1024;
 
+/**
+ * The event a {@linkcode ConnSocket} emits just before it closes itself
+ * because a write made no progress for its write stall timeout.
+ */
+export const WRITE_STALLED_EVENT = "writestalled";
+
 /** A `Deno.Conn` seen through node's stream interface. */
 export class ConnSocket extends Duplex {
   readonly #conn: Deno.Conn;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timeoutMs = 0;
   #isReading = false;
+  #writeStallMs = 0;
+  #stallTimer: ReturnType<typeof setTimeout> | undefined;
   /** The peer's address, e.g. `127.0.0.1`. */
   readonly remoteAddress: string;
   readonly remotePort: number;
@@ -66,6 +76,22 @@ export class ConnSocket extends Duplex {
     this.#timer = undefined;
     if (ms > 0) this.#touch();
     if (onTimeout !== undefined) this.once("timeout", onTimeout);
+    return this;
+  }
+
+  /**
+   * Closes the connection when bytes waiting to be written make no progress
+   * for `ms` (the client stopped reading): emits
+   * {@linkcode WRITE_STALLED_EVENT}, then destroys the socket, which ends the
+   * answer being written and releases what it held. Each chunk the
+   * connection takes (a partial write included) restarts the wait, so a slow
+   * reader is never cut; with nothing waiting to be written no timer runs.
+   *
+   * @param ms The bound in ms (`HTTP_WRITE_STALL_TIMEOUT_MS`); 0 turns it off.
+   * @returns This socket.
+   */
+  setWriteStallTimeout(ms: number): this {
+    this.#writeStallMs = ms;
     return this;
   }
 
@@ -135,7 +161,7 @@ export class ConnSocket extends Duplex {
     callback: (error?: Error | null) => void,
   ): void {
     this.#touch();
-    writeAll(this.#conn, chunk).then(() => callback(), (error) => callback(asError(error)));
+    this.#writeAll(chunk).then(() => callback(), (error) => callback(asError(error)));
   }
 
   override _writev(
@@ -144,7 +170,7 @@ export class ConnSocket extends Duplex {
   ): void {
     this.#touch();
     const joined = Buffer.concat(chunks.map((entry) => entry.chunk));
-    writeAll(this.#conn, joined).then(() => callback(), (error) => callback(asError(error)));
+    this.#writeAll(joined).then(() => callback(), (error) => callback(asError(error)));
   }
 
   override _final(callback: (error?: Error | null) => void): void {
@@ -154,10 +180,44 @@ export class ConnSocket extends Duplex {
   override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
     try {
       this.#conn.close();
     } catch { /* already closed */ }
     callback(error);
+  }
+
+  /**
+   * Writes every byte of `bytes`; a write that waits longer than the write
+   * stall timeout for the connection to take a chunk closes the socket.
+   */
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    let written = 0;
+    try {
+      while (written < bytes.length) {
+        this.#armStall();
+        written += await this.#conn.write(bytes.subarray(written));
+      }
+    } finally {
+      clearTimeout(this.#stallTimer);
+      this.#stallTimer = undefined;
+    }
+  }
+
+  #armStall(): void {
+    clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
+    if (this.#writeStallMs <= 0 || this.destroyed) return;
+    this.#stallTimer = setTimeout(() => {
+      this.#stallTimer = undefined;
+      if (this.destroyed) return;
+      try {
+        this.emit(WRITE_STALLED_EVENT);
+      } catch { /* a listener's fault must not keep the stalled connection open */ }
+      // No error: the answer ends as if the client left (node:http writes nothing more).
+      this.destroy();
+    }, this.#writeStallMs);
   }
 
   #touch(): void {
@@ -173,11 +233,6 @@ export class ConnSocket extends Duplex {
       }
     }, this.#timeoutMs);
   }
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
 }
 
 function asError(error: unknown): Error {

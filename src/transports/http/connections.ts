@@ -10,21 +10,24 @@
  * the oldest connection that never completed a request, then the one kept
  * alive longest between requests, so a flood of half-sent headers cannot
  * push out a client that is already being served. With no idle connection,
- * the one whose request body has been arriving longest gives way (no work
- * has started on it), so unfinished bodies cannot keep a new client out.
- * When every connection has a request in progress whose body has arrived,
- * the new one is closed at once. Each accept is followed by one turn of the
- * event loop, so a newcomer's headers are read before the flood accepted
- * after it can make it the oldest. A failed accept
- * (`EMFILE`, `ENFILE`, ...) is logged, closes the longest-idle connections to
- * free descriptors, and is retried after a backoff that doubles from
- * `acceptBackoffMinMs` to `acceptBackoffMaxMs`.
+ * a standby stream gives way (an SSE stream kept open only for later
+ * notifications, see `standby.ts`; its client's least recently active one
+ * first: the client opens it again and resumes), then the connection whose
+ * request body has been arriving longest (no work has started on it), so
+ * neither idle streams nor unfinished bodies can keep a new client out.
+ * When every connection has a request in progress whose body has arrived
+ * and that is not a standby stream, the new one is closed at once. Each
+ * accept is followed by one turn of the event loop, so a newcomer's headers
+ * are read before the flood accepted after it can make it the oldest. A
+ * failed accept (`EMFILE`, `ENFILE`, ...) is logged, closes the longest-idle
+ * connections to free descriptors, and is retried after a backoff that
+ * doubles from `acceptBackoffMinMs` to `acceptBackoffMaxMs`.
  *
  * @module
  */
 
 import { setImmediate } from "node:timers";
-import { ConnSocket } from "./conn_socket.ts";
+import { ConnSocket, WRITE_STALLED_EVENT } from "./conn_socket.ts";
 
 /** Limits of {@linkcode acceptConnections}; defaults are in `src/caps.ts`. */
 export interface ConnectionLimits {
@@ -46,10 +49,20 @@ export interface ConnectionStats {
   /** Open now. */
   readonly open: number;
   readonly accepted: number;
-  /** Closed at accept because every open connection had a request in progress, its body arrived. */
+  /**
+   * Closed at accept because every open connection had a request in
+   * progress, its body arrived, that is not a standby stream.
+   */
   readonly refused: number;
-  /** Connections closed to make room for a new one (idle, or mid-body) or to free descriptors. */
+  /**
+   * Connections closed to make room for a new one (idle, a standby stream,
+   * or mid-body) or to free descriptors.
+   */
   readonly evicted: number;
+  /** Of `evicted`, standby streams closed for a new connection. */
+  readonly standbyEvicted: number;
+  /** Connections closed because an answer's bytes made no progress (the client stopped reading). */
+  readonly writeStalls: number;
   readonly acceptErrors: number;
 }
 
@@ -63,6 +76,14 @@ export interface Connections {
    *   been arriving longest gives way to a new connection. @default always true
    */
   requestStarted(socket: ConnSocket, isBodyComplete?: () => boolean): void;
+  /**
+   * The request in progress on `socket` is now a standby stream (its answer
+   * stays open only for later notifications): at the cap it gives way to a
+   * new connection, the least recently active first.
+   *
+   * @param lastActiveMs When its client last did something, in ms since the epoch.
+   */
+  requestIsStandby(socket: ConnSocket, lastActiveMs: () => number): void;
   /** A request on `socket` ended (its response closed). */
   requestEnded(socket: ConnSocket): void;
   /** Stops accepting (closes the listener). Idempotent. */
@@ -107,7 +128,11 @@ export function acceptConnections(
   const kept = new Map<ConnSocket, true>();
   /** Sockets with a request in progress and whether its body is complete, oldest request first. */
   const busy = new Map<ConnSocket, () => boolean>();
+  /** Sockets whose request in progress is a standby stream, and its client's last activity. */
+  const standby = new Map<ConnSocket, () => number>();
   let isStopping = false;
+  let standbyEvicted = 0;
+  let writeStalls = 0;
   let accepted = 0;
   let refused = 0;
   let evicted = 0;
@@ -149,6 +174,33 @@ export function acceptConnections(
     return false;
   };
 
+  /**
+   * At the cap with no idle connection: closes the standby stream whose
+   * client was least recently active (its client sees the stream end and
+   * opens it again, resuming with `Last-Event-ID`), so idle notification
+   * streams on every connection cannot keep a new client out.
+   *
+   * @returns Whether one was closed.
+   */
+  const evictLeastActiveStandby = () => {
+    let chosen: ConnSocket | undefined;
+    let chosenMs = Number.POSITIVE_INFINITY;
+    for (const [socket, lastActiveMs] of standby) {
+      const atMs = lastActiveMs();
+      if (chosen === undefined || atMs < chosenMs) {
+        chosen = socket;
+        chosenMs = atMs;
+      }
+    }
+    if (chosen === undefined) return false;
+    standby.delete(chosen);
+    open.delete(chosen);
+    chosen.destroy();
+    evicted++;
+    standbyEvicted++;
+    return true;
+  };
+
   const track = (socket: ConnSocket) => {
     open.set(socket, 0);
     fresh.set(socket, true);
@@ -157,11 +209,20 @@ export function acceptConnections(
       fresh.delete(socket);
       kept.delete(socket);
       busy.delete(socket);
+      standby.delete(socket);
     });
     // A reset or failed read destroys the socket with an error; node:http listens for it
     // while it owns the socket, this one stays so an error outside that time (before
     // `onSocket`, after node:http let go) is never an uncaught exception ending the worker.
     socket.on("error", ignoreSocketError);
+    socket.once(WRITE_STALLED_EVENT, () => {
+      writeStalls++;
+      logLimited(
+        "stall",
+        "HTTP answer cut: its client stopped reading it (no byte taken for the write stall " +
+          "timeout), so its connection is closed and what it held (memory, request slot) released",
+      );
+    });
   };
 
   const loop = async () => {
@@ -192,7 +253,7 @@ export function acceptConnections(
       await yieldToEventLoop();
       if (
         open.size >= limits.maxConnections && evictOldestIdle(1) === 0 &&
-        !evictOldestUnfinishedBody()
+        !evictLeastActiveStandby() && !evictOldestUnfinishedBody()
       ) {
         refused++;
         try {
@@ -201,7 +262,7 @@ export function acceptConnections(
         logLimited(
           "cap",
           `HTTP connection limit reached (${limits.maxConnections} open, each with a request ` +
-            "whose body has arrived in progress); new connections are closed until one ends",
+            "in progress whose body has arrived); new connections are closed until one ends",
         );
         continue;
       }
@@ -226,7 +287,14 @@ export function acceptConnections(
       fresh.delete(socket);
       kept.delete(socket);
       busy.delete(socket);
+      standby.delete(socket);
       busy.set(socket, isBodyComplete);
+    },
+    requestIsStandby: (socket, lastActiveMs) => {
+      // Only a request still in progress (its answer open) can be a standby stream.
+      if (!busy.has(socket)) return;
+      busy.delete(socket);
+      standby.set(socket, lastActiveMs);
     },
     requestEnded: (socket) => {
       const count = open.get(socket);
@@ -235,6 +303,7 @@ export function acceptConnections(
       open.set(socket, left);
       if (left === 0) {
         busy.delete(socket);
+        standby.delete(socket);
         kept.delete(socket);
         kept.set(socket, true);
       }
@@ -257,7 +326,15 @@ export function acceptConnections(
       return sockets.length;
     },
     sockets: () => open.keys(),
-    stats: () => ({ open: open.size, accepted, refused, evicted, acceptErrors }),
+    stats: () => ({
+      open: open.size,
+      accepted,
+      refused,
+      evicted,
+      standbyEvicted,
+      writeStalls,
+      acceptErrors,
+    }),
     stopped,
   };
 }

@@ -54,6 +54,7 @@ import {
   retryLaterResponse,
 } from "./responses.ts";
 import { createSessionTable, type HttpSession } from "./sessions.ts";
+import { markStandby } from "./standby.ts";
 import { claimsModernEra, createModernRoute } from "./modern_route.ts";
 import { protocolRefusal } from "./protocol_front.ts";
 import { negotiatedVersion } from "../../mcp/protocol_versions.ts";
@@ -500,11 +501,16 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         finish();
         session.openStreams++;
         openStreams++;
-        return whenBodyEnds(response, () => {
-          session.openStreams--;
-          openStreams--;
-          session.lastActiveMs = nowMs();
-        });
+        // A standby stream: at the connection cap it gives way to a newcomer
+        // (least recently active session first); the client opens it again.
+        return markStandby(
+          whenBodyEnds(response, () => {
+            session.openStreams--;
+            openStreams--;
+            session.lastActiveMs = nowMs();
+          }),
+          { lastActiveMs: () => session.lastActiveMs },
+        );
       }
       return whenBodyEnds(response, finish);
     } catch (error) {
@@ -560,10 +566,16 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         release();
         ticket.releaseAll();
         openStreams++;
-        return whenBodyEnds(response, () => {
-          openStreams--;
-          releaseClient();
-        });
+        // A standby stream too (no session: its activity is its opening); at the
+        // connection cap it gives way, and the client listens again.
+        const openedMs = nowMs();
+        return markStandby(
+          whenBodyEnds(response, () => {
+            openStreams--;
+            releaseClient();
+          }),
+          { lastActiveMs: () => openedMs },
+        );
       }
       return whenBodyEnds(response, finish);
     } catch (error) {

@@ -26,6 +26,7 @@ import {
   HTTP_HEADERS_TIMEOUT_MS,
   HTTP_KEEP_ALIVE_IDLE_MS,
   HTTP_REQUEST_TIMEOUT_MS,
+  HTTP_WRITE_STALL_TIMEOUT_MS,
   MAX_HTTP_CONNECTIONS,
   MAX_HTTP_HEADER_BYTES,
 } from "../../caps.ts";
@@ -36,6 +37,7 @@ import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./
 import { urlHost } from "./host_policy.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
 import { answerNodeRequest } from "./node_bridge.ts";
+import { standbyOf } from "./standby.ts";
 
 /** How often idle sessions (see `HTTP_SESSION_IDLE_MS`) are closed, in ms. */
 export const IDLE_SWEEP_INTERVAL_MS = 60_000;
@@ -64,6 +66,12 @@ export interface ConnectionSettings {
   readonly acceptBackoffMinMs: number;
   /** @default HTTP_ACCEPT_BACKOFF_MAX_MS (1 s) */
   readonly acceptBackoffMaxMs: number;
+  /**
+   * How long bytes of an answer may wait to be written with no progress
+   * before the connection is closed (the client stopped reading), in ms.
+   * @default HTTP_WRITE_STALL_TIMEOUT_MS (30 s)
+   */
+  readonly writeStallMs: number;
 }
 
 /** Options of {@linkcode serveOverHttp}: the handler's, plus the lifecycle. */
@@ -127,6 +135,7 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
     maxHeaderBytes: MAX_HTTP_HEADER_BYTES,
     acceptBackoffMinMs: HTTP_ACCEPT_BACKOFF_MIN_MS,
     acceptBackoffMaxMs: HTTP_ACCEPT_BACKOFF_MAX_MS,
+    writeStallMs: HTTP_WRITE_STALL_TIMEOUT_MS,
     ...options.connections,
   };
   const log = options.log ?? ((line: string) => console.error(`skillgate: ${line}`));
@@ -189,7 +198,15 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
       answerNodeRequest(
         req,
         res,
-        (request) => handler.handler(request, { remoteAddress: req.socket.remoteAddress ?? "" }),
+        async (request) => {
+          const response = await handler.handler(request, {
+            remoteAddress: req.socket.remoteAddress ?? "",
+          });
+          // A standby stream (no work in progress) may give way to a newcomer at the cap.
+          const standby = standbyOf(response);
+          if (standby !== undefined) connections?.requestIsStandby(socket, standby.lastActiveMs);
+          return response;
+        },
         { origin },
       ).catch((error: unknown) => failConnection(res, error));
     } catch (error) {
@@ -202,6 +219,8 @@ export function serveOverHttp(config: Config, options: ServeOverHttpOptions): Ht
       // as its head and then its events, and with Nagle the second write waited for the
       // client's delayed ACK: every answer took 40 ms more (measured: ping 44 ms, 3 ms without).
       socket.setNoDelay(true);
+      // An answer the client stopped reading must not hold its reservation for ever.
+      socket.setWriteStallTimeout(settings.writeStallMs);
       server.emit("connection", socket);
     },
     log,
