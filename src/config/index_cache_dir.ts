@@ -100,17 +100,21 @@ export function plannedRealPath(dir: string): string {
 
 /**
  * The first folder above `realDir` in which another user could rename the
- * cache folder (or one above it) away and put their own in its place, or
- * null when there is none: every ancestor must belong to root or this user,
- * and one that others may write must carry the sticky bit (as `/tmp` does,
- * where only an entry's owner may rename it). The rule `ssh` applies to
- * `~/.ssh`'s ancestors (StrictModes).
+ * folder (or one above it) away and put their own in its place, or null when
+ * there is none: every ancestor must belong to root or this user; one that
+ * everyone may write must carry the sticky bit (as `/tmp` does, where only an
+ * entry's owner may rename it); one its group may write must carry the
+ * sticky bit unless that group holds no other user (a user private group,
+ * where `umask 002` makes every new folder group-writable: Debian and
+ * Ubuntu's default for such groups). The rule `ssh` applies to `~/.ssh`'s
+ * ancestors (StrictModes).
  *
- * @param realDir The cache folder's real path.
+ * @param realDir The folder's real path.
  * @param uid This process's user id (null: not known, nothing is refused).
  * @returns The offending ancestor's path, or null.
  *
- * Requires `--allow-read` on the ancestors (lstat).
+ * Requires `--allow-read` on the ancestors (lstat) and on `/etc/passwd` and
+ * `/etc/group` (a group that cannot be read counts as shared).
  */
 export function swappableAncestor(realDir: string, uid: number | null): string | null {
   if (uid === null) return null;
@@ -120,9 +124,36 @@ export function swappableAncestor(realDir: string, uid: number | null): string |
     const info = Deno.lstatSync(path);
     if (info.uid !== null && info.uid !== 0 && info.uid !== uid) return path;
     const mode = info.mode ?? 0;
-    if ((mode & 0o022) !== 0 && (mode & 0o1000) === 0) return path;
+    if ((mode & 0o1000) !== 0) continue;
+    if ((mode & 0o002) !== 0) return path;
+    if ((mode & 0o020) !== 0 && (info.gid === null || groupHoldsOthers(info.gid, uid))) {
+      return path;
+    }
   }
   return null;
+}
+
+/**
+ * Whether a group holds any user but `uid`: a member listed in `/etc/group`,
+ * or a user whose primary group it is in `/etc/passwd`. Unreadable files, or
+ * a group not found, count as holding others (the safe answer).
+ */
+function groupHoldsOthers(gid: number, uid: number): boolean {
+  try {
+    const users = Deno.readTextFileSync("/etc/passwd").split("\n").map((line) => line.split(":"))
+      .filter((fields) => fields.length >= 4);
+    const own = users.find((fields) => Number(fields[2]) === uid)?.[0];
+    if (own === undefined) return true;
+    if (users.some((fields) => Number(fields[3]) === gid && fields[0] !== own)) return true;
+    const group = Deno.readTextFileSync("/etc/group").split("\n").map((line) => line.split(":"))
+      .find((fields) => fields.length >= 4 && Number(fields[2]) === gid);
+    if (group === undefined) return true;
+    return (group[3] ?? "").split(",").map((name) => name.trim()).some((name) =>
+      name !== "" && name !== own
+    );
+  } catch {
+    return true;
+  }
 }
 
 /**

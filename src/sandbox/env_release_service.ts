@@ -39,7 +39,7 @@ export function createEnvReleaseService(
       readonly grant: Grant;
       readonly folderVerdicts: readonly FolderVerdict[];
       /** False when every run is blocked (the plan's rule): nothing is released then. */
-      readonly mayRun?: boolean;
+      readonly mayRun: boolean;
     };
   },
   options: { readonly caps: Caps; readonly getEnv: (name: string) => string | undefined },
@@ -57,7 +57,7 @@ export function createEnvReleaseService(
   return {
     reader,
     release: (request) =>
-      set.scripts.mayRun === false ? Promise.resolve(Object.freeze({})) : releaseEnv(
+      !set.scripts.mayRun ? Promise.resolve(Object.freeze({})) : releaseEnv(
         set.scripts.grant,
         request,
         {

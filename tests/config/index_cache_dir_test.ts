@@ -50,3 +50,30 @@ Deno.test("prepareIndexCacheDir() given a file says it is a file and to pass a f
     );
   }
 });
+
+Deno.test("a folder its group may write is safe when that group holds no other user (umask 002 with user private groups), refused when it does", async () => {
+  await using tree = await makeTree({});
+  const uid = Deno.uid();
+  const gid = Deno.gid();
+  const grouped = tree.at("grouped");
+  Deno.mkdirSync(grouped);
+  Deno.chmodSync(grouped, 0o775);
+  // Whether this process's own primary group holds anyone else decides; read it as the rule does.
+  const passwd = Deno.readTextFileSync("/etc/passwd").split("\n").map((line) => line.split(":"));
+  const own = passwd.find((fields) => Number(fields[2]) === uid)?.[0];
+  const group = Deno.readTextFileSync("/etc/group").split("\n").map((line) => line.split(":"))
+    .find((fields) => Number(fields[2]) === gid);
+  const shared = passwd.some((fields) => Number(fields[3]) === gid && fields[0] !== own) ||
+    (group?.[3] ?? "").split(",").some((name) => name !== "" && name !== own);
+  const prepared = prepareIndexCacheDir(`${grouped}/skillgate/index`);
+  assert.equal(prepared.dir === null, shared, JSON.stringify(prepared));
+  // A group with another user in it (daemon's primary group): refused. Needs root to chown.
+  const daemon = passwd.find((fields) => fields[0] === "daemon");
+  if (uid === 0 && daemon !== undefined) {
+    const other = tree.at("other");
+    Deno.mkdirSync(other);
+    Deno.chownSync(other, 0, Number(daemon[3]));
+    Deno.chmodSync(other, 0o775);
+    assert.equal(prepareIndexCacheDir(`${other}/skillgate/index`).dir, null);
+  }
+});
