@@ -38,7 +38,7 @@ import { createDigestHelper, type DigestHelper } from "../mcp/skills_extension/d
 import { sharedDigestCache } from "../mcp/skills_extension/skills_extension.ts";
 import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_lazy.ts";
-import { primeStdin, serveOverStdio } from "../transports/stdio.ts";
+import { serveOverStdio } from "../transports/stdio.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { skillsChangedSince } from "../refresh/catch_up.ts";
@@ -238,9 +238,6 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
  * running (stdio's drain may end with a run in flight).
  */
 async function serve(start: StartMessage): Promise<void> {
-  // Over stdio the first message is read while the catalog loads (issue 13: a warm build used
-  // to end before the transport's first read did, and the answer waited on that read).
-  if (start.config.options.http === null) primeStdin();
   // Caps are read through a live view: a live edit of the configuration file may lower them.
   const caps = createLiveCaps(start.config.caps);
   const config: Config = { ...start.config, caps: caps.view };
