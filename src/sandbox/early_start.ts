@@ -123,8 +123,12 @@ export function startRecordKey(
   return sha256HexSync(new TextEncoder().encode(startRecordKeyText(args, cwd, env)));
 }
 
-/** SHA-256's round constants (FIPS 180-4, 4.2.2). */
-const SHA256_K = new Uint32Array([
+/**
+ * SHA-256's round constants (FIPS 180-4, 4.2.2), as signed 32-bit words: the
+ * hash below keeps every word in int32 arithmetic (`| 0`), which V8's
+ * interpreter runs without boxing to heap numbers.
+ */
+const SHA256_K = new Int32Array([
   0x428a2f98,
   0x71374491,
   0xb5c0fbcf,
@@ -193,7 +197,16 @@ const SHA256_K = new Uint32Array([
 
 /**
  * SHA-256 (FIPS 180-4) of bytes, synchronously, in plain JavaScript: for
- * the start record's key only (a few KiB once per start).
+ * the start record's key only (a few KiB once per start, on the main thread
+ * before the worker is created, so its time is on every start's path).
+ *
+ * It runs once per process, in V8's interpreter (never long enough to be
+ * optimised), so it is written for that: the eight working variables are
+ * locals in int32 arithmetic, rotations are inline expressions, big-endian
+ * words are assembled from bytes by hand; no closure call, array
+ * destructuring or DataView access per round (issue 13: the earlier form took
+ * ~1.9 ms for a 0.5 KiB key and ~3 ms for 8 KiB on this machine at load 11,
+ * this one ~0.6 and ~1.8; bench/results/issue13.md, section s9-h3).
  *
  * @param bytes The message.
  * @returns 64 lowercase hexadecimal characters.
@@ -201,61 +214,75 @@ const SHA256_K = new Uint32Array([
  * Source: FIPS 180-4, section 6.2.
  */
 export function sha256HexSync(bytes: Uint8Array): string {
-  const bitLength = bytes.length * 8;
-  const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
+  const total = Math.ceil((bytes.length + 9) / 64) * 64;
+  const padded = new Uint8Array(total);
   padded.set(bytes);
   padded[bytes.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bitLength / 0x1_0000_0000));
-  view.setUint32(padded.length - 4, bitLength >>> 0);
-  const hash = new Uint32Array([
-    0x6a09e667,
-    0xbb67ae85,
-    0x3c6ef372,
-    0xa54ff53a,
-    0x510e527f,
-    0x9b05688c,
-    0x1f83d9ab,
-    0x5be0cd19,
-  ]);
-  const w = new Uint32Array(64);
-  const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const a = w[i - 15]!;
-      const b = w[i - 2]!;
-      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
-      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
-      w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
+  // The message length in bits, big-endian in the last 8 bytes (2^53 bits at most here).
+  const bits = bytes.length * 8;
+  const high = Math.floor(bits / 0x1_0000_0000);
+  for (let i = 0; i < 4; i++) {
+    padded[total - 8 + i] = (high >>> (24 - 8 * i)) & 0xff;
+    padded[total - 4 + i] = (bits >>> (24 - 8 * i)) & 0xff;
+  }
+  const w = new Int32Array(64);
+  let h0 = 0x6a09e667 | 0;
+  let h1 = 0xbb67ae85 | 0;
+  let h2 = 0x3c6ef372 | 0;
+  let h3 = 0xa54ff53a | 0;
+  let h4 = 0x510e527f | 0;
+  let h5 = 0x9b05688c | 0;
+  let h6 = 0x1f83d9ab | 0;
+  let h7 = 0x5be0cd19 | 0;
+  for (let offset = 0; offset < total; offset += 64) {
+    for (let i = 0; i < 16; i++) {
+      const at = offset + i * 4;
+      w[i] = (padded[at]! << 24) | (padded[at + 1]! << 16) | (padded[at + 2]! << 8) |
+        padded[at + 3]!;
     }
-    let [a, b, c, d, e, f, g, h] = hash as unknown as number[];
+    for (let i = 16; i < 64; i++) {
+      const x = w[i - 15]!;
+      const y = w[i - 2]!;
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+      w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) | 0;
+    }
+    let a = h0;
+    let b = h1;
+    let c = h2;
+    let d = h3;
+    let e = h4;
+    let f = h5;
+    let g = h6;
+    let h = h7;
     for (let i = 0; i < 64; i++) {
-      const s1 = rotr(e!, 6) ^ rotr(e!, 11) ^ rotr(e!, 25);
-      const choice = (e! & f!) ^ (~e! & g!);
-      const t1 = (h! + s1 + choice + SHA256_K[i]! + w[i]!) >>> 0;
-      const s0 = rotr(a!, 2) ^ rotr(a!, 13) ^ rotr(a!, 22);
-      const majority = (a! & b!) ^ (a! & c!) ^ (b! & c!);
-      const t2 = (s0 + majority) >>> 0;
+      const s1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+      const t1 = (h + s1 + ((e & f) ^ (~e & g)) + SHA256_K[i]! + w[i]!) | 0;
+      const s0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+      const t2 = (s0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
       h = g;
       g = f;
       f = e;
-      e = (d! + t1) >>> 0;
+      e = (d + t1) | 0;
       d = c;
       c = b;
       b = a;
-      a = (t1 + t2) >>> 0;
+      a = (t1 + t2) | 0;
     }
-    hash[0] = (hash[0]! + a!) >>> 0;
-    hash[1] = (hash[1]! + b!) >>> 0;
-    hash[2] = (hash[2]! + c!) >>> 0;
-    hash[3] = (hash[3]! + d!) >>> 0;
-    hash[4] = (hash[4]! + e!) >>> 0;
-    hash[5] = (hash[5]! + f!) >>> 0;
-    hash[6] = (hash[6]! + g!) >>> 0;
-    hash[7] = (hash[7]! + h!) >>> 0;
+    h0 = (h0 + a) | 0;
+    h1 = (h1 + b) | 0;
+    h2 = (h2 + c) | 0;
+    h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0;
+    h5 = (h5 + f) | 0;
+    h6 = (h6 + g) | 0;
+    h7 = (h7 + h) | 0;
   }
-  return [...hash].map((word) => word.toString(16).padStart(8, "0")).join("");
+  let hex = "";
+  for (const word of [h0, h1, h2, h3, h4, h5, h6, h7]) {
+    hex += (word >>> 0).toString(16).padStart(8, "0");
+  }
+  return hex;
 }
 
 /** `XDG_CACHE_HOME` as JSON string text, when it is an absolute path other than `/`. */
