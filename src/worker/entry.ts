@@ -69,6 +69,14 @@ const BUILD_AFTER_EARLY_ANSWER_MS = 100;
  */
 const DIGEST_ISOLATE_MIN_SKILLS = 1_000;
 
+/**
+ * Skill loads in flight in the first build: each waits for its listing from the digest isolate
+ * when one is used, so with 16 skills a listing job (`LIST_BATCH_SKILLS`) this lets the isolate
+ * be two jobs ahead (`LIST_JOBS_AHEAD`) while this thread still has batches to list itself
+ * (s9-h4; 32 left it at most two, so the worker waited whenever the isolate was behind).
+ */
+const FIRST_BUILD_CONCURRENCY = 64;
+
 /** How long requests must pause before the search index is built in the background, in ms. */
 const SEARCH_WARM_QUIET_MS = 300;
 
@@ -204,6 +212,7 @@ async function firstCatalog(
   const catalog = await buildCatalog(config.roots, config.caps, {
     indexCache,
     flushesIndexCache: false,
+    concurrency: FIRST_BUILD_CONCURRENCY,
     onDiscovered: (count) => {
       if (count >= DIGEST_ISOLATE_MIN_SKILLS) {
         // A warm start (SKILL.md parses answered by the index cache, digests with them) starts
@@ -212,6 +221,10 @@ async function firstCatalog(
           isWorthStarting: () =>
             navigator.hardwareConcurrency >= 2 &&
             indexCache.stats.misses > indexCache.stats.hits,
+          // This thread lists and hashes a batch itself whenever the isolate is two jobs
+          // ahead (up to a quarter of the folders): the isolate was the cold build's critical
+          // path, this thread asleep for a fifth of it (s9-h4).
+          sharesListing: true,
         });
       }
       onDiscovered(count);
