@@ -33,7 +33,6 @@ import type { SkillCandidate } from "../../skills/discover.ts";
 import type { Problem } from "../../skills/problem.ts";
 import type { Skill, SkillFile } from "../../skills/skill.ts";
 import type { DigestCache } from "./digest_cache.ts";
-import { listAndHashSkills } from "./digest_listing.ts";
 import {
   type DigestJobFile,
   type DigestJobMessage,
@@ -389,7 +388,11 @@ export function createDigestHelper(
   ) => {
     isListingHere = true;
     listedHere += batch.length;
-    listAndHashSkills(batch.map((request) => request.skill), caps)
+    // Loaded on the first such batch: node:crypto stays out of the worker's first answer.
+    import("./digest_listing.ts")
+      .then(({ listAndHashSkills }) =>
+        listAndHashSkills(batch.map((request) => request.skill), caps)
+      )
       .then(
         (results) => batch.forEach((request, index) => request.answer(results[index] ?? null)),
         () => batch.forEach((request) => request.answer(null)),
