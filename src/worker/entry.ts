@@ -69,6 +69,14 @@ const BUILD_AFTER_EARLY_ANSWER_MS = 100;
  */
 const DIGEST_ISOLATE_MIN_SKILLS = 1_000;
 
+/**
+ * Skill loads in flight in the first build: each waits for its listing from the digest isolate
+ * when one is used, so with 16 skills a listing job (`LIST_BATCH_SKILLS`) this lets the isolate
+ * be two jobs ahead (`LIST_JOBS_AHEAD`) while this thread still has batches to list itself
+ * (s9-h4; 32 left it at most two, so the worker waited whenever the isolate was behind).
+ */
+const FIRST_BUILD_CONCURRENCY = 64;
+
 /** How long requests must pause before the search index is built in the background, in ms. */
 const SEARCH_WARM_QUIET_MS = 300;
 
@@ -178,9 +186,19 @@ self.onmessage = (
  * files). Below `HEAP_RELEASE_MIN_SKILLS` skills the cache is not written
  * yet: `serve` writes it once the first answer went out (issue 13: a cold
  * start's write is no part of that answer); from it on, it is written before
- * the heap is compacted (`isIndexCacheWritten`).
+ * the heap is compacted (`isIndexCacheWritten`). A large COLD build (the
+ * digest isolate was used) whose caller answers requests as they come
+ * (`defersHousekeeping`: stdio answered `initialize` early) leaves both to
+ * the caller (`housekeeping`): the client's first full `skills/list` comes
+ * right after such a build, every page on this thread, and the write and the
+ * compaction (~0.3-0.5 s of this thread at 10,000 skills, s9-h4) waited in
+ * front of its first page.
  */
-async function firstCatalog(config: Config, onDiscovered: (skillFolders: number) => void) {
+async function firstCatalog(
+  config: Config,
+  onDiscovered: (skillFolders: number) => void,
+  options: { readonly defersHousekeeping: boolean },
+) {
   // A watch set up after the build catches up from this moment (src/refresh/catch_up.ts).
   const builtFromMs = Date.now();
   const indexCache = openIndexCache(config.indexCacheDir, {
@@ -194,6 +212,7 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
   const catalog = await buildCatalog(config.roots, config.caps, {
     indexCache,
     flushesIndexCache: false,
+    concurrency: FIRST_BUILD_CONCURRENCY,
     onDiscovered: (count) => {
       if (count >= DIGEST_ISOLATE_MIN_SKILLS) {
         // A warm start (SKILL.md parses answered by the index cache, digests with them) starts
@@ -202,6 +221,10 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
           isWorthStarting: () =>
             navigator.hardwareConcurrency >= 2 &&
             indexCache.stats.misses > indexCache.stats.hits,
+          // This thread lists and hashes a batch itself whenever the isolate is two jobs
+          // ahead (up to a quarter of the folders): the isolate was the cold build's critical
+          // path, this thread asleep for a fifth of it (s9-h4).
+          sharesListing: true,
         });
       }
       onDiscovered(count);
@@ -221,11 +244,59 @@ async function firstCatalog(config: Config, onDiscovered: (skillFolders: number)
   // at 50,000 folders). From 1,000 skill folders `initialize` went out before the build
   // (EARLY_ANSWER_MIN_SKILLS), so the write is no part of the first answer there either.
   const isIndexCacheWritten = catalog.skills.length >= HEAP_RELEASE_MIN_SKILLS;
-  if (isIndexCacheWritten) indexCache.flush();
   // A large build's garbage sits in the old generation between the catalog's objects: compact
-  // once, before the requests waiting for the catalog are answered (issue 13: RSS at 10,000).
-  releaseBuildHeap(catalog.skills.length);
-  return { catalog, skillLoads: skillLoadsSoFar(), indexCache, isIndexCacheWritten, builtFromMs };
+  // once, before the requests waiting for the catalog are answered (issue 13: RSS at 10,000),
+  // unless the build was cold and the caller runs it once the first requests paused.
+  const housekeeping = createBuildHousekeeping(
+    isIndexCacheWritten ? indexCache : null,
+    catalog.skills.length,
+  );
+  const wasIsolateUsed = helper !== null &&
+    ((helper as DigestHelper).sent + (helper as DigestHelper).listed) > 0;
+  if (!options.defersHousekeeping || !wasIsolateUsed) housekeeping.run();
+  return {
+    catalog,
+    skillLoads: skillLoadsSoFar(),
+    indexCache,
+    isIndexCacheWritten,
+    builtFromMs,
+    housekeeping,
+  };
+}
+
+/** A large first build's index cache write and heap compaction, run once (`firstCatalog`). */
+interface BuildHousekeeping {
+  /** Whether it has not run yet. */
+  readonly isOwed: boolean;
+  /**
+   * Writes the index cache (when this build writes it) and compacts the heap, once; later calls
+   * do nothing.
+   *
+   * @param compacts False skips the compaction (the session is over). @default true
+   */
+  run(compacts?: boolean): void;
+}
+
+/**
+ * The write before the compaction: the write drops the build's parse maps, which a compaction
+ * run before it keeps (a write after it left ~11 MiB more RSS at 50,000 folders).
+ */
+function createBuildHousekeeping(
+  written: { flush(): void } | null,
+  skillCount: number,
+): BuildHousekeeping {
+  let isOwed = true;
+  return {
+    get isOwed() {
+      return isOwed;
+    },
+    run(compacts = true) {
+      if (!isOwed) return;
+      isOwed = false;
+      written?.flush();
+      if (compacts) releaseBuildHeap(skillCount);
+    },
+  };
 }
 
 /**
@@ -273,7 +344,13 @@ async function serve(start: StartMessage): Promise<void> {
     : Promise.resolve();
   let discovered: (skillFolders: number) => void = () => {};
   const discovery = new Promise<number>((resolve) => (discovered = resolve));
-  const loading = buildStarts.then(() => firstCatalog(config, (count) => discovered(count)));
+  const loading = buildStarts.then(() =>
+    firstCatalog(config, (count) => discovered(count), {
+      // Over stdio a large catalog answers `initialize` early and its build is cold or warm; a
+      // cold one's write and compaction wait for the first requests to pause (below).
+      defersHousekeeping: config.options.http === null,
+    })
+  );
   const earlyFolders = config.options.http !== null
     ? null
     : isEarlyByEstimate
@@ -385,6 +462,9 @@ async function serve(start: StartMessage): Promise<void> {
         CATCH_UP_MAX_WAIT_MS,
         WATCH_QUIET_MS,
       );
+      // A cold build's index cache write and compaction, now that the first requests (usually
+      // a full skills/list) paused: they held the first page back by ~0.3-0.5 s (s9-h4).
+      (await loading).housekeeping.run();
       refresh = await startConfiguredRefresh(await store, config, self);
       void refresh?.refresh(config.roots.map((root) => root.path), {
         giveWay: BACKGROUND_GIVE_WAY,
@@ -425,6 +505,8 @@ async function serve(start: StartMessage): Promise<void> {
   onRemoteRoots = createRemoteRootsHandler(await store, config);
   if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
   const first = await loading;
+  // Owed only to the early stdio path above, which ran it; never left for long elsewhere.
+  first.housekeeping.run();
   // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
   post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
   const isEndedFirst = await Promise.race([
@@ -470,6 +552,9 @@ async function serve(start: StartMessage): Promise<void> {
     console.error("skillgate: could not build the search index:", error);
   });
   const code = await ended;
+  // A session over before its requests paused still leaves the index cache written (no
+  // compaction: the process ends).
+  first.housekeeping.run(false);
   // Not close(): nothing waits for the refresh in progress; the watch isolate is ended (never
   // blocks, even while a FIFO holds its watcher thread).
   refresh?.abandon();

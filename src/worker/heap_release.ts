@@ -47,7 +47,11 @@ export type ExposedGc = (options: {
  * collections with compaction until nothing more is freed, then unused pages
  * released to the system). It runs synchronously, before the requests
  * waiting for the catalog are answered, so they are answered from the
- * smaller heap; nothing else in the isolate runs meanwhile.
+ * smaller heap; nothing else in the isolate runs meanwhile. After a COLD
+ * large build over stdio the worker runs it (with the index cache write
+ * before it) once the client's first requests paused instead: that client's
+ * first full `skills/list` followed the build at once and waited for both
+ * (s9-h4 in `bench/results/issue13.md`).
  *
  * @param skillCount Skills in the catalog just built (0 or more).
  * @param collect The collector: `globalThis.gc`, present when the process

@@ -82,15 +82,20 @@ Deno.test("a first build of 1,000 skills (written before its heap is compacted) 
     await using session = await connectStdio(["serve", "--static", tree.path], {
       env: { XDG_CACHE_HOME: home.path },
     });
-    // skill_list waits for the catalog: the build (and, at this size, its write) is done.
+    // skill_list waits for the catalog: the build is done. At this size over stdio a cold
+    // build's write waits for the requests to pause (s9-h4; 100 ms after this answer): wait at
+    // most 10 s for it, while the session goes on.
     const listed = await session.call("skill_list", {});
     assert.equal(
       (listed.structuredContent as { total?: number; skills: unknown[] }).skills.length > 0,
       true,
     );
-    const parseFile = cacheFiles(folder).find((name) => name.endsWith(".parses"));
+    const parseFileNow = () => cacheFiles(folder).find((name) => name.endsWith(".parses"));
+    for (let tries = 0; tries < 200 && parseFileNow() === undefined; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.ok(
-      parseFile !== undefined,
+      parseFileNow() !== undefined,
       `a parse file before the session ends: ${cacheFiles(folder)}`,
     );
   }

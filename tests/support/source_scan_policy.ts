@@ -353,6 +353,14 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "first answer (issue 13); the fixed specifier node:crypto, no file or client input",
   },
   {
+    path: "src/mcp/skills_extension/digest_helper.ts",
+    apis: ["import()"],
+    reason: "worker: loads the digest isolate's listing pass (digest_listing.ts, node:crypto " +
+      "with it) on the first batch the worker lists itself during a large cold build " +
+      "(sharesListing, s9-h4), not with the modules of the first answer; a fixed, relative " +
+      "module specifier in the module graph",
+  },
+  {
     path: "src/skills/_load_skill.ts",
     apis: ["import()"],
     reason: "catalog build: loads the YAML frontmatter parser (npm:yaml) on the first SKILL.md " +

@@ -14,7 +14,10 @@
  * its end of a channel. Once the build is done and every batch is answered,
  * it asks the trusted part to end the isolate. If the isolate fails, does
  * not answer in time, or the trusted part starts none, every file not
- * answered is read here, and one warning is logged.
+ * answered is read here, and one warning is logged. With `sharesListing`,
+ * the worker lists and hashes some folders itself (the isolate's own code,
+ * `listAndHashSkills`) while the isolate is two jobs ahead, so neither thread
+ * waits for the other during the build (s9-h4).
  *
  * @module
  */
@@ -55,6 +58,25 @@ export const DIGEST_BATCHES_IN_FLIGHT = 4;
  * one turn of the event loop go together, up to this many.
  */
 export const LIST_BATCH_SKILLS = 16;
+/**
+ * Listing jobs the isolate has not answered from which, with
+ * {@linkcode DigestHelperOptions.sharesListing}, the next batch is listed and
+ * hashed in the worker's own thread instead: one job being worked on and one
+ * queued behind it keep the isolate busy, and a worker whose loads all wait
+ * for listings would otherwise stand idle (s9-h4: at 10,000 skills the
+ * isolate was the cold build's critical path, the worker asleep ~20-25% of
+ * it).
+ */
+export const LIST_JOBS_AHEAD = 2;
+/**
+ * The share of the listed skill folders at most that the worker lists itself
+ * (`sharesListing`). Measured at 10,000 real-shaped skills (s9-h4): with a
+ * quarter the worker's own thread over the build stayed about as busy as with
+ * none (a listing taken in from the isolate costs it the message's copy and
+ * checks), the isolate's fell by a third; at ~40% the worker became the
+ * build's critical path (the isolate asleep for much of it).
+ */
+export const LIST_HERE_SHARE = 0.25;
 /** How long the isolate may go without answering a job while one is pending, in ms. */
 export const DIGEST_REPLY_TIMEOUT_MS = 20_000;
 /**
@@ -101,6 +123,17 @@ export interface DigestHelperOptions {
   readonly isWorthStarting?: () => boolean;
   /** Skills offered before {@linkcode DigestHelperOptions.isWorthStarting} is asked. @default 64 */
   readonly decideAfterSkills?: number;
+  /**
+   * Whether a listing batch made while the isolate has {@linkcode LIST_JOBS_AHEAD}
+   * jobs unanswered is listed and hashed in this thread instead (`listAndHashSkills`:
+   * the same walk, located opens, location checks and hashing as the isolate's, one
+   * batch at a time so this thread holds at most `MAX_LISTING_HANDLES` listing
+   * descriptors), its answer taken in exactly as the isolate's; at most
+   * {@linkcode LIST_HERE_SHARE} of the folders listed. A caller that wants batches to
+   * form while the isolate is that far ahead keeps more than `LIST_JOBS_AHEAD` x
+   * `LIST_BATCH_SKILLS` loads in flight. @default false
+   */
+  readonly sharesListing?: boolean;
 }
 
 /** Feeds the digest isolate; see {@linkcode createDigestHelper}. */
@@ -143,6 +176,11 @@ export interface DigestHelper {
   readonly sent: number;
   /** Skill folders sent to the isolate to be listed so far, for tests and benchmarks. */
   readonly listed: number;
+  /**
+   * Skill folders listed and hashed in this thread instead (`sharesListing`) so far, for
+   * tests and benchmarks.
+   */
+  readonly listedHere: number;
 }
 
 interface Queued {
@@ -202,6 +240,9 @@ export function createDigestHelper(
   let isListFlushQueued = false;
   const listPending = new Map<number, ((listed: ListedSkill | null) => void)[]>();
   let listed = 0;
+  let listedHere = 0;
+  /** Whether a batch is being listed in this thread now (`sharesListing`: one at a time). */
+  let isListingHere = false;
   const decideAfterSkills = options.decideAfterSkills ?? 64;
   let held: Skill[] | null = options.isWorthStarting === undefined ? null : [];
   let isDeclined = false;
@@ -315,6 +356,13 @@ export function createDigestHelper(
       batch.forEach((request) => request.answer(null));
       return;
     }
+    if (
+      options.sharesListing === true && !isListingHere && listPending.size >= LIST_JOBS_AHEAD &&
+      listedHere < LIST_HERE_SHARE * (listed + listedHere)
+    ) {
+      listHere(batch, listCaps);
+      return;
+    }
     channel ??= start();
     const id = nextId++;
     listPending.set(id, batch.map((request) => request.answer));
@@ -328,6 +376,30 @@ export function createDigestHelper(
     listed += batch.length;
     if (watchdog === undefined) armWatchdog();
     if (silence === undefined) armSilence();
+  };
+  /**
+   * Lists and hashes a batch in this thread (the isolate is far enough ahead): the isolate's
+   * own code, through this thread's gate and locator; each answer goes the way the isolate's
+   * does (the plausibility check, then `toListing`). A throw answers null: listed by the build.
+   */
+  const listHere = (
+    batch: readonly { skill: ListJobSkill; answer: (listed: ListedSkill | null) => void }[],
+    caps: ListCaps,
+  ) => {
+    isListingHere = true;
+    listedHere += batch.length;
+    // Loaded on the first such batch: node:crypto stays out of the worker's first answer.
+    import("./digest_listing.ts")
+      .then(({ listAndHashSkills }) =>
+        listAndHashSkills(batch.map((request) => request.skill), caps)
+      )
+      .then(
+        (results) => batch.forEach((request, index) => request.answer(results[index] ?? null)),
+        () => batch.forEach((request) => request.answer(null)),
+      )
+      .finally(() => {
+        isListingHere = false;
+      });
   };
   /**
    * Turns the isolate's listing into the build's: paths shared as the build's are, each
@@ -428,6 +500,9 @@ export function createDigestHelper(
     },
     get listed() {
       return listed;
+    },
+    get listedHere() {
+      return listedHere;
     },
     listRemotely(candidate, caps) {
       if (held !== null || isDeclined || hasFailed || isStopped || isFinished) return null;

@@ -1,0 +1,124 @@
+/**
+ * A large COLD first build over stdio (issue 13, s9-h4): its index cache
+ * write and heap compaction wait until the client's first requests pause,
+ * so the first full `skills/list` (every page on the serving worker's
+ * thread) is not held behind them; and the write still happens, once the
+ * requests paused, or when the session ends first. Nothing here measures
+ * speed; waits have a ceiling.
+ */
+
+import assert from "node:assert/strict";
+import { openSession } from "../../bench/support/servers.ts";
+import { programCommand, programEnv, REPO_ROOT } from "../support/program.ts";
+
+/** Enough skill folders for the early answer and the digest isolate (1,000 each). */
+const SKILLS = 1_050;
+const CEILING_MS = 60_000;
+
+async function makeRoot(root: string): Promise<void> {
+  for (let index = 0; index < SKILLS; index++) {
+    const name = `s${String(index).padStart(4, "0")}`;
+    await Deno.mkdir(`${root}/${name}/references`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/${name}/SKILL.md`,
+      `---\nname: ${name}\ndescription: Skill ${index}\n---\n# ${name}\n`,
+    );
+    await Deno.writeTextFile(`${root}/${name}/references/guide.md`, `guide ${index}\n`);
+  }
+}
+
+/** Bytes of the regular files in the cache folder (the index cache's files once written). */
+function cacheBytes(dir: string): number {
+  let bytes = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    if (entry.isFile) bytes += Deno.statSync(`${dir}/${entry.name}`).size;
+  }
+  return bytes;
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + CEILING_MS;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, `${what} within ${CEILING_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+Deno.test({
+  name:
+    "a cold 1,050-skill build writes its index cache only once the first full skills/list paused, then at once",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-h4-house-" }));
+    try {
+      await Deno.mkdir(`${base}/root`);
+      await Deno.mkdir(`${base}/cache`, { mode: 0o700 });
+      await makeRoot(`${base}/root`);
+      const session = await openSession({
+        executable: Deno.execPath(),
+        args: programCommand(["serve", `${base}/root`, "--index-cache", `${base}/cache`]),
+        cwd: REPO_ROOT,
+        env: programEnv(),
+      });
+      try {
+        // Every page asked as soon as the last one came: requests never pause meanwhile.
+        let cursor: string | undefined;
+        let skills = 0;
+        let pages = 0;
+        do {
+          const answer = await session.child.request(
+            "skills/list",
+            cursor === undefined ? {} : { cursor },
+          );
+          const result = answer.result as { skills: unknown[]; nextCursor?: string };
+          skills += result.skills.length;
+          pages++;
+          if (pages === 1) {
+            assert.equal(cacheBytes(`${base}/cache`), 0, "written before the first page");
+          }
+          cursor = result.nextCursor;
+        } while (cursor !== undefined);
+        assert.equal(skills, SKILLS);
+        // Now the requests paused: the write follows.
+        await until(() => cacheBytes(`${base}/cache`) > 0, "the index cache was written");
+        assert.doesNotMatch(session.child.stderrTail(), /digest isolate/);
+      } finally {
+        await session.child.close(10_000);
+      }
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a cold 1,050-skill build whose session ends before its requests paused still leaves its index cache written",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-h4-house-" }));
+    try {
+      await Deno.mkdir(`${base}/root`);
+      await Deno.mkdir(`${base}/cache`, { mode: 0o700 });
+      await makeRoot(`${base}/root`);
+      const session = await openSession({
+        executable: Deno.execPath(),
+        args: programCommand(["serve", `${base}/root`, "--index-cache", `${base}/cache`]),
+        cwd: REPO_ROOT,
+        env: programEnv(),
+      });
+      let status: Deno.CommandStatus;
+      try {
+        // The first page waits for the complete catalog; the session ends right after it.
+        await session.child.request("skills/list", {});
+        assert.equal(cacheBytes(`${base}/cache`), 0, "written before the first page");
+      } finally {
+        status = await session.child.close(CEILING_MS);
+      }
+      assert.equal(status.code, 0, session.child.stderrTail());
+      assert.ok(cacheBytes(`${base}/cache`) > 0, "the index cache was written before the exit");
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
