@@ -74,6 +74,11 @@ export function releasableNames(
 export interface EnvReleaseRequest extends DeclaredEnvRequest {
   /** The names the worker asks for (more than `MAX_ENV_REQUEST_NAMES`: none). */
   readonly names: readonly string[];
+  /**
+   * A preview's question: which names would be released, each value withheld
+   * (the empty string). @default false
+   */
+  readonly namesOnly?: boolean;
 }
 
 /**
@@ -87,7 +92,8 @@ export interface EnvReleaseRequest extends DeclaredEnvRequest {
  * @param sources `getEnv`: the trusted part's environment lookup (after the
  *   scrub, values are still readable through `Deno.env`); `declaredEnv`: the
  *   declaration reader (`declared_env_host.ts`).
- * @returns Name to value, frozen.
+ * @returns Name to value, frozen; with `request.namesOnly`, name to the empty
+ *   string (which names a run would get, no value leaves).
  */
 export async function releaseEnv(
   grant: Grant,
@@ -104,7 +110,7 @@ export async function releaseEnv(
   for (const name of allowed) {
     if (!declared.has(name)) continue;
     const value = sources.getEnv(name);
-    if (value !== undefined) values[name] = value;
+    if (value !== undefined) values[name] = request.namesOnly === true ? "" : value;
   }
   return Object.freeze(values);
 }

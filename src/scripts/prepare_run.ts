@@ -12,6 +12,7 @@ import type { Skill } from "../skills/skill.ts";
 import type { ScriptHostFacts } from "./host_facts.ts";
 import { isolate } from "./isolation.ts";
 import type { PlannedScript, ScriptPlan } from "./plan.ts";
+import type { EnvReleaser } from "../sandbox/env_release_client.ts";
 import type { RunSpec } from "./runner/run_script.ts";
 import { isExecutableFile } from "./runner/executable.ts";
 import { SANDBOX_TMP, type SandboxLayout } from "./sandbox/layout.ts";
@@ -53,6 +54,12 @@ export interface RunPreview {
     readonly timeoutMs: number;
   };
   readonly note: string;
+  /**
+   * Names the script declares and is granted that skillgate has no value for
+   * (unset in its environment), so they are NOT passed; sorted; absent when
+   * every such name is set. The `note` names them too.
+   */
+  readonly envUnset?: readonly string[];
   /** Standalone without a grant: which of the user's variables the skill gave itself. */
   readonly envWarning?: string;
 }
@@ -78,7 +85,10 @@ export interface PreparedRun {
  * @param skill The skill from the current snapshot.
  * @param request `script` (declared path) and `args` (at most 64 strings
  *   without NUL, at most 8 KiB of UTF-8 together).
- * @param context The snapshot's plan, the start-up facts and `dataDir`.
+ * @param context The snapshot's plan, the start-up facts, `dataDir`, and
+ *   `releaseEnv`: the trusted part's release, asked with `namesOnly` which
+ *   granted names a run would get (its answer decides which names the
+ *   preview lists as passed and which as unset; without it none is passed).
  * @returns The prepared run, or a refusal.
  *
  * Requires `--allow-read` on the skill folder.
@@ -88,7 +98,12 @@ export interface PreparedRun {
 export async function prepareRun(
   skill: Skill,
   request: { script: string; args: readonly string[] },
-  context: { plan: ScriptPlan; facts: ScriptHostFacts; dataDir: string | null },
+  context: {
+    plan: ScriptPlan;
+    facts: ScriptHostFacts;
+    dataDir: string | null;
+    releaseEnv?: EnvReleaser;
+  },
 ): Promise<PreparedRun | RunRefusal> {
   const argsRefusal = checkArgs(request.args);
   if (argsRefusal !== null) {
@@ -165,9 +180,15 @@ export async function prepareRun(
     interpreter: planned.interpreter,
     sandboxTmp: context.facts.isolation.mode === "sandbox" ? SANDBOX_TMP : null,
   });
-  // Granted names' values come from the trusted part just before the run (released per run);
-  // the preview lists them as names the script receives when skillgate has them set.
-  const envNames = Object.freeze([...new Set([...env.names, ...planned.grantedEnv])].sort());
+  // Granted names' values come from the trusted part just before the run (released per run).
+  // The preview lists as received only the names the trusted part says a run would get (set in
+  // its environment); the others are named as unset, never shown as passed (review n8).
+  const released = await grantedNamesSet(planned, skill.realDir, context.releaseEnv);
+  const envUnset = planned.grantedEnv.filter((name) => !released.has(name)).sort();
+  const envNames = Object.freeze(
+    [...new Set([...env.names, ...planned.grantedEnv.filter((name) => released.has(name))])]
+      .sort(),
+  );
   const wrapped = isolate(argv[0] as string, argv.slice(1), context.facts.isolation, {
     skillDir: skill.realDir,
     read: planned.read,
@@ -192,7 +213,9 @@ export async function prepareRun(
           `folder(s), ${planned.network ? "the host's whole network" : "no network"}.`
         : context.facts.isolation.mode === "pid-namespace"
         ? "It runs in its own PID namespace."
-        : "It runs in its own process group."),
+        : "It runs in its own process group.") +
+      (envUnset.length === 0 ? "" : ` ${unsetNote(envUnset)}`),
+    ...(envUnset.length === 0 ? {} : { envUnset: Object.freeze(envUnset) }),
     ...(planned.envWarning === undefined ? {} : { envWarning: planned.envWarning }),
   };
   return {
@@ -235,6 +258,31 @@ export function checkArgs(args: readonly unknown[]): string | null {
     return `Arguments total ${bytes} bytes; at most ${MAX_ARGS_BYTES} are accepted`;
   }
   return null;
+}
+
+/** The granted names the trusted part would release to a run of `planned` (set, allowed). */
+async function grantedNamesSet(
+  planned: PlannedScript,
+  dir: string,
+  releaseEnv: EnvReleaser | undefined,
+): Promise<Set<string>> {
+  if (planned.grantedEnv.length === 0 || releaseEnv === undefined) return new Set();
+  const answer = await releaseEnv({
+    skill: planned.skill,
+    script: planned.script,
+    dir,
+    names: planned.grantedEnv,
+    namesOnly: true,
+  });
+  return new Set(Object.keys(answer));
+}
+
+/** The preview's sentence for declared, granted names that have no value here. */
+function unsetNote(names: readonly string[]): string {
+  const many = names.length > 1;
+  return `Declared and granted but not set in skillgate's environment, so not passed: ` +
+    `${names.join(", ")}. If the script needs ${many ? "them" : "it"}, set ` +
+    `${many ? "them" : "it"} where skillgate starts and restart it.`;
 }
 
 /** The program and the arguments that come before the caller's. */

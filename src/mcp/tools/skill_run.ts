@@ -57,6 +57,7 @@ const outputSchema = z.object({
   preview: z.object({
     willRun: willRunShape,
     note: z.string(),
+    envUnset: z.array(z.string()).optional(),
     envWarning: z.string().optional(),
   }).optional(),
   skill: z.string().optional(),
@@ -117,7 +118,12 @@ export const skillRunTool = defineTool({
     const prepared = await prepareRun(found, {
       script: input.script,
       args: input.args ?? [],
-    }, { plan: service.plan(catalog), facts: service.facts, dataDir: service.dataDir });
+    }, {
+      plan: service.plan(catalog),
+      facts: service.facts,
+      dataDir: service.dataDir,
+      releaseEnv: service.releaseEnv,
+    });
     if (!prepared.ok) return toolError(prepared.code, prepared.message, prepared.hint);
     if (!service.queue.hasRoom()) return queueFull();
     if (service.confirmMode === "ask-user") {
@@ -332,6 +338,9 @@ export function confirmationMessage(preview: RunPreview): string {
     `Command: ${run.argv.map((arg) => visible(JSON.stringify(arg))).join(" ")}`,
     `Folder: ${visible(run.cwd)}`,
     `Environment: ${visible(run.envNames.join(", ")) || "(none)"}`,
+    ...(preview.envUnset === undefined
+      ? []
+      : [`Not set here, so not passed: ${visible(preview.envUnset.join(", "))}`]),
     `Time limit: ${run.timeoutMs / 1000} s`,
   ];
   if (preview.envWarning !== undefined) lines.push("", `Warning: ${visible(preview.envWarning)}`);
