@@ -8,6 +8,7 @@
  */
 
 import { PathRefusedError, resolveSkillFile } from "../files/path_gate.ts";
+import { readBounded } from "../files/bounded_read.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { ScriptHostFacts } from "./host_facts.ts";
 import { isolate } from "./isolation.ts";
@@ -16,6 +17,7 @@ import type { EnvReleaser } from "../sandbox/env_release_client.ts";
 import type { RunSpec } from "./runner/run_script.ts";
 import { isExecutableFile } from "./runner/executable.ts";
 import { SANDBOX_TMP, type SandboxLayout } from "./sandbox/layout.ts";
+import { MAX_SHEBANG_BYTES, parseShebang, type Shebang } from "./sandbox/missing_interpreter.ts";
 import { buildScriptEnv } from "./script_env.ts";
 
 /** Arguments per run at most. */
@@ -77,6 +79,11 @@ export interface PreparedRun {
   readonly skillDir: string;
   /** `sandbox` mode: what the script sees (for the missing-mount note). */
   readonly layout?: SandboxLayout;
+  /**
+   * `sandbox` mode, an `exec` script: its `#!` line as read now (null: none),
+   * for the missing-interpreter note.
+   */
+  readonly shebang?: Shebang | null;
 }
 
 /**
@@ -144,8 +151,10 @@ export async function prepareRun(
     );
   }
   let realPath: string;
+  let resolved;
   try {
-    realPath = (await resolveSkillFile(skill.realDir, planned.script)).realPath;
+    resolved = await resolveSkillFile(skill.realDir, planned.script);
+    realPath = resolved.realPath;
   } catch (error) {
     if (!(error instanceof PathRefusedError)) throw error;
     return refuse(
@@ -218,6 +227,9 @@ export async function prepareRun(
     ...(envUnset.length === 0 ? {} : { envUnset: Object.freeze(envUnset) }),
     ...(planned.envWarning === undefined ? {} : { envWarning: planned.envWarning }),
   };
+  const shebang = wrapped.layout !== undefined && planned.interpreter === "exec"
+    ? await shebangOf(resolved)
+    : undefined;
   return {
     ok: true,
     planned,
@@ -233,7 +245,18 @@ export async function prepareRun(
     envNames,
     skillDir: skill.realDir,
     ...(wrapped.layout === undefined ? {} : { layout: wrapped.layout }),
+    ...(shebang === undefined ? {} : { shebang }),
   };
+}
+
+/** An `exec` script's `#!` line, read through the gate's bounded read; null when unreadable. */
+async function shebangOf(file: Parameters<typeof readBounded>[0]): Promise<Shebang | null> {
+  try {
+    return parseShebang((await readBounded(file, { maxBytes: MAX_SHEBANG_BYTES })).bytes);
+  } catch (error) {
+    if (error instanceof PathRefusedError) return null;
+    throw error;
+  }
 }
 
 /**

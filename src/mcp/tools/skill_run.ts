@@ -12,6 +12,7 @@ import { previewAsShown } from "./remote_cache_paths.ts";
 import * as z from "zod";
 import { PROXY_ENV_NAMES } from "../../scripts/script_env.ts";
 import { missingMountNote } from "../../scripts/sandbox/missing_mount.ts";
+import { missingInterpreterNote } from "../../scripts/sandbox/missing_interpreter.ts";
 import { MAX_ARGS, prepareRun, type RunPreview } from "../../scripts/prepare_run.ts";
 import { RunQueueFullError } from "../../scripts/queue.ts";
 import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
@@ -313,7 +314,13 @@ function describeOutcome(
       "the network, the proxy may be why";
   }
   if (prepared.layout !== undefined && (outcome.exitCode !== 0 || outcome.signal !== null)) {
-    const note = missingMountNote(outcome.stderr, prepared.layout, planned);
+    // Review n8: an exec script whose #! interpreter the sandbox does not mount failed with no
+    // note (bubblewrap names the script, which is mounted).
+    const note = (prepared.shebang === undefined ? null : missingInterpreterNote(
+      outcome.stderr,
+      prepared.layout,
+      { skill: planned.skill, script: planned.script, shebang: prepared.shebang },
+    )) ?? missingMountNote(outcome.stderr, prepared.layout, planned);
     if (note !== null) answer.sandboxNote = note;
   }
   if (outcome.pipesAbandoned) {
