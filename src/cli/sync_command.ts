@@ -129,8 +129,11 @@ export async function runSyncCommand(
   const isSame = lock !== null && renderLock(lock) === renderLock(newLock);
   if (config.options.frozen && !isSame) {
     await io.writeErr(
-      `skillgate: --frozen: the lock ${config.lockPath} would change; run skillgate sync ` +
-        "without --frozen to update it\n",
+      lock === null
+        ? `skillgate: --frozen: there is no lock file at ${config.lockPath} to keep; run ` +
+          "skillgate sync without --frozen (and the same --lock) to create it\n"
+        : `skillgate: --frozen: the lock ${config.lockPath} would change; run skillgate sync ` +
+          "without --frozen (and the same --lock) to update it\n",
     );
     return 1;
   }
