@@ -199,10 +199,15 @@ async function refuseToken(
   service: ScriptService,
 ): Promise<ToolResult> {
   if (verdict === "DRAFT_CHANGED") {
+    // Review n8: the hint did not say which arguments to send with the new token, and the
+    // message named only two of the causes (the token signs the whole preview).
     return toolError(
       "DRAFT_CHANGED",
-      "What would run is not what the token confirmed (the arguments or the script changed)",
-      "Show the user this new preview; if they agree, call again with the new confirmToken",
+      "The confirmToken does not confirm what would run now: the arguments differ from its " +
+        "preview, or the script's declaration, folder or environment changed since (or the " +
+        "token was issued for another preview)",
+      "Show the user the preview in this answer (what would run now); if they agree, call " +
+        "skill_run again with exactly these arguments and this answer's confirmToken",
       { confirmToken: await service.confirmer.issue(preview), preview },
     );
   }
