@@ -52,22 +52,33 @@ export function answerMalformedParamsAsInvalid(server: Server): void {
       return (handler as Handler)(request, ctx);
     });
   };
+  const isOurs = (ctx: unknown) => typeof ctx === "object" && ctx !== null && entered.has(ctx);
+  const asInvalidParams = (method: string, error: unknown, ctx: unknown): unknown => {
+    if (isOurs(ctx) || !(error instanceof Error) || hasJsonRpcCode(error)) return error;
+    const detail = describeIssues(error.message);
+    if (detail === null) return error;
+    return new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Invalid params for ${method}: ${detail}`,
+    );
+  };
   const wrap = hooks._wrapHandler.bind(server);
   hooks._wrapHandler = (method, stored) => {
     const wrapped = wrap(method, stored);
-    return async (request, ctx) => {
+    // No await on the way through: the SDK checks params and enters our handler synchronously,
+    // so an answer is not delayed a tick behind a later request's (stdio answers initialize
+    // before a ping piped after it). Only a request not (yet) in our handler gets the mapping.
+    return (request, ctx) => {
+      let result: unknown;
       try {
-        return await wrapped(request, ctx);
+        result = wrapped(request, ctx);
       } catch (error) {
-        const isOurs = typeof ctx === "object" && ctx !== null && entered.has(ctx);
-        if (isOurs || !(error instanceof Error) || hasJsonRpcCode(error)) throw error;
-        const detail = describeIssues(error.message);
-        if (detail === null) throw error;
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Invalid params for ${method}: ${detail}`,
-        );
+        throw asInvalidParams(method, error, ctx);
       }
+      if (isOurs(ctx) || !(result instanceof Promise)) return result;
+      return result.catch((error: unknown) => {
+        throw asInvalidParams(method, error, ctx);
+      });
     };
   };
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { PathRefusedError, resolveSkillFile } from "../files/path_gate.ts";
+import { PathRefusedError, type ResolvedFile, resolveSkillFile } from "../files/path_gate.ts";
 import { readBounded } from "../files/bounded_read.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { ScriptHostFacts } from "./host_facts.ts";
@@ -151,7 +151,7 @@ export async function prepareRun(
     );
   }
   let realPath: string;
-  let resolved;
+  let resolved: ResolvedFile;
   try {
     resolved = await resolveSkillFile(skill.realDir, planned.script);
     realPath = resolved.realPath;
@@ -250,7 +250,7 @@ export async function prepareRun(
 }
 
 /** An `exec` script's `#!` line, read through the gate's bounded read; null when unreadable. */
-async function shebangOf(file: Parameters<typeof readBounded>[0]): Promise<Shebang | null> {
+async function shebangOf(file: ResolvedFile): Promise<Shebang | null> {
   try {
     return parseShebang((await readBounded(file, { maxBytes: MAX_SHEBANG_BYTES })).bytes);
   } catch (error) {
