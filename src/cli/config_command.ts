@@ -10,6 +10,7 @@
 import type { Config, OptionSource } from "../config/config.ts";
 import type { ConfigLocation } from "../config/file/load_config.ts";
 import { fileKeyOf, OPTIONS } from "../config/options.ts";
+import { cacheAtRoot, rootProblem } from "../config/index_cache_dir.ts";
 import type { RootOrigin } from "../skills/skill.ts";
 import type { CommandIo } from "./command_io.ts";
 import { jsonForTerminal, padEnd } from "./terminal_text.ts";
@@ -27,6 +28,11 @@ export interface ConfigReport {
     readonly source: OptionSource;
     readonly flag: string;
     readonly env: string;
+    /**
+     * `indexCache` only: where the folder in use comes from, or why there is
+     * none ("off: ..."); its `value` is the folder in use, or null.
+     */
+    readonly note?: string;
   }>;
   /** Whether a host started skillgate (the file may then only narrow). */
   readonly hostedBy: string | null;
@@ -37,9 +43,17 @@ export interface ConfigReport {
  *
  * @param config The effective configuration (from `loadConfig`).
  * @param location Where the configuration lives, or null under `--no-config`.
- * @returns The report.
+ * @param facts `indexCacheRoot`: the skill root the index cache folder is,
+ *   holds or lies inside (serve then runs without it), or null. @default null
+ * @returns The report. `indexCache` shows the folder in use (review n8: it
+ *   showed the option's `null`, which means "the default place"), or null
+ *   with a note saying why there is none.
  */
-export function configReport(config: Config, location: ConfigLocation | null): ConfigReport {
+export function configReport(
+  config: Config,
+  location: ConfigLocation | null,
+  facts: { readonly indexCacheRoot?: string | null } = {},
+): ConfigReport {
   const options: Record<string, ConfigReport["options"][string]> = {};
   const values = config.options as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
@@ -48,6 +62,17 @@ export function configReport(config: Config, location: ConfigLocation | null): C
       source: config.sources?.[option.key] ?? "default",
       flag: `--${option.flag}`,
       env: option.env,
+    };
+  }
+  const cache = options.indexCache;
+  if (cache !== undefined) {
+    const root = facts.indexCacheRoot ?? null;
+    options.indexCache = {
+      ...cache,
+      value: root === null ? config.indexCacheDir : null,
+      note: root !== null
+        ? `off: ${config.indexCacheDir} ${rootProblem(root)}`
+        : config.indexCacheWhy ?? (config.indexCacheDir === null ? "off" : "in use"),
     };
   }
   return {
@@ -68,13 +93,21 @@ export function configReport(config: Config, location: ConfigLocation | null): C
  * @param location Where the configuration lives, or null under `--no-config`.
  * @param io Outputs.
  * @returns 0.
+ *
+ * Requires `--allow-read` on the index cache folder and the roots (realpath),
+ * which the trusted part holds.
  */
 export async function runConfigCommand(
   config: Config,
   location: ConfigLocation | null,
   io: CommandIo,
 ): Promise<number> {
-  const report = configReport(config, location);
+  const cacheDir = config.indexCacheDir;
+  const report = configReport(config, location, {
+    indexCacheRoot: cacheDir === null
+      ? null
+      : cacheAtRoot(cacheDir, config.roots.map((root) => root.path)),
+  });
   await io.writeOut(config.options.json ? `${jsonForTerminal(report)}\n` : renderConfig(report));
   return 0;
 }
@@ -105,8 +138,10 @@ export function renderConfig(report: ConfigReport): string {
   const keyWidth = Math.max(...entries.map(([key]) => key.length));
   const valueWidth = Math.min(40, Math.max(...entries.map(([, o]) => show(o.value).length)));
   for (const [key, option] of entries) {
+    const value = option.note?.startsWith("off") ? "off" : show(option.value);
     lines.push(
-      `  ${padEnd(key, keyWidth)}  ${padEnd(show(option.value), valueWidth)}  ${option.source}`,
+      `  ${padEnd(key, keyWidth)}  ${padEnd(value, valueWidth)}  ${option.source}` +
+        (option.note === undefined ? "" : `  (${option.note})`),
     );
   }
   return `${lines.join("\n")}\n`;

@@ -26,6 +26,7 @@ import { CacheDirError, remoteSetup } from "../remote/remote_setup.ts";
 import { readState, sourceKey } from "../remote/sources_cache.ts";
 import { damagedCopies } from "../remote/remote_roots.ts";
 import { revisionLabel } from "../remote/remote_source.ts";
+import type { RemoteFailure } from "../remote/remote_error.ts";
 import type { WorkerPermissions } from "../sandbox/worker_permissions.ts";
 import { type CommandIo, EXIT_USAGE } from "./command_io.ts";
 
@@ -100,11 +101,15 @@ export async function runSyncCommand(
   }
   const next: LockedSource[] = [];
   let failed = 0;
+  let isUnreachable = true;
   for (const [index, source] of config.remoteSources.entries()) {
     const outcome = outcomes[index]!;
     const before = lockedBySpec.get(source.spec) ?? null;
     if (outcome.failure !== null || outcome.commit === null || outcome.skills === null) {
       failed++;
+      if (outcome.failure !== null && !UNREACHABLE.has(outcome.failure.reason)) {
+        isUnreachable = false;
+      }
       await io.writeErr(
         `skillgate: ${source.spec}: ${outcome.failure?.message ?? "no content"} ` +
           `(${outcome.failure?.reason ?? "failed"})\n`,
@@ -124,17 +129,23 @@ export async function runSyncCommand(
   const isSame = lock !== null && renderLock(lock) === renderLock(newLock);
   if (config.options.frozen && !isSame) {
     await io.writeErr(
-      `skillgate: --frozen: the lock ${config.lockPath} would change; run skillgate sync ` +
-        "without --frozen to update it\n",
+      lock === null
+        ? `skillgate: --frozen: there is no lock file at ${config.lockPath} to keep; run ` +
+          "skillgate sync without --frozen (and the same --lock) to create it\n"
+        : `skillgate: --frozen: the lock ${config.lockPath} would change; run skillgate sync ` +
+          "without --frozen (and the same --lock) to update it\n",
     );
     return 1;
   }
   // Review n7: a first sync that pinned nothing wrote an empty lock, and a failed sync said
   // "up to date".
   if (lock === null && next.length === 0 && failed > 0) {
+    // Review n8: a refused archive or index was summed up as "once the sources can be reached".
     await io.writeErr(
       `skillgate: no lock written: no source could be pinned (${failed} failed); run ` +
-        "skillgate sync again once the sources can be reached\n",
+        (isUnreachable
+          ? "skillgate sync again once the sources can be reached\n"
+          : "skillgate sync again once what is named above is fixed\n"),
     );
     return 1;
   }
@@ -153,6 +164,14 @@ export async function runSyncCommand(
   );
   return failed > 0 ? 1 : 0;
 }
+
+/** Failure reasons that mean a source could not be reached (not that its content was refused). */
+const UNREACHABLE: ReadonlySet<RemoteFailure> = new Set<RemoteFailure>([
+  "offline",
+  "timeout",
+  "rate-limited",
+  "http",
+]);
 
 /** One line per source: its pin and what changed. */
 function describe(spec: string, before: LockedSource | null, outcome: FetchOutcome): string {

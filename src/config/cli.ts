@@ -282,7 +282,7 @@ export function parseCommandLine(input: CommandLineInput): Config {
     scripts,
     httpToken: isUnsetValue(httpToken) ? null : httpToken.trim(),
     notices,
-    indexCacheDir: indexCacheDirOf(values, {
+    ...indexCacheDirOf(values, {
       hosted: hostedBy !== null,
       dataDir: scripts.dataDir,
       getEnv: input.getEnv,
@@ -422,6 +422,7 @@ function applyRootPrefixes(
  * else `$XDG_CACHE_HOME/skillgate/index` (an absolute value only, per the
  * XDG base directory rules), else `$HOME/.cache/skillgate/index`; null when
  * no home is known. Other caches live beside `index/`, never inside it.
+ * `indexCacheWhy` says which rule chose it, or why there is none.
  */
 function indexCacheDirOf(
   values: OptionValues,
@@ -431,23 +432,29 @@ function indexCacheDirOf(
     getEnv: (name: string) => string | undefined;
     resolvePath: (path: string) => string;
   },
-): string | null {
-  if (values.noIndexCache) return null;
-  if (values.indexCache !== null) return options.resolvePath(values.indexCache);
+): { indexCacheDir: string | null; indexCacheWhy: string } {
+  const chosen = (dir: string | null, why: string) => ({ indexCacheDir: dir, indexCacheWhy: why });
+  if (values.noIndexCache) return chosen(null, "off: --no-index-cache is set");
+  if (values.indexCache !== null) {
+    return chosen(options.resolvePath(values.indexCache), "--index-cache");
+  }
   if (options.hosted) {
     return options.dataDir === null
-      ? null
-      : `${options.dataDir.replace(/\/+$/, "")}/skillgate/index`;
+      ? chosen(null, "off: hosted, and MCP_DATA_DIR is not set (set it, or --index-cache)")
+      : chosen(`${options.dataDir.replace(/\/+$/, "")}/skillgate/index`, "$MCP_DATA_DIR");
   }
   const xdg = options.getEnv("XDG_CACHE_HOME")?.trim();
   if (xdg !== undefined && xdg.startsWith("/") && !hasPlaceholder(xdg)) {
-    return `${xdg.replace(/\/+$/, "")}/skillgate/index`;
+    return chosen(`${xdg.replace(/\/+$/, "")}/skillgate/index`, "$XDG_CACHE_HOME");
   }
   const home = options.getEnv("HOME")?.trim();
   if (home !== undefined && home.startsWith("/") && !hasPlaceholder(home)) {
-    return `${home.replace(/\/+$/, "")}/.cache/skillgate/index`;
+    return chosen(`${home.replace(/\/+$/, "")}/.cache/skillgate/index`, "$HOME/.cache");
   }
-  return null;
+  return chosen(
+    null,
+    "off: neither XDG_CACHE_HOME nor HOME is an absolute path (set one, or --index-cache)",
+  );
 }
 
 /**

@@ -90,6 +90,12 @@ export interface Config {
    */
   readonly indexCacheDir: string | null;
   /**
+   * Where `indexCacheDir` comes from (`--index-cache`, `$XDG_CACHE_HOME`...),
+   * or why there is none ("off: ..."), for `skillgate config`. Absent in
+   * configurations built by hand (tests).
+   */
+  readonly indexCacheWhy?: string;
+  /**
    * Where each option's value came from, by option key (see
    * `src/config/options.ts`). Absent in configurations built by hand (tests).
    */

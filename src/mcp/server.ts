@@ -20,6 +20,7 @@ import { completionsFamily } from "./completions/completions_family.ts";
 import { loggingFamily } from "./logging/logging_family.ts";
 import { sdkCacheHints } from "./cache_hints.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "./protocol_versions.ts";
+import { answerMalformedParamsAsInvalid } from "./invalid_params.ts";
 
 /** The families served, in installation order. Add a family here, once. */
 export const FAMILIES: readonly MethodFamily[] = Object.freeze([
@@ -66,6 +67,8 @@ export function createSkillServer(context: ServerContext): Server {
       supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
     },
   );
+  // Before any handler: malformed params of a spec method are -32602, not -32603.
+  answerMalformedParamsAsInvalid(server);
   for (const family of FAMILIES) family.install(server, context);
   // A skills-extension client under --tools=auto is told how it loads skills (not skill_load).
   fitInstructionsToClient(server, context);

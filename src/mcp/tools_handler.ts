@@ -176,7 +176,40 @@ function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string,
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.slice(0, 5).map((issue) => {
-    const where = issue.path.length === 0 ? "arguments" : issue.path.join(".");
-    return `${where}: ${issue.message}`;
+    const [path, deepest] = unionBranchIssue(issue.path, issue);
+    const where = path.length === 0 ? "arguments" : path.join(".");
+    return `${where}: ${issueMessage(deepest)}`;
   }).join("; ");
+}
+
+type Issue = z.ZodError["issues"][number];
+
+/**
+ * For a value that matched no branch of a union (`paths` items are a string
+ * or `{path, offset, length}`), the issue of the branch that got furthest
+ * (its deepest path), with the full path to it: review n8, `{path, offset:
+ * 1.5}` was answered "paths.0: Invalid input", naming neither the field nor
+ * the rule.
+ */
+function unionBranchIssue(
+  path: readonly PropertyKey[],
+  issue: Issue,
+): [readonly PropertyKey[], Issue] {
+  if (issue.code !== "invalid_union" || !Array.isArray(issue.errors)) return [path, issue];
+  let best: Issue | null = null;
+  for (const branch of issue.errors as Issue[][]) {
+    for (const candidate of branch) {
+      if (best === null || candidate.path.length > best.path.length) best = candidate;
+    }
+  }
+  if (best === null || best.path.length === 0) return [path, issue];
+  return unionBranchIssue([...path, ...best.path], best);
+}
+
+/** An issue's message, with a whole-number rule said plainly. */
+function issueMessage(issue: Issue): string {
+  if (issue.code === "invalid_type" && issue.expected === "int") {
+    return "must be a whole number (no fraction)";
+  }
+  return issue.message;
 }

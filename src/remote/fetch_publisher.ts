@@ -33,7 +33,7 @@ import {
 } from "./publisher_index.ts";
 import { type PublisherSource, refusalOfPublisherUrl } from "./publisher_spec.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
-import { RemoteError } from "./remote_error.ts";
+import { RemoteError, type RemoteFailure } from "./remote_error.ts";
 import {
   discardExtraction,
   freshExtractionDir,
@@ -344,10 +344,7 @@ async function fetchEntry(
   if (entry.kind === "archive") {
     const files = await unpack(entry.url, entry.digest, skillDir, what, context);
     if (!files.has("SKILL.md")) {
-      throw new RemoteError(
-        "bad-archive",
-        `${context.source.spec}: the archive of ${what} has no SKILL.md at its root`,
-      );
+      throw archiveRefused(context.source, what, "bad-archive", "it has no SKILL.md at its root");
     }
     return files;
   }
@@ -463,22 +460,62 @@ async function unpack(
     maxMembers: context.budget.members,
   };
   let extraction;
-  if (data[0] === 0x1f && data[1] === 0x8b) {
-    extraction = await extractTarball(data, skillDir, "", {
-      caps,
-      signal: context.signal,
-      hasTopFolder: false,
-    });
-  } else if (data[0] === 0x50 && data[1] === 0x4b) {
-    extraction = await extractZip(data, skillDir, { caps, signal: context.signal });
-  } else {
-    throw new RemoteError(
-      "bad-archive",
-      `${context.source.spec}: the archive of ${what} is neither .tar.gz nor .zip`,
-    );
+  try {
+    if (data[0] === 0x1f && data[1] === 0x8b) {
+      extraction = await extractTarball(data, skillDir, "", {
+        caps,
+        signal: context.signal,
+        hasTopFolder: false,
+      });
+    } else if (data[0] === 0x50 && data[1] === 0x4b) {
+      extraction = await extractZip(data, skillDir, { caps, signal: context.signal });
+    } else {
+      throw new RemoteError("bad-archive", "it is neither .tar.gz nor .zip");
+    }
+  } catch (error) {
+    // Review n8: a refused archive read as "cannot be reached". The archive readers say what
+    // was wrong; here it gains whose archive it was, that it was refused, and what to do.
+    if (error instanceof RemoteError && REFUSED_ARCHIVE.has(error.reason)) {
+      throw archiveRefused(
+        context.source,
+        what,
+        error.reason,
+        error.message.replace(/^Refused archive: /, ""),
+      );
+    }
+    throw error;
   }
   spend(context, extraction.unpackedBytes, extraction.members);
   return extraction.files;
+}
+
+/** The archive readers' reasons that mean the archive itself was refused (not the network). */
+const REFUSED_ARCHIVE: ReadonlySet<RemoteFailure> = new Set([
+  "unsafe-archive",
+  "bad-archive",
+  "too-large",
+]);
+
+/**
+ * The error for a publisher's archive that skillgate refused to unpack: whose
+ * archive, that it was refused and why, that nothing of it is served, and
+ * what to do.
+ */
+function archiveRefused(
+  source: PublisherSource,
+  what: string,
+  reason: RemoteFailure,
+  why: string,
+): RemoteError {
+  const fix = reason === "too-large"
+    ? "ask the publisher to make it smaller, or, if you trust it, raise the matching " +
+      "--remote-max-* option (skillgate --help lists them)"
+    : "ask the publisher to fix it, or remove this source";
+  return new RemoteError(
+    reason,
+    `${source.spec}: the archive of ${what} was refused (${why}); nothing from it is ` +
+      `served, and the last good copy of this source, if any, is kept. To fix: ${fix}`,
+  );
 }
 
 function spend(context: EntryContext, bytes: number, members: number): void {

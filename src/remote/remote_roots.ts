@@ -30,6 +30,12 @@ export interface RemoteRootOptions {
   /** `--frozen`: re-hash the cached files against the lock; refuse a source missing from it. */
   readonly frozen: boolean;
   readonly caps: RemoteCaps;
+  /**
+   * The lock file's path as configured (`--lock`, else ./skillgate.lock),
+   * named in the messages that send the user to `skillgate sync`.
+   * @default "the lock file"
+   */
+  readonly lockPath?: string;
 }
 
 /**
@@ -77,10 +83,17 @@ async function remoteRoot(
   });
   const failure = outcome?.failure ?? null;
   if (options.frozen && locked === null) {
+    // Review n8: the message named no lock, so `skillgate sync` without the same --lock pinned
+    // the source in ./skillgate.lock while serve kept reading another one.
+    const lockPath = options.lockPath ?? "the lock file";
     return unavailable(note(
       "remote-unavailable",
       "error",
-      `${source.spec} is not in the lock and --frozen is set; run skillgate sync to pin it`,
+      options.lock === null
+        ? `${source.spec} cannot be served: --frozen is set and there is no lock file at ` +
+          `${lockPath}; run skillgate sync with the same sources and --lock to create it`
+        : `${source.spec} is not in the lock ${lockPath} and --frozen is set; run skillgate ` +
+          "sync with the same sources and --lock to pin it",
     ));
   }
   const usable = state !== null && state.spec === source.spec ? state : null;
@@ -182,7 +195,9 @@ async function lockMismatch(
     options.caps,
   );
   if (files === null || !sameSkills(groupSkills(files), locked.skills)) {
-    return "the cached files do not match the lock's digests (--frozen); run skillgate sync";
+    return `the cached files do not match the digests in the lock ${
+      options.lockPath ?? "file"
+    } (--frozen); run skillgate sync with the same --lock to fetch them again`;
   }
   return null;
 }

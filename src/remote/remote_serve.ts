@@ -74,6 +74,7 @@ export async function prepareRemote(
     lock,
     frozen: config.options.frozen,
     caps: setup.caps,
+    lockPath: config.lockPath,
   });
   return {
     config: Object.freeze({ ...config, roots: Object.freeze([...config.roots, ...roots]) }),
@@ -151,6 +152,7 @@ export function startRemoteRefresh(
         lock,
         frozen: config.options.frozen,
         caps: setup.caps,
+        lockPath: config.lockPath,
       }, bySpec);
       const next = JSON.stringify(roots);
       if (config.options.static) {

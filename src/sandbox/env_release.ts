@@ -100,6 +100,11 @@ function mayRelease(
 export interface EnvReleaseRequest extends DeclaredEnvRequest {
   /** The names the worker asks for (more than `MAX_ENV_REQUEST_NAMES`: none). */
   readonly names: readonly string[];
+  /**
+   * A preview's question: which names would be released, each value withheld
+   * (the empty string). @default false
+   */
+  readonly namesOnly?: boolean;
 }
 
 /**
@@ -114,7 +119,8 @@ export interface EnvReleaseRequest extends DeclaredEnvRequest {
  *   scrub, values are still readable through `Deno.env`); `declaredEnv`: the
  *   declaration reader (`declared_env_host.ts`); `refusedFolder`: the
  *   start-up verdict of a grant row's folders (undefined: not refused).
- * @returns Name to value, frozen.
+ * @returns Name to value, frozen; with `request.namesOnly`, name to the empty
+ *   string (which names a run would get, no value leaves).
  */
 export async function releaseEnv(
   grant: Grant,
@@ -130,7 +136,7 @@ export async function releaseEnv(
   const declared = await sources.declaredEnv(request);
   for (const name of releasableNames(grant, request, declared, sources.refusedFolder)) {
     const value = sources.getEnv(name);
-    if (value !== undefined) values[name] = value;
+    if (value !== undefined) values[name] = request.namesOnly === true ? "" : value;
   }
   return Object.freeze(values);
 }

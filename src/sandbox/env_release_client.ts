@@ -9,9 +9,19 @@
 import type { EnvRequestMessage } from "./messages.ts";
 import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
 
-/** Asks for the values of `names` for one run of `script` of `skill`. */
+/**
+ * Asks for the values of `names` for one run of `script` of `skill`; with
+ * `namesOnly`, which of them a run would get (each value the empty string),
+ * for the preview the user confirms.
+ */
 export type EnvReleaser = (
-  request: { skill: string; script: string; dir: string; names: readonly string[] },
+  request: {
+    skill: string;
+    script: string;
+    dir: string;
+    names: readonly string[];
+    namesOnly?: boolean;
+  },
 ) => Promise<Readonly<Record<string, string>>>;
 
 /**

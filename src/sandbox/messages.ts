@@ -156,13 +156,22 @@ export interface EnvRequestMessage {
   readonly dir: string;
   /** The names asked for (at most `MAX_ENV_REQUEST_NAMES`). */
   readonly names: readonly string[];
+  /**
+   * For a preview: which names would be released, every value withheld (the
+   * empty string), so the preview can tell set names from unset ones.
+   * @default false
+   */
+  readonly namesOnly?: boolean;
 }
 
 /** Trusted part to worker: the answer to an {@linkcode EnvRequestMessage}. */
 export interface EnvReplyMessage {
   readonly type: "env-reply";
   readonly id: number;
-  /** Released names with their values; a name refused or unset is absent. */
+  /**
+   * Released names with their values (the empty string for every name when
+   * the request was `namesOnly`); a name refused or unset is absent.
+   */
   readonly values: Readonly<Record<string, string>>;
 }
 
@@ -324,6 +333,7 @@ function isEnvRequest(data: object): data is EnvRequestMessage {
   return Number.isSafeInteger(request.id) && typeof request.skill === "string" &&
     typeof request.script === "string" && typeof request.dir === "string" &&
     Array.isArray(request.names) &&
+    (request.namesOnly === undefined || typeof request.namesOnly === "boolean") &&
     request.names.length <= MAX_ENV_REQUEST_NAMES &&
     request.names.every((name) => typeof name === "string");
 }

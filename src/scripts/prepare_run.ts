@@ -7,14 +7,17 @@
  * @module
  */
 
-import { PathRefusedError, resolveSkillFile } from "../files/path_gate.ts";
+import { PathRefusedError, type ResolvedFile, resolveSkillFile } from "../files/path_gate.ts";
+import { readBounded } from "../files/bounded_read.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { ScriptHostFacts } from "./host_facts.ts";
 import { isolate } from "./isolation.ts";
 import type { PlannedScript, ScriptPlan } from "./plan.ts";
+import type { EnvReleaser } from "../sandbox/env_release_client.ts";
 import type { RunSpec } from "./runner/run_script.ts";
 import { isExecutableFile } from "./runner/executable.ts";
 import { SANDBOX_TMP, type SandboxLayout } from "./sandbox/layout.ts";
+import { MAX_SHEBANG_BYTES, parseShebang, type Shebang } from "./sandbox/missing_interpreter.ts";
 import { buildScriptEnv } from "./script_env.ts";
 
 /** Arguments per run at most. */
@@ -53,6 +56,12 @@ export interface RunPreview {
     readonly timeoutMs: number;
   };
   readonly note: string;
+  /**
+   * Names the script declares and is granted that skillgate has no value for
+   * (unset in its environment), so they are NOT passed; sorted; absent when
+   * every such name is set. The `note` names them too.
+   */
+  readonly envUnset?: readonly string[];
   /** Standalone without a grant: which of the user's variables the skill gave itself. */
   readonly envWarning?: string;
 }
@@ -70,6 +79,11 @@ export interface PreparedRun {
   readonly skillDir: string;
   /** `sandbox` mode: what the script sees (for the missing-mount note). */
   readonly layout?: SandboxLayout;
+  /**
+   * `sandbox` mode, an `exec` script: its `#!` line as read now (null: none),
+   * for the missing-interpreter note.
+   */
+  readonly shebang?: Shebang | null;
 }
 
 /**
@@ -78,7 +92,10 @@ export interface PreparedRun {
  * @param skill The skill from the current snapshot.
  * @param request `script` (declared path) and `args` (at most 64 strings
  *   without NUL, at most 8 KiB of UTF-8 together).
- * @param context The snapshot's plan, the start-up facts and `dataDir`.
+ * @param context The snapshot's plan, the start-up facts, `dataDir`, and
+ *   `releaseEnv`: the trusted part's release, asked with `namesOnly` which
+ *   granted names a run would get (its answer decides which names the
+ *   preview lists as passed and which as unset; without it none is passed).
  * @returns The prepared run, or a refusal.
  *
  * Requires `--allow-read` on the skill folder.
@@ -88,7 +105,12 @@ export interface PreparedRun {
 export async function prepareRun(
   skill: Skill,
   request: { script: string; args: readonly string[] },
-  context: { plan: ScriptPlan; facts: ScriptHostFacts; dataDir: string | null },
+  context: {
+    plan: ScriptPlan;
+    facts: ScriptHostFacts;
+    dataDir: string | null;
+    releaseEnv?: EnvReleaser;
+  },
 ): Promise<PreparedRun | RunRefusal> {
   const argsRefusal = checkArgs(request.args);
   if (argsRefusal !== null) {
@@ -129,8 +151,10 @@ export async function prepareRun(
     );
   }
   let realPath: string;
+  let resolved: ResolvedFile;
   try {
-    realPath = (await resolveSkillFile(skill.realDir, planned.script)).realPath;
+    resolved = await resolveSkillFile(skill.realDir, planned.script);
+    realPath = resolved.realPath;
   } catch (error) {
     if (!(error instanceof PathRefusedError)) throw error;
     return refuse(
@@ -165,9 +189,15 @@ export async function prepareRun(
     interpreter: planned.interpreter,
     sandboxTmp: context.facts.isolation.mode === "sandbox" ? SANDBOX_TMP : null,
   });
-  // Granted names' values come from the trusted part just before the run (released per run);
-  // the preview lists them as names the script receives when skillgate has them set.
-  const envNames = Object.freeze([...new Set([...env.names, ...planned.grantedEnv])].sort());
+  // Granted names' values come from the trusted part just before the run (released per run).
+  // The preview lists as received only the names the trusted part says a run would get (set in
+  // its environment); the others are named as unset, never shown as passed (review n8).
+  const released = await grantedNamesSet(planned, skill.realDir, context.releaseEnv);
+  const envUnset = planned.grantedEnv.filter((name) => !released.has(name)).sort();
+  const envNames = Object.freeze(
+    [...new Set([...env.names, ...planned.grantedEnv.filter((name) => released.has(name))])]
+      .sort(),
+  );
   const wrapped = isolate(argv[0] as string, argv.slice(1), context.facts.isolation, {
     skillDir: skill.realDir,
     read: planned.read,
@@ -192,9 +222,14 @@ export async function prepareRun(
           `folder(s), ${planned.network ? "the host's whole network" : "no network"}.`
         : context.facts.isolation.mode === "pid-namespace"
         ? "It runs in its own PID namespace."
-        : "It runs in its own process group."),
+        : "It runs in its own process group.") +
+      (envUnset.length === 0 ? "" : ` ${unsetNote(envUnset)}`),
+    ...(envUnset.length === 0 ? {} : { envUnset: Object.freeze(envUnset) }),
     ...(planned.envWarning === undefined ? {} : { envWarning: planned.envWarning }),
   };
+  const shebang = wrapped.layout !== undefined && planned.interpreter === "exec"
+    ? await shebangOf(resolved)
+    : undefined;
   return {
     ok: true,
     planned,
@@ -210,7 +245,18 @@ export async function prepareRun(
     envNames,
     skillDir: skill.realDir,
     ...(wrapped.layout === undefined ? {} : { layout: wrapped.layout }),
+    ...(shebang === undefined ? {} : { shebang }),
   };
+}
+
+/** An `exec` script's `#!` line, read through the gate's bounded read; null when unreadable. */
+async function shebangOf(file: ResolvedFile): Promise<Shebang | null> {
+  try {
+    return parseShebang((await readBounded(file, { maxBytes: MAX_SHEBANG_BYTES })).bytes);
+  } catch (error) {
+    if (error instanceof PathRefusedError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -235,6 +281,31 @@ export function checkArgs(args: readonly unknown[]): string | null {
     return `Arguments total ${bytes} bytes; at most ${MAX_ARGS_BYTES} are accepted`;
   }
   return null;
+}
+
+/** The granted names the trusted part would release to a run of `planned` (set, allowed). */
+async function grantedNamesSet(
+  planned: PlannedScript,
+  dir: string,
+  releaseEnv: EnvReleaser | undefined,
+): Promise<Set<string>> {
+  if (planned.grantedEnv.length === 0 || releaseEnv === undefined) return new Set();
+  const answer = await releaseEnv({
+    skill: planned.skill,
+    script: planned.script,
+    dir,
+    names: planned.grantedEnv,
+    namesOnly: true,
+  });
+  return new Set(Object.keys(answer));
+}
+
+/** The preview's sentence for declared, granted names that have no value here. */
+function unsetNote(names: readonly string[]): string {
+  const many = names.length > 1;
+  return `Declared and granted but not set in skillgate's environment, so not passed: ` +
+    `${names.join(", ")}. If the script needs ${many ? "them" : "it"}, set ` +
+    `${many ? "them" : "it"} where skillgate starts and restart it.`;
 }
 
 /** The program and the arguments that come before the caller's. */

@@ -162,7 +162,13 @@ export async function discoverRoot(
   const items = await followSymlinks(ctx, found);
   const deep = beyondProblem(ctx);
   if (deep !== null) items.push(deep);
-  if (!items.some((item) => item.kind === "candidate")) {
+  // Review n8: a skill folder found but refused (its name, or its SKILL.md's letter case; both
+  // errors, so validate still fails) was ALSO reported as "no skill folder (one holding SKILL.md) was
+  // found", which it holds: that problem already says why nothing is served.
+  const isExplained = items.some((item) =>
+    item.kind === "problem" && FOUND_BUT_REFUSED.has(item.problem.reason)
+  );
+  if (!isExplained && !items.some((item) => item.kind === "candidate")) {
     items.push(issue(
       root.path,
       "no-skill-md",
@@ -173,6 +179,16 @@ export async function discoverRoot(
   }
   return { rootReal, items: [...notes, ...items] };
 }
+
+/**
+ * Errors that report a skill folder discovery found and did not serve: a root
+ * holding only such folders gets no `no-skill-md` as well. (`depth-limit` is
+ * a warning: with it alone, `validate` must still fail on `no-skill-md`.)
+ */
+const FOUND_BUT_REFUSED: ReadonlySet<Problem["reason"]> = new Set<Problem["reason"]>([
+  "unusable-name",
+  "skill-md-case",
+]);
 
 type Classification =
   | { readonly kind: "skill"; readonly file: string }

@@ -151,6 +151,23 @@ Deno.test("validate of an empty folder fails (exit 1) instead of a false OK in C
   assert.equal(mixed.code, 1, "one empty path among good ones still fails");
 });
 
+Deno.test("a skill folder refused for its name is reported once, not also as holding no SKILL.md", async () => {
+  await using tree = await makeTree({
+    "bad name/SKILL.md": skillMd("bad-name", "A skill in a folder whose name has a space."),
+  });
+  for (const path of [tree.at("bad name"), tree.path]) {
+    const run = await runProgram(["validate", path]);
+    assert.equal(run.code, 1, "a refused folder still fails validate");
+    const { findings: found, summary } = findings(run.stdout);
+    assert.deepEqual(found.map((finding) => finding.reason), ["unusable-name"], run.stdout);
+    assert.match(found[0]?.detail ?? "", /Rename the folder$/);
+    assert.match(summary, /^FAILED: 1 path checked, 0 usable skills, 1 error, 0 warnings$/);
+  }
+  const listed = await runProgram(["list", tree.path, "--json"]);
+  const answer = JSON.parse(listed.stdout) as { problems: { reason: string }[] };
+  assert.deepEqual(answer.problems.map((problem) => problem.reason), ["unusable-name"]);
+});
+
 Deno.test("list and serve keep an empty root a warning, not a failure", async () => {
   await using tree = await makeTree({ "notes/readme.txt": "not a skill\n" });
   const listed = await runProgram(["list", tree.path, "--json"]);

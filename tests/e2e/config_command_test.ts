@@ -81,3 +81,37 @@ Deno.test("`skillgate list` shows what overrides.json leaves served; --no-config
     assert.deepEqual(await list("--no-config"), ["color-palette", "release-notes"]);
   });
 });
+
+Deno.test("`skillgate config` shows the index cache folder in use, or off and why", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-config-cache-" });
+  try {
+    const env = { XDG_CONFIG_HOME: `${dir}/config`, XDG_CACHE_HOME: `${dir}/cache` };
+    const root = `${REPO_ROOT}examples/skills`;
+    const report = async (...args: string[]) => {
+      const run = await runProgram(["config", "--json", root, ...args], { env });
+      assert.equal(run.code, 0, run.stderr);
+      return JSON.parse(run.stdout).options.indexCache as { value: unknown; note: string };
+    };
+    assert.deepEqual(await report(), {
+      value: `${dir}/cache/skillgate/index`,
+      source: "default",
+      flag: "--index-cache",
+      env: "SKILLGATE_INDEX_CACHE",
+      note: "$XDG_CACHE_HOME",
+    });
+    const off = await report("--no-index-cache");
+    assert.equal(off.value, null);
+    assert.equal(off.note, "off: --no-index-cache is set");
+    const atRoot = await report(`--index-cache=${root}`);
+    assert.equal(atRoot.value, null);
+    assert.match(atRoot.note, /^off: .* is, holds or lies inside the skill root /);
+    const table = await runProgram(["config", root, "--no-index-cache"], { env });
+    assert.match(
+      table.stdout,
+      /\n {2}indexCache +off +default +\(off: --no-index-cache is set\)\n/,
+    );
+    assert.doesNotMatch(table.stdout, /indexCache +null/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

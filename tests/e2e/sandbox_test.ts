@@ -116,6 +116,48 @@ Deno.test({
 
 Deno.test({
   name:
+    "an exec script whose #! interpreter the sandbox does not mount gets a sandboxNote naming it, and the row it suggests runs it",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await makeTree({
+      "skills/shebang/SKILL.md": "---\nname: shebang\ndescription: Runs itself.\nmcp-host:\n" +
+        "  version: 1\n  run:\n    - script: scripts/hello\n      interpreter: exec\n---\n# S\n",
+      // The tree lives under the host's /tmp, which the sandbox replaces with its own.
+      "skills/shebang/scripts": { dir: true },
+      "tools/bin/myinterp": '#!/bin/sh\nexec /bin/sh "$@"\n',
+    });
+    await Deno.writeTextFile(
+      tree.at("skills/shebang/scripts/hello"),
+      `#!${tree.at("tools/bin/myinterp")}\necho hello\n`,
+    );
+    await Deno.chmod(tree.at("skills/shebang/scripts/hello"), 0o755);
+    await Deno.chmod(tree.at("tools/bin/myinterp"), 0o755);
+    const run = async (grant: unknown[]) => {
+      await using session = await connectStdio(["serve", tree.at("skills")], {
+        env: { MCP_CONFIRM_MODE: "auto", MCP_SKILL_RUN: JSON.stringify(grant) },
+      });
+      return toolJson(
+        await session.call("skill_run", { name: "shebang", script: "scripts/hello" }),
+      );
+    };
+    const failed = await run([{ skill: "shebang", script: "scripts/hello" }]);
+    assert.notEqual(failed.exitCode, 0, JSON.stringify(failed));
+    const note = String(failed.sandboxNote);
+    assert.ok(note.includes(JSON.stringify(tree.at("tools/bin/myinterp"))), note);
+    assert.match(note, /sandbox did not mount it/);
+    const row = note.match(/MCP_SKILL_RUN row: (\{"skill":"shebang",.*?\]\})/);
+    assert.ok(row !== null, note);
+    const suggested = JSON.parse(row[1]!) as { read: string[] };
+    assert.deepEqual(suggested.read, [tree.at("tools/bin")]);
+    const ran = await run([suggested]);
+    assert.equal(ran.exitCode, 0, JSON.stringify(ran));
+    assert.equal(ran.stdout, "hello\n");
+    assert.equal(ran.sandboxNote, undefined);
+  },
+});
+
+Deno.test({
+  name:
     "attack: a script that needs an ungranted folder gets a note whose folder row names that folder, not its parent (no sibling granted)",
   ignore: sandbox === null,
   fn: async () => {

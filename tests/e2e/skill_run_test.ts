@@ -334,6 +334,8 @@ Deno.test("skill_run refuses before asking, and confirms with a token", async (t
     assert.equal(changed.isError, true);
     const body = json(changed);
     assert.equal(body.error, "DRAFT_CHANGED");
+    // The hint says what to send: these arguments (the preview's) with the new token.
+    assert.match(String(body.hint), /exactly these arguments and this answer's confirmToken/);
     const argv = (body.preview as { willRun: { argv: string[] } }).willRun.argv;
     assert.equal(argv.at(-1), "two");
     const ran = json(

@@ -247,7 +247,11 @@ async function exerciseEveryTool(t: Deno.TestContext, client: AnyClient): Promis
     const changed = await call.error(
       "skill_run",
       run({ script: "scripts/hello.sh", args: ["c"], confirmToken: first.confirmToken }),
-      { error: "DRAFT_CHANGED", message: /not what the token confirmed/, hint: /new preview/ },
+      {
+        error: "DRAFT_CHANGED",
+        message: /does not confirm what would run now/,
+        hint: /exactly these arguments and this answer's confirmToken/,
+      },
     );
     const willRun = (changed.preview as { willRun: { argv: string[]; script: string } }).willRun;
     assert.deepEqual([willRun.script, willRun.argv.at(-1)], ["scripts/hello.sh", "c"]);

@@ -123,6 +123,24 @@ Deno.test("releaseEnv() gives nothing from a row naming a name the script does n
   assert.deepEqual(released, {});
 });
 
+Deno.test("releaseEnv() for a preview (namesOnly) tells which names a run would get and withholds every value", async () => {
+  const grant = parseGrant(
+    JSON.stringify([{ skill: "a", script: "s", env: ["API_KEY", "UNSET_NAME"] }]),
+    { hosted: false },
+  );
+  const declaredEnv = () => Promise.resolve(["API_KEY", "UNSET_NAME"]);
+  const answer = await releaseEnv(grant, {
+    skill: "a",
+    script: "s",
+    dir: "/skills/a",
+    names: ["API_KEY", "UNSET_NAME", "OTHER_SECRET"],
+    namesOnly: true,
+  }, { getEnv, declaredEnv });
+  // Set, granted and declared: named; unset or not granted: absent; no value leaves.
+  assert.deepEqual(answer, { API_KEY: "" });
+  assert.ok(!JSON.stringify(answer).includes("key-value"));
+});
+
 Deno.test("readDeclaredEnv() reads the script's declared names through the gate, and nothing for a folder that does not hold", async () => {
   await using tree = await makeTree({
     "root/honest/SKILL.md": HONEST,

@@ -15,6 +15,7 @@ import {
 } from "../../src/transports/http/http_run_refusal.ts";
 import { httpReadyLine } from "../../src/transports/http/shutdown_signals.ts";
 import { httpConfig, TEST_TOKEN } from "./_http.ts";
+import { runProgram } from "../support/program.ts";
 
 /** A confirmation secret long enough for the start-up rule. */
 const SECRET = "shared-secret-0123456789";
@@ -271,4 +272,35 @@ Deno.test("httpReadyLine() says 1 skill, 1 error in the singular (newcomer revie
     "skillgate: serving 1 skill over Streamable HTTP at http://127.0.0.1:39871/mcp " +
       "(sessions, no token); 1 error, 0 warnings (skillgate list shows them)",
   );
+});
+
+Deno.test("a token file given through a link: the refusal and the warning name the link's target, whose mode must change", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-token-link-" });
+  try {
+    const target = join(dir, "secrets", "token");
+    await Deno.mkdir(join(dir, "secrets"), { mode: 0o700 });
+    await Deno.writeTextFile(target, `${TEST_TOKEN}\n`);
+    const link = join(dir, "token-link");
+    await Deno.symlink(target, link);
+    const named = `"${target}" (given as the link "${link}")`;
+
+    await Deno.chmod(target, 0o640);
+    const warnings: string[] = [];
+    await settleHttpToken(httpConfig([`--http-token-file=${link}`]), {
+      onWarning: (line) => warnings.push(line),
+    });
+    assert.equal(warnings.length, 1);
+    assert.ok(warnings[0]?.includes(named), warnings[0]);
+    assert.ok(warnings[0]?.endsWith(`run: chmod 600 ${target}`), warnings[0]);
+
+    // Through the real command: the start is refused with the target's chmod.
+    await Deno.chmod(target, 0o666);
+    const run = await runProgram(["serve", dir, "--http=38123", `--http-token-file=${link}`]);
+    assert.notEqual(run.code, 0);
+    assert.ok(run.stderr.includes(named), run.stderr);
+    assert.ok(run.stderr.includes(`run: chmod 600 ${target}`), run.stderr);
+    assert.ok(!run.stderr.includes(`chmod 600 ${link}`), run.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -7,7 +7,7 @@
 
 import type { Catalog, Skill } from "../../skills/skill.ts";
 import { type ListPromptsResult, type Prompt, ProtocolError, ProtocolErrorCode } from "../sdk.ts";
-import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
+import { decodeNameCursor, encodeNameCursor, foreignCursorMessage } from "../tools/cursor.ts";
 import { assertClientString } from "../client_strings.ts";
 import { upperBound } from "../resources/served_file.ts";
 import { genericPrompt, hasOwnPrompt } from "./prompt_skills.ts";
@@ -48,7 +48,7 @@ export function listPromptPage(catalog: Catalog, options: PromptPageOptions): Li
     if (after === null) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        "Cursor is not one this server issued; call prompts/list without a cursor to start over",
+        foreignCursorMessage("prompts/list"),
       );
     }
     start = upperBound(catalog.skills, after, (skill) => skill.name);

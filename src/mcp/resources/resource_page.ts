@@ -20,6 +20,7 @@ import {
   type ResourcePosition,
 } from "./resource_cursor.ts";
 import { assertClientString } from "../client_strings.ts";
+import { foreignCursorMessage } from "../tools/cursor.ts";
 import { lowerBound, upperBound } from "./served_file.ts";
 
 /** Options of {@linkcode listResourcePage}. */
@@ -61,7 +62,7 @@ export function listResourcePage(
     if (after === null) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        "Cursor is not one this server issued; call resources/list without a cursor to start over",
+        foreignCursorMessage("resources/list"),
       );
     }
     skillIndex = lowerBound(catalog.skills, after.name, (skill) => skill.name);

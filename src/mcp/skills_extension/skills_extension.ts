@@ -15,7 +15,8 @@ import { extensionCacheFields } from "../cache_hints.ts";
 import type { Config } from "../../config/config.ts";
 import type { MethodFamily } from "../family.ts";
 import { upperBound } from "../resources/served_file.ts";
-import { decodeNameCursor, encodeNameCursor } from "../tools/cursor.ts";
+import { decodeNameCursor, encodeNameCursor, foreignCursorMessage } from "../tools/cursor.ts";
+import { issueClause } from "../invalid_params.ts";
 import { createDigestCache, type DigestCache } from "./digest_cache.ts";
 import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
 import {
@@ -134,7 +135,7 @@ export function serveSkillsExtension(
     let start = 0;
     if (params.cursor !== undefined) {
       const after = decodeNameCursor(params.cursor);
-      if (after === null) throw invalid("The cursor is not one this server issued");
+      if (after === null) throw invalid(foreignCursorMessage("skills/list"));
       start = upperBound(view.uris, after, (uri) => uri);
     }
     const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
@@ -175,7 +176,7 @@ export function serveSkillsExtension(
     let start = 0;
     if (params.cursor !== undefined) {
       const after = decodeNameCursor(params.cursor);
-      if (after === null) throw invalid("The cursor is not one this server issued");
+      if (after === null) throw invalid(foreignCursorMessage("resources/directory/read"));
       start = upperBound(children, after, (child) => child.name);
     }
     const resources = children.slice(start, start + DIRECTORY_PAGE_SIZE);
@@ -217,8 +218,14 @@ function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
   const parsed = schema.safeParse(params ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const where = issue === undefined || issue.path.length === 0 ? "params" : issue.path.join(".");
-  throw invalid(`Invalid params: ${where}: ${issue?.message ?? "not accepted"}`);
+  throw invalid(
+    `Invalid params: ${
+      issueClause(
+        (issue?.path ?? []).filter((key) => typeof key !== "symbol"),
+        issue?.message ?? "not accepted",
+      )
+    }`,
+  );
 }
 
 function invalid(message: string): ProtocolError {

@@ -39,3 +39,17 @@ export function decodeNameCursor(cursor: string): string | null {
     return null;
   }
 }
+
+/**
+ * The one message for a cursor this server did not issue (every paginated
+ * list: `skill_list`, `resources/list`, `prompts/list`, `skills/list`,
+ * `resources/directory/read`): what was wrong and both ways on (review n8:
+ * each list said it differently, `skills/list` with no way on).
+ *
+ * @param list What to call again, e.g. `"resources/list"`.
+ * @returns Sentence case, no final period.
+ */
+export function foreignCursorMessage(list: string): string {
+  return `The cursor is not one this server issued: pass back a page's nextCursor exactly as ` +
+    `received, or call ${list} without a cursor to start from the first page`;
+}

@@ -102,7 +102,8 @@ export const skillListTool = defineTool({
         return Promise.resolve(toolError(
           "INVALID_ARGUMENTS",
           "The cursor is not one this server issued",
-          "Call skill_list without a cursor to start from the first page",
+          "Pass back a page's nextCursor exactly as received, or call skill_list without a " +
+            "cursor to start from the first page",
         ));
       }
     }

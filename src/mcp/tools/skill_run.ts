@@ -12,6 +12,7 @@ import { previewAsShown } from "./remote_cache_paths.ts";
 import * as z from "zod";
 import { PROXY_ENV_NAMES } from "../../scripts/script_env.ts";
 import { missingMountNote } from "../../scripts/sandbox/missing_mount.ts";
+import { missingInterpreterNote } from "../../scripts/sandbox/missing_interpreter.ts";
 import { MAX_ARGS, prepareRun, type RunPreview } from "../../scripts/prepare_run.ts";
 import { RunQueueFullError } from "../../scripts/queue.ts";
 import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
@@ -57,6 +58,7 @@ const outputSchema = z.object({
   preview: z.object({
     willRun: willRunShape,
     note: z.string(),
+    envUnset: z.array(z.string()).optional(),
     envWarning: z.string().optional(),
   }).optional(),
   skill: z.string().optional(),
@@ -118,7 +120,12 @@ export const skillRunTool = defineTool({
     const prepared = await prepareRun(found, {
       script: input.script,
       args: input.args ?? [],
-    }, { plan: service.plan(catalog), facts: service.facts, dataDir: service.dataDir });
+    }, {
+      plan: service.plan(catalog),
+      facts: service.facts,
+      dataDir: service.dataDir,
+      releaseEnv: service.releaseEnv,
+    });
     if (!prepared.ok) return toolError(prepared.code, prepared.message, prepared.hint);
     if (!service.queue.hasRoom()) return queueFull();
     if (service.confirmMode === "ask-user") {
@@ -193,10 +200,15 @@ async function refuseToken(
   service: ScriptService,
 ): Promise<ToolResult> {
   if (verdict === "DRAFT_CHANGED") {
+    // Review n8: the hint did not say which arguments to send with the new token, and the
+    // message named only two of the causes (the token signs the whole preview).
     return toolError(
       "DRAFT_CHANGED",
-      "What would run is not what the token confirmed (the arguments or the script changed)",
-      "Show the user this new preview; if they agree, call again with the new confirmToken",
+      "The confirmToken does not confirm what would run now: the arguments differ from its " +
+        "preview, or the script's declaration, folder or environment changed since (or the " +
+        "token was issued for another preview)",
+      "Show the user the preview in this answer (what would run now); if they agree, call " +
+        "skill_run again with exactly these arguments and this answer's confirmToken",
       { confirmToken: await service.confirmer.issue(preview), preview },
     );
   }
@@ -317,7 +329,13 @@ function describeOutcome(
       "the network, the proxy may be why";
   }
   if (prepared.layout !== undefined && (outcome.exitCode !== 0 || outcome.signal !== null)) {
-    const note = missingMountNote(outcome.stderr, prepared.layout, planned);
+    // Review n8: an exec script whose #! interpreter the sandbox does not mount failed with no
+    // note (bubblewrap names the script, which is mounted).
+    const note = (prepared.shebang === undefined ? null : missingInterpreterNote(
+      outcome.stderr,
+      prepared.layout,
+      { skill: planned.skill, script: planned.script, shebang: prepared.shebang },
+    )) ?? missingMountNote(outcome.stderr, prepared.layout, planned);
     if (note !== null) answer.sandboxNote = note;
   }
   if (outcome.pipesAbandoned) {
@@ -342,6 +360,9 @@ export function confirmationMessage(preview: RunPreview): string {
     `Command: ${run.argv.map((arg) => visible(JSON.stringify(arg))).join(" ")}`,
     `Folder: ${visible(run.cwd)}`,
     `Environment: ${visible(run.envNames.join(", ")) || "(none)"}`,
+    ...(preview.envUnset === undefined
+      ? []
+      : [`Not set here, so not passed: ${visible(preview.envUnset.join(", "))}`]),
     `Time limit: ${run.timeoutMs / 1000} s`,
   ];
   // A word a reader could take for another (a look-alike dash or letter, a filler that draws as

@@ -46,11 +46,13 @@ import { createInFlight } from "./in_flight.ts";
 import { type JsonBody, readJsonBody } from "./read_body.ts";
 import {
   healthResponse,
+  isOAuthDiscoveryPath,
   JSONRPC_INTERNAL_ERROR,
   JSONRPC_PARSE_ERROR,
   JSONRPC_SERVER_ERROR,
   JSONRPC_SESSION_NOT_FOUND,
   jsonRpcErrorResponse,
+  noOAuthResponse,
   retryLaterResponse,
 } from "./responses.ts";
 import { createSessionTable, type HttpSession } from "./sessions.ts";
@@ -165,8 +167,10 @@ export interface HttpHandler {
  * `/healthz` and `/readyz` then answer without `Host` or token checks (they
  * reveal only liveness and readiness, and orchestrator probes address pods by
  * IP); everything else needs an accepted `Host` (403; bound beyond loopback
- * any `Host` is accepted, see `createHostPolicy`), then the bearer token when
- * one is configured (401 with `WWW-Authenticate: Bearer`). A request body
+ * any `Host` is accepted, see `createHostPolicy`); OAuth discovery paths
+ * (`/.well-known/...`, `/register`, `/authorize`, `/token`) then answer 404
+ * (no OAuth here) without a token; then the bearer token when one is
+ * configured (401 with `WWW-Authenticate: Bearer`). A request body
  * must arrive within the body deadline (408, and the slot is freed).
  *
  * @param config The frozen configuration; `options.http` must be a port.
@@ -317,6 +321,9 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         }" is not served here; the owner can allow it with --allowed-hosts`,
       );
     }
+    // Review n8: OAuth discovery paths answered 401 (the token check came first), which SDK
+    // clients report as a failed metadata load; a 404 says "no OAuth here", so they fall back.
+    if (isOAuthDiscoveryPath(url.pathname)) return noOAuthResponse();
     if (checkToken !== null) {
       const verdict = await checkToken(request.headers.get("authorization"));
       if (verdict !== "ok") {

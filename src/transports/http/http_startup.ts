@@ -166,6 +166,7 @@ export async function readTokenFile(
   let bytes: Uint8Array;
   let info: Deno.FileInfo;
   let folder: string;
+  let real: string;
   try {
     // Judged before opening: opening a FIFO would wait, a folder is not a token.
     const before = await Deno.stat(path);
@@ -173,7 +174,7 @@ export async function readTokenFile(
       throw refuse("is a folder, not a file; name the file that holds the token");
     }
     if (!before.isFile) throw refuse("is not a regular file");
-    const real = await Deno.realPath(path);
+    real = await Deno.realPath(path);
     folder = real.slice(0, Math.max(real.lastIndexOf("/"), 1));
     using file = await Deno.open(path, { read: true });
     info = await file.stat(); // the file as opened: its owner and mode are what count
@@ -197,7 +198,7 @@ export async function readTokenFile(
       : "cannot be read";
     throw refuse(why);
   }
-  await checkTokenFileOwnership(path, folder, info, options.onWarning);
+  await checkTokenFileOwnership({ path, real, folder }, info, options.onWarning);
   if (bytes.length > MAX_HTTP_TOKEN_FILE_BYTES) {
     throw refuse(`is larger than ${MAX_HTTP_TOKEN_FILE_BYTES} bytes`);
   }
@@ -218,16 +219,22 @@ function isTrustedOwner(uid: number | null, me: number | null): boolean {
 
 /**
  * The ownership and mode rule of {@linkcode readTokenFile}: refuses what
- * others may write or own, warns on what they may read.
+ * others may write or own, warns on what they may read. Every message names
+ * the file whose owner or mode must change: given through a link, the
+ * link's target (review n8: the commands named the link, whose own mode
+ * `ls -l` shows as lrwxrwxrwx).
  */
 async function checkTokenFileOwnership(
-  path: string,
-  folder: string,
+  where: { readonly path: string; readonly real: string; readonly folder: string },
   info: Deno.FileInfo,
   onWarning: ((line: string) => void) | undefined,
 ): Promise<void> {
   const me = Deno.uid();
-  const shown = `"${path}"`;
+  const { folder } = where;
+  const path = where.real;
+  const shown = where.real === where.path
+    ? `"${where.path}"`
+    : `"${where.real}" (given as the link "${where.path}")`;
   const fileMode = info.mode ?? 0;
   if (!isTrustedOwner(info.uid, me)) {
     throw new HttpStartupError(

@@ -79,3 +79,44 @@ export function healthResponse(
     headers: { "content-type": "application/json", "cache-control": "no-store", ...retry },
   });
 }
+
+/**
+ * Whether a path is one an OAuth client probes or calls while discovering
+ * how to authorize (RFC 9728 protected resource metadata, RFC 8414 / OpenID
+ * authorization server metadata under `/.well-known/`, and the default
+ * `/register`, `/authorize` and `/token` endpoints clients fall back to when
+ * no metadata is found). skillgate serves none of them.
+ *
+ * @param pathname A request URL's path.
+ * @returns True for those paths.
+ *
+ * Source: MCP 2025-11-25, "Authorization" (authorization is optional;
+ * discovery through `/.well-known/oauth-protected-resource` and
+ * `/.well-known/oauth-authorization-server`, with fallback endpoints).
+ */
+export function isOAuthDiscoveryPath(pathname: string): boolean {
+  return pathname.startsWith("/.well-known/") ||
+    pathname === "/register" || pathname === "/authorize" || pathname === "/token";
+}
+
+/**
+ * The answer on an OAuth discovery or endpoint path: 404, so a client learns
+ * at once that this server does not use OAuth (the SDK client then treats the
+ * resource as having no metadata, rather than failing on an HTTP 401 from the
+ * metadata document itself), with an OAuth-shaped error body (RFC 6749
+ * section 5.2: `error`, `error_description`) whose description tells the
+ * user what to do instead, which clients that surface OAuth errors show.
+ *
+ * @returns The 404 response, `application/json`.
+ */
+export function noOAuthResponse(): Response {
+  return new Response(
+    JSON.stringify({
+      error: "invalid_request",
+      error_description: "This skillgate server does not use OAuth: configure the client to send " +
+        "the server's bearer token as the header Authorization: Bearer <token> (ask the " +
+        "server's owner for it)",
+    }),
+    { status: 404, headers: { "content-type": "application/json" } },
+  );
+}

@@ -94,7 +94,7 @@ Deno.test("listResourcePage() refuses a cursor it did not issue with -32602", ()
     () => listResourcePage(CATALOG, { cursor: "bogus", pageSize: 10 }),
     (error: unknown) =>
       error instanceof ProtocolError && error.code === -32602 &&
-      /Cursor is not one/.test(error.message),
+      /The cursor is not one this server issued: pass back/.test(error.message),
   );
 });
 
