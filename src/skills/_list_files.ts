@@ -161,7 +161,7 @@ export async function listSkillFiles(
       return cannotRead(at, errorName(error));
     }
     // At most the files still allowed, and one more to see the cap: nothing far past it is stat'ed.
-    const maxStats = Math.max(0, caps.maxFilesPerSkill - (files.length - 1)) + 1;
+    const maxStats = Math.max(0, caps.maxFilesPerSkill - files.length) + 1;
     let read: FolderRead | null;
     try {
       read = await readFolder({ fd, maxStats });
@@ -182,7 +182,7 @@ export async function listSkillFiles(
       }
       if (location !== null) {
         return location === at.real
-          ? cannotRead(at, "not read through its descriptor")
+          ? cannotRead(at, "not read through its descriptor: unreadable, or over 65,536 entries")
           : changedWhileListed(at.lexical, at.rel).problem;
       }
       return readByPath(at);
