@@ -50,7 +50,7 @@ export interface FolderEntry {
 
 /** A folder read through its descriptor. */
 export interface FolderRead {
-  /** The kernel's path for the open folder, read before and after (equal), else the read is null. */
+  /** The kernel's path for the open folder when it was read. */
   readonly location: string;
   /** Every entry, sorted by name in code-unit order. */
   readonly entries: readonly FolderEntry[];
@@ -114,26 +114,34 @@ export function readFolderDirectly(request: FolderReadRequest): Promise<FolderRe
 
 /**
  * Reads the folder open on `request.fd` in this thread through
- * `/proc/self/fd/<fd>`: its location (one `readlink` before and one after),
- * its entries (`readdir` of the descriptor's folder) and each asked entry's
- * `lstat` (`/proc/self/fd/<fd>/<name>`: the name looked up in that folder,
- * its last component not followed).
+ * `/proc/self/fd/<fd>`: its location (one `readlink`, first), its entries
+ * (`readdir` of the descriptor's folder) and each asked entry's `lstat`
+ * (`/proc/self/fd/<fd>/<name>`: the name looked up in that folder, its last
+ * component not followed). One location is enough: the entries are the open
+ * folder's own wherever it sits, and it sat at that path when asked; a
+ * folder moved out and back meanwhile holds what anyone who could write it
+ * there could have written inside.
  *
  * Requires `--allow-all` (every `/proc` access does); without it, or off
  * Linux, answers null.
  *
  * @param request The descriptor and how many entries to stat.
+ * @param isReadable Whether a folder at this location may be read for the
+ *   asker (checked before its entries are). @default always
  * @returns Its location and entries; null when it cannot be read here (not
  *   a safe non-negative descriptor, not open, not a folder, no `/proc`,
- *   more than {@linkcode MAX_FOLDER_READ_ENTRIES} entries, or the folder's
- *   location moved while it was read).
+ *   more than {@linkcode MAX_FOLDER_READ_ENTRIES} entries, or not readable).
  */
-export function readFolderDirectlySync(request: FolderReadRequest): FolderRead | null {
+export function readFolderDirectlySync(
+  request: FolderReadRequest,
+  isReadable: (location: string) => boolean = () => true,
+): FolderRead | null {
   const { fd } = request;
   if (!Number.isSafeInteger(fd) || fd < 0) return null;
   const at = `/proc/self/fd/${fd}`;
   try {
     const location = Deno.readLinkSync(at);
+    if (!isReadable(location)) return null;
     const entries: FolderEntry[] = [];
     if (request.names !== undefined) {
       for (const name of request.names.slice(0, MAX_FOLDER_READ_ENTRIES)) {
@@ -153,7 +161,6 @@ export function readFolderDirectlySync(request: FolderReadRequest): FolderRead |
         entries.push({ name, kind, stat: wanted ? statAt(at, name) : null });
       }
     }
-    if (Deno.readLinkSync(at) !== location) return null;
     return { location, entries };
   } catch {
     return null;

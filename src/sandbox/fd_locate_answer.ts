@@ -12,7 +12,7 @@
  * @module
  */
 import { locateDirectlySync } from "../files/fd_location.ts";
-import { type FolderRead, readFolderDirectlySync } from "../files/fd_listing.ts";
+import { readFolderDirectlySync } from "../files/fd_listing.ts";
 import type {
   LocateFdReplyMessage,
   LocateFdsReplyMessage,
@@ -54,12 +54,8 @@ export function answerLocateRequest(
     return true;
   }
   if (message?.type === "read-folders") {
-    const reads = message.requests.map((request) => {
-      const location = locateDirectlySync(request.fd);
-      if (location === null || !isWithin(location, readable)) return null;
-      const read: FolderRead | null = readFolderDirectlySync(request);
-      return read !== null && isWithin(read.location, readable) ? read : null;
-    });
+    const isReadable = (location: string) => isWithin(location, readable);
+    const reads = message.requests.map((request) => readFolderDirectlySync(request, isReadable));
     reply({ type: "read-folders-reply", id: message.id, reads });
     return true;
   }
