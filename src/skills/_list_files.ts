@@ -38,6 +38,7 @@ import {
   loadGateFs,
   openEntryDescriptor,
   openFolderDescriptor,
+  retryingOnDescriptorShortage,
 } from "../files/bounded_read.ts";
 import {
   type FolderEntry,
@@ -152,7 +153,9 @@ export async function listSkillFiles(
   async function openFolder(at: Folder): Promise<OpenedFolder | Problem> {
     let fd: number;
     try {
-      fd = openFolderDescriptor(at.real);
+      // A busy moment without a free descriptor (a low `ulimit -n`, the other readers' handles)
+      // is waited out, not reported as an unreadable folder (as the gate's SKILL.md read does).
+      fd = await retryingOnDescriptorShortage(() => Promise.resolve(openFolderDescriptor(at.real)));
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code === "ENOTDIR" || code === "ELOOP" || code === "ENOENT") {
@@ -466,7 +469,7 @@ export async function listSkillFiles(
 }
 
 /** Sub-folders of one folder opened and read ahead of the walk at most (a bound on descriptors). */
-const PREFETCH_FOLDERS = 8;
+const PREFETCH_FOLDERS = 4;
 
 /**
  * The version of a followed symlink's target, from a handle opened on its
@@ -478,7 +481,9 @@ const PREFETCH_FOLDERS = 8;
  * @throws The open's error (gone, unreadable).
  */
 async function statTarget(real: string): Promise<FolderEntryStat | null> {
-  const { fd, version } = openEntryDescriptor(real);
+  const { fd, version } = await retryingOnDescriptorShortage(() =>
+    Promise.resolve(openEntryDescriptor(real))
+  );
   try {
     const location = await locateFd(fd);
     if (location !== null && location !== real) return null;
