@@ -539,6 +539,102 @@ export function closeLocated(handle: LocatedHandle): void {
 }
 
 /**
+ * The gate's one `open` call (every descriptor here comes from it): the
+ * flags always hold `O_NOFOLLOW` (callers pass them; see each caller).
+ */
+function openWithFlags(path: string, flags: number): number {
+  return fs().openSync(path, flags);
+}
+
+/**
+ * `O_PATH` where its value is known (Linux on x86_64 and aarch64): a
+ * descriptor that names a file or folder without opening it for I/O, so
+ * opening one has no side effect whatever it is; elsewhere 0 (a plain
+ * read-only open).
+ */
+const O_PATH = Deno.build.os === "linux" && (Deno.build.arch === "x86_64" ||
+    Deno.build.arch === "aarch64")
+  ? 0o10000000
+  : 0;
+
+/**
+ * Opens a folder of a skill so the listing reads it through its descriptor
+ * (`src/files/fd_listing.ts`; review r10): `O_DIRECTORY | O_NOFOLLOW`, and
+ * `O_PATH` where known (no I/O on the folder itself: the trusted part reads
+ * it through `/proc/self/fd`). A symlink in the last segment, or anything
+ * but a folder, fails; one on the way is followed, so the caller must check
+ * the descriptor's location. Call {@linkcode loadGateFs} first.
+ *
+ * @param path The folder's absolute real path.
+ * @returns The descriptor; close it with {@linkcode closeDescriptor}.
+ * @throws {Error} The open's error, with its `code` (`ENOTDIR`, `ELOOP`:
+ *   not a folder, or a symlink now; `ENOENT`: gone).
+ *
+ * Requires `--allow-read` on the folder.
+ */
+export function openFolderDescriptor(path: string): number {
+  const { constants } = fs();
+  return openWithFlags(
+    path,
+    constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | O_PATH,
+  );
+}
+
+/**
+ * Opens any entry of a skill without following it or acting on it, to take
+ * its version from the handle (`fstat`) once its location is checked: `O_PATH
+ * | O_NOFOLLOW` where known, else the gate's `O_RDONLY | O_NOFOLLOW |
+ * O_NONBLOCK`. Call {@linkcode loadGateFs} first.
+ *
+ * @param path The entry's absolute real path.
+ * @returns The descriptor and its `fstat` version; close it with
+ *   {@linkcode closeDescriptor}.
+ * @throws {Error} The open's error, with its `code`.
+ *
+ * Requires `--allow-read` on the entry.
+ */
+export function openEntryDescriptor(path: string): {
+  readonly fd: number;
+  /** The handle's `fstat`; `isSymlink`: the entry is a symlink itself (opened, not followed). */
+  readonly version: LocatedVersion & { readonly isSymlink: boolean };
+} {
+  const { constants } = fs();
+  const flags = O_PATH !== 0
+    ? O_PATH | constants.O_NOFOLLOW
+    : constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const fd = openWithFlags(path, flags);
+  try {
+    const info = fs().fstatSync(fd);
+    return {
+      fd,
+      version: {
+        isFile: info.isFile(),
+        isDirectory: info.isDirectory(),
+        isSymlink: info.isSymbolicLink(),
+        dev: info.dev,
+        ino: info.ino,
+        size: info.size,
+        mtimeMs: info.mtime?.getTime() ?? null,
+        ctimeMs: info.ctime?.getTime() ?? null,
+      },
+    };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Closes a descriptor of {@linkcode openFolderDescriptor} or
+ * {@linkcode openEntryDescriptor}.
+ *
+ * @param fd The descriptor.
+ */
+export function closeDescriptor(fd: number): void {
+  closeSync(fd);
+}
+
+/**
  * Loads `node:fs` for {@linkcode openLocatedSync} (once; later calls resolve at once).
  *
  * @returns Resolves once the gate can open synchronously.
@@ -696,8 +792,8 @@ function openFlaggedPath(
   changed: (cause?: unknown) => Error,
 ): number {
   try {
-    const { constants, openSync } = fs();
-    return openSync(
+    const { constants } = fs();
+    return openWithFlags(
       realPath,
       constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
     );

@@ -83,7 +83,7 @@ export function createDigestIsolateHost(
       running = started;
       started.onmessage = (event: MessageEvent) => {
         const message = parseWorkerMessage(event.data);
-        answerLocateRequest(message, (answer) => started.postMessage(answer));
+        answerLocateRequest(message, (answer) => started.postMessage(answer), permissions.read);
       };
       started.onerror = (event: ErrorEvent) => {
         event.preventDefault();

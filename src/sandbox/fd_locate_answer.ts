@@ -1,34 +1,48 @@
 /**
- * The trusted part's answer to an isolate's descriptor-location request
- * (`locate-fd`, `locate-fds`): the serving worker, the declaration reader and
- * the digest isolate each ask here, and each gets the real path read by this
- * thread from `/proc/self/fd` (`locateDirectlySync`), never a path it named. One
- * place answers all three, so the guarantee behind every gated read is the
- * same code (issue 10: the descriptor-location check; issue 13: the digest
- * isolate).
+ * The trusted part's answer to an isolate's descriptor requests: where an
+ * open descriptor is (`locate-fd`, `locate-fds`) and what an open folder holds
+ * (`read-folders`). The serving worker, the declaration reader and the digest
+ * isolate each ask here, and each gets what this thread read from
+ * `/proc/self/fd` (`locateDirectlySync`, `readFolderDirectlySync`), never a
+ * path it named. One place answers all three, so the guarantee behind every
+ * gated read and every listed file is the same code (issue 10: the
+ * descriptor-location check; issue 13: the digest isolate; review r10: the
+ * exact folder listing).
  *
  * @module
  */
 import { locateDirectlySync } from "../files/fd_location.ts";
-import type { LocateFdReplyMessage, LocateFdsReplyMessage, WorkerMessage } from "./messages.ts";
+import { readFolderDirectlySync } from "../files/fd_listing.ts";
+import type {
+  LocateFdReplyMessage,
+  LocateFdsReplyMessage,
+  ReadFoldersReplyMessage,
+  WorkerMessage,
+} from "./messages.ts";
 
 /**
- * Answers `message` when it is a location request, through `reply`, before
- * it returns: every descriptor it names is read in this call (one `readlink`
- * of `/proc/self/fd/<fd>` each, no promise per descriptor: a 10,000-skill cold
- * listing asks ~40,000). Any other message is left alone.
+ * Answers `message` when it is a location or folder request, through
+ * `reply`, before it returns: every descriptor it names is read in this call
+ * (one `readlink` of `/proc/self/fd/<fd>` each, no promise per descriptor: a
+ * 10,000-skill cold listing asks ~40,000). A folder is read only when the
+ * kernel places it at or below one of `readable` (the asker's own read
+ * permission): a descriptor of this thread's, or anything else the asker may
+ * not read, is answered null, never listed. Any other message is left alone.
  *
  * Requires `--allow-all` (the trusted part's): every `/proc` read does;
- * without it, or off Linux, each path is null (the asker then refuses the
+ * without it, or off Linux, each answer is null (the asker then refuses the
  * read or narrows it).
  *
  * @param message A message already checked by `parseWorkerMessage`, or null.
  * @param reply Posts the answer to the isolate that asked.
- * @returns True when `message` was a location request (answered), else false.
+ * @param readable Absolute paths the asker may read (its permission set's
+ *   `read`); folders elsewhere are not read for it. @default [] (none)
+ * @returns True when `message` was such a request (answered), else false.
  */
 export function answerLocateRequest(
   message: WorkerMessage | null,
-  reply: (answer: LocateFdReplyMessage | LocateFdsReplyMessage) => void,
+  reply: (answer: LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage) => void,
+  readable: readonly string[] = [],
 ): boolean {
   if (message?.type === "locate-fd") {
     reply({ type: "locate-fd-reply", id: message.id, path: locateDirectlySync(message.fd) });
@@ -39,5 +53,19 @@ export function answerLocateRequest(
     reply({ type: "locate-fds-reply", id: message.id, paths });
     return true;
   }
+  if (message?.type === "read-folders") {
+    const isReadable = (location: string) => isWithin(location, readable);
+    const reads = message.requests.map((request) => readFolderDirectlySync(request, isReadable));
+    reply({ type: "read-folders-reply", id: message.id, reads });
+    return true;
+  }
   return false;
+}
+
+/** Whether `path` is one of `folders` or below one (at a separator). */
+function isWithin(path: string, folders: readonly string[]): boolean {
+  return folders.some((folder) =>
+    folder !== "" &&
+    (path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`))
+  );
 }

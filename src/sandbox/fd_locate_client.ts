@@ -16,10 +16,13 @@
  */
 
 import type { FdLocator } from "../files/fd_location.ts";
+import type { FolderRead, FolderReader, FolderReadRequest } from "../files/fd_listing.ts";
 import {
   type LocateFdRequestMessage,
   type LocateFdsRequestMessage,
   MAX_LOCATE_FDS,
+  MAX_READ_FOLDERS,
+  type ReadFoldersRequestMessage,
 } from "./messages.ts";
 import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
 
@@ -83,4 +86,66 @@ export function createFdLocateClient(
         queueMicrotask(flush);
       }
     });
+}
+
+/**
+ * Creates a folder reader (`src/files/fd_listing.ts`) that asks the trusted
+ * part to read each open folder through its descriptor (review r10: the
+ * worker may not read `/proc`). Requests made in one synchronous run, or
+ * while one is in flight, go as one `read-folders` message of at most
+ * `MAX_READ_FOLDERS` (the many skills a cold build lists at once), as the
+ * locator's do.
+ *
+ * @param port Where to post requests and hear replies (in the worker: `self`).
+ * @returns The reader. A request without a reply within
+ *   `TRUSTED_REPLY_TIMEOUT_MS`, or a reply that is not a read, resolves to
+ *   null: the listing then lists nothing of that folder (fail closed).
+ */
+export function createFolderReadClient(
+  port: RequestPort<ReadFoldersRequestMessage>,
+): FolderReader {
+  const ask = createTrustedRequester<ReadFoldersRequestMessage, readonly unknown[] | null>(port, {
+    replyType: "read-folders-reply",
+    readAnswer: (reply) => Array.isArray(reply.reads) ? reply.reads : null,
+    onTimeout: null,
+  });
+  type Item = { request: FolderReadRequest; resolve: (read: FolderRead | null) => void };
+  let inFlight = false;
+  const queued: Item[] = [];
+  const send = (batch: Item[]) => {
+    inFlight = true;
+    void ask({ type: "read-folders", requests: batch.map((item) => item.request) }).then(
+      (reads) => {
+        batch.forEach((item, index) =>
+          item.resolve(
+            reads === null || reads.length !== batch.length ? null : asFolderRead(reads[index]),
+          )
+        );
+        inFlight = false;
+        if (queued.length > 0) send(queued.splice(0, MAX_READ_FOLDERS));
+      },
+    );
+  };
+  let isFlushQueued = false;
+  const flush = () => {
+    isFlushQueued = false;
+    if (inFlight || queued.length === 0) return;
+    send(queued.splice(0, MAX_READ_FOLDERS));
+  };
+  return (request) =>
+    new Promise<FolderRead | null>((resolve) => {
+      queued.push({ request, resolve });
+      if (!inFlight && !isFlushQueued) {
+        isFlushQueued = true;
+        queueMicrotask(flush);
+      }
+    });
+}
+
+/** The trusted part's answer for one folder, if it has a read's shape; else null. */
+function asFolderRead(value: unknown): FolderRead | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { location, entries } = value as Record<string, unknown>;
+  if (typeof location !== "string" || !Array.isArray(entries)) return null;
+  return { location, entries: entries as FolderRead["entries"] };
 }

@@ -15,6 +15,11 @@ import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
 import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Root } from "../skills/skill.ts";
+import {
+  type FolderRead,
+  type FolderReadRequest,
+  MAX_FOLDER_READ_ENTRIES,
+} from "../files/fd_listing.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
 export interface StartMessage {
@@ -197,6 +202,31 @@ export interface LocateFdsReplyMessage {
 export const MAX_LOCATE_FDS = 4_096;
 
 /**
+ * Worker to trusted part: read these open folders through their descriptors
+ * (`src/files/fd_listing.ts`): the listing's exact `readdir` and `lstat`
+ * (review r10), which the worker cannot do itself (`/proc` needs
+ * `--allow-all`). Answered only for a folder the kernel places inside the
+ * asker's own read permission.
+ */
+export interface ReadFoldersRequestMessage {
+  readonly type: "read-folders";
+  readonly id: number;
+  /** At most `MAX_READ_FOLDERS` folders. */
+  readonly requests: readonly FolderReadRequest[];
+}
+
+/** Trusted part to worker: the answer to a {@linkcode ReadFoldersRequestMessage}, in order. */
+export interface ReadFoldersReplyMessage {
+  readonly type: "read-folders-reply";
+  readonly id: number;
+  /** Each folder's read, or null when it cannot be told (or is not the asker's to read). */
+  readonly reads: readonly (FolderRead | null)[];
+}
+
+/** Folders one `read-folders` request may name at most; a longer one is ignored. */
+export const MAX_READ_FOLDERS = 256;
+
+/**
  * Worker to trusted part: a settings view asks to set one override switch.
  * The trusted part checks it (only narrowing, or turning back on what a view
  * turned off: `src/config/file/view_override_write.ts`), writes
@@ -278,6 +308,7 @@ export type WorkerMessage =
   | GroupRequestMessage
   | LocateFdRequestMessage
   | LocateFdsRequestMessage
+  | ReadFoldersRequestMessage
   | EnvRequestMessage
   | OverrideWriteRequestMessage;
 
@@ -313,6 +344,7 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
       ? data as LocateFdsRequestMessage
       : null;
   }
+  if (message.type === "read-folders") return isReadFoldersRequest(data) ? data : null;
   if (message.type === "env") return isEnvRequest(data) ? data : null;
   if (message.type === "digest-isolate") {
     return (data as Record<string, unknown>).port instanceof MessagePort
@@ -326,6 +358,20 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
       : null;
   }
   return null;
+}
+
+function isReadFoldersRequest(data: object): data is ReadFoldersRequestMessage {
+  const request = data as Record<string, unknown>;
+  return Number.isSafeInteger(request.id) && Array.isArray(request.requests) &&
+    request.requests.length <= MAX_READ_FOLDERS &&
+    request.requests.every((item) => {
+      if (typeof item !== "object" || item === null) return false;
+      const { fd, maxStats, names } = item as Record<string, unknown>;
+      return Number.isSafeInteger(fd) && (fd as number) >= 0 && Number.isSafeInteger(maxStats) &&
+        (names === undefined ||
+          Array.isArray(names) && names.length <= MAX_FOLDER_READ_ENTRIES &&
+            names.every((name) => typeof name === "string"));
+    });
 }
 
 function isEnvRequest(data: object): data is EnvRequestMessage {

@@ -119,7 +119,7 @@ export function startWorker(
       if (message?.type === "group") {
         void answerGroupRequest(message, groupKiller).then((reply) => worker.postMessage(reply));
       }
-      answerLocateRequest(message, (answer) => worker.postMessage(answer));
+      answerLocateRequest(message, (answer) => worker.postMessage(answer), permissions.read);
       if (message?.type === "env") {
         void (releaseEnv?.(message) ?? Promise.resolve({})).catch(() => ({})).then((values) => {
           const reply: EnvReplyMessage = { type: "env-reply", id: message.id, values };

@@ -6,19 +6,48 @@
  * (`src/files/served_name.ts`, the rule every reader applies too); every
  * other file is reported, never dropped silently.
  *
- * The walk costs one `readdir` per folder and one `lstat` per file (size,
- * mtime and identity are needed for every file), synchronous calls (see
- * `_fs.ts`), and one `lstat` per folder after its walk, the skill folder
- * included: `readdir` follows symlinks, and a folder's entry (the skill
- * folder's come from discovery) may be a symlink by then (review r5). A
- * symlink alone costs a `realpath` too: every other entry lies lexically
- * under a real folder, so its real path is that folder's real path plus its
- * name, with no call.
+ * Exact (review r10): a name, size or mtime is listed only when it was read
+ * from inside the skill's real folder. Each folder, the skill folder
+ * included, is opened (`O_DIRECTORY | O_NOFOLLOW`, `O_PATH` where known:
+ * `openFolderDescriptor`) and read through that descriptor
+ * (`src/files/fd_listing.ts`: the trusted part's `readdir` of
+ * `/proc/self/fd/<fd>` and `lstat` of `/proc/self/fd/<fd>/<name>`), and its
+ * location, read with the entries, must be exactly the folder's real path.
+ * A path-based `readdir` follows a symlink exchanged in for a folder and
+ * could be exchanged back before any check after it; a descriptor cannot be
+ * redirected, and a folder the kernel places at exactly that path is inside
+ * the skill. A followed symlink's target is opened without following
+ * (`openEntryDescriptor`) and its version taken from that handle once its
+ * location is the target's real path. Where no `/proc` answers at all
+ * (another OS), the walk reads by path and checks each folder after its walk
+ * (`isStillFolder`), which a swap undone in between defeats: the same
+ * narrowing the gate falls back to there.
+ *
+ * The walk costs one open, one read (a `readdir` and one `lstat` per file,
+ * in the trusted part, batched with other skills' folders into one message)
+ * and one close per folder; a symlink costs a `realpath`, an open and a
+ * location check too: every other entry lies lexically under a real folder,
+ * so its real path is that folder's real path plus its name, with no call.
  *
  * @module
  */
 
 import { relative, sep } from "node:path";
+import {
+  closeDescriptor,
+  loadGateFs,
+  openEntryDescriptor,
+  openFolderDescriptor,
+  retryingOnDescriptorShortage,
+} from "../files/bounded_read.ts";
+import {
+  type FolderEntry,
+  type FolderEntryStat,
+  type FolderRead,
+  type FolderReader,
+  readOpenFolder,
+} from "../files/fd_listing.ts";
+import { locateFd } from "../files/fd_location.ts";
 import {
   checkServedFile,
   checkServedPath,
@@ -49,51 +78,64 @@ export interface ListCaps {
   readonly maxFoldersPerSkill: number;
 }
 
-/** What {@linkcode listSkillFiles} needs of a file entry's `lstat`. */
-export interface EntryInfo {
-  readonly isFile: boolean;
-  readonly isDirectory: boolean;
-  readonly isSymlink: boolean;
-  readonly size: number;
-  readonly mtime: Date | null;
-  readonly ctime: Date | null;
-  readonly dev: number;
-  readonly ino: number | null;
+/** Options of {@linkcode listSkillFiles}. */
+export interface ListOptions {
+  /**
+   * How an open folder is read. @default readOpenFolder (the installed
+   * reader: the trusted part's, in an isolate)
+   */
+  readonly readFolder?: FolderReader;
+  /**
+   * Told each file as it is listed, with the real path it was found at (the
+   * digest isolate opens only files whose real path is the skill's real
+   * folder plus their path). Where the walk reads by path (no `/proc`), a
+   * file told may be dropped again when its folder turns out swapped.
+   */
+  readonly onListed?: (file: SkillFile, real: string) => void;
 }
 
-/**
- * Takes the version of a folder entry read as a regular file (no symlink):
- * `lexical` is its path under the skill's lexical folder, `real` under the
- * real one (the same file), `rel` its path in the skill. Must answer what
- * `Deno.lstatSync(lexical)` answers, or throw as it does.
- */
-export type EntryStat = (lexical: string, real: string, rel: string) => EntryInfo;
+/** A folder of the walk: its path under the skill's lexical folder, its real path, its path in the skill. */
+interface Folder {
+  readonly lexical: string;
+  readonly real: string;
+  readonly rel: string;
+}
 
-/** `Deno.lstatSync` of the lexical path: the listing's own way. */
-const lstatEntry: EntryStat = (lexical) => Deno.lstatSync(lexical);
+/** One folder's entries as the walk uses them. */
+interface OpenedFolder {
+  /** Its entries, sorted by name in code-unit order. */
+  readonly entries: readonly FolderEntry[];
+  /** The `lstat` of a file entry the read did not take (null: gone, or not to be told). */
+  readonly statLater: (name: string) => Promise<FolderEntryStat | null>;
+  /** Whether it was read through its descriptor (exact); else by path, checked after its walk. */
+  readonly isExact: boolean;
+  readonly close: () => void;
+}
 
 /**
  * Lists a skill's files, starting with its SKILL.md. The walk is depth
  * first in name order and stops at the first cap it meets.
  *
- * @param candidate The skill folder (its entries are reused).
+ * @param candidate The skill folder (`dir`, `realDir`, `name`, `skillMdFile`).
  * @param skillMd The SKILL.md entry, listed first.
  * @param caps Files and folders at most.
- * @param statEntry How a regular file entry's version is taken (default
- *   `Deno.lstatSync` of its lexical path; the digest isolate takes it from
- *   the handle it opens to hash the file, issue 13).
+ * @param options How folders are read; who is told of each listed file.
  * @returns The sorted files, their total bytes, whether a cap cut the walk,
  *   and `symlink-escape`, `symlink-loop`, `file-not-served`, `unusable-path`,
- *   `nested-skill`, `file-limit` and `folder-limit` warnings.
+ *   `nested-skill`, `file-limit` and `folder-limit` warnings. Never rejects
+ *   for a folder it cannot read (a warning says so).
  *
- * Requires `--allow-read` on the skill folder.
+ * Requires `--allow-read` on the skill folder, and a folder reader that can
+ * answer (`installFolderReader`; in a thread with `--allow-all`, the default).
  */
-export function listSkillFiles(
+export async function listSkillFiles(
   candidate: SkillCandidate,
   skillMd: SkillFile,
   caps: ListCaps,
-  statEntry: EntryStat = lstatEntry,
-): FileListing {
+  options: ListOptions = {},
+): Promise<FileListing> {
+  await loadGateFs();
+  const readFolder = options.readFolder ?? readOpenFolder;
   const files: SkillFile[] = [skillMd];
   const problems: Problem[] = [];
   let folders = 0;
@@ -104,31 +146,89 @@ export function listSkillFiles(
   type Resolved =
     | { readonly kind: "skip" }
     | { readonly kind: "problem"; readonly problem: Problem }
-    | { readonly kind: "file"; readonly file: SkillFile }
-    | {
-      readonly kind: "dir";
-      readonly lexical: string;
-      readonly real: string;
-      readonly rel: string;
-    };
+    | { readonly kind: "file"; readonly file: SkillFile; readonly real: string }
+    | { readonly kind: "dir"; readonly folder: Folder };
 
-  function resolve(
-    entry: Deno.DirEntry,
-    lexDir: string,
-    realDir: string,
-    relDir: string,
+  /** Opens and reads one folder; a problem when it is not (exactly) the folder expected. */
+  async function openFolder(at: Folder): Promise<OpenedFolder | Problem> {
+    let fd: number;
+    try {
+      // A busy moment without a free descriptor (a low `ulimit -n`, the other readers' handles)
+      // is waited out, not reported as an unreadable folder (as the gate's SKILL.md read does).
+      fd = await retryingOnDescriptorShortage(() => Promise.resolve(openFolderDescriptor(at.real)));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "ENOTDIR" || code === "ELOOP" || code === "ENOENT") {
+        return changedWhileListed(at.lexical, at.rel).problem;
+      }
+      return cannotRead(at, errorName(error));
+    }
+    // At most the files still allowed, and one more to see the cap: nothing far past it is stat'ed.
+    const maxStats = Math.max(0, caps.maxFilesPerSkill - files.length) + 1;
+    let read: FolderRead | null;
+    try {
+      read = await readFolder({ fd, maxStats });
+    } catch {
+      read = null;
+    }
+    if (read === null) {
+      // No answer: where descriptors can be located at all, the folder was not the asker's to
+      // read (its location is outside the roots: swapped) or could not be read; nothing of it is
+      // listed. Only where nothing can tell (no `/proc`) is it read by path, checked after.
+      let location: string | null;
+      try {
+        location = await locateFd(fd);
+      } catch {
+        location = "";
+      } finally {
+        closeDescriptor(fd);
+      }
+      if (location !== null) {
+        return location === at.real
+          ? cannotRead(at, "not read through its descriptor: unreadable, or over 65,536 entries")
+          : changedWhileListed(at.lexical, at.rel).problem;
+      }
+      return readByPath(at);
+    }
+    if (read.location !== at.real) {
+      closeDescriptor(fd);
+      return changedWhileListed(at.lexical, at.rel).problem;
+    }
+    return {
+      entries: read.entries,
+      isExact: true,
+      statLater: async (name) => {
+        let again: FolderRead | null;
+        try {
+          again = await readFolder({ fd, maxStats: 1, names: [name] });
+        } catch {
+          again = null;
+        }
+        if (again === null || again.location !== at.real) return null;
+        return again.entries[0]?.stat ?? null;
+      },
+      close: () => closeDescriptor(fd),
+    };
+  }
+
+  async function resolve(
+    entry: FolderEntry,
+    at: Folder,
+    opened: OpenedFolder,
     chain: ReadonlySet<string>,
-  ): Resolved {
+  ): Promise<Resolved> {
     if (isQuietlySkippedName(entry.name)) return { kind: "skip" };
-    if (relDir === "" && entry.name === candidate.skillMdFile) return { kind: "skip" };
-    const rel = sharedPath(relDir === "" ? entry.name : `${relDir}/${entry.name}`);
-    const lexical = joinPath(lexDir, entry.name);
+    if (at.rel === "" && entry.name === candidate.skillMdFile) return { kind: "skip" };
+    const rel = sharedPath(at.rel === "" ? entry.name : `${at.rel}/${entry.name}`);
+    const lexical = joinPath(at.lexical, entry.name);
     const own = checkServedPath(rel);
     if (own !== null) return notServed(lexical, own);
-    let real = joinPath(realDir, entry.name);
-    let info: EntryInfo | null = null;
+    let real = joinPath(at.real, entry.name);
+    if (entry.kind === "dir") return { kind: "dir", folder: { lexical, real, rel } };
+    if (entry.kind === "other") return notRegular(lexical, rel);
+    let info: FolderEntryStat | null;
     try {
-      if (entry.isSymlink) {
+      if (entry.kind === "symlink") {
         real = Deno.realPathSync(lexical);
         if (!isInside(real, candidate.realDir)) {
           return {
@@ -136,10 +236,11 @@ export function listSkillFiles(
             problem: escapeProblem(lexical, "the skill folder", "warning"),
           };
         }
-        // The resolved path, not the link again: a link retargeted since `realpath` is not
-        // followed out of the skill (review r5).
-        info = Deno.lstatSync(real);
-        if (info.isSymlink) return changedWhileListed(lexical, rel);
+        // The resolved path, opened without following and placed by the kernel: a link
+        // retargeted, or a folder on the way swapped, since `realpath` is not followed out of the
+        // skill, and the version is the handle's (reviews r5, r10).
+        info = await statTarget(real);
+        if (info === null || info.isSymlink) return changedWhileListed(lexical, rel);
         if (info.isDirectory && chain.has(real)) {
           return {
             kind: "problem",
@@ -154,11 +255,11 @@ export function listSkillFiles(
         }
         const breach = checkServedFile(rel, relative(candidate.realDir, real).split(sep).join("/"));
         if (breach !== null) return notServed(lexical, breach);
-      } else if (entry.isFile) {
-        // `lstat`, not `stat` (same cost): an entry read as a file (by discovery, maybe long
-        // before) that is a symlink now is not followed to an outside file (review r5).
-        info = statEntry(lexical, real, rel);
-        if (info.isSymlink) return changedWhileListed(lexical, rel);
+      } else {
+        // The `lstat` through the folder's descriptor: an entry read as a file that is a symlink
+        // now is not followed to an outside file (review r5).
+        info = entry.stat ?? await opened.statLater(entry.name);
+        if (info === null || info.isSymlink) return changedWhileListed(lexical, rel);
       }
     } catch (error) {
       return {
@@ -171,50 +272,71 @@ export function listSkillFiles(
         ),
       };
     }
-    if (info?.isFile) {
+    if (info.isFile) {
       return {
         kind: "file",
+        real,
         file: {
           path: rel,
           size: info.size,
-          mtimeMs: info.mtime?.getTime() ?? null,
-          ctimeMs: info.ctime?.getTime() ?? null,
+          mtimeMs: info.mtimeMs,
+          ctimeMs: info.ctimeMs,
           dev: info.dev,
           ino: info.ino,
         },
       };
     }
-    if (entry.isDirectory || info?.isDirectory) return { kind: "dir", lexical, real, rel };
-    return {
-      kind: "problem",
-      problem: problem(
-        lexical,
-        "unusable-path",
-        "warning",
-        `"${rel}" is not a regular file or folder; not listed`,
-      ),
-    };
+    if (info.isDirectory) return { kind: "dir", folder: { lexical, real, rel } };
+    return notRegular(lexical, rel);
   }
 
-  function walk(
-    lexDir: string,
-    realDir: string,
-    relDir: string,
-    entries: readonly Deno.DirEntry[],
-    chain: Set<string>,
-  ): void {
-    if (relDir !== "" && entries.some((e) => e.name === "SKILL.md" || e.name === "skill.md")) {
+  async function walk(at: Folder, opened: OpenedFolder, chain: Set<string>): Promise<void> {
+    if (
+      at.rel !== "" && opened.entries.some((e) => e.name === "SKILL.md" || e.name === "skill.md")
+    ) {
       warn(
-        lexDir,
+        at.lexical,
         "nested-skill",
-        `Folder "${lexDir}" holds its own SKILL.md inside skill "${candidate.name}"; it is ` +
+        `Folder "${at.lexical}" holds its own SKILL.md inside skill "${candidate.name}"; it is ` +
           "served as files of that skill, not as a skill. Move it out to serve it on its own",
       );
     }
-    for (const entry of entries) {
+    // The first sub-folders are opened and read side by side (one message to the trusted part
+    // for all of them, not one round trip each), at most PREFETCH_FOLDERS and never more than the
+    // folder cap leaves; each is still used only when the walk reaches it, the rest closed.
+    const prefetched = new Map<string, Promise<OpenedFolder | Problem>>();
+    for (const entry of opened.entries) {
+      if (prefetched.size >= Math.min(PREFETCH_FOLDERS, caps.maxFoldersPerSkill - folders)) break;
+      if (entry.kind !== "dir" || isQuietlySkippedName(entry.name)) continue;
+      const rel = at.rel === "" ? entry.name : `${at.rel}/${entry.name}`;
+      if (checkServedPath(rel) !== null) continue;
+      const folder = {
+        lexical: joinPath(at.lexical, entry.name),
+        real: joinPath(at.real, entry.name),
+        rel,
+      };
+      prefetched.set(folder.real, openFolder(folder));
+    }
+    try {
+      await walkEntries(at, opened, chain, prefetched);
+    } finally {
+      for (const unused of prefetched.values()) {
+        const folder = await unused;
+        if ("entries" in folder) folder.close();
+      }
+    }
+  }
+
+  async function walkEntries(
+    at: Folder,
+    opened: OpenedFolder,
+    chain: Set<string>,
+    prefetched: Map<string, Promise<OpenedFolder | Problem>>,
+  ): Promise<void> {
+    for (const entry of opened.entries) {
       if (stopped) return;
-      // Resolved one at a time: nothing past a cap is ever stat'ed.
-      const item = resolve(entry, lexDir, realDir, relDir, chain);
+      // Resolved one at a time: nothing past a cap is ever stat'ed here.
+      const item = await resolve(entry, at, opened, chain);
       if (item.kind === "problem") problems.push(item.problem);
       else if (item.kind === "file") {
         if (files.length >= caps.maxFilesPerSkill) {
@@ -222,39 +344,49 @@ export function listSkillFiles(
           return;
         }
         files.push(item.file);
+        options.onListed?.(item.file, item.real);
       } else if (item.kind === "dir") {
         if (folders >= caps.maxFoldersPerSkill) {
           stop("folder-limit", `folders (at most ${caps.maxFoldersPerSkill})`);
           return;
         }
         folders++;
-        let children: Deno.DirEntry[];
-        try {
-          children = readSortedEntries(item.lexical);
-        } catch (error) {
-          warn(
-            item.lexical,
-            "unusable-path",
-            `Folder "${item.rel}" cannot be read (${errorName(error)})`,
-          );
+        const early = prefetched.get(item.folder.real);
+        prefetched.delete(item.folder.real);
+        const child = await (early ?? openFolder(item.folder));
+        if (!("entries" in child)) {
+          problems.push(child);
           continue;
         }
         const kept = { files: files.length, problems: problems.length, folders, stopped };
-        chain.add(item.real);
-        walk(item.lexical, item.real, item.rel, children, chain);
-        chain.delete(item.real);
-        if (!isStillFolder(item)) {
-          // Read through a symlink that replaced the folder since its entry was read (the
-          // skill folder's entries come from discovery): what was listed below it may be an
-          // outside folder's names and sizes. None of it is kept (review r5).
+        chain.add(item.folder.real);
+        try {
+          await walk(item.folder, child, chain);
+        } finally {
+          child.close();
+        }
+        chain.delete(item.folder.real);
+        if (!child.isExact && !isStillFolder(item.folder)) {
+          // Read by path (no `/proc`) through a symlink that replaced the folder since its entry
+          // was read: what was listed below it may be an outside folder's names and sizes. None
+          // of it is kept (review r5).
           files.length = kept.files;
           problems.length = kept.problems;
           folders = kept.folders;
           stopped = kept.stopped;
-          problems.push(changedWhileListed(item.lexical, item.rel).problem);
+          problems.push(changedWhileListed(item.folder.lexical, item.folder.rel).problem);
         }
       }
     }
+  }
+
+  function cannotRead(at: Folder, why: string): Problem {
+    return problem(
+      at.lexical,
+      "unusable-path",
+      "warning",
+      `Folder "${at.rel === "" ? "." : at.rel}" cannot be read (${why})`,
+    );
   }
 
   function changedWhileListed(
@@ -269,6 +401,18 @@ export function listSkillFiles(
         "warning",
         `"${rel}" changed while the skill was listed (it is a symlink now, or gone); not ` +
           "listed until the skill is read again",
+      ),
+    };
+  }
+
+  function notRegular(lexical: string, rel: string): Resolved {
+    return {
+      kind: "problem",
+      problem: problem(
+        lexical,
+        "unusable-path",
+        "warning",
+        `"${rel}" is not a regular file or folder; not listed`,
       ),
     };
   }
@@ -298,14 +442,24 @@ export function listSkillFiles(
     );
   }
 
-  walk(candidate.dir, candidate.realDir, "", candidate.entries, new Set([candidate.realDir]));
-  if (!isStillFolder({ lexical: candidate.dir, real: candidate.realDir })) {
-    // The skill folder itself swapped since discovery read it (review r5): nothing listed
-    // through it is kept but SKILL.md, which the gate read (or the index cache knew).
-    files.length = 1;
-    problems.length = 0;
-    stopped = false;
-    problems.push(changedWhileListed(candidate.dir, ".").problem);
+  const top: Folder = { lexical: candidate.dir, real: candidate.realDir, rel: "" };
+  const opened = await openFolder(top);
+  if (!("entries" in opened)) {
+    // The skill folder itself swapped since discovery read it (review r5), or unreadable: nothing
+    // is listed through it but SKILL.md, which the gate read (or the index cache knew).
+    problems.push(opened);
+  } else {
+    try {
+      await walk(top, opened, new Set([candidate.realDir]));
+    } finally {
+      opened.close();
+    }
+    if (!opened.isExact && !isStillFolder(top)) {
+      files.length = 1;
+      problems.length = 0;
+      stopped = false;
+      problems.push(changedWhileListed(candidate.dir, ".").problem);
+    }
   }
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
@@ -314,15 +468,87 @@ export function listSkillFiles(
   return { files: files.slice(), bytes, truncated: stopped, problems };
 }
 
+/** Sub-folders of one folder opened and read ahead of the walk at most (a bound on descriptors). */
+const PREFETCH_FOLDERS = 4;
+
 /**
- * Whether a folder the walk just listed is still what it was taken for, after
- * its files were listed (one `lstat`; review r5): a folder that is no symlink
- * is still a folder and no symlink; a followed symlink still leads to the
- * same real folder. `readdir` follows a symlink, so a folder swapped for one
- * since its entry was read was listed through it; a swap undone within the
- * time between the `readdir` and this check (the folder's own walk) is not
- * seen: only a descriptor-based `readdir` could see it, and Deno has none.
- * Where the folder is reached through a followed symlink, `realpath` decides.
+ * The version of a followed symlink's target, from a handle opened on its
+ * real path without following (`openEntryDescriptor`), once the kernel
+ * places that handle at exactly `real` (review r10); null when it places it
+ * anywhere else (a folder on the way swapped since `realpath`). Where no
+ * locator answers, the handle's version as opened.
+ *
+ * @throws The open's error (gone, unreadable).
+ */
+async function statTarget(real: string): Promise<FolderEntryStat | null> {
+  const { fd, version } = await retryingOnDescriptorShortage(() =>
+    Promise.resolve(openEntryDescriptor(real))
+  );
+  try {
+    const location = await locateFd(fd);
+    if (location !== null && location !== real) return null;
+    return version;
+  } finally {
+    closeDescriptor(fd);
+  }
+}
+
+/**
+ * One folder read by path, where no descriptor can be read or located (no
+ * `/proc`): `readdir` of its lexical path, and an `lstat` of each file
+ * entry's lexical path when the walk needs it. Checked after its walk by
+ * {@linkcode isStillFolder}.
+ */
+function readByPath(at: Folder): OpenedFolder | Problem {
+  let names: Deno.DirEntry[];
+  try {
+    names = readSortedEntries(at.lexical);
+  } catch (error) {
+    return problem(
+      at.lexical,
+      "unusable-path",
+      "warning",
+      `Folder "${at.rel === "" ? "." : at.rel}" cannot be read (${errorName(error)})`,
+    );
+  }
+  const entries: FolderEntry[] = names.map((entry) => ({
+    name: entry.name,
+    kind: entry.isSymlink ? "symlink" : entry.isDirectory ? "dir" : entry.isFile ? "file" : "other",
+    stat: null,
+  }));
+  return {
+    entries,
+    isExact: false,
+    statLater: (name) => {
+      try {
+        const info = Deno.lstatSync(joinPath(at.lexical, name));
+        return Promise.resolve({
+          isFile: info.isFile,
+          isDirectory: info.isDirectory,
+          isSymlink: info.isSymlink,
+          size: info.size,
+          mtimeMs: info.mtime?.getTime() ?? null,
+          ctimeMs: info.ctime?.getTime() ?? null,
+          dev: info.dev,
+          ino: info.ino,
+        });
+      } catch {
+        return Promise.resolve(null);
+      }
+    },
+    close: () => {},
+  };
+}
+
+/**
+ * Whether a folder the walk read by path (no `/proc`) is still what it was
+ * taken for, after its files were listed (one `lstat`; review r5): a folder
+ * that is no symlink is still a folder and no symlink; a followed symlink
+ * still leads to the same real folder. `readdir` follows a symlink, so a
+ * folder swapped for one since its entry was read was listed through it; a
+ * swap undone within its walk is not seen here (only the descriptor read
+ * sees it, review r10). Where the folder is reached through a followed
+ * symlink, `realpath` decides.
  */
 function isStillFolder(item: { readonly lexical: string; readonly real: string }): boolean {
   try {

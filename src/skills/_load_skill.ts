@@ -198,7 +198,7 @@ export async function loadSkill(
   };
   // The digest isolate's listing when one was asked for (the same walk and rules), else our own.
   const listing = (await options.listedElsewhere)?.(skillMd) ??
-    listSkillFiles(candidate, skillMd, caps);
+    await listSkillFiles(candidate, skillMd, caps);
   problems.push(...listing.problems);
   const frontmatter = known.frontmatter as Record<string, unknown>;
   const mcpHostLine = keyLines.get("mcp-host");

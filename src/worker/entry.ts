@@ -13,7 +13,8 @@
 import type { Config } from "../config/config.ts";
 import { createSkillServer } from "../mcp/server.ts";
 import { installFdLocator } from "../files/fd_location.ts";
-import { createFdLocateClient } from "../sandbox/fd_locate_client.ts";
+import { installFolderReader } from "../files/fd_listing.ts";
+import { createFdLocateClient, createFolderReadClient } from "../sandbox/fd_locate_client.ts";
 import { createEnvReleaseClient } from "../sandbox/env_release_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
 import { createOverrideWriteClient } from "../sandbox/override_write_client.ts";
@@ -132,6 +133,8 @@ const shutdownRequested = new AbortController();
 
 // The path gate's exact check asks the trusted part where an opened file really is.
 installFdLocator(createFdLocateClient(self));
+// The file listing reads each folder through its descriptor, also by asking the trusted part.
+installFolderReader(createFolderReadClient(self));
 
 /**
  * The owner's live changes: what `overlay` messages need (set once serving),

@@ -4,7 +4,11 @@ import assert from "node:assert/strict";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { answerLocateRequest } from "../../src/sandbox/fd_locate_answer.ts";
-import type { LocateFdReplyMessage, LocateFdsReplyMessage } from "../../src/sandbox/messages.ts";
+import type {
+  LocateFdReplyMessage,
+  LocateFdsReplyMessage,
+  ReadFoldersReplyMessage,
+} from "../../src/sandbox/messages.ts";
 
 Deno.test("answerLocateRequest() answers a batch before it returns, each descriptor with the real path the kernel gives, in order", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
@@ -17,7 +21,7 @@ Deno.test("answerLocateRequest() answers a batch before it returns, each descrip
     fds.push(a);
     const viaLink = openSync(join(dir, "link.txt"), "r");
     fds.push(viaLink);
-    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage)[] = [];
+    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
     const handled = answerLocateRequest(
       { type: "locate-fds", id: 4, fds: [viaLink, -1, a] },
       (answer) => replies.push(answer),
@@ -39,7 +43,7 @@ Deno.test("answerLocateRequest() answers a lone request at once, null for a desc
   try {
     await Deno.writeTextFile(join(dir, "a.txt"), "a");
     const fd = openSync(join(dir, "a.txt"), "r");
-    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage)[] = [];
+    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
     try {
       answerLocateRequest({ type: "locate-fd", id: 1, fd }, (answer) => replies.push(answer));
     } finally {
@@ -60,4 +64,43 @@ Deno.test("answerLocateRequest() leaves any other message alone and replies noth
   const replies: unknown[] = [];
   assert.equal(answerLocateRequest(null, (answer) => replies.push(answer)), false);
   assert.deepEqual(replies, []);
+});
+
+Deno.test("answerLocateRequest() reads an open folder through its descriptor only inside the asker's read permission (review r10)", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  const fds: number[] = [];
+  try {
+    await Deno.mkdir(join(base, "root/skill"), { recursive: true });
+    await Deno.mkdir(join(base, "outside"));
+    await Deno.writeTextFile(join(base, "root/skill/a.txt"), "aaa");
+    await Deno.writeTextFile(join(base, "outside/secret-name.txt"), "s");
+    const inside = openSync(join(base, "root/skill"), "r");
+    fds.push(inside);
+    const outside = openSync(join(base, "outside"), "r");
+    fds.push(outside);
+    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
+    const handled = answerLocateRequest(
+      {
+        type: "read-folders",
+        id: 9,
+        requests: [{ fd: inside, maxStats: 8 }, { fd: outside, maxStats: 8 }],
+      },
+      (answer) => replies.push(answer),
+      [join(base, "root")],
+    );
+    assert.equal(handled, true);
+    const reply = replies[0] as ReadFoldersReplyMessage;
+    assert.equal(reply.type, "read-folders-reply");
+    assert.equal(reply.reads[0]?.location, join(base, "root/skill"));
+    assert.deepEqual(reply.reads[0]?.entries.map((entry) => [entry.name, entry.stat?.size]), [[
+      "a.txt",
+      3,
+    ]]);
+    // A folder outside the asker's read permission is never read for it, whatever it opened.
+    assert.equal(reply.reads[1], null);
+    assert.doesNotMatch(JSON.stringify(replies), /secret-name/);
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    await Deno.remove(base, { recursive: true });
+  }
 });

@@ -48,7 +48,8 @@ export const CONTENT_DOORS: readonly ScannedApi[] = [
  * are never inside a skill.
  */
 export const CONTENT_READERS: Readonly<Record<string, string>> = {
-  "src/files/bounded_read.ts": "the one gated open: every byte of skill content",
+  "src/files/bounded_read.ts": "the one gated open: every byte of skill content (and the " +
+    "listing's no-follow folder and entry descriptors, O_PATH where known, which read none)",
   "src/sandbox/environ_scrub.ts": "/proc/self/stat, /proc/self/mem, /proc/self/environ",
   "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
@@ -184,15 +185,6 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "and resolves its real path for the worker's read list; no client input",
   },
   {
-    path: "src/mcp/skills_extension/digest_listing.ts",
-    apis: ["Deno.lstat"],
-    reason: "digest isolate's listing pass: the build's own walk takes a file entry's version " +
-      "from the gate's located handle, and where it opened none (a link on the way, the open " +
-      "failed, the handle bound reached) from lstat of the entry's lexical path, the listing's " +
-      "own way; paths come from discovery's walk of the owner's roots, never from a client, and " +
-      "every byte is read through the gate (bounded_read.ts)",
-  },
-  {
     path: "src/skills/_fs.ts",
     apis: ["Deno.readDir"],
     reason: "discovery: lists folders under the owner's roots; paths come from the walk, never " +
@@ -224,10 +216,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
     path: "src/skills/_list_files.ts",
     apis: ["Deno.lstat", "Deno.realPath"],
-    reason: "discovery: sizes the files of a skill (one lstatSync per file, never following a " +
-      "link the entry did not show), checks each folder is still one after its walk, and keeps " +
-      "symlinks that stay inside the skill's real folder (realPathSync for symlinks only); " +
-      "synchronous, the catalog yields between skills",
+    reason: "discovery: a skill's files, each folder read through its descriptor " +
+      "(src/files/fd_listing.ts, opened by bounded_read.ts; review r10); realPathSync for " +
+      "symlinks only (each target then opened no-follow and located); lstatSync only where no " +
+      "/proc answers (another OS: the path-based walk, each folder checked after its walk)",
   },
   {
     path: "src/skills/rebuild_catalog.ts",

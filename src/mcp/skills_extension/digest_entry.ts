@@ -20,7 +20,8 @@
 /// <reference lib="deno.worker" />
 
 import { installFdLocator } from "../../files/fd_location.ts";
-import { createFdLocateClient } from "../../sandbox/fd_locate_client.ts";
+import { installFolderReader } from "../../files/fd_listing.ts";
+import { createFdLocateClient, createFolderReadClient } from "../../sandbox/fd_locate_client.ts";
 import { hashThroughGate } from "./digest_files.ts";
 import { listAndHashSkills } from "./digest_listing.ts";
 import {
@@ -34,6 +35,8 @@ import {
 
 // The gate's exact check asks the trusted part (this isolate's parent) where an opened file is.
 installFdLocator(createFdLocateClient(self));
+// The file listing reads each folder through its descriptor, also by asking the trusted part.
+installFolderReader(createFolderReadClient(self));
 
 /** Jobs run one after another (each with its own bounded concurrency). */
 let queue: Promise<void> = Promise.resolve();

@@ -1,20 +1,19 @@
 /**
  * The digest isolate's one pass over a skill folder (issue 13): the
  * catalog's file listing (`listSkillFiles`, the very walk and rules of the
- * worker's build) where each plain file's version is taken from the handle
- * the gate opens to hash it (`openLocatedSync`: no-follow, non-blocking,
- * `fstat`), then each listed file read once its descriptor's location is
- * checked (`readLocated`: exactly `skill real folder/path`, asked of the
- * trusted part) and hashed. At 10,000 skills the worker's build stat'ed
- * every file for its version and the isolate then walked, opened and
- * `fstat`'ed the same file again; here one open gives both, and the walk
- * leaves the worker's thread.
+ * worker's build: each folder read through its descriptor by the trusted
+ * part, each file's version from that read, review r10), then each listed
+ * plain file opened by the gate (`openLocatedSync`: no-follow,
+ * non-blocking, `fstat`), kept only when the handle is the very version
+ * listed, read once its descriptor's location is checked (`readLocated`:
+ * exactly `skill real folder/path`, asked of the trusted part) and hashed.
+ * The walk and the hashing leave the worker's thread.
  *
  * A file is opened here only when its real path is the skill's real folder
  * plus its listed path (no symlink on the way, so the gate's rules on the
- * real path are the rules on the listed one); any other entry, and any open
- * that fails, gets `Deno.lstatSync` of its lexical path, the listing's own
- * way, and no digest (the worker's usual path hashes it later).
+ * real path are the rules on the listed one); any other file, a handle of
+ * another version, and any open that fails, get no digest here (the
+ * worker's usual path hashes it later).
  *
  * @module
  */
@@ -24,10 +23,11 @@ import {
   closeLocated,
   loadGateFs,
   type LocatedHandle,
+  type LocatedVersion,
   openLocatedSync,
   readLocated,
 } from "../../files/bounded_read.ts";
-import { type EntryInfo, listSkillFiles } from "../../skills/_list_files.ts";
+import { listSkillFiles } from "../../skills/_list_files.ts";
 import type { SkillCandidate } from "../../skills/discover.ts";
 import { EXTENSION_MAX_BYTES, EXTENSION_MAX_FILES } from "../../skills/extension_eligibility.ts";
 import type { SkillFile } from "../../skills/skill.ts";
@@ -59,42 +59,39 @@ export async function listAndHashSkills(
 ): Promise<(ListedSkill | null)[]> {
   await loadGateFs();
   let open = 0;
-  const listed = skills.map((skill) => {
+  // Listed together: the folder reads of all of them go to the trusted part in few messages.
+  const listed = await Promise.all(skills.map(async (skill) => {
     const handles = new Map<string, LocatedHandle>();
     const prefix = skill.realDir.endsWith("/") ? skill.realDir : `${skill.realDir}/`;
-    const statEntry = (lexical: string, real: string, rel: string): EntryInfo => {
-      if (open < MAX_LISTING_HANDLES && real === `${prefix}${rel}`) {
-        const opened = openLocatedSync(skill.realDir, rel);
-        if (opened.kind === "opened") {
-          const version = opened.handle.version;
-          if (version.isFile) {
-            handles.set(rel, opened.handle);
-            open++;
-          } else closeLocated(opened.handle);
-          return {
-            isFile: version.isFile,
-            isDirectory: version.isDirectory,
-            isSymlink: false,
-            size: version.size,
-            mtime: version.mtimeMs === null ? null : new Date(version.mtimeMs),
-            ctime: version.ctimeMs === null ? null : new Date(version.ctimeMs),
-            dev: version.dev,
-            ino: version.ino,
-          };
-        }
-      }
-      return Deno.lstatSync(lexical);
-    };
+    const plain: SkillFile[] = [];
     const standIn: SkillFile = { path: skill.skillMdFile, size: 0, mtimeMs: null };
     const candidate = skill as unknown as SkillCandidate;
     let listing;
     try {
-      listing = listSkillFiles(candidate, standIn, caps, statEntry);
+      listing = await listSkillFiles(candidate, standIn, caps, {
+        onListed: (file, real) => {
+          if (real === `${prefix}${file.path}`) plain.push(file);
+        },
+      });
     } catch {
       listing = null;
     }
+    if (listing !== null) {
+      const kept = new Set(listing.files);
+      for (const file of plain) {
+        if (open >= MAX_LISTING_HANDLES || !kept.has(file)) continue;
+        const opened = openLocatedSync(skill.realDir, file.path);
+        if (opened.kind !== "opened") continue;
+        // Only the very version listed is hashed here (the listing read it through the folder's
+        // descriptor, review r10); a file changed since gets no digest and the usual path hashes it.
+        if (isListedVersion(opened.handle.version, file)) {
+          handles.set(file.path, opened.handle);
+          open++;
+        } else closeLocated(opened.handle);
+      }
+    }
     return { listing, handles, standIn };
-  });
+  }));
   return await Promise.all(listed.map(async ({ listing, handles, standIn }) => {
     try {
       if (listing === null) return null;
@@ -158,4 +155,11 @@ async function hashHandle(handle: LocatedHandle): Promise<DigestSeen | null> {
   } catch {
     return null;
   }
+}
+
+/** Whether a handle's version is exactly the listed file's (a regular file, same identity and times). */
+function isListedVersion(version: LocatedVersion, file: SkillFile): boolean {
+  return version.isFile && version.dev === file.dev && version.ino === (file.ino ?? null) &&
+    version.size === file.size && version.mtimeMs === file.mtimeMs &&
+    version.ctimeMs === (file.ctimeMs ?? null);
 }

@@ -1,0 +1,200 @@
+/**
+ * Reading an open folder through its descriptor: its entries and each
+ * entry's `lstat`, taken from the very folder the descriptor holds, wherever
+ * it was renamed or swapped since, and the kernel's path for it
+ * (`/proc/self/fd/<fd>`). A path-based `readdir` walks the path again and
+ * follows a symlink exchanged in for a folder, so a process that can write
+ * inside a root could make the listing read an outside folder's names, sizes
+ * and mtimes and exchange the folder back before any check after it (review
+ * r10); a descriptor cannot be redirected: `/proc/self/fd/<fd>` is the kernel's
+ * link to the open folder itself, not a path resolved again.
+ *
+ * Reading `/proc` needs Deno's `--allow-all` (even with `/proc/self/fd` in a
+ * worker's read list: measured, Deno 2.9.6), which no isolate holds, so an
+ * isolate installs a reader that asks the trusted part (same process, same
+ * descriptor table) over postMessage (`src/sandbox/fd_locate_client.ts`).
+ * Where no reader can answer (another OS, no `/proc`), the answer is `null`
+ * and the listing falls back to its path-based walk (see
+ * `src/skills/_list_files.ts`).
+ *
+ * @module
+ */
+
+import { isQuietlySkippedName } from "./served_name.ts";
+
+/** An entry's `lstat`, as far as the listing needs it (times in ms since the epoch). */
+export interface FolderEntryStat {
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  readonly isSymlink: boolean;
+  /** Size in bytes. */
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly ctimeMs: number | null;
+  readonly dev: number;
+  readonly ino: number | null;
+}
+
+/** One entry of a folder read through its descriptor. */
+export interface FolderEntry {
+  readonly name: string;
+  /** What `readdir` said it is (its `d_type`, or an `lstat` where the file system gives none). */
+  readonly kind: "file" | "dir" | "symlink" | "other";
+  /**
+   * Its `lstat` through the descriptor, for `file` entries the request asked
+   * for (see {@linkcode FolderReadRequest.maxStats}); null when not taken or
+   * gone since.
+   */
+  readonly stat: FolderEntryStat | null;
+}
+
+/** A folder read through its descriptor. */
+export interface FolderRead {
+  /** The kernel's path for the open folder when it was read. */
+  readonly location: string;
+  /** Every entry, sorted by name in code-unit order. */
+  readonly entries: readonly FolderEntry[];
+}
+
+/** What to read of one open folder. */
+export interface FolderReadRequest {
+  /** An OS file descriptor of this process, open on a folder (`O_PATH` will do). */
+  readonly fd: number;
+  /**
+   * At most this many `file` entries get an `lstat`, the first in name order
+   * that are not quietly skipped (dot-entries, `node_modules`): the walk
+   * stops at its file cap, so nothing far past it is ever stat'ed.
+   */
+  readonly maxStats: number;
+  /**
+   * When given, only these entries are stat'ed (a later look at entries the
+   * first read left without a stat) and `entries` holds only them, kind
+   * `file`, in this order; a name that is not a plain entry name has none.
+   */
+  readonly names?: readonly string[];
+}
+
+/** Reads open folders, or answers null for each it cannot tell about. */
+export type FolderReader = (request: FolderReadRequest) => Promise<FolderRead | null>;
+
+/** Entries one folder read answers at most (a bound on one message; more means no answer). */
+export const MAX_FOLDER_READ_ENTRIES = 65_536;
+
+let installed: FolderReader = readFolderDirectly;
+
+/**
+ * Replaces the folder reader (an isolate installs one that asks the trusted part).
+ *
+ * @param reader The new reader.
+ */
+export function installFolderReader(reader: FolderReader): void {
+  installed = reader;
+}
+
+/**
+ * Reads an open folder with the installed reader.
+ *
+ * @param request The descriptor and how many entries to stat.
+ * @returns Its location and entries, or null when it cannot be told here.
+ */
+export function readOpenFolder(request: FolderReadRequest): Promise<FolderRead | null> {
+  return installed(request);
+}
+
+/**
+ * {@linkcode readFolderDirectlySync} behind a promise: the reader a thread
+ * with `--allow-all` uses itself (tests, the trusted part's commands).
+ *
+ * @param request The descriptor and how many entries to stat.
+ * @returns As {@linkcode readFolderDirectlySync}.
+ */
+export function readFolderDirectly(request: FolderReadRequest): Promise<FolderRead | null> {
+  return Promise.resolve(readFolderDirectlySync(request));
+}
+
+/**
+ * Reads the folder open on `request.fd` in this thread through
+ * `/proc/self/fd/<fd>`: its location (one `readlink`, first), its entries
+ * (`readdir` of the descriptor's folder) and each asked entry's `lstat`
+ * (`/proc/self/fd/<fd>/<name>`: the name looked up in that folder, its last
+ * component not followed). One location is enough: the entries are the open
+ * folder's own wherever it sits, and it sat at that path when asked; a
+ * folder moved out and back meanwhile holds what anyone who could write it
+ * there could have written inside.
+ *
+ * Requires `--allow-all` (every `/proc` access does); without it, or off
+ * Linux, answers null.
+ *
+ * @param request The descriptor and how many entries to stat.
+ * @param isReadable Whether a folder at this location may be read for the
+ *   asker (checked before its entries are). @default always
+ * @returns Its location and entries; null when it cannot be read here (not
+ *   a safe non-negative descriptor, not open, not a folder, no `/proc`,
+ *   more than {@linkcode MAX_FOLDER_READ_ENTRIES} entries, or not readable).
+ */
+export function readFolderDirectlySync(
+  request: FolderReadRequest,
+  isReadable: (location: string) => boolean = () => true,
+): FolderRead | null {
+  const { fd } = request;
+  if (!Number.isSafeInteger(fd) || fd < 0) return null;
+  const at = `/proc/self/fd/${fd}`;
+  try {
+    const location = Deno.readLinkSync(at);
+    if (!isReadable(location)) return null;
+    const entries: FolderEntry[] = [];
+    if (request.names !== undefined) {
+      for (const name of request.names.slice(0, MAX_FOLDER_READ_ENTRIES)) {
+        entries.push({ name, kind: "file", stat: isPlainName(name) ? statAt(at, name) : null });
+      }
+    } else {
+      const read: { name: string; kind: FolderEntry["kind"] }[] = [];
+      for (const entry of Deno.readDirSync(at)) {
+        if (read.length >= MAX_FOLDER_READ_ENTRIES) return null;
+        read.push({ name: entry.name, kind: kindOf(entry) });
+      }
+      read.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+      let stats = 0;
+      for (const { name, kind } of read) {
+        const wanted = kind === "file" && stats < request.maxStats && !isQuietlySkippedName(name);
+        if (wanted) stats++;
+        entries.push({ name, kind, stat: wanted ? statAt(at, name) : null });
+      }
+    }
+    return { location, entries };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `name` is one folder entry's name (no separator, not `.` or `..`). */
+function isPlainName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && !name.includes("/") &&
+    !name.includes("\0");
+}
+
+function kindOf(entry: Deno.DirEntry): FolderEntry["kind"] {
+  if (entry.isSymlink) return "symlink";
+  if (entry.isDirectory) return "dir";
+  if (entry.isFile) return "file";
+  return "other";
+}
+
+/** `lstat` of `name` in the folder at `at`, or null when it is gone. */
+function statAt(at: string, name: string): FolderEntryStat | null {
+  try {
+    const info = Deno.lstatSync(`${at}/${name}`);
+    return {
+      isFile: info.isFile,
+      isDirectory: info.isDirectory,
+      isSymlink: info.isSymlink,
+      size: info.size,
+      mtimeMs: info.mtime?.getTime() ?? null,
+      ctimeMs: info.ctime?.getTime() ?? null,
+      dev: info.dev,
+      ino: info.ino,
+    };
+  } catch {
+    return null;
+  }
+}
