@@ -8,6 +8,7 @@
  */
 
 import { basename, dirname, join, resolve } from "node:path";
+import { groupHoldsOthers } from "./group_members.ts";
 
 /**
  * Creates and checks the index cache folder.
@@ -131,29 +132,6 @@ export function swappableAncestor(realDir: string, uid: number | null): string |
     }
   }
   return null;
-}
-
-/**
- * Whether a group holds any user but `uid`: a member listed in `/etc/group`,
- * or a user whose primary group it is in `/etc/passwd`. Unreadable files, or
- * a group not found, count as holding others (the safe answer).
- */
-function groupHoldsOthers(gid: number, uid: number): boolean {
-  try {
-    const users = Deno.readTextFileSync("/etc/passwd").split("\n").map((line) => line.split(":"))
-      .filter((fields) => fields.length >= 4);
-    const own = users.find((fields) => Number(fields[2]) === uid)?.[0];
-    if (own === undefined) return true;
-    if (users.some((fields) => Number(fields[3]) === gid && fields[0] !== own)) return true;
-    const group = Deno.readTextFileSync("/etc/group").split("\n").map((line) => line.split(":"))
-      .find((fields) => fields.length >= 4 && Number(fields[2]) === gid);
-    if (group === undefined) return true;
-    return (group[3] ?? "").split(",").map((name) => name.trim()).some((name) =>
-      name !== "" && name !== own
-    );
-  } catch {
-    return true;
-  }
 }
 
 /**

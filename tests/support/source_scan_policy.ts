@@ -55,9 +55,9 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/transports/http/http_startup.ts": "the owner's --http-token-file",
   "src/skills/_index_file.ts": "the worker's own index cache files (never inside a skill root; " +
     "an entry is used only while the file version it names matches exactly)",
-  "src/config/file/load_config.ts":
-    "the owner's configuration file and overrides.json; /etc/passwd and /etc/group (who is " +
-    "in the group that may write the configuration file)",
+  "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
+  "src/config/group_members.ts": "/etc/passwd and /etc/group (whether a group that may write " +
+    "a folder or file skillgate trusts holds another user)",
   "src/remote/lock_file.ts": "the owner's lock file (--lock or ./skillgate.lock)",
   "src/remote/sources_cache.ts": "the sources cache's own state.json (never a skill file)",
   "src/sandbox/early_start.ts": "the trusted part's own start record beside the bundle's " +
@@ -77,6 +77,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: [...PROCESS_DOORS, "Deno.stat", "Deno.lstat", "Deno.realPath"],
     reason: "the one runner: spawns granted scripts (argv array, allowlisted environment, own " +
       "process group) and resolves the interpreter and script it runs",
+  },
+  {
+    path: "src/config/group_members.ts",
+    apis: ["Deno.readTextFile"],
+    reason: "trusted part: reads /etc/passwd and /etc/group (fixed paths, never a client's) to " +
+      "tell a user private group from a shared one, for the configuration's trust check and " +
+      "the swappable-parent check of the index cache and every mounted folder",
   },
   {
     path: "src/remote/lock_file.ts",
@@ -281,8 +288,8 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "worker never reads them. A stat (which never blocks) first: node:fs is loaded (import of " +
       "the fixed specifier node:fs) only when a file is there, so start-up without one does not " +
       "pay for it (issue 13). Before using the configuration it stats (and realpaths) the file " +
-      "and its folders and, only when a group may write them, reads /etc/passwd and /etc/group " +
-      "to see whether that group holds another user (a writable configuration is refused)",
+      "and its folders and, only when a group may write them, asks group_members.ts whether " +
+      "that group holds another user (a writable configuration is refused)",
   },
   {
     path: "src/config/file/watch_owner_files.ts",

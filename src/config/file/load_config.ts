@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { type CommandLineInput, parseCommandLine, UsageError } from "../cli.ts";
 import type { Config } from "../config.ts";
 import { isUnsetValue } from "../env_value.ts";
+import { groupHoldsOthers } from "../group_members.ts";
 import { type ConfigFile, parseConfigFile } from "./config_file.ts";
 import { ConfigFileError } from "./json_document.ts";
 import { parseOverridesFile, parseSetByView, type SetByView } from "./overrides_file.ts";
@@ -266,38 +267,12 @@ export async function untrustedBecause(path: string): Promise<string | null> {
       return `its ${kind} "${target}" is writable by others, who could change what skillgate ` +
         `serves and runs; run: ${fix}`;
     }
-    if ((mode & 0o020) !== 0 && info.gid !== null && await groupHoldsOthers(info.gid, me)) {
+    if ((mode & 0o020) !== 0 && info.gid !== null && groupHoldsOthers(info.gid, me)) {
       return `its ${kind} "${target}" is writable by its group (gid ${info.gid}), which holds ` +
         `other users who could change what skillgate serves and runs; run: ${fix}`;
     }
   }
   return null;
-}
-
-/**
- * Whether a group holds a user other than `uid`: a member listed in
- * `/etc/group`, or a user in `/etc/passwd` whose primary group it is. When
- * either file cannot be read (no such files, a directory service), the group
- * is taken to hold others (fail closed).
- */
-async function groupHoldsOthers(gid: number, uid: number): Promise<boolean> {
-  const { readFileSync } = await import("node:fs");
-  let passwd: string;
-  let group: string;
-  try {
-    passwd = readFileSync("/etc/passwd", "utf8");
-    group = readFileSync("/etc/group", "utf8");
-  } catch {
-    return true;
-  }
-  const users = passwd.split("\n").map((line) => line.split(":"));
-  const myNames = new Set(users.filter((f) => f[2] === String(uid)).map((f) => f[0]));
-  if (users.some((f) => f.length > 3 && f[3] === String(gid) && f[2] !== String(uid))) return true;
-  const line = group.split("\n").map((row) => row.split(":")).find((f) => f[2] === String(gid));
-  if (line === undefined) return true; // a group this file does not know: not provably private
-  return (line[3] ?? "").split(",").map((name) => name.trim()).some((name) =>
-    name !== "" && !myNames.has(name)
-  );
 }
 
 function errorName(error: unknown): string {
