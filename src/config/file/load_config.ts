@@ -196,7 +196,7 @@ export async function loadConfig(
     }
     if (text !== null) {
       file = parseConfigFile(location.path, text);
-      const untrusted = await untrustedBecause(location.path);
+      const untrusted = untrustedBecause(location.path);
       if (untrusted !== null && !first.hosted) {
         throw new ConfigFileError(location.path, 1, 1, untrusted);
       }
@@ -238,7 +238,7 @@ export async function loadConfig(
  * Requires `--allow-read` on the file, its folders, `/etc/group` and
  * `/etc/passwd` (trusted part).
  */
-export async function untrustedBecause(path: string): Promise<string | null> {
+export function untrustedBecause(path: string): string | null {
   const me = Deno.uid();
   if (me === null) return null;
   let real = path;

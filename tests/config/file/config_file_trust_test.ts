@@ -48,7 +48,7 @@ function sharedGroup(): number | null {
 
 Deno.test("attack: a world-writable config.json (or its folder) is refused standalone, naming the chmod", async () => {
   await withConfig(async ({ dir, folder, file }) => {
-    assert.equal(await untrustedBecause(file), null, "a file of one's own is trusted");
+    assert.equal(untrustedBecause(file), null, "a file of one's own is trusted");
     assert.equal((await load(dir)).config.options.isolation, "group");
     await Deno.chmod(file, 0o666);
     await assert.rejects(load(dir), (error: unknown) => {
@@ -78,7 +78,7 @@ Deno.test("attack: a group-writable config.json is refused when the group holds 
   await withConfig(async ({ dir, file }) => {
     await Deno.chmod(file, 0o664);
     // Group of this user (the umask 002 norm with user-private groups): read.
-    const own = await untrustedBecause(file);
+    const own = untrustedBecause(file);
     const shared = sharedGroup();
     if (Deno.uid() === 0 && shared !== null) {
       assert.equal(own, null, "root's own group holds no one else here");
