@@ -23,7 +23,7 @@ import {
   writeLockFile,
 } from "../remote/lock_file.ts";
 import { CacheDirError, remoteSetup } from "../remote/remote_setup.ts";
-import { readState, sourceKey } from "../remote/sources_cache.ts";
+import { readState, sourceKey, sourcesCacheProblem } from "../remote/sources_cache.ts";
 import { damagedCopies } from "../remote/remote_roots.ts";
 import { revisionLabel } from "../remote/remote_source.ts";
 import type { RemoteFailure } from "../remote/remote_error.ts";
@@ -66,6 +66,15 @@ export async function runSyncCommand(
     return EXIT_USAGE;
   }
   await Deno.mkdir(setup.cacheDir, { recursive: true, mode: 0o700 });
+  const cacheProblem = sourcesCacheProblem(setup.cacheDir);
+  if (cacheProblem !== null) {
+    await io.writeErr(
+      `skillgate: the sources cache folder ${setup.cacheDir} ${cacheProblem}; nothing was ` +
+        "fetched or pinned. Make it a folder of yours that only you may write (chmod go-w), or " +
+        "set XDG_CACHE_HOME to one\n",
+    );
+    return EXIT_USAGE;
+  }
   const lockedBySpec = new Map((lock?.sources ?? []).map((entry) => [entry.spec, entry]));
   const moves = (spec: string) =>
     config.options.update && (config.updateSpecs.length === 0 || config.updateSpecs.includes(spec));

@@ -42,24 +42,8 @@ export function prepareIndexCacheDir(
     const planned = rootAround(plannedRealPath(dir), rootRealPaths);
     if (planned !== null) return ignored(rootProblem(planned));
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const info = Deno.lstatSync(dir);
-    if (info.isSymlink || !info.isDirectory) return ignored("is not a folder (or is a symlink)");
-    const uid = Deno.uid();
-    if (uid !== null && info.uid !== null && info.uid !== uid) {
-      return ignored("belongs to another user");
-    }
-    if (info.mode !== null && (info.mode & 0o022) !== 0) {
-      return ignored("may be written by other users");
-    }
-    const real = Deno.realPathSync(dir);
-    const root = rootAround(real, rootRealPaths);
-    if (root !== null) return ignored(rootProblem(root));
-    const unsafe = swappableAncestor(real, uid);
-    if (unsafe !== null) {
-      return ignored(
-        `lies under ${unsafe}, where another user could put a folder of theirs in its place`,
-      );
-    }
+    const problem = cacheFolderProblem(dir, rootRealPaths);
+    if (problem !== null) return ignored(problem);
     return { dir, warning: null };
   } catch (error) {
     // mkdir over a file says AlreadyExists (or NotADirectory for a file above it): say so.
@@ -71,6 +55,43 @@ export function prepareIndexCacheDir(
     }
     return ignored(`cannot be created (${error instanceof Error ? error.name : "error"})`);
   }
+}
+
+/**
+ * Why a cache folder skillgate trusts what it reads from (the index cache,
+ * the remote sources cache) must not be used, or null when it may: it must
+ * be a real folder (not a symlink) of this user that no other user may write,
+ * not at or around a skill root, and not under a folder where another user
+ * could rename it away and put their own in its place
+ * ({@linkcode swappableAncestor}). One rule for every such folder (review
+ * r14, H1: the sources cache had none of these checks).
+ *
+ * @param dir The folder (it exists; absolute).
+ * @param rootRealPaths The skill roots' real paths. @default none
+ * @returns A clause for a warning or problem ("belongs to another user",
+ *   "may be written by other users", ...), or null.
+ * @throws Deno.errors from lstat/realpath when the folder cannot be read.
+ *
+ * Requires `--allow-read` on the folder and its ancestors, and `--allow-sys`
+ * (`Deno.uid`); the trusted part holds `--allow-all`.
+ */
+export function cacheFolderProblem(
+  dir: string,
+  rootRealPaths: readonly string[] = [],
+): string | null {
+  const info = Deno.lstatSync(dir);
+  if (info.isSymlink || !info.isDirectory) return "is not a folder (or is a symlink)";
+  const uid = Deno.uid();
+  if (uid !== null && info.uid !== null && info.uid !== uid) return "belongs to another user";
+  if (info.mode !== null && (info.mode & 0o022) !== 0) return "may be written by other users";
+  const real = Deno.realPathSync(dir);
+  const root = rootAround(real, rootRealPaths);
+  if (root !== null) return rootProblem(root);
+  const unsafe = swappableAncestor(real, uid);
+  if (unsafe !== null) {
+    return `lies under ${unsafe}, where another user could put a folder of theirs in its place`;
+  }
+  return null;
 }
 
 /**

@@ -36,6 +36,13 @@ export interface RemoteRootOptions {
    * @default "the lock file"
    */
   readonly lockPath?: string;
+  /**
+   * Why the sources cache folder must not be trusted (another user's, writable by others, a
+   * symlink, under a swappable folder: `cacheFolderProblem`), or null. When set, every source is
+   * unavailable with this problem and nothing of the cache is read (review r14, H1).
+   * @default null
+   */
+  readonly cacheProblem?: string | null;
 }
 
 /**
@@ -66,7 +73,8 @@ async function remoteRoot(
   outcome: FetchOutcome | null,
 ): Promise<Root> {
   const key = await sourceKey(source);
-  const state = await readState(options.cacheDir, key);
+  const cacheProblem = options.cacheProblem ?? null;
+  const state = cacheProblem === null ? await readState(options.cacheDir, key) : null;
   const locked = options.lock?.sources.find((entry) => entry.spec === source.spec) ?? null;
   const base = { from: "remote" as const, prefix: source.prefix, source: source.spec };
   const note = (reason: Problem["reason"], severity: Problem["severity"], detail: string) => ({
@@ -81,6 +89,15 @@ async function remoteRoot(
     isUnavailable: true,
     notes: [problem],
   });
+  if (cacheProblem !== null) {
+    return unavailable(note(
+      "remote-unavailable",
+      "error",
+      `${source.spec} cannot be served: the sources cache folder ${options.cacheDir} ` +
+        `${cacheProblem}, so what is in it may not be what was fetched; make it a folder of yours ` +
+        "that only you may write (chmod go-w), or set XDG_CACHE_HOME to one",
+    ));
+  }
   const failure = outcome?.failure ?? null;
   if (options.frozen && locked === null) {
     // Review n8: the message named no lock, so `skillgate sync` without the same --lock pinned

@@ -18,6 +18,7 @@ import { type Fetcher, startFetcher } from "./fetcher_host.ts";
 import { type Lock, LockError, readLockFile } from "./lock_file.ts";
 import { remoteRoots } from "./remote_roots.ts";
 import { revisionLabel } from "./remote_source.ts";
+import { sourcesCacheProblem } from "./sources_cache.ts";
 import { CacheDirError, type RemoteSetup, remoteSetup } from "./remote_setup.ts";
 
 /** The configuration with the remote roots added, and what serving them needs. */
@@ -28,6 +29,11 @@ export interface PreparedRemote {
   readonly lock: Lock | null;
   /** The remote roots the worker reads (available ones), for its permission set. */
   readonly paths: readonly RootPaths[];
+  /**
+   * Why the sources cache folder is not trusted (`cacheFolderProblem`), or null: when set, every
+   * source is unavailable and no fetcher runs (it would write where another user may).
+   */
+  readonly cacheProblem: string | null;
 }
 
 /**
@@ -69,14 +75,17 @@ export async function prepareRemote(
         "XDG_CACHE_HOME to a folder outside the skill roots",
     };
   }
+  const cacheProblem = sourcesCacheProblem(setup.cacheDir);
   const roots = await remoteRoots(config.remoteSources, {
     cacheDir: setup.cacheDir,
     lock,
     frozen: config.options.frozen,
     caps: setup.caps,
     lockPath: config.lockPath,
+    cacheProblem,
   });
   return {
+    cacheProblem,
     config: Object.freeze({ ...config, roots: Object.freeze([...config.roots, ...roots]) }),
     setup,
     lock,
@@ -111,6 +120,14 @@ export function startRemoteRefresh(
   },
 ): RemoteRefresh {
   const { config, setup, lock } = prepared;
+  if (prepared.cacheProblem !== null) {
+    // Nothing is fetched into a folder another user may write; the roots say why.
+    options.log(
+      `remote sources are not served: the sources cache folder ${setup.cacheDir} ` +
+        `${prepared.cacheProblem}; make it a folder of yours that only you may write (chmod go-w)`,
+    );
+    return { firstFetch: Promise.resolve(), close() {} };
+  }
   const sources = config.remoteSources;
   const fetcher: Fetcher = startFetcher(setup.fetcher.permissions, setup);
   let current = JSON.stringify(config.roots.filter((root) => root.from === "remote"));

@@ -20,6 +20,7 @@
  */
 
 import { join } from "node:path";
+import { cacheFolderProblem } from "../config/index_cache_dir.ts";
 import { MAX_STATE_BYTES } from "./remote_caps.ts";
 import type { SkillDigests } from "./lock_file.ts";
 import type { RemoteSource } from "./remote_source.ts";
@@ -259,4 +260,22 @@ export async function writeState(cacheDir: string, key: string, state: SourceSta
  */
 export async function discardExtraction(dir: string): Promise<void> {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+/**
+ * Why the sources cache folder may not be trusted, or null: the index cache's
+ * rule (`cacheFolderProblem`: this user's real folder that no other user may
+ * write or swap), since skills are served, and under a grant run, from it.
+ *
+ * @param cacheDir The sources cache folder (created).
+ * @returns The problem clause, or null.
+ *
+ * Requires `--allow-read` on the folder and its ancestors, `--allow-sys`.
+ */
+export function sourcesCacheProblem(cacheDir: string): string | null {
+  try {
+    return cacheFolderProblem(cacheDir);
+  } catch (error) {
+    return `cannot be checked (${error instanceof Error ? error.name : "error"})`;
+  }
 }

@@ -121,3 +121,29 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("attack: sync into a world-writable sources cache folder refuses, naming the folder and the fix", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "r14-cache-" });
+  try {
+    const cacheHome = join(dir, "cache");
+    const sources = join(cacheHome, "skillgate", "sources");
+    await Deno.mkdir(sources, { recursive: true });
+    await plant(sources);
+    await Deno.chmod(sources, 0o777);
+    const lockPath = join(dir, "skillgate.lock");
+    const result = await runProgram([
+      "sync",
+      `--source=${SPEC}`,
+      "--github-allow=acme",
+      "--github-api=http://127.0.0.1:9/",
+      `--lock=${lockPath}`,
+    ], { env: { XDG_CACHE_HOME: cacheHome } });
+    assertEquals(result.code, 2, result.stderr);
+    assertEquals(result.stderr.includes(sources), true, result.stderr);
+    assertEquals(/other users.*chmod go-w/s.test(result.stderr), true, result.stderr);
+    // Nothing pinned from the planted copy.
+    assertEquals(await Deno.stat(lockPath).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
