@@ -113,8 +113,15 @@ export function reviewOwnerFiles(
       : parseOverridesFile(state.location.overridesPath, overridesText);
     const narrowed = narrowOverrides(state.overrides, proposed);
     overrides = narrowed.overrides;
+    // Carried forward, never revived: an entry stays the view's only while it was the view's at
+    // the last review (or the view wrote it since) and its switch stayed off. One whose switch the
+    // owner turned on by hand dies then, so the owner's later hand-set "off" is the owner's
+    // (review r14, H2); the watch also drops it from the file.
     setByView = keptSetByView(
-      overridesText === null ? {} : parseSetByView(state.location.overridesPath, overridesText),
+      commonSetByView(
+        overridesText === null ? {} : parseSetByView(state.location.overridesPath, overridesText),
+        state.setByView ?? {},
+      ),
       overrides,
     );
     if (narrowed.widened.length > 0) {
@@ -177,6 +184,23 @@ export function keptSetByView(setByView: SetByView, overrides: SkillOverrides): 
     if (off.length > 0) kept[name] = off;
   }
   return kept;
+}
+
+/**
+ * The switches both records hold, per name.
+ *
+ * @param fromFile `setByView` as the file says now.
+ * @param inForce `setByView` as it was in force.
+ * @returns The entries in both (names without a switch left out).
+ */
+export function commonSetByView(fromFile: SetByView, inForce: SetByView): SetByView {
+  const common: Record<string, OverrideSwitch[]> = {};
+  for (const [name, switches] of Object.entries(fromFile)) {
+    const held = Object.hasOwn(inForce, name) ? inForce[name]! : [];
+    const both = switches.filter((key) => held.includes(key));
+    if (both.length > 0) common[name] = both;
+  }
+  return common;
 }
 
 /**

@@ -30,7 +30,7 @@ import {
 } from "../../skills/overrides.ts";
 import { ConfigFileError } from "./json_document.ts";
 import { type ConfigLocation, readOwnerFile } from "./load_config.ts";
-import { keptSetByView } from "./live_config.ts";
+import { commonSetByView, keptSetByView } from "./live_config.ts";
 import {
   isOverrideName,
   overridesFileText,
@@ -109,6 +109,12 @@ export function readViewOverrideRequest(value: unknown): ViewOverrideRequest | n
  * @param file The overrides as the file says now.
  * @param fileSetByView The file's `setByView`.
  * @param inForce What is in force now (the file narrowed by every earlier edit).
+ *   A switch is the view's only while both the file's and the in-force
+ *   `setByView` name it: the in-force one is carried forward from review to
+ *   review and drops an entry once the owner turns its switch on by hand (a
+ *   stale entry the file still holds is not revived, review r14 H2); the
+ *   file's drops it as soon as `skillgate override` takes it out, before the
+ *   next review.
  * @returns The file's and the in-force overrides after the write, or the refusal.
  *
  * Source: issue 20 ("a write may only narrow, and may re-enable only what a
@@ -120,11 +126,12 @@ export function decideViewOverride(
   fileSetByView: SetByView,
   inForce: OverridesInForce,
 ): ViewOverrideDecision {
+  const viewsSetByView = commonSetByView(fileSetByView, inForce.setByView);
   const { name, switch: key } = request;
   // Own entries only: a skill may be named "constructor" or "toString".
   const fileEntry = own(file, name);
   const forceEntry = own(inForce.overrides, name);
-  const viewsEntry = own(fileSetByView, name);
+  const viewsEntry = own(viewsSetByView, name);
   const isOffInFile = fileEntry?.[key] === false;
   const isOffInForce = forceEntry?.[key] === false;
   const isViews = viewsEntry?.includes(key) === true;
@@ -146,8 +153,8 @@ export function decideViewOverride(
     // the file, and not what is in force (an owner's off that the owner took
     // out of the file by hand stays in force until a restart; claiming it
     // here would let a view turn it back on at once).
-    const nextSetByView = isOffInFile || isOffInForce ? fileSetByView : {
-      ...fileSetByView,
+    const nextSetByView = isOffInFile || isOffInForce ? viewsSetByView : {
+      ...viewsSetByView,
       [name]: [...(viewsEntry ?? []), key],
     };
     const overrides = { ...inForce.overrides, [name]: { ...forceEntry, [key]: false } };
@@ -170,7 +177,7 @@ export function decideViewOverride(
   }
   const nextFile = { ...file, [name]: without(fileEntry ?? {}, key) };
   const nextSetByView = {
-    ...fileSetByView,
+    ...viewsSetByView,
     [name]: (viewsEntry ?? []).filter((item) => item !== key),
   };
   const overrides = { ...inForce.overrides, [name]: without(forceEntry ?? {}, key) };
@@ -272,6 +279,45 @@ export function createViewOverrideWriter(
       )
     );
   };
+}
+
+/**
+ * Drops from `overrides.json` the `setByView` entries that are no longer a
+ * view's (the owner turned the switch on by hand, so the entry is stale): a
+ * restart must not read them as the view's again (review r14, H2). Writes
+ * only when the file names such an entry, atomically and only while the file
+ * still holds `text`; the `skills` block is written back as parsed (the
+ * trusted part's usual layout, as a view's write does).
+ *
+ * @param path `overrides.json`.
+ * @param text Its text as just read (null: no file, nothing to do).
+ * @param kept The `setByView` in force after the review.
+ * @returns True when the file was rewritten.
+ *
+ * Requires `--allow-read` and `--allow-write` on the configuration folder
+ * (the trusted part holds them).
+ */
+export async function dropStaleSetByView(
+  path: string,
+  text: string | null,
+  kept: SetByView,
+): Promise<boolean> {
+  if (text === null) return false;
+  let file: SkillOverrides;
+  let fromFile: SetByView;
+  try {
+    file = parseOverridesFile(path, text);
+    fromFile = parseSetByView(path, text);
+  } catch {
+    return false;
+  }
+  const isStale = Object.entries(fromFile).some(([name, switches]) =>
+    switches.some((key) => !(own(kept, name)?.includes(key) ?? false))
+  );
+  if (!isStale) return false;
+  return await writeAtomically(path, overridesFileText(file, schemaOf(text), kept), {
+    isStillCurrent: async () => (await readOwnerFile(path).catch(() => undefined)) === text,
+  });
 }
 
 function refusal(

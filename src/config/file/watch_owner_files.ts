@@ -24,8 +24,9 @@ import type { Caps } from "../../caps.ts";
 import { createPathDebouncer } from "../../refresh/debounce.ts";
 import type { CatalogOverlay, SkillOverrides } from "../../skills/overrides.ts";
 import type { Problem } from "../../skills/problem.ts";
-import { type LiveConfigState, overlayOf, reviewOwnerFiles } from "./live_config.ts";
+import { keptSetByView, type LiveConfigState, overlayOf, reviewOwnerFiles } from "./live_config.ts";
 import { readOwnerFile } from "./load_config.ts";
+import { dropStaleSetByView } from "./view_override_write.ts";
 import { ConfigFileError } from "./json_document.ts";
 import type { SetByView } from "./overrides_file.ts";
 import type { WatchBackend, WatchHandle } from "../../refresh/watch_open.ts";
@@ -109,7 +110,8 @@ export function watchOwnerFiles(
       }
     },
   });
-  let current = state;
+  // The view's switches at start are only those still off (serve's start-up keeps them so too).
+  let current = { ...state, setByView: keptSetByView(state.setByView ?? {}, state.overrides) };
   let lastPosted = JSON.stringify({
     overlay: overlayOf({
       overrides: state.overrides,
@@ -131,6 +133,10 @@ export function watchOwnerFiles(
     const configText = await readOrError(state.location.path);
     const overridesText = await readOrError(state.location.overridesPath);
     const outcome = reviewOwnerFiles(current, configText, overridesText);
+    if (!isClosed && typeof overridesText === "string") {
+      await dropStaleSetByView(state.location.overridesPath, overridesText, outcome.setByView)
+        .catch(() => false);
+    }
     current = {
       ...current,
       overrides: outcome.overrides,

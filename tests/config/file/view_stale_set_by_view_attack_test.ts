@@ -81,3 +81,54 @@ Deno.test("attack: a stale setByView entry makes the owner's later hand-set swit
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("attack: a stale setByView entry is dropped from overrides.json, so a restart cannot revive it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "r14-set-by-view-" });
+  const location = {
+    path: `${dir}/config.json`,
+    overridesPath: `${dir}/overrides.json`,
+    isExplicit: false,
+  };
+  // A view's off of an earlier session, which the owner undid by deleting pdf's line; a view's
+  // off of docx that is still in force stays the view's.
+  await Deno.writeTextFile(
+    location.overridesPath,
+    JSON.stringify({
+      skills: { docx: { enabled: false } },
+      setByView: { pdf: ["enabled"], docx: ["enabled"] },
+    }),
+  );
+  const input = { args: ["/skills"], getEnv: () => undefined, cwd: "/" };
+  const running = parseCommandLine(input);
+  const watch = watchOwnerFiles(
+    {
+      input,
+      running,
+      location,
+      overrides: { docx: { enabled: false } },
+      caps: running.caps,
+      setByView: await loadSetByView(location),
+    },
+    { onChange: () => {}, log: () => {}, quietMs: 20 },
+  );
+  assert.ok(watch !== null);
+  try {
+    let onDisk: unknown = null;
+    await until("the stale entry dropped from the file", () => {
+      try {
+        onDisk = JSON.parse(Deno.readTextFileSync(location.overridesPath)).setByView;
+      } catch {
+        return false;
+      }
+      return JSON.stringify(onDisk) === JSON.stringify({ docx: ["enabled"] });
+    });
+    assert.deepEqual(watch.inForce().setByView, { docx: ["enabled"] });
+    assert.deepEqual(
+      parseOverridesFile(location.overridesPath, await Deno.readTextFile(location.overridesPath)),
+      { docx: { enabled: false } },
+    );
+  } finally {
+    await watch.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
