@@ -122,9 +122,39 @@ Deno.test({
   }
 });
 
-Deno.test("attack: sync into a world-writable sources cache folder refuses, naming the folder and the fix", async () => {
-
 Deno.test("attack: over stdio, the SDK client reads a skill planted in a world-writable sources cache as the source's", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "r14-cache-" });
+  try {
+    const cacheHome = join(dir, "cache");
+    const sources = join(cacheHome, "skillgate", "sources");
+    await Deno.mkdir(sources, { recursive: true });
+    await plant(sources);
+    await Deno.chmod(sources, 0o777);
+    const local = join(dir, "local");
+    await Deno.mkdir(local);
+    await using session = await connectStdio([
+      "serve",
+      local,
+      `--source=${SPEC}`,
+      "--github-allow=acme",
+      "--github-api=http://127.0.0.1:9/",
+      `--lock=${join(dir, "skillgate.lock")}`,
+      "--static",
+    ], { env: { XDG_CACHE_HOME: cacheHome } });
+    const read = await session.client.readResource({ uri: "skill://acme-skills/planted/SKILL.md" })
+      .then((answer) => (answer.contents[0] as { text?: string }).text ?? "")
+      .catch((error: unknown) => `refused: ${error instanceof Error ? error.message : error}`);
+    assertEquals(
+      read.startsWith("refused"),
+      true,
+      `the client read the planted SKILL.md as github:acme/skills: ${JSON.stringify(read)}`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("attack: sync into a world-writable sources cache folder refuses, naming the folder and the fix", async () => {
   const dir = await Deno.makeTempDir({ prefix: "r14-cache-" });
   try {
     const cacheHome = join(dir, "cache");
@@ -145,26 +175,6 @@ Deno.test("attack: over stdio, the SDK client reads a skill planted in a world-w
     assertEquals(/other users.*chmod go-w/s.test(result.stderr), true, result.stderr);
     // Nothing pinned from the planted copy.
     assertEquals(await Deno.stat(lockPath).then(() => true, () => false), false);
-
-    const local = join(dir, "local");
-    await Deno.mkdir(local);
-    await using session = await connectStdio([
-      "serve",
-      local,
-      `--source=${SPEC}`,
-      "--github-allow=acme",
-      "--github-api=http://127.0.0.1:9/",
-      `--lock=${join(dir, "skillgate.lock")}`,
-      "--static",
-    ], { env: { XDG_CACHE_HOME: cacheHome } });
-    const read = await session.client.readResource({ uri: "skill://acme-skills/planted/SKILL.md" })
-      .then((answer) => (answer.contents[0] as { text?: string }).text ?? "")
-      .catch((error: unknown) => `refused: ${error instanceof Error ? error.message : error}`);
-    assertEquals(
-      read.startsWith("refused"),
-      true,
-      `the client read the planted SKILL.md as github:acme/skills: ${JSON.stringify(read)}`,
-    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
