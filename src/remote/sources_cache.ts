@@ -186,6 +186,7 @@ export async function freshExtractionDir(
   staleAfterMs = 3_600_000,
 ): Promise<string> {
   await Deno.mkdir(join(cacheDir, key, "commits"), { recursive: true, mode: 0o755 });
+  await assertRealFolders(cacheDir, key);
   for await (const entry of Deno.readDir(join(cacheDir, key))) {
     if (!entry.isDirectory || !entry.name.startsWith("tmp-")) continue;
     const path = join(cacheDir, key, entry.name);
@@ -231,10 +232,40 @@ export async function swapIn(
     await Deno.remove(aside, { recursive: true });
   }
   await writeState(cacheDir, key, state);
+  await assertRealFolders(cacheDir, key);
   const keep = new Set([state.commit, previous?.commit]);
   for await (const entry of Deno.readDir(join(cacheDir, key, "commits"))) {
-    if (!keep.has(entry.name)) {
-      await Deno.remove(join(cacheDir, key, "commits", entry.name), { recursive: true });
+    // Only what a swap made: a commit-named real folder (never a link, never another name).
+    if (keep.has(entry.name) || !COMMIT.test(entry.name)) continue;
+    const path = join(cacheDir, key, "commits", entry.name);
+    const info = await Deno.lstat(path).catch(() => null);
+    if (info?.isDirectory === true && !info.isSymlink) await Deno.remove(path, { recursive: true });
+  }
+}
+
+/**
+ * Refuses a source folder or its `commits` folder that is not a real folder:
+ * every path below is made, listed and removed by name, and Deno's write
+ * permission on the cache is lexical, so a symlink there would send the
+ * fetcher's writes and removals to wherever it points (review r14, H5). The
+ * cache folder's own trust rule ({@linkcode sourcesCacheProblem}) keeps other
+ * users out; this keeps a link left from an earlier, unsafe folder from being
+ * followed.
+ *
+ * @param cacheDir The sources cache.
+ * @param key {@linkcode sourceKey}.
+ * @throws Error naming the path when either is a symlink or not a folder.
+ *
+ * Requires `--allow-read` on the cache.
+ */
+async function assertRealFolders(cacheDir: string, key: string): Promise<void> {
+  for (const path of [join(cacheDir, key), join(cacheDir, key, "commits")]) {
+    const info = await Deno.lstat(path);
+    if (info.isSymlink || !info.isDirectory) {
+      throw new Error(
+        `${path} in the sources cache is not a plain folder (a symlink?); nothing was written ` +
+          "there. Remove it and fetch again",
+      );
     }
   }
 }
