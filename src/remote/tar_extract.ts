@@ -81,8 +81,10 @@ export async function extractTarball(
   const madeDirs = new Set<string>([dest]);
   let top: string | null = null;
   let members = 0;
-  let pax: Record<string, string> = {};
+  let pax: PaxKept = {};
   let longName: string | null = null;
+  // Extended headers before one member, in bytes: capped in all, not only each (review r14, H3).
+  let extendedBytes = 0;
   try {
     while (true) {
       if (signal.aborted) throw new RemoteError("timeout", "Extraction took too long");
@@ -93,8 +95,12 @@ export async function extractTarball(
       }
       const entry = parseHeader(header);
       if (entry.type === "x" || entry.type === "g" || entry.type === "L" || entry.type === "K") {
-        if (entry.size > 1024 * 1024) {
-          throw new RemoteError("too-large", "An extended header is over 1 MiB");
+        extendedBytes += entry.size;
+        if (extendedBytes > MAX_EXTENDED_BYTES) {
+          throw new RemoteError(
+            "too-large",
+            "The extended headers before one member are over 1 MiB in all",
+          );
         }
         const data = await input.readPadded(entry.size);
         if (entry.type === "x") pax = { ...pax, ...parsePax(data) };
@@ -105,6 +111,7 @@ export async function extractTarball(
       const name = pax.path ?? longName ?? entry.name;
       pax = {};
       longName = null;
+      extendedBytes = 0;
       const segments = checkedSegments(name);
       const first = segments[0];
       if (first === undefined) {
@@ -234,23 +241,38 @@ function parseDecimal(text: string): number {
   return Number(text);
 }
 
-/** pax records: `LEN KEY=VALUE\n`. */
-function parsePax(data: Uint8Array): Record<string, string> {
-  const records: Record<string, string> = {};
+/** The most extended-header bytes (pax `x`/`g`, GNU `L`/`K`) before one member: 1 MiB. */
+const MAX_EXTENDED_BYTES = 1024 * 1024;
+
+/** The pax keys this reader uses; every other record is read past and dropped. */
+interface PaxKept {
+  path?: string;
+  size?: string;
+}
+
+/**
+ * pax records (`LEN KEY=VALUE\n`), keeping only `path` and `size`: records
+ * with other keys are checked for form and dropped, so what is held between
+ * members never grows with what an archive sends (review r14, H3).
+ */
+function parsePax(data: Uint8Array): PaxKept {
+  const kept: PaxKept = {};
+  const decoder = new TextDecoder();
   let offset = 0;
   while (offset < data.length) {
     const space = data.indexOf(0x20, offset);
     if (space < 0) break;
-    const length = Number(new TextDecoder().decode(data.subarray(offset, space)));
+    const length = Number(decoder.decode(data.subarray(offset, space)));
     if (!Number.isInteger(length) || length <= 0 || offset + length > data.length) {
       throw new RemoteError("bad-archive", "A pax record is malformed");
     }
-    const record = new TextDecoder().decode(data.subarray(space + 1, offset + length - 1));
+    const record = decoder.decode(data.subarray(space + 1, offset + length - 1));
     const equals = record.indexOf("=");
-    if (equals > 0) records[record.slice(0, equals)] = record.slice(equals + 1);
+    const key = equals > 0 ? record.slice(0, equals) : "";
+    if (key === "path" || key === "size") kept[key] = record.slice(equals + 1);
     offset += length;
   }
-  return records;
+  return kept;
 }
 
 async function sha256(data: Uint8Array): Promise<string> {
