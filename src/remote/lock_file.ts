@@ -56,29 +56,31 @@ const COMMIT = /^[0-9a-f]{40}$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /**
- * Groups extracted files into skills: every folder holding a `SKILL.md` (or
- * `skill.md`) is a skill; each file belongs to its nearest such folder;
- * files under no skill, and files the path gate's string rule refuses
- * (dot-entries, `node_modules`), are left out: they are never served.
+ * Where each file counts in the lock: the nearest folder above it holding a
+ * `SKILL.md` (or `skill.md`), and its path below that folder. Files under no
+ * skill folder, and those whose path below it the path gate's string rule
+ * refuses (`checkPathString`: dot-entries, `node_modules`...), are left out.
+ * The one rule for which files a remote source's lock digests cover, used
+ * both when the lock is made ({@linkcode groupSkills}) and when `--frozen`
+ * re-hashes the cached copy (review r14, H6).
  *
- * @param files Extracted files keyed by path relative to the source PATH.
- * @returns Skill folder (`.` for the top) -> relative path -> digest.
+ * @param paths File paths relative to the source's folder, `/`-separated.
+ * @returns Path -> `{ dir, relative }` (`dir` "." for the source folder itself).
  */
-export function groupSkills(
-  files: ReadonlyMap<string, ExtractedFile>,
-): Record<string, Record<string, string>> {
+export function skillPlaces(
+  paths: Iterable<string>,
+): Map<string, { readonly dir: string; readonly relative: string }> {
+  const all = [...paths];
   const skillDirs = new Set<string>();
-  for (const path of files.keys()) {
+  for (const path of all) {
     const slash = path.lastIndexOf("/");
     const base = path.slice(slash + 1);
     if (base === "SKILL.md" || base === "skill.md") {
       skillDirs.add(slash < 0 ? "." : path.slice(0, slash));
     }
   }
-  // Maps, then own data properties only: a folder or file named like an
-  // Object.prototype member (`constructor`, `__proto__`) is a key, never a lookup.
-  const skills = new Map<string, Map<string, string>>();
-  for (const [path, file] of files) {
+  const places = new Map<string, { readonly dir: string; readonly relative: string }>();
+  for (const path of all) {
     let dir = path.lastIndexOf("/") < 0 ? "." : path.slice(0, path.lastIndexOf("/"));
     while (!skillDirs.has(dir)) {
       if (dir === ".") break;
@@ -87,9 +89,31 @@ export function groupSkills(
     if (!skillDirs.has(dir)) continue;
     const relative = dir === "." ? path : path.slice(dir.length + 1);
     if (checkPathString(relative) !== null) continue;
-    let skill = skills.get(dir);
-    if (skill === undefined) skills.set(dir, skill = new Map());
-    skill.set(relative, file.digest);
+    places.set(path, { dir, relative });
+  }
+  return places;
+}
+
+/**
+ * Groups extracted files into skills: every folder holding a `SKILL.md` (or
+ * `skill.md`) is a skill; each file belongs to its nearest such folder;
+ * files under no skill, and files the path gate's string rule refuses
+ * (dot-entries, `node_modules`), are left out: they are never served
+ * ({@linkcode skillPlaces}).
+ *
+ * @param files Extracted files keyed by path relative to the source PATH.
+ * @returns Skill folder (`.` for the top) -> relative path -> digest.
+ */
+export function groupSkills(
+  files: ReadonlyMap<string, ExtractedFile>,
+): Record<string, Record<string, string>> {
+  // Maps, then own data properties only: a folder or file named like an
+  // Object.prototype member (`constructor`, `__proto__`) is a key, never a lookup.
+  const skills = new Map<string, Map<string, string>>();
+  for (const [path, place] of skillPlaces(files.keys())) {
+    let skill = skills.get(place.dir);
+    if (skill === undefined) skills.set(place.dir, skill = new Map());
+    skill.set(place.relative, files.get(path)!.digest);
   }
   return ownRecord([...skills].map(([dir, skill]) => [dir, ownRecord(skill)]));
 }

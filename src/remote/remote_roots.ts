@@ -13,11 +13,10 @@
 import { join } from "node:path";
 import { readWhole } from "../files/bounded_read.ts";
 import { resolveSkillFile } from "../files/path_gate.ts";
-import { isSkippedEntryName } from "../skills/names.ts";
 import type { Problem } from "../skills/problem.ts";
 import type { Root } from "../skills/skill.ts";
 import type { FetchOutcome } from "./fetch_source.ts";
-import { groupSkills, type Lock, type LockedSource, sameSkills } from "./lock_file.ts";
+import { groupSkills, type Lock, type LockedSource, sameSkills, skillPlaces } from "./lock_file.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
 import { readState, servedDir, sourceKey, type SourceState } from "./sources_cache.ts";
 import { isPublisherSpec, type RemoteSource, revisionLabel } from "./remote_source.ts";
@@ -220,34 +219,49 @@ async function lockMismatch(
 }
 
 /**
- * Hashes the files a skill could serve under `dir`, each read through the
- * path gate (`resolveSkillFile()` + `readWhole()`, the one way skill content
- * is read); dot-entries and `node_modules` are passed over as discovery
- * does. A link, a special file, a file over `maxMemberBytes` or more files
+ * Hashes the files the lock's digests cover under `dir` (`skillPlaces()`,
+ * the rule that made them from the extracted files, so both sides count the
+ * same files; review r14, H6: skipping dot-entries from the top missed a
+ * skill under `.claude/skills/`), each read through the path gate below its
+ * skill folder (`resolveSkillFile()` + `readWhole()`, the one way skill
+ * content is read). A link, a special file, a file over `maxMemberBytes` or more files
  * than `maxMembers` answers null (not the content that was checked).
  */
 async function hashTree(
   dir: string,
   caps: RemoteCaps,
 ): Promise<Map<string, ExtractedFile> | null> {
-  const files = new Map<string, ExtractedFile>();
   let realDir: string;
   try {
     realDir = await Deno.realPath(dir);
   } catch {
     return null;
   }
+  const paths: string[] = [];
   const walk = async (relative: string): Promise<boolean> => {
     for await (const entry of Deno.readDir(relative === "" ? realDir : join(realDir, relative))) {
-      if (isSkippedEntryName(entry.name)) continue;
       const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isSymlink) return false;
       if (entry.isDirectory) {
         if (!await walk(path)) return false;
         continue;
       }
-      if (!entry.isFile || files.size >= caps.maxMembers) return false;
-      const data = await readWhole(await resolveSkillFile(realDir, path), caps.maxMemberBytes);
+      if (!entry.isFile || paths.length >= caps.maxMembers) return false;
+      paths.push(path);
+    }
+    return true;
+  };
+  const files = new Map<string, ExtractedFile>();
+  try {
+    if (!await walk("")) return null;
+    // Read below each file's skill folder, as it is served: the gate refuses dot-segments, and
+    // a skill may itself lie under a dot-folder (`.claude/skills/x`).
+    for (const [path, place] of skillPlaces(paths)) {
+      const skillDir = place.dir === "." ? realDir : join(realDir, place.dir);
+      const data = await readWhole(
+        await resolveSkillFile(skillDir, place.relative),
+        caps.maxMemberBytes,
+      );
       const digest = new Uint8Array(
         await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>),
       );
@@ -256,10 +270,7 @@ async function hashTree(
         digest: `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`,
       });
     }
-    return true;
-  };
-  try {
-    return await walk("") ? files : null;
+    return files;
   } catch {
     return null;
   }
