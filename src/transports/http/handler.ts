@@ -300,6 +300,35 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       inFlight.retryAfterSeconds(),
     );
 
+  /**
+   * A response a browser page of an admitted Origin may read: its origin in
+   * `Access-Control-Allow-Origin` and the MCP headers exposed. Nothing for a
+   * request without an Origin or with one not admitted (those got 403).
+   * Rule source: Fetch standard, CORS protocol.
+   */
+  function withCors(response: Response, origin: string | null, host: string | null): Response {
+    if (origin === null || !policy.isOriginAllowed(origin, host)) return response;
+    const headers = {
+      "access-control-allow-origin": origin,
+      "access-control-expose-headers": CORS_EXPOSED_HEADERS,
+    };
+    try {
+      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+      response.headers.append("vary", "Origin");
+      return response;
+    } catch {
+      // Immutable headers (not ours today): copied onto a new response around the same body.
+      const copy = new Headers(response.headers);
+      for (const [name, value] of Object.entries(headers)) copy.set(name, value);
+      copy.append("vary", "Origin");
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: copy,
+      });
+    }
+  }
+
   async function handle(request: Request, info: ConnectionInfo | undefined): Promise<Response> {
     const url = new URL(request.url);
     const host = request.headers.get("host");
@@ -324,6 +353,14 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     // Review n8: OAuth discovery paths answered 401 (the token check came first), which SDK
     // clients report as a failed metadata load; a 404 says "no OAuth here", so they fall back.
     if (isOAuthDiscoveryPath(url.pathname)) return noOAuthResponse();
+    // A browser's preflight carries no token: answered for an origin admitted above, and only
+    // for the MCP path (review r14, H4).
+    if (
+      request.method === "OPTIONS" && origin !== null && url.pathname === MCP_PATH &&
+      request.headers.get("access-control-request-method") !== null
+    ) {
+      return corsPreflightResponse(isStateless);
+    }
     if (checkToken !== null) {
       const verdict = await checkToken(request.headers.get("authorization"));
       if (verdict !== "ok") {
@@ -689,11 +726,13 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
 
   return {
     handler: async (request, info) => {
+      let response: Response;
       try {
-        return await handle(request, info);
+        response = await handle(request, info);
       } catch (error) {
-        return internalError(error);
+        response = internalError(error);
       }
+      return withCors(response, request.headers.get("origin"), request.headers.get("host"));
     },
     drain: async ({ stopWork } = {}) => {
       isDraining = true;
@@ -762,4 +801,30 @@ function internalError(error: unknown): Response {
   const message = error instanceof Error ? error.message : String(error);
   console.error(`skillgate: HTTP request failed: ${message}`);
   return jsonRpcErrorResponse(500, JSONRPC_INTERNAL_ERROR, "Internal error");
+}
+
+/** The headers a browser page may read from an answer (the session and protocol version). */
+const CORS_EXPOSED_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate";
+
+/**
+ * The answer to a CORS preflight of the MCP path from an admitted Origin
+ * (the caller checked it): the methods served and the request headers an MCP
+ * client sends. `Access-Control-Allow-Origin` is added with every answer.
+ *
+ * @param isStateless POST only when stateless.
+ * @returns 204 with the CORS grant, cached by the browser for 10 minutes.
+ *
+ * Rule source: Fetch standard, CORS protocol; MCP Streamable HTTP (the
+ * `Mcp-Session-Id`, `MCP-Protocol-Version` and `Last-Event-ID` headers).
+ */
+export function corsPreflightResponse(isStateless: boolean): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "access-control-allow-methods": isStateless ? "POST" : "GET, POST, DELETE",
+      "access-control-allow-headers":
+        "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id",
+      "access-control-max-age": "600",
+    },
+  });
 }
