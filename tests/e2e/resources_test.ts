@@ -176,12 +176,16 @@ for (const corpus of corpora()) {
       await rejectsWith(() => client.listResources({ cursor: "forged" }), -32602, /Cursor/);
     });
 
-    await t.step("resources/templates/list offers skill://{name}/{+path}", async () => {
-      const { resourceTemplates } = await client.listResourceTemplates();
-      assert.deepEqual(resourceTemplates.map((template) => template.uriTemplate), [
-        "skill://{name}/{+path}",
-      ]);
-    });
+    await t.step(
+      "resources/templates/list offers skill://{name}/{+path} and the prefixed form",
+      async () => {
+        const { resourceTemplates } = await client.listResourceTemplates();
+        assert.deepEqual(resourceTemplates.map((template) => template.uriTemplate), [
+          "skill://{name}/{+path}",
+          "skill://{prefix}/{name}/{+path}",
+        ]);
+      },
+    );
 
     await t.step("subscribe and unsubscribe are accepted for served URIs", async () => {
       const uri = `skill://${rich.skill}/SKILL.md`;

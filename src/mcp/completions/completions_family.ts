@@ -14,7 +14,12 @@ import type { CompleteRequest, CompleteResult } from "../sdk.ts";
 import { catalogIndex } from "../catalog_index.ts";
 import { assertClientString } from "../client_strings.ts";
 import { GENERIC_PROMPT_ARGUMENT, GENERIC_PROMPT_NAME } from "../prompts/prompt_skills.ts";
-import { SKILL_FILE_URI_TEMPLATE } from "../resources/skill_uri.ts";
+import {
+  catalogPrefixes,
+  SKILL_FILE_URI_TEMPLATE,
+  SKILL_PREFIXED_FILE_URI_TEMPLATE,
+} from "../resources/skill_uri.ts";
+import { PREFIX_SEPARATOR } from "../../skills/prefix_separator.ts";
 import { completeBySubstring } from "./complete_values.ts";
 
 /** The completions family (capability `completions: {}`). */
@@ -61,17 +66,44 @@ function completeValues(catalog: Catalog, params: CompleteRequest["params"]) {
     }
   } else if (ref.uri === SKILL_FILE_URI_TEMPLATE) {
     if (argument.name === "name") {
-      const all = catalogIndex(catalog).all;
-      return completeBySubstring(all.names, argument.value, { lowerCandidates: all.lowerNames });
+      // A prefixed name (PREFIX__NAME) has its own template: `{name}` is one URI segment, and
+      // such a skill's URI is skill://PREFIX/NAME/... (review r14, H7).
+      const names = catalogIndex(catalog).all.names.filter((name) =>
+        !name.includes(PREFIX_SEPARATOR)
+      );
+      return completeBySubstring(names, argument.value);
     }
     const skillName = params.context?.arguments?.["name"];
     assertClientString("name", "The context argument name", skillName);
-    const skill = skillName === undefined ? undefined : catalog.byName.get(skillName);
+    const skill = skillName === undefined || skillName.includes(PREFIX_SEPARATOR)
+      ? undefined
+      : catalog.byName.get(skillName);
+    if (argument.name === "path" && skill !== undefined) {
+      return completeBySubstring(skill.files.map((file) => file.path), argument.value);
+    }
+  } else if (ref.uri === SKILL_PREFIXED_FILE_URI_TEMPLATE) {
+    const prefixes = catalogPrefixes(catalog);
+    if (argument.name === "prefix") return completeBySubstring([...prefixes], argument.value);
+    const prefix = params.context?.arguments?.["prefix"];
+    assertClientString("name", "The context argument prefix", prefix);
+    if (prefix === undefined || !prefixes.has(prefix)) return NO_COMPLETION;
+    const head = `${prefix}${PREFIX_SEPARATOR}`;
+    if (argument.name === "name") {
+      const names = catalogIndex(catalog).all.names.flatMap((name) =>
+        name.startsWith(head) ? [name.slice(head.length)] : []
+      );
+      return completeBySubstring(names, argument.value);
+    }
+    const skillName = params.context?.arguments?.["name"];
+    assertClientString("name", "The context argument name", skillName);
+    const skill = skillName === undefined ? undefined : catalog.byName.get(`${head}${skillName}`);
     if (argument.name === "path" && skill !== undefined) {
       return completeBySubstring(skill.files.map((file) => file.path), argument.value);
     }
   } else {
     assertClientString("uri", "The reference URI", ref.uri);
   }
-  return { values: [], total: 0, hasMore: false };
+  return NO_COMPLETION;
 }
+
+const NO_COMPLETION = Object.freeze({ values: [], total: 0, hasMore: false });

@@ -23,6 +23,7 @@ import {
   catalogPrefixes,
   parseSkillUri,
   SKILL_FILE_URI_TEMPLATE,
+  SKILL_PREFIXED_FILE_URI_TEMPLATE,
   skillFileUri,
 } from "./skill_uri.ts";
 import { addSubscription, removeSubscription } from "./subscriptions.ts";
@@ -35,6 +36,18 @@ export const SKILL_FILE_TEMPLATE: Readonly<ResourceTemplate> = Object.freeze<Res
   description: "Any file of a served skill by its relative path, e.g. " +
     "skill://theme-factory/SKILL.md (the skill's instructions) or " +
     "skill://theme-factory/themes/arctic-frost.md",
+  annotations: { audience: ["assistant"] },
+});
+
+/** The template of a prefixed skill's files (a prefixed root's or a remote source's). */
+export const SKILL_PREFIXED_FILE_TEMPLATE: Readonly<ResourceTemplate> = Object.freeze<
+  ResourceTemplate
+>({
+  uriTemplate: SKILL_PREFIXED_FILE_URI_TEMPLATE,
+  name: "prefixed-skill-file",
+  title: "A file of a skill from a prefixed root or a remote source",
+  description: "Any file of a skill served as PREFIX__NAME, e.g. " +
+    "skill://acme-skills/pdf/SKILL.md for acme-skills__pdf",
   annotations: { audience: ["assistant"] },
 });
 
@@ -69,7 +82,7 @@ export const resourcesFamily: MethodFamily = {
     });
     server.setRequestHandler(
       "resources/templates/list",
-      () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE] }),
+      () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE, SKILL_PREFIXED_FILE_TEMPLATE] }),
     );
     server.setRequestHandler(
       "resources/read",

@@ -23,6 +23,15 @@ export const SKILL_URI_SCHEME = "skill";
  */
 export const SKILL_FILE_URI_TEMPLATE = "skill://{name}/{+path}";
 
+/**
+ * The resource template for a file of a prefixed skill (a prefixed root's or
+ * a remote source's, served as `PREFIX__NAME`): its canonical URI is
+ * `skill://PREFIX/NAME/<path>`, which the one-segment `{name}` above cannot
+ * express (review r14, H7). Completion offers the catalog's prefixes, then
+ * the names under the prefix given, then that skill's paths.
+ */
+export const SKILL_PREFIXED_FILE_URI_TEMPLATE = "skill://{prefix}/{name}/{+path}";
+
 /** Characters of a URI considered at most (far above any served URI); stated in `src/caps.ts`. */
 export { MAX_URI_CHARS };
 

@@ -14,26 +14,47 @@ import {
   catalogPrefixes,
   parseSkillUri,
   SKILL_FILE_URI_TEMPLATE,
+  SKILL_PREFIXED_FILE_URI_TEMPLATE,
 } from "../../../src/mcp/resources/skill_uri.ts";
 import type { Catalog } from "../../../src/skills/skill.ts";
 import { testCatalog } from "../resources/_catalog.ts";
 
-Deno.test("every name completed for the skill:// template expands to a URI that names that skill", () => {
+Deno.test("every name completed for a skill:// template expands to a URI that names that skill", () => {
   const base = testCatalog([{ name: "acme-skills__pdf" }, { name: "notes" }]);
   const catalog: Catalog = {
     ...base,
     roots: [...base.roots, { path: "/cache/acme", from: "remote", prefix: "acme-skills" }],
   };
-  const offered = complete(catalog, {
-    ref: { type: "ref/resource", uri: SKILL_FILE_URI_TEMPLATE },
-    argument: { name: "name", value: "" },
-  }).completion.values;
-  assert.deepEqual([...offered].sort(), ["acme-skills__pdf", "notes"]);
-  for (const name of offered) {
-    // RFC 6570 simple expansion of {name}, then {+path} = SKILL.md
+  const prefixes = catalogPrefixes(catalog);
+  const values = (uri: string, name: string, context?: Record<string, string>) =>
+    complete(catalog, {
+      ref: { type: "ref/resource", uri },
+      argument: { name, value: "" },
+      ...(context === undefined ? {} : { context: { arguments: context } }),
+    }).completion.values;
+  // skill://{name}/{+path}: one URI segment, so only unprefixed names.
+  const plain = values(SKILL_FILE_URI_TEMPLATE, "name");
+  assert.deepEqual(plain, ["notes"]);
+  for (const name of plain) {
     const uri = SKILL_FILE_URI_TEMPLATE.replace("{name}", encodeURIComponent(name))
       .replace("{+path}", "SKILL.md");
-    const parsed = parseSkillUri(uri, catalogPrefixes(catalog));
-    assert.deepEqual(parsed, { ok: true, name, path: "SKILL.md" }, `${name} -> ${uri}`);
+    assert.deepEqual(parseSkillUri(uri, prefixes), { ok: true, name, path: "SKILL.md" }, uri);
   }
+  // skill://{prefix}/{name}/{+path}: the prefixed ones.
+  assert.deepEqual(values(SKILL_PREFIXED_FILE_URI_TEMPLATE, "prefix"), ["acme-skills"]);
+  const names = values(SKILL_PREFIXED_FILE_URI_TEMPLATE, "name", { prefix: "acme-skills" });
+  assert.deepEqual(names, ["pdf"]);
+  assert.deepEqual(
+    values(SKILL_PREFIXED_FILE_URI_TEMPLATE, "path", { prefix: "acme-skills", name: "pdf" }),
+    ["SKILL.md"],
+  );
+  const uri = SKILL_PREFIXED_FILE_URI_TEMPLATE.replace("{prefix}", "acme-skills")
+    .replace("{name}", "pdf").replace("{+path}", "SKILL.md");
+  assert.deepEqual(parseSkillUri(uri, prefixes), {
+    ok: true,
+    name: "acme-skills__pdf",
+    path: "SKILL.md",
+  });
+  // An unknown prefix completes nothing.
+  assert.deepEqual(values(SKILL_PREFIXED_FILE_URI_TEMPLATE, "name", { prefix: "nope" }), []);
 });
