@@ -22,6 +22,7 @@
  */
 
 import { checkPathString } from "../files/path_gate.ts";
+import { readRegularFile } from "../files/regular_file.ts";
 import { MAX_STATE_BYTES } from "./remote_caps.ts";
 import { isPublisherSpec } from "./remote_source.ts";
 import type { ExtractedFile } from "./tar_extract.ts";
@@ -272,31 +273,22 @@ function sameFiles(a: SkillDigests, b: SkillDigests): boolean {
  * @throws {LockError} When it exists but cannot be read or parsed.
  */
 export async function readLockFile(path: string): Promise<Lock | null> {
-  let file: Deno.FsFile;
+  let read;
   try {
-    file = await Deno.open(path, { read: true });
+    // Never a blocking open: a FIFO at the path would hold start-up for good (review r14, H9).
+    read = await readRegularFile(path, MAX_STATE_BYTES);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
     throw new LockError(`Cannot read the lock file: ${(error as Error).message}`);
   }
-  try {
-    const info = await file.stat();
-    if (!info.isFile || info.size > MAX_STATE_BYTES) {
-      throw new LockError(
-        `The lock file is not a regular file of at most ${MAX_STATE_BYTES} bytes`,
-      );
-    }
-    const bytes = new Uint8Array(info.size);
-    let offset = 0;
-    while (offset < bytes.length) {
-      const read = await file.read(bytes.subarray(offset));
-      if (read === null) break;
-      offset += read;
-    }
-    return parseLock(new TextDecoder().decode(bytes.subarray(0, offset)), path);
-  } finally {
-    file.close();
+  if (read.kind === "missing") return null;
+  if (read.kind !== "read") {
+    throw new LockError(
+      `The lock file ${path} is not a regular file of at most ${MAX_STATE_BYTES} bytes` +
+        (read.kind === "not-regular" ? ` (it is ${read.info.kind})` : "") +
+        "; remove it and run skillgate sync to write it again",
+    );
   }
+  return parseLock(new TextDecoder().decode(read.bytes), path);
 }
 
 /**

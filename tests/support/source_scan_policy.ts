@@ -52,13 +52,14 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
     "listing's no-follow folder and entry descriptors, O_PATH where known, which read none)",
   "src/sandbox/environ_scrub.ts": "/proc/self/stat, /proc/self/mem, /proc/self/environ",
   "src/sandbox/group_killer.ts": "/proc/<pid>/stat",
-  "src/transports/http/http_startup.ts": "the owner's --http-token-file",
   "src/skills/_index_file.ts": "the worker's own index cache files (never inside a skill root; " +
     "an entry is used only while the file version it names matches exactly)",
   "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
   "src/config/group_members.ts": "/etc/passwd and /etc/group (whether a group that may write " +
     "a folder or file skillgate trusts holds another user)",
-  "src/remote/lock_file.ts": "the owner's lock file (--lock or ./skillgate.lock)",
+  "src/files/regular_file.ts": "owner-named files (the lock file, the owner's " +
+    "--http-token-file), opened " +
+    "O_NONBLOCK so a FIFO cannot hold the open, judged by fstat",
   "src/remote/sources_cache.ts": "the sources cache's own state.json (never a skill file)",
   "src/sandbox/early_start.ts": "the trusted part's own start record beside the bundle's " +
     "main.js (never inside a skill root; it only decides how early the worker is created)",
@@ -86,10 +87,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "the swappable-parent check of the index cache and every mounted folder",
   },
   {
-    path: "src/remote/lock_file.ts",
-    apis: ["Deno.open"],
-    reason: "reads the owner's lock file (--lock, or ./skillgate.lock), stat-bounded; never a " +
-      "client path",
+    path: "src/files/regular_file.ts",
+    apis: ["import()"],
+    reason: "loads node:fs (the fixed specifier) on first use: Deno's open has no O_NONBLOCK, " +
+      "and start-up without a lock or token file does not pay for node:fs (issue 13)",
   },
   {
     path: "src/remote/sources_cache.ts",
@@ -274,7 +275,7 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/transports/http/http_startup.ts",
-    apis: ["Deno.open", "Deno.stat", "Deno.realPath"],
+    apis: ["Deno.stat", "Deno.realPath"],
     reason: "trusted part at start-up: reads the owner's HTTP token file (--http-token-file) " +
       "within a byte cap, before the worker starts (the worker never reads it), after checking " +
       "it and the folder that really holds it are the user's and no one else can write them",

@@ -11,6 +11,7 @@ import { MAX_HTTP_TOKEN_FILE_BYTES, MIN_HTTP_TOKEN_CHARS } from "../../caps.ts";
 import type { Config } from "../../config/config.ts";
 import { logErrorLine } from "../../cli/terminal_text.ts";
 import { isLoopbackHost, urlHost } from "./host_policy.ts";
+import { type OpenedFileInfo, readRegularFile } from "../../files/regular_file.ts";
 
 /** A start-up problem with the HTTP settings; the trusted part exits with code 2. */
 export class HttpStartupError extends Error {
@@ -164,11 +165,10 @@ export async function readTokenFile(
 ): Promise<string> {
   const refuse = (why: string) => new HttpStartupError(`The HTTP token file "${path}" ${why}`);
   let bytes: Uint8Array;
-  let info: Deno.FileInfo;
+  let info: OpenedFileInfo;
   let folder: string;
   let real: string;
   try {
-    // Judged before opening: opening a FIFO would wait, a folder is not a token.
     const before = await Deno.stat(path);
     if (before.isDirectory) {
       throw refuse("is a folder, not a file; name the file that holds the token");
@@ -176,19 +176,16 @@ export async function readTokenFile(
     if (!before.isFile) throw refuse("is not a regular file");
     real = await Deno.realPath(path);
     folder = real.slice(0, Math.max(real.lastIndexOf("/"), 1));
-    using file = await Deno.open(path, { read: true });
-    info = await file.stat(); // the file as opened: its owner and mode are what count
-    if (!info.isFile || info.dev !== before.dev || info.ino !== before.ino) {
+    // Opened without waiting (a FIFO swapped in after the stat cannot hold start-up) and judged
+    // by what was opened: its owner and mode are what count.
+    const read = await readRegularFile(path, MAX_HTTP_TOKEN_FILE_BYTES);
+    if (read.kind === "missing") throw new Deno.errors.NotFound();
+    if (read.kind === "not-regular") throw refuse("is not a regular file");
+    info = read.info;
+    if (info.dev !== before.dev || info.ino !== before.ino) {
       throw refuse("changed while it was read; try again");
     }
-    const buffer = new Uint8Array(MAX_HTTP_TOKEN_FILE_BYTES + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = await file.read(buffer.subarray(length));
-      if (read === null) break;
-      length += read;
-    }
-    bytes = buffer.subarray(0, length);
+    bytes = read.kind === "read" ? read.bytes : new Uint8Array(MAX_HTTP_TOKEN_FILE_BYTES + 1);
   } catch (error) {
     if (error instanceof HttpStartupError) throw error;
     const why = error instanceof Deno.errors.NotFound
@@ -226,7 +223,7 @@ function isTrustedOwner(uid: number | null, me: number | null): boolean {
  */
 async function checkTokenFileOwnership(
   where: { readonly path: string; readonly real: string; readonly folder: string },
-  info: Deno.FileInfo,
+  info: { readonly uid: number | null; readonly mode: number | null },
   onWarning: ((line: string) => void) | undefined,
 ): Promise<void> {
   const me = Deno.uid();
