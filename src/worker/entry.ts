@@ -21,6 +21,8 @@ import { createOverrideWriteClient } from "../sandbox/override_write_client.ts";
 import type {
   AnsweredMessage,
   ExitMessage,
+  IsolationMessage,
+  IsolationWantedMessage,
   OverlayMessage,
   ReadyMessage,
   RemoteRootsMessage,
@@ -153,14 +155,25 @@ const owner: {
   isRebuildOwed: boolean;
 } = { context: null, refresh: null, isLive: false, pending: null, isRebuildOwed: false };
 
+/** Set once the script service exists: puts the probed script facts in force. */
+let onIsolation: ((message: IsolationMessage) => void) | null = null;
+let pendingIsolation: IsolationMessage | null = null;
+
 /** Set once serving: applies the trusted part's new remote roots. */
 let onRemoteRoots: ((roots: RemoteRootsMessage["roots"]) => void) | null = null;
 let pendingRemoteRoots: RemoteRootsMessage["roots"] | null = null;
 
 self.onmessage = (
-  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage | RemoteRootsMessage>,
+  event: MessageEvent<
+    StartMessage | ShutdownMessage | OverlayMessage | RemoteRootsMessage | IsolationMessage
+  >,
 ) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
+  if (event.data?.type === "isolation") {
+    if (onIsolation === null) pendingIsolation = event.data;
+    else onIsolation(event.data);
+    return;
+  }
   if (event.data?.type === "remote-roots") {
     if (onRemoteRoots === null) pendingRemoteRoots = event.data.roots;
     else onRemoteRoots(event.data.roots);
@@ -322,7 +335,17 @@ async function serve(start: StartMessage): Promise<void> {
     : (await import("../scripts/service.ts")).createScriptService(config, start.scripts, {
       killer: createGroupKillClient(self),
       releaseEnv: createEnvReleaseClient(self),
+      // The isolation is probed after the first answer (nothing may run): a tool call before
+      // that asks for it now.
+      ...(start.isolationPending === true
+        ? { pending: { ask: () => post({ type: "isolation-wanted" }) } }
+        : {}),
     });
+  if (scripts !== undefined) {
+    onIsolation = (message) => scripts.settle(message.scripts);
+    if (pendingIsolation !== null) onIsolation(pendingIsolation);
+    pendingIsolation = null;
+  }
   const withScripts = {
     ...(scripts === undefined ? {} : { scripts }),
     // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
@@ -565,6 +588,8 @@ async function serve(start: StartMessage): Promise<void> {
   post({ type: "exit", code });
 }
 
-function post(message: ReadyMessage | AnsweredMessage | ExitMessage): void {
+function post(
+  message: ReadyMessage | AnsweredMessage | IsolationWantedMessage | ExitMessage,
+): void {
   self.postMessage(message);
 }
