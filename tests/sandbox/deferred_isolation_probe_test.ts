@@ -14,6 +14,7 @@ import { parseCommandLine } from "../../src/config/cli.ts";
 import { parseGrant } from "../../src/scripts/grant.ts";
 import { probeDecidesOnlyFacts } from "../../src/sandbox/script_boot.ts";
 import { runProgram } from "../support/program.ts";
+import { startHttpProgram } from "../support/http_program.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 
 function decidesOnlyFacts(
@@ -147,4 +148,43 @@ Deno.test("nothing granted: a skill_list piped with initialize, or sent first, w
   );
   // Before any answer went out: the worker asks for the probe itself.
   assert.deepEqual(await listedIsolation(tree.path, env, [SKILL_LIST]), expected);
+});
+
+/** One JSON-RPC request over Streamable HTTP; the answer whether sent as JSON or one SSE event. */
+async function postRpc(
+  url: string,
+  message: unknown,
+  session?: string,
+): Promise<{ session: string | null; body: Record<string, unknown> | null }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session === undefined
+        ? {}
+        : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }),
+    },
+    body: JSON.stringify(message),
+  });
+  const text = await response.text();
+  const data = text.split("\n").find((line) => line.startsWith("data: "))?.slice(6) ??
+    (text.trim() === "" ? null : text);
+  return {
+    session: response.headers.get("mcp-session-id"),
+    body: data === null ? null : JSON.parse(data) as Record<string, unknown>,
+  };
+}
+
+Deno.test("nothing granted, over HTTP: the probe runs once the worker is ready, and skill_list reports this host's isolation", async () => {
+  await using tree = await makeTree({ "notes/SKILL.md": skillMd("notes") });
+  const env = { MCP_SKILL_RUN: "[]", XDG_CACHE_HOME: tree.at("cache") };
+  const expected = await probedIsolation(tree.path, env);
+  await using server = await startHttpProgram(["serve", tree.path], { env });
+  const { session } = await postRpc(server.url, INITIALIZE);
+  assert.ok(session !== null, server.stderr());
+  await postRpc(server.url, { jsonrpc: "2.0", method: "notifications/initialized" }, session);
+  const { body } = await postRpc(server.url, SKILL_LIST, session);
+  const result = body?.result as { structuredContent?: { isolation?: unknown } } | undefined;
+  assert.deepEqual(result?.structuredContent?.isolation, expected, JSON.stringify(body));
 });
