@@ -98,6 +98,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     getEnv: (name) => Deno.env.get(name),
     ...sourcesCache,
     ...(start.prepared === undefined ? {} : { prepared: start.prepared }),
+    // When the grant lets nothing run, the probe decides only the isolation the tools report:
+    // it runs after the first answer (or when a tool call asks first), off that answer's path.
+    deferProbe: true,
   });
   const { scripts, explained, indexCacheDir } = workerSet;
   if (scripts.refusal !== null) {
@@ -150,6 +153,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         workerSet.watchIsolate.permissions,
       ),
       ...(preloaded === null ? {} : { worker: preloaded }),
+      ...(scripts.pendingIsolation === null ? {} : { isolationWanted: () => probeLate() }),
     },
   );
   // The next start of the same command creates its worker first, with this set (issue 13): written
@@ -175,6 +179,23 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     scripts.groupKiller.killAllNow();
     Deno.exit(code);
   };
+  // The deferred isolation probe (issue 13): once, after the first answer or when asked first.
+  let probing: Promise<void> | null = null;
+  const probeLate = () => {
+    const pending = scripts.pendingIsolation;
+    if (pending === null || probing !== null) return;
+    probing = pending().then(
+      (facts) => session.postIsolation(facts),
+      (error: unknown) => {
+        // As when the probe ran before the worker started: an internal error ends the process.
+        logErrorLine(
+          `skillgate: internal error: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        exitNow(1);
+      },
+    );
+  };
+  session.answered.then(probeLate);
   if (config.options.http !== null) {
     const httpConfig = config;
     session.ready.then((ready) => logErrorLine(httpReadyLine(httpConfig, ready)));

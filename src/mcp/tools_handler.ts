@@ -105,6 +105,9 @@ export function serveTools(
         `Check the input schema of ${tool.name} in tools/list and call it again`,
       );
     }
+    // The script facts (the isolation shown and used) may still be probed after the first
+    // answer (a grant that lets nothing run, issue 13): every tool call waits for them.
+    await context.scripts?.whenSettled();
     try {
       const round = inputRoundOf(io);
       const extra = toolCallExtra(

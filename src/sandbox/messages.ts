@@ -27,6 +27,13 @@ export interface StartMessage {
   readonly config: Config;
   /** What the trusted part decided at start-up about running scripts (absent: none run). */
   readonly scripts?: ScriptHostFacts;
+  /**
+   * True when `scripts.isolation` is not known yet: the grant lets nothing
+   * run, so the trusted part probes the isolation only after the first answer
+   * (issue 13) and sends the facts then ({@linkcode IsolationMessage}); every
+   * tool call waits for them. Absent: `scripts` is final.
+   */
+  readonly isolationPending?: true;
   /** The owner's `overrides.json` read at start-up (absent: none). */
   readonly overlay?: CatalogOverlay;
 }
@@ -63,6 +70,25 @@ export interface ShutdownMessage {
 export interface RemoteRootsMessage {
   readonly type: "remote-roots";
   readonly roots: readonly Root[];
+}
+
+/**
+ * Trusted part to worker: the script facts with the isolation probed, after
+ * a start whose `isolationPending` was set (the grant lets nothing run). They
+ * replace the start's facts; only the first one counts.
+ */
+export interface IsolationMessage {
+  readonly type: "isolation";
+  readonly scripts: ScriptHostFacts;
+}
+
+/**
+ * Worker to trusted part: a request needs the script facts while the
+ * isolation is still pending (one came before the first answer went out):
+ * probe now. Carries nothing; asking twice changes nothing.
+ */
+export interface IsolationWantedMessage {
+  readonly type: "isolation-wanted";
 }
 
 /** Worker to trusted part: the catalog is loaded and the transport is up. */
@@ -304,6 +330,7 @@ export type WorkerMessage =
   | DigestIsolateStopMessage
   | ReadyMessage
   | AnsweredMessage
+  | IsolationWantedMessage
   | ExitMessage
   | GroupRequestMessage
   | LocateFdRequestMessage
@@ -323,6 +350,7 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
   const message = data as { type?: unknown };
   if (message.type === "ready" || message.type === "exit") return data as WorkerMessage;
   if (message.type === "answered") return { type: "answered" };
+  if (message.type === "isolation-wanted") return { type: "isolation-wanted" };
   if (message.type === "group") return isGroupRequest(data) ? data : null;
   if (message.type === "override-write") {
     return Number.isSafeInteger((data as Record<string, unknown>).id)

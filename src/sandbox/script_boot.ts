@@ -110,6 +110,14 @@ export interface ScriptBoot {
    * and this host has none: the reason and what to install), else null.
    */
   readonly refusal: string | null;
+  /**
+   * With `deferProbe`, when the probe can decide nothing but the isolation
+   * shown ({@linkcode probeDecidesOnlyFacts}): runs the probe and returns the
+   * facts with the isolation found (everything else as `facts`, whose
+   * isolation is {@linkcode PENDING_ISOLATION} until then). Else null: the
+   * probe already ran.
+   */
+  readonly pendingIsolation: (() => Promise<ScriptHostFacts>) | null;
 }
 
 /**
@@ -123,7 +131,9 @@ export interface ScriptBoot {
  *   optionally a catalog to describe (never used for the run list), and
  *   `beforeProbe`, called once after the scrub, just before the probe, and
  *   `prepared`: the process's preparation when the caller already did it
- *   (`prepareScriptProcess`; done here otherwise).
+ *   (`prepareScriptProcess`; done here otherwise), and `deferProbe`
+ *   (`serve`): when the probe can decide nothing but the isolation shown,
+ *   do not run it now but return it as `pendingIsolation`. @default false
  * @returns The facts for the worker, its run list, the killer, a warning, and
  *   the grant read.
  *
@@ -140,6 +150,7 @@ export async function bootScripts(
     catalog?: Catalog;
     beforeProbe?: () => void;
     prepared?: PreparedProcess;
+    deferProbe?: boolean;
   },
 ): Promise<ScriptBoot> {
   // `serve` prepared the process before creating the worker (issue 13); otherwise done here.
@@ -157,90 +168,142 @@ export async function bootScripts(
       ...(config.options.httpTokenFile === null ? [] : [resolve(config.options.httpTokenFile)]),
     ],
   });
-  // After the scrub: `serve` starts loading the worker's modules here, while the probe runs.
-  options.beforeProbe?.();
-  const probed = await probeIsolation({
-    shPath: interpreters.sh.available ? interpreters.sh.path : null,
-    killer: groupKiller,
-    requested: config.options.isolation as IsolationRequest,
-    interpreterPrograms: Object.values(interpreters).flatMap((entry) =>
-      entry.available && entry.path !== null ? [entry.path] : []
-    ),
-    protectedFolders,
-    dataDir: config.scripts.dataDir,
-  });
-  // In a PID namespace skillgate's /proc is out of sight anyway; in a group it is the wall.
-  const isolation = probed.mode === "process-group" && probed.refusal === undefined
-    ? { ...probed, note: `${probed.note} ${dumpable.note}.` }
-    : probed;
-  const environ: EnvironStatus = !scrub.scrubbed && isolation.mode !== "process-group"
-    ? {
-      scrubbed: true,
-      method: "private-proc",
-      note:
-        `${scrub.note}; but every script runs in its own PID namespace (or sandbox), whose /proc does ` +
-        "not show skillgate",
-    }
-    : scrub;
   const grant = parseGrant(config.scripts.grantJson, {
     hosted: config.hosted,
     hostedBy: config.hostedBy,
     unsubstituted: config.scripts.unsubstituted,
   });
   const folderVerdicts = checkGrantFolders(grant, protectedFolders);
-  const refused = isEnvironRefused({
-    hosted: config.hosted,
-    environ,
-    allowUnscrubbed: config.scripts.allowUnscrubbed,
-  });
-  const mayRun = grantsAnything(grant) && probed.refusal === undefined && !refused &&
-    config.scripts.confirmMode !== "refuse";
-  const { facts, programs } = grantedFacts(config, {
-    mayRun,
-    interpreters,
-    environ,
-    isolation,
-    folderVerdicts,
-    grant,
-    getEnv: options.getEnv,
-  });
-  const described = options.catalog === undefined ? null : prepareScriptHost(
-    config,
-    options.catalog,
-    { grant, interpreters, environ, isolation, folderVerdicts, getEnv: options.getEnv },
-  );
-  return {
-    facts,
-    run: programs,
-    groupKiller,
-    refusal: probed.refusal ?? null,
-    containment: described === null || options.catalog === undefined
-      ? []
-      : containmentOf(described.plan, options.catalog, isolation),
-    dataDirProblem: isolation.mode === "sandbox" ? isolation.sandbox?.dataDirProblem ?? null : null,
-    // A cache inside the mounted data folder is hidden from every sandbox (a `hide` mount);
-    // one no hide mount covers would be writable by scripts.
-    indexCacheExposed: isolation.mode === "sandbox" && (protectedFolders.indexCache ?? []).some(
-      (cache) =>
-        isolation.sandbox?.dataDir != null && isWithin(isolation.sandbox.dataDir, cache) &&
-        !(isolation.sandbox.dataHidden ?? []).some((hidden) => isWithin(hidden, cache)),
-    ),
-    grantProblems: described === null ? [] : described.plan.problems
-      .filter((problem) => problem.reason === "grant")
-      .map((problem) => `${problem.severity}: ${problem.detail}`),
-    grant,
-    folderVerdicts,
-    mayRun,
-    warning: grant.error !== undefined
-      ? `no script will run: ${grant.error}`
-      : refused
-      ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
-      : mayRun && isolation.mode === "process-group" && config.options.http !== null &&
-          config.httpToken !== null && config.options.httpTokenFile === null
-      ? TOKEN_IN_ENVIRONMENT
-      : null,
+  // After the scrub: `serve` starts loading the worker's modules here, while the probe runs.
+  options.beforeProbe?.();
+  const probe = () =>
+    probeIsolation({
+      shPath: interpreters.sh.available ? interpreters.sh.path : null,
+      killer: groupKiller,
+      requested: config.options.isolation as IsolationRequest,
+      interpreterPrograms: Object.values(interpreters).flatMap((entry) =>
+        entry.available && entry.path !== null ? [entry.path] : []
+      ),
+      protectedFolders,
+      dataDir: config.scripts.dataDir,
+    });
+  // Everything the probe's outcome decides, in one place for the awaited and the deferred probe.
+  const decide = (probed: Isolation): Omit<ScriptBoot, "pendingIsolation"> => {
+    // In a PID namespace skillgate's /proc is out of sight anyway; in a group it is the wall.
+    const isolation = probed.mode === "process-group" && probed.refusal === undefined
+      ? { ...probed, note: `${probed.note} ${dumpable.note}.` }
+      : probed;
+    const environ: EnvironStatus = !scrub.scrubbed && isolation.mode !== "process-group"
+      ? {
+        scrubbed: true,
+        method: "private-proc",
+        note:
+          `${scrub.note}; but every script runs in its own PID namespace (or sandbox), whose /proc does ` +
+          "not show skillgate",
+      }
+      : scrub;
+    const refused = isEnvironRefused({
+      hosted: config.hosted,
+      environ,
+      allowUnscrubbed: config.scripts.allowUnscrubbed,
+    });
+    const mayRun = grantsAnything(grant) && probed.refusal === undefined && !refused &&
+      config.scripts.confirmMode !== "refuse";
+    const { facts, programs } = grantedFacts(config, {
+      mayRun,
+      interpreters,
+      environ,
+      isolation,
+      folderVerdicts,
+      grant,
+      getEnv: options.getEnv,
+    });
+    const described = options.catalog === undefined ? null : prepareScriptHost(
+      config,
+      options.catalog,
+      { grant, interpreters, environ, isolation, folderVerdicts, getEnv: options.getEnv },
+    );
+    return {
+      facts,
+      run: programs,
+      groupKiller,
+      refusal: probed.refusal ?? null,
+      containment: described === null || options.catalog === undefined
+        ? []
+        : containmentOf(described.plan, options.catalog, isolation),
+      dataDirProblem: isolation.mode === "sandbox"
+        ? isolation.sandbox?.dataDirProblem ?? null
+        : null,
+      // A cache inside the mounted data folder is hidden from every sandbox (a `hide` mount);
+      // one no hide mount covers would be writable by scripts.
+      indexCacheExposed: isolation.mode === "sandbox" &&
+        (protectedFolders.indexCache ?? []).some(
+          (cache) =>
+            isolation.sandbox?.dataDir != null && isWithin(isolation.sandbox.dataDir, cache) &&
+            !(isolation.sandbox.dataHidden ?? []).some((hidden) => isWithin(hidden, cache)),
+        ),
+      grantProblems: described === null ? [] : described.plan.problems
+        .filter((problem) => problem.reason === "grant")
+        .map((problem) => `${problem.severity}: ${problem.detail}`),
+      grant,
+      folderVerdicts,
+      mayRun,
+      warning: grant.error !== undefined
+        ? `no script will run: ${grant.error}`
+        : refused
+        ? `no script will run: ${environ.note} (set MCP_SKILL_ALLOW_UNSCRUBBED=1 to accept that)`
+        : mayRun && isolation.mode === "process-group" && config.options.http !== null &&
+            config.httpToken !== null && config.options.httpTokenFile === null
+        ? TOKEN_IN_ENVIRONMENT
+        : null,
+    };
   };
+  if (options.deferProbe === true && probeDecidesOnlyFacts(config, grant, scrub.scrubbed)) {
+    // Nothing the probe finds can change the run list, the refusal, the warnings or the index
+    // cache here: only the isolation the tools report, which the worker waits for (issue 13).
+    return {
+      ...decide(PENDING_ISOLATION),
+      pendingIsolation: async () => decide(await probe()).facts,
+    };
+  }
+  return { ...decide(await probe()), pendingIsolation: null };
 }
+
+/**
+ * Whether the isolation probe's outcome can decide nothing but the isolation
+ * the tools report (`facts.isolation`, and `facts.permittedPrograms`, which no
+ * plan reads when nothing may run), so `serve` may probe after its first
+ * answer: the grant lets nothing run whatever the probe finds (no usable row,
+ * or `MCP_CONFIRM_MODE=refuse`), the owner asked for no mode (only
+ * `--isolation=sandbox` can refuse the start), the environ scrub worked (else
+ * the environ status depends on the mode), and no host `MCP_DATA_DIR` (a
+ * sandbox's data folder decides the index cache and a start-up line). Pure.
+ *
+ * @param config The configuration.
+ * @param grant The grant read from it.
+ * @param isScrubbed Whether the environ scrub overwrote the original block.
+ * @returns True when the probe may wait.
+ */
+export function probeDecidesOnlyFacts(
+  config: Config,
+  grant: Grant,
+  isScrubbed: boolean,
+): boolean {
+  return (!grantsAnything(grant) || config.scripts.confirmMode === "refuse") &&
+    config.options.isolation === "auto" && isScrubbed && config.scripts.dataDir === null;
+}
+
+/**
+ * The isolation in the facts a deferred probe's start hands the worker: never
+ * shown, since every tool call waits for the probed facts first (the note says
+ * so should one ever be read).
+ */
+export const PENDING_ISOLATION: Isolation = Object.freeze({
+  mode: "process-group",
+  unsharePath: null,
+  launcher: null,
+  note: "The isolation probe has not finished yet",
+});
 
 /**
  * Said at start-up when scripts may run without their own PID namespace and

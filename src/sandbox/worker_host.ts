@@ -20,6 +20,7 @@ import {
   type EnvRequestMessage,
   type GroupReplyMessage,
   type GroupRequestMessage,
+  type IsolationMessage,
   type OverlayMessage,
   type OverrideWriteReplyMessage,
   parseWorkerMessage,
@@ -55,6 +56,11 @@ export interface WorkerSession {
   postOverlay(update: { overlay: CatalogOverlay; caps: Caps }): void;
   /** Hands the worker the remote sources' new roots (a `remote-roots` message). */
   updateRemoteRoots(roots: readonly Root[]): void;
+  /**
+   * Hands the worker the script facts with the isolation probed (an
+   * `isolation` message), after a start with `isolationWanted`.
+   */
+  postIsolation(scripts: ScriptHostFacts): void;
 }
 
 /**
@@ -79,8 +85,12 @@ export interface WorkerSession {
  *   checks that), used instead of creating one; `digestIsolate`: the host
  *   that starts the digest isolate when the worker asks (without one, each
  *   request is answered `digest-isolate-ended` and the worker hashes in its
- *   own thread); it is ended with the worker. The worker builds the
- *   catalog itself: nothing of a skill is sent or held here.
+ *   own thread); it is ended with the worker; `isolationWanted`: the
+ *   isolation in `scripts` is not probed yet (the start says so, and every
+ *   tool call waits for {@linkcode WorkerSession.postIsolation}); it is
+ *   called when the worker asks for it (a tool call came before the caller
+ *   probed). The worker builds the catalog itself: nothing of a skill is
+ *   sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
@@ -96,6 +106,7 @@ export function startWorker(
     worker?: Worker;
     digestIsolate?: DigestIsolateHost;
     watchIsolate?: WatchIsolateHost;
+    isolationWanted?: () => void;
   } = {},
 ): WorkerSession {
   const { groupKiller, releaseEnv, writeOverride, digestIsolate, watchIsolate } = options;
@@ -116,6 +127,7 @@ export function startWorker(
       const message = parseWorkerMessage(event.data);
       if (message?.type === "ready") resolveReady(message);
       if (message?.type === "answered") resolveAnswered();
+      if (message?.type === "isolation-wanted") options.isolationWanted?.();
       if (message?.type === "group") {
         void answerGroupRequest(message, groupKiller).then((reply) => worker.postMessage(reply));
       }
@@ -188,6 +200,7 @@ export function startWorker(
     config,
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
     ...(options.overlay === undefined ? {} : { overlay: options.overlay }),
+    ...(options.isolationWanted === undefined ? {} : { isolationPending: true }),
   };
   worker.postMessage(start);
   let hasExited = false;
@@ -204,7 +217,11 @@ export function startWorker(
     const message: RemoteRootsMessage = { type: "remote-roots", roots };
     if (!hasExited) worker.postMessage(message);
   };
-  return { ready, answered, exited, shutdown, postOverlay, updateRemoteRoots };
+  const postIsolation = (scripts: ScriptHostFacts) => {
+    const message: IsolationMessage = { type: "isolation", scripts };
+    if (!hasExited) worker.postMessage(message);
+  };
+  return { ready, answered, exited, shutdown, postOverlay, updateRemoteRoots, postIsolation };
 }
 
 /** Acts on one process-group request with the trusted part's killer. */

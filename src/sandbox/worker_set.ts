@@ -85,7 +85,9 @@ export interface WorkerSet {
  *   script's containment (it never changes the set), `beforeProbe`, called
  *   once the environment is scrubbed, just before the isolation probe, and
  *   `prepared`: the process preparation `serve` did before creating the
- *   worker with the predicted set ({@linkcode predictWorkerPermissions}).
+ *   worker with the predicted set ({@linkcode predictWorkerPermissions}), and
+ *   `deferProbe` (`serve`): the probe waits when it can decide nothing but the
+ *   isolation shown (`bootScripts`; then `scripts.pendingIsolation` runs it).
  * @returns The script boot and the explained permission set.
  *
  * Requires `--allow-all` (see `bootScripts`); the trusted part holds it.
@@ -102,10 +104,12 @@ export async function computeWorkerSet(
     sourcesCache?: string;
     beforeProbe?: () => void;
     prepared?: PreparedProcess;
+    deferProbe?: boolean;
   },
 ): Promise<WorkerSet> {
   const scripts = await bootScripts(config, {
     getEnv: options.getEnv,
+    ...(options.deferProbe === true ? { deferProbe: true } : {}),
     ...(options.beforeProbe === undefined ? {} : { beforeProbe: options.beforeProbe }),
     ...(options.prepared === undefined ? {} : { prepared: options.prepared }),
     ...(options.describe === undefined ? {} : { catalog: options.describe }),

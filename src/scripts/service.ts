@@ -18,7 +18,25 @@ import type { EnvReleaser } from "../sandbox/env_release_client.ts";
 
 /** The script-running side of the worker. */
 export interface ScriptService {
+  /**
+   * The start-up facts. While the isolation probe is pending (a start whose
+   * grant lets nothing run) its `isolation` is a placeholder: read them only
+   * after {@linkcode ScriptService.whenSettled}.
+   */
   readonly facts: ScriptHostFacts;
+  /**
+   * Resolves once the facts are final: at once, unless the service was
+   * created pending; then when {@linkcode ScriptService.settle} is called
+   * (the first call asks for them). Every tool call waits for it.
+   */
+  whenSettled(): Promise<void>;
+  /**
+   * Puts the probed facts in force (the trusted part's `isolation` message);
+   * later calls, and calls on a service not created pending, change nothing.
+   *
+   * @param facts The facts with the isolation probed.
+   */
+  settle(facts: ScriptHostFacts): void;
   readonly grant: Grant;
   readonly confirmer: Confirmer;
   readonly queue: RunQueue;
@@ -55,25 +73,56 @@ export interface ScriptService {
  * @param config The configuration (grant, confirmation settings, queue bounds).
  * @param facts The start-up facts from the trusted part.
  * @param options The group killer, the environment releaser (without one no
- *   granted value is ever handed out) and, for tests, a clock (ms since the epoch).
+ *   granted value is ever handed out), `pending` when the facts' isolation
+ *   is not probed yet (its `ask` is called once, on the first wait for it)
+ *   and, for tests, a clock (ms since the epoch).
  * @returns The service.
  */
 export function createScriptService(
   config: Config,
   facts: ScriptHostFacts,
-  options: { killer: GroupKiller; releaseEnv?: EnvReleaser; now?: () => number },
+  options: {
+    killer: GroupKiller;
+    releaseEnv?: EnvReleaser;
+    pending?: { ask: () => void };
+    now?: () => number;
+  },
 ): ScriptService {
   const grant = parseGrant(config.scripts.grantJson, {
     hosted: config.hosted,
     hostedBy: config.hostedBy,
     unsubstituted: config.scripts.unsubstituted,
   });
-  const plans = new WeakMap<Catalog, ScriptPlan>();
+  let plans = new WeakMap<Catalog, ScriptPlan>();
   const stopper = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
-  const host = scriptHostOf(config, facts);
+  let current = facts;
+  let host = scriptHostOf(config, facts);
+  let isPending = options.pending !== undefined;
+  let hasAsked = false;
+  let resolveSettled = () => {};
+  const settled = isPending
+    ? new Promise<void>((resolve) => (resolveSettled = resolve))
+    : Promise.resolve();
   return {
-    facts,
+    get facts() {
+      return current;
+    },
+    whenSettled: () => {
+      if (isPending && !hasAsked) {
+        hasAsked = true;
+        options.pending?.ask();
+      }
+      return settled;
+    },
+    settle: (probed) => {
+      if (!isPending) return;
+      isPending = false;
+      current = probed;
+      host = scriptHostOf(config, probed);
+      plans = new WeakMap();
+      resolveSettled();
+    },
     grant,
     confirmer: createConfirmer({
       secret: config.scripts.confirmSecret,

@@ -113,6 +113,14 @@ export interface IndexCache {
    * @returns True when an entry exists under `key`.
    */
   holdsParse(key: string): boolean;
+  /**
+   * Whether the cache holds any parse at all (reads the parse file now, which
+   * the first lookup would read anyway): a warm build is coming. Counts
+   * neither a hit nor a miss.
+   *
+   * @returns False with no cache folder, no parse file, or an empty one.
+   */
+  holdsAnyParse(): boolean;
   /** Stores a parse under `key` (skipped when the version is racy or incomplete). */
   remember(key: string, version: FileVersion, parsed: ParsedSkillMd): void;
   /**
@@ -259,6 +267,9 @@ export function openIndexCache(
     },
     holdsParse(key) {
       return keptParses.has(key) || parses().has(key);
+    },
+    holdsAnyParse() {
+      return keptParses.size > 0 || parses().size > 0;
     },
     remember(key, version, parsed) {
       if (!isStorable(version) || keptParses.size >= MAX_INDEX_ENTRIES) return;

@@ -13,6 +13,7 @@
  * @module
  */
 
+import process from "node:process";
 import {
   type JSONRPCMessage,
   type McpRequestContext,
@@ -55,6 +56,34 @@ export class DrainingStdioTransport extends StdioServerTransport {
     this.onstdinend?.();
   };
 }
+
+/**
+ * Starts reading stdin now, into the stream's own buffer, consuming nothing:
+ * Node's `read(0)` on the paused stream, which asks the underlying source
+ * for data without taking any. The transport connected later (the SDK's
+ * `StdioServerTransport` over the same `process.stdin`) receives exactly the
+ * bytes it would have read itself, in order, from the first one; only the
+ * read's own latency (the read op's round trip through Deno's runtime,
+ * several event-loop turns) has passed meanwhile. A stdin already at its end
+ * is seen as ended by the transport's start (`readableEnded`).
+ *
+ * Why (issue 13): a small catalog's worker connects the transport after its
+ * build has started and holds `initialize` until the catalog is loaded; a
+ * warm build ends before the first message was even read, so the first
+ * answer waited on that read with nothing else to do (bench/results/issue13.md,
+ * section s9-h3). Started at the beginning of `serve`, the read overlaps the
+ * build.
+ *
+ * Call it only in a worker that serves over stdio (nothing else may read
+ * stdin). Calling it again does nothing more.
+ */
+export function primeStdin(): void {
+  if (isStdinPrimed) return;
+  isStdinPrimed = true;
+  process.stdin.read(0);
+}
+
+let isStdinPrimed = false;
 
 /**
  * Serves stdio with one dual-era MCP connection and resolves when the session

@@ -21,6 +21,8 @@ import { createOverrideWriteClient } from "../sandbox/override_write_client.ts";
 import type {
   AnsweredMessage,
   ExitMessage,
+  IsolationMessage,
+  IsolationWantedMessage,
   OverlayMessage,
   ReadyMessage,
   RemoteRootsMessage,
@@ -39,7 +41,7 @@ import { createDigestHelper, type DigestHelper } from "../mcp/skills_extension/d
 import { sharedDigestCache } from "../mcp/skills_extension/skills_extension.ts";
 import { type CatalogStore, createCatalogStore } from "../skills/catalog_store.ts";
 import { warmSearchIndex } from "../search/search_lazy.ts";
-import { serveOverStdio } from "../transports/stdio.ts";
+import { primeStdin, serveOverStdio } from "../transports/stdio.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { skillsChangedSince } from "../refresh/catch_up.ts";
@@ -153,14 +155,25 @@ const owner: {
   isRebuildOwed: boolean;
 } = { context: null, refresh: null, isLive: false, pending: null, isRebuildOwed: false };
 
+/** Set once the script service exists: puts the probed script facts in force. */
+let onIsolation: ((message: IsolationMessage) => void) | null = null;
+let pendingIsolation: IsolationMessage | null = null;
+
 /** Set once serving: applies the trusted part's new remote roots. */
 let onRemoteRoots: ((roots: RemoteRootsMessage["roots"]) => void) | null = null;
 let pendingRemoteRoots: RemoteRootsMessage["roots"] | null = null;
 
 self.onmessage = (
-  event: MessageEvent<StartMessage | ShutdownMessage | OverlayMessage | RemoteRootsMessage>,
+  event: MessageEvent<
+    StartMessage | ShutdownMessage | OverlayMessage | RemoteRootsMessage | IsolationMessage
+  >,
 ) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
+  if (event.data?.type === "isolation") {
+    if (onIsolation === null) pendingIsolation = event.data;
+    else onIsolation(event.data);
+    return;
+  }
   if (event.data?.type === "remote-roots") {
     if (onRemoteRoots === null) pendingRemoteRoots = event.data.roots;
     else onRemoteRoots(event.data.roots);
@@ -200,13 +213,18 @@ self.onmessage = (
 async function firstCatalog(
   config: Config,
   onDiscovered: (skillFolders: number) => void,
-  options: { readonly defersHousekeeping: boolean },
+  options: { readonly defersHousekeeping: boolean; readonly primesStdinWhenWarm: boolean },
 ) {
   // A watch set up after the build catches up from this moment (src/refresh/catch_up.ts).
   const builtFromMs = Date.now();
   const indexCache = openIndexCache(config.indexCacheDir, {
     rootsKey: config.roots.map((root) => root.path).join("\0"),
   });
+  // Over stdio, a warm build (the cache holds parses) reads the first message while it loads: it
+  // used to end before the transport's first read did, and the answer waited on that read. A
+  // cold one does not: the message's parse would then run before its first located opens are
+  // asked for, instead of while the trusted part answers them (issue 13, s9-h3 and s10-h9).
+  if (options.primesStdinWhenWarm && indexCache.holdsAnyParse()) primeStdin();
   // skills/list digests of unchanged file versions come from the cache too (attached before the
   // build: the digest isolate is offered only files the cache cannot answer).
   attachIndexCache(config.indexCacheDir === null ? null : indexCache);
@@ -322,7 +340,17 @@ async function serve(start: StartMessage): Promise<void> {
     : (await import("../scripts/service.ts")).createScriptService(config, start.scripts, {
       killer: createGroupKillClient(self),
       releaseEnv: createEnvReleaseClient(self),
+      // The isolation is probed after the first answer (nothing may run): a tool call before
+      // that asks for it now.
+      ...(start.isolationPending === true
+        ? { pending: { ask: () => post({ type: "isolation-wanted" }) } }
+        : {}),
     });
+  if (scripts !== undefined) {
+    onIsolation = (message) => scripts.settle(message.scripts);
+    if (pendingIsolation !== null) onIsolation(pendingIsolation);
+    pendingIsolation = null;
+  }
   const withScripts = {
     ...(scripts === undefined ? {} : { scripts }),
     // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
@@ -352,6 +380,7 @@ async function serve(start: StartMessage): Promise<void> {
       // Over stdio a large catalog answers `initialize` early and its build is cold or warm; a
       // cold one's write and compaction wait for the first requests to pause (below).
       defersHousekeeping: config.options.http === null,
+      primesStdinWhenWarm: config.options.http === null,
     })
   );
   const earlyFolders = config.options.http !== null
@@ -565,6 +594,8 @@ async function serve(start: StartMessage): Promise<void> {
   post({ type: "exit", code });
 }
 
-function post(message: ReadyMessage | AnsweredMessage | ExitMessage): void {
+function post(
+  message: ReadyMessage | AnsweredMessage | IsolationWantedMessage | ExitMessage,
+): void {
   self.postMessage(message);
 }

@@ -52,3 +52,51 @@ Deno.test("the service computes one plan per catalog snapshot", () => {
   assert.equal(scripts.plan(catalog), scripts.plan(catalog));
   assert.equal(scripts.grant.from, "MCP_SKILL_RUN");
 });
+
+Deno.test("a pending service's whenSettled() asks once and waits for settle(), which puts the probed facts in force", async () => {
+  const config = parseCommandLine({
+    args: ["serve", "/tmp"],
+    getEnv: (name) => (name === "MCP_SKILL_RUN" ? "[]" : undefined),
+    cwd: "/",
+  });
+  const base = {
+    interpreters: lookUpInterpreters("/usr/bin:/bin"),
+    permittedPrograms: [],
+    envValues: {},
+    capturedEnvNames: [],
+    environ: { scrubbed: true, method: "proc-self-mem", note: "" },
+    folderVerdicts: [],
+  } as const;
+  let asked = 0;
+  const scripts = createScriptService(config, {
+    ...base,
+    isolation: { mode: "process-group", unsharePath: null, note: "pending" },
+  }, { killer: createGroupKiller(), pending: { ask: () => asked++ } });
+  let isSettled = false;
+  const waiting = scripts.whenSettled().then(() => (isSettled = true));
+  void scripts.whenSettled();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(isSettled, false, "no tool call goes on before the probed facts");
+  assert.equal(asked, 1, "asked once however many wait");
+  const probed = {
+    mode: "pid-namespace" as const,
+    unsharePath: "/usr/bin/unshare",
+    note: "probed",
+  };
+  scripts.settle({ ...base, isolation: probed });
+  await waiting;
+  assert.equal(scripts.facts.isolation.note, "probed");
+  // Only the first settle counts.
+  scripts.settle({ ...base, isolation: { ...probed, note: "again" } });
+  assert.equal(scripts.facts.isolation.note, "probed");
+});
+
+Deno.test("a service created with final facts is settled at once and ignores settle()", async () => {
+  const scripts = service();
+  await scripts.whenSettled();
+  scripts.settle({
+    ...scripts.facts,
+    isolation: { mode: "sandbox", unsharePath: null, note: "x" },
+  });
+  assert.equal(scripts.facts.isolation.mode, "process-group");
+});

@@ -262,6 +262,19 @@ Deno.test("holdsParse() says whether any version's parse is stored under a key, 
   assert.equal(reopened.holdsParse("skill-a"), true, "held whatever the version");
 });
 
+Deno.test("holdsAnyParse() tells a warm cache (parses stored) from a cold one, and counts no lookup", async () => {
+  await using cacheDir = await makeTree({});
+  assert.equal(cacheFor(cacheDir.path).holdsAnyParse(), false, "no parse file: cold");
+  const cache = cacheFor(cacheDir.path);
+  const version = { dev: 1, ino: 2, size: 3, mtimeMs: 1_000, ctimeMs: 1_000 };
+  cache.remember("skill-a", version, { frontmatter: { name: "a" }, keyLines: [], findings: [] });
+  assert.equal(cache.holdsAnyParse(), true, "a parse added in this process");
+  cache.flush();
+  const reopened = cacheFor(cacheDir.path);
+  assert.equal(reopened.holdsAnyParse(), true, "a parse file from an earlier start: warm");
+  assert.deepEqual(reopened.stats, { hits: 0, misses: 0 });
+});
+
 Deno.test("rememberDigest() writes the digests once they stop arriving for a while, without a flush", async () => {
   await using cacheDir = await makeTree({});
   const cache = cacheFor(cacheDir.path);
