@@ -1,5 +1,9 @@
 /**
- * Directory reading shared by discovery, file listing and live refresh.
+ * Directory reading by path: the code-unit order every listing uses, and
+ * the path-based `readdir` that discovery and the file listing fall back to
+ * only where no descriptor can be located (no `/proc`; see
+ * `_read_folder.ts` and `_list_files.ts`), and the start-up estimate uses to
+ * count sub-folders.
  *
  * @module
  */

@@ -9,7 +9,11 @@
  */
 
 import { DEPTH_PROBE_LEVELS, DEPTH_PROBE_MAX_FOLDERS, MAX_GROUP_DEPTH } from "../caps.ts";
-import { readSortedEntries } from "./_fs.ts";
+import {
+  type ExactFolderRead,
+  type FolderUnreadableError,
+  readFoldersExactly,
+} from "./_read_folder.ts";
 import { baseName, isInside, joinPath, parentPath } from "./_path.ts";
 import { createTimeSlice, type TimeSlice } from "./_time_slice.ts";
 import { directoryNameRule, isSkippedEntryName } from "./names.ts";
@@ -96,14 +100,19 @@ interface Context {
  * their real path stays inside the root's real path, so a skill reachable
  * both directly and through a link is found once, at its real location.
  * Dot-folders and `node_modules` are never searched. Every failure is an
- * item; nothing throws. File-system calls are synchronous, one folder at a
- * time, with a yield to the event loop whenever the time slice is used up.
+ * item; nothing throws. Every folder is read exactly (`_read_folder.ts`:
+ * through a descriptor the kernel places at its real path; a folder
+ * exchanged for a symlink meanwhile is reported as changed, never listed),
+ * a group folder's sub-folders together; the other file-system calls are
+ * synchronous, with a yield to the event loop whenever the time slice is
+ * used up.
  *
  * @param root The root to search.
  * @param options The time slice.
  * @returns The root's real path and the candidates and problems in discovery order.
  *
- * Requires `--allow-read` on the root.
+ * Requires `--allow-read` on the root, and a folder reader that can answer
+ * (`installFolderReader`; in a thread with `--allow-all`, the default).
  *
  * Rule source: skillgate discovery rules (README, "Discovery"); the
  * `.claude/skills` and `.agents/skills` containers follow the Agent Skills clients.
@@ -128,7 +137,15 @@ export async function discoverRoot(
     if (!Deno.statSync(root.path).isDirectory) {
       return unreadable(`Root "${root.path}" is not a folder. Point it at a folder of skills`);
     }
-    entries = readSortedEntries(root.path);
+    const [read] = await readFoldersExactly([rootReal]);
+    if (read instanceof Error) throw read;
+    if (read?.kind !== "read") {
+      return unreadable(
+        `Root "${root.path}" changed while it was read (it is a symlink now, or moved). Check ` +
+          "that nothing else renames it; it is read again on the next scan",
+      );
+    }
+    entries = read.entries;
   } catch (error) {
     return unreadable(
       `Root "${root.path}" cannot be read (${errorName(error)}). Check that it exists and ` +
@@ -208,30 +225,53 @@ function classify(entries: readonly Deno.DirEntry[]): Classification {
   return { kind: "group" };
 }
 
+/**
+ * One folder's read as discovery takes it: its entries, or the warning why
+ * there are none (unreadable, or changed while read: never listed).
+ */
+function entriesOrProblem(
+  lexical: string,
+  read: ExactFolderRead | FolderUnreadableError,
+): Deno.DirEntry[] | Found {
+  if (read instanceof Error) {
+    return issue(
+      lexical,
+      "unusable-path",
+      "warning",
+      `Folder "${lexical}" cannot be read (${errorName(read)}); skills in it are not served`,
+    );
+  }
+  if (read.kind === "changed") {
+    return issue(
+      lexical,
+      "unusable-path",
+      "warning",
+      `Folder "${lexical}" changed while it was read (it is a symlink now, or moved); skills ` +
+        "in it are not served until it is read again",
+    );
+  }
+  return read.entries;
+}
+
 async function examine(
   ctx: Context,
   lexical: string,
   real: string,
   depth: number,
-  known?: Deno.DirEntry[],
+  known?: Deno.DirEntry[] | ExactFolderRead | FolderUnreadableError,
 ): Promise<Found[]> {
   ctx.visited.add(real);
-  let entries: Deno.DirEntry[];
-  try {
-    if (known === undefined) await ctx.slice.pause();
-    entries = known ?? readSortedEntries(lexical);
-  } catch (error) {
-    return [issue(
-      lexical,
-      "unusable-path",
-      "warning",
-      `Folder "${lexical}" cannot be read (${errorName(error)}); skills in it are not served`,
-    )];
+  let read = known;
+  if (read === undefined) {
+    await ctx.slice.pause();
+    [read] = await readFoldersExactly([real]);
   }
+  const entries = Array.isArray(read) ? read : entriesOrProblem(lexical, read!);
+  if (!Array.isArray(entries)) return [entries];
   const found = classify(entries);
   if (found.kind === "group") {
     if (depth < MAX_GROUP_DEPTH) return await scanChildren(ctx, lexical, real, depth, entries);
-    await probeBeyond(ctx, lexical, entries);
+    await probeBeyond(ctx, { lexical, real, entries });
     return [];
   }
   const file = joinPath(lexical, found.file);
@@ -286,9 +326,12 @@ async function scanChildren(
   depth: number,
   entries: readonly Deno.DirEntry[],
 ): Promise<Found[]> {
-  // One folder after another: the calls are synchronous, so running them side
-  // by side would gain nothing, and in order each pause can yield on time.
+  // The sub-folders are read together (one message to the trusted part for up to
+  // MAX_FOLDERS_OPEN of them: a round trip each would cost more than the reads), then examined one
+  // after another in name order, each pause yielding on time. Siblings' real paths are disjoint,
+  // so no sub-folder's walk visits another one read ahead with it.
   const found: Found[] = [];
+  const children: { lexical: string; real: string }[] = [];
   for (const entry of entries) {
     if (isSkippedEntryName(entry.name)) continue;
     const childLexical = joinPath(lexical, entry.name);
@@ -298,11 +341,26 @@ async function scanChildren(
     } else if (entry.isDirectory) {
       const childReal = joinPath(real, entry.name);
       if (ctx.containers.has(childReal) || ctx.visited.has(childReal)) continue;
-      found.push(...await examine(ctx, childLexical, childReal, depth + 1));
+      children.push({ lexical: childLexical, real: childReal });
+    }
+  }
+  for (let start = 0; start < children.length; start += READ_AHEAD_FOLDERS) {
+    const group = children.slice(start, start + READ_AHEAD_FOLDERS);
+    await ctx.slice.pause();
+    const reads = await readFoldersExactly(group.map((child) => child.real));
+    for (const [index, child] of group.entries()) {
+      await ctx.slice.pause();
+      found.push(...await examine(ctx, child.lexical, child.real, depth + 1, reads[index]));
     }
   }
   return found;
 }
+
+/**
+ * Sub-folders of one group read ahead together at most (a bound on what is
+ * held: their entries wait in memory until examined).
+ */
+const READ_AHEAD_FOLDERS = 128;
 
 /**
  * Looks below a group folder at the depth cap, only to report skill folders
@@ -311,37 +369,46 @@ async function scanChildren(
  * {@linkcode DEPTH_PROBE_MAX_FOLDERS} folders read per root, plain folders
  * only (no symlink followed), dot-folders and `node_modules` skipped.
  */
-async function probeBeyond(
-  ctx: Context,
-  lexical: string,
-  entries: readonly Deno.DirEntry[],
-): Promise<void> {
-  let level: { lexical: string; entries: readonly Deno.DirEntry[] }[] = [{ lexical, entries }];
+async function probeBeyond(ctx: Context, start: ProbedFolder): Promise<void> {
+  let level: ProbedFolder[] = [start];
   for (let extra = 1; extra <= DEPTH_PROBE_LEVELS && level.length > 0; extra++) {
-    const next: typeof level = [];
+    const next: ProbedFolder[] = [];
     for (const folder of level) {
+      const children: { lexical: string; real: string }[] = [];
       for (const entry of folder.entries) {
         if (!entry.isDirectory || entry.isSymlink || isSkippedEntryName(entry.name)) continue;
-        if (ctx.beyond.folders >= DEPTH_PROBE_MAX_FOLDERS) return;
+        if (ctx.beyond.folders >= DEPTH_PROBE_MAX_FOLDERS) break;
         ctx.beyond.folders++;
-        const child = joinPath(folder.lexical, entry.name);
-        let childEntries: Deno.DirEntry[];
-        try {
-          await ctx.slice.pause();
-          childEntries = readSortedEntries(child);
-        } catch {
-          continue;
-        }
-        if (classify(childEntries).kind === "group") {
-          next.push({ lexical: child, entries: childEntries });
+        children.push({
+          lexical: joinPath(folder.lexical, entry.name),
+          real: joinPath(folder.real, entry.name),
+        });
+      }
+      await ctx.slice.pause();
+      // Read exactly, as every discovery read: a folder changed meanwhile is left out silently
+      // here (this look only counts skill folders below the cap).
+      const reads = await readFoldersExactly(children.map((child) => child.real));
+      for (const [index, child] of children.entries()) {
+        const read = reads[index];
+        if (read === undefined || read instanceof Error || read.kind !== "read") continue;
+        if (classify(read.entries).kind === "group") {
+          next.push({ ...child, entries: read.entries });
         } else {
           ctx.beyond.count++;
-          if (ctx.beyond.skills.length < 5) ctx.beyond.skills.push(child);
+          if (ctx.beyond.skills.length < 5) ctx.beyond.skills.push(child.lexical);
         }
       }
+      if (ctx.beyond.folders >= DEPTH_PROBE_MAX_FOLDERS) return;
     }
     level = next;
   }
+}
+
+/** A folder the look below the depth cap read: its lexical and real paths and entries. */
+interface ProbedFolder {
+  readonly lexical: string;
+  readonly real: string;
+  readonly entries: readonly Deno.DirEntry[];
 }
 
 /** The one `depth-limit` warning of a root, or null when no skill lies below the cap. */

@@ -14,7 +14,7 @@
 import type { Caps } from "../caps.ts";
 import { buildCatalog, type BuildCatalogOptions, type SkillLoader } from "./catalog.ts";
 import { freezeCatalog } from "./_freeze.ts";
-import { readSortedEntries } from "./_fs.ts";
+import { readFolderExactly } from "./_read_folder.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { isInside, joinPath, parentPath, SEP } from "./_path.ts";
 import { mapPool } from "./_pool.ts";
@@ -187,15 +187,23 @@ async function reloadInPlace(
   caps: Caps,
   load: SkillLoader,
 ): Promise<Replacement | null> {
-  let entries: Deno.DirEntry[];
   let realDir: string;
   try {
     realDir = Deno.realPathSync(old.dir);
-    entries = readSortedEntries(old.dir);
   } catch {
     return null;
   }
   if (realDir !== old.realDir) return null;
+  // Read exactly, as discovery reads (`_read_folder.ts`): a folder exchanged for a symlink since
+  // its `realpath` is `changed`, and the caller's rescan decides again.
+  let entries: Deno.DirEntry[];
+  try {
+    const read = await readFolderExactly(realDir);
+    if (read.kind !== "read") return null;
+    entries = read.entries;
+  } catch {
+    return null;
+  }
   const skillMd = entries.find((entry) => entry.name === old.skillMdFile);
   if (skillMd === undefined || skillMd.isDirectory) return null;
   if (old.skillMdFile !== "SKILL.md" && entries.some((entry) => entry.name === "SKILL.md")) {

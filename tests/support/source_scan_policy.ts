@@ -195,9 +195,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
     path: "src/skills/_fs.ts",
     apis: ["Deno.readDir"],
-    reason: "discovery: lists folders under the owner's roots; paths come from the walk, never " +
-      "from a client. Synchronous (readDirSync, half the cost of the async call); the catalog " +
-      "yields to the event loop between folders and skills (src/skills/_time_slice.ts)",
+    reason: "folders under the owner's roots read by path only where no descriptor can be " +
+      "located (no /proc: discovery's and the listing's fallback), and the start-up estimate's " +
+      "count; paths come from the walk, never from a client. Synchronous (readDirSync, half the " +
+      "cost of the async call); the catalog yields between folders (src/skills/_time_slice.ts)",
   },
   {
     path: "src/skills/discover.ts",

@@ -1,0 +1,165 @@
+/**
+ * Discovery's folder reads, exact (session 10, h10): a folder is listed only
+ * when the names come from the folder the kernel places at exactly its real
+ * path. A path-based `readdir` follows a symlink exchanged in for a folder
+ * (or for any folder above it), so a process that can write inside a root
+ * could have discovery read an outside folder's sub-folder names (into
+ * warnings, or as candidates whose SKILL.md the gate then refuses) and
+ * exchange the folder back before any check after it. Here each folder is
+ * opened `O_DIRECTORY | O_NOFOLLOW` (`O_PATH` where known) at its real path,
+ * read through that descriptor by the folder reader (`src/files/fd_listing.ts`:
+ * in an isolate the trusted part's `readdir` of `/proc/self/fd/<fd>`, answered
+ * only inside the asker's read permission), and its location, read with the
+ * entries, must be exactly that real path; anything else is `changed`, never
+ * listed. The same mechanism the file listing uses (review r10), so one rule
+ * covers every folder listing of a root-reachable folder.
+ *
+ * Cost: one open and one close here, and one `readlink` and one `readdir` in
+ * the reader; reads asked in one synchronous run (a group folder's
+ * sub-folders: {@linkcode readFoldersExactly}) go to the trusted part as one
+ * `read-folders` message, so a 10,000-skill discovery makes tens of round
+ * trips, not thousands.
+ *
+ * Where no reader can tell (no `/proc`: another OS), the folder is read by
+ * path, as before: the fallback the gate and the file listing narrow to there.
+ *
+ * @module
+ */
+
+import {
+  closeDescriptor,
+  loadGateFs,
+  openFolderDescriptor,
+  retryingOnDescriptorShortage,
+} from "../files/bounded_read.ts";
+import { type FolderEntry, type FolderRead, readOpenFolder } from "../files/fd_listing.ts";
+import { locateFd } from "../files/fd_location.ts";
+import { readSortedEntries } from "./_fs.ts";
+
+/** One folder read exactly: its entries, or `changed` (not at its real path, or not a folder now). */
+export type ExactFolderRead =
+  | { readonly kind: "read"; readonly entries: Deno.DirEntry[] }
+  | { readonly kind: "changed" };
+
+/** A folder that could not be read at all (missing permission, over the reader's entry bound). */
+export class FolderUnreadableError extends Error {
+  /**
+   * @param reason What went wrong, as a short name (`PermissionDenied`, `NotFound`, `TooManyEntries`).
+   */
+  constructor(reason: string) {
+    super(`Folder cannot be read (${reason})`);
+    this.name = reason;
+  }
+}
+
+/** At most this many folders are open at once in {@linkcode readFoldersExactly} (a bound on descriptors). */
+export const MAX_FOLDERS_OPEN = 128;
+
+/**
+ * Reads one folder exactly (see the module doc).
+ *
+ * @param real The folder's absolute real path (no symlink on it, as far as
+ *   the caller knows: a root's `realpath`, a real parent plus an entry that
+ *   is no symlink, or a followed link's checked `realpath`).
+ * @returns Its entries sorted by name (code-unit order), each typed by its
+ *   `d_type` (`isSymlink` for a symlink, never followed), or `changed` when
+ *   the kernel places the open folder anywhere else, or the path is a
+ *   symlink or no folder now.
+ * @throws {FolderUnreadableError} When it cannot be opened or read (named
+ *   after the cause: `NotFound`, `PermissionDenied`, ..., `TooManyEntries`
+ *   past the reader's 65,536 entries).
+ *
+ * Requires `--allow-read` on the folder, and an installed folder reader that
+ * can answer (in an isolate the trusted part's; in a thread with
+ * `--allow-all`, the default).
+ */
+export async function readFolderExactly(real: string): Promise<ExactFolderRead> {
+  const [read] = await readFoldersExactly([real]);
+  if (read instanceof Error) throw read;
+  return read!;
+}
+
+/**
+ * Reads several folders exactly, as {@linkcode readFolderExactly} each, with
+ * their reads asked together (one message to the trusted part for up to
+ * {@linkcode MAX_FOLDERS_OPEN} of them; the rest in further groups).
+ *
+ * @param reals Absolute real paths of folders.
+ * @returns For each, in order: its read, `changed`, or the
+ *   {@linkcode FolderUnreadableError} it met (never rejects).
+ *
+ * Requires what {@linkcode readFolderExactly} does.
+ */
+export async function readFoldersExactly(
+  reals: readonly string[],
+): Promise<(ExactFolderRead | FolderUnreadableError)[]> {
+  await loadGateFs();
+  const results: (ExactFolderRead | FolderUnreadableError)[] = [];
+  for (let start = 0; start < reals.length; start += MAX_FOLDERS_OPEN) {
+    const group = reals.slice(start, start + MAX_FOLDERS_OPEN);
+    results.push(...await Promise.all(group.map(readOne)));
+  }
+  return results;
+}
+
+async function readOne(real: string): Promise<ExactFolderRead | FolderUnreadableError> {
+  let fd: number;
+  try {
+    fd = await retryingOnDescriptorShortage(() => Promise.resolve(openFolderDescriptor(real)));
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // A symlink (or no folder) at the path now: something changed it since its entry was read.
+    if (code === "ENOTDIR" || code === "ELOOP") return { kind: "changed" };
+    return new FolderUnreadableError(reasonOf(error));
+  }
+  let read: FolderRead | null;
+  try {
+    read = await readOpenFolder({ fd, maxStats: 0 });
+  } catch {
+    read = null;
+  }
+  if (read !== null) {
+    closeDescriptor(fd);
+    return read.location === real ? { kind: "read", entries: read.entries.map(dirEntry) } : {
+      kind: "changed",
+    };
+  }
+  // No answer: where descriptors can be located at all, the folder was not the asker's to read
+  // (its location is outside the roots: exchanged) or could not be read; nothing of it is listed.
+  let location: string | null;
+  try {
+    location = await locateFd(fd);
+  } catch {
+    location = "";
+  } finally {
+    closeDescriptor(fd);
+  }
+  if (location === real) return new FolderUnreadableError("TooManyEntries or unreadable");
+  if (location !== null) return { kind: "changed" };
+  // Nothing can tell where a descriptor is (no `/proc`): by path, as the listing falls back to.
+  try {
+    return { kind: "read", entries: readSortedEntries(real) };
+  } catch (error) {
+    return new FolderUnreadableError(reasonOf(error));
+  }
+}
+
+/** A reader's entry as the `Deno.DirEntry` discovery works with (`other`: none of the three). */
+function dirEntry(entry: FolderEntry): Deno.DirEntry {
+  return {
+    name: entry.name,
+    isFile: entry.kind === "file",
+    isDirectory: entry.kind === "dir",
+    isSymlink: entry.kind === "symlink",
+  };
+}
+
+/** The Deno error class name of an open's or read's error (node's codes mapped), for messages. */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOENT") return "NotFound";
+  if (code === "EACCES" || code === "EPERM") return "PermissionDenied";
+  if (code === "ENAMETOOLONG") return "NameTooLong";
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.name : "Error";
+}
