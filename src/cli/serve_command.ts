@@ -27,12 +27,15 @@ import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions
 import { adoptEarlyWorker } from "../sandbox/worker_prediction.ts";
 import { rememberStart } from "../sandbox/early_start.ts";
 import { heldWorkerOption } from "../sandbox/worker_isolate.ts";
+import { exitProcess } from "../sandbox/process_exit.ts";
+import { inheritedIgnoredSignals } from "../sandbox/ignored_signals.ts";
 import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { releaseStartupHeap } from "../worker/heap_release.ts";
 import { httpScriptsWarning } from "../transports/http/http_startup.ts";
 import {
   httpReadyLine,
   listenForShutdownSignals,
+  SHUTDOWN_SIGNALS,
   signalExitCode,
 } from "../transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "../caps.ts";
@@ -170,16 +173,16 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     { onChange: (update) => session.postOverlay(update), log: logErrorLine },
   );
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
-  // process-group scripts running (review r12, F6): every registered group is killed first.
-  const exitNow = (code: number): never => {
-    scripts.groupKiller.killAllNow();
-    Deno.exit(code);
-  };
+  // process-group scripts running (review r12, F6): exitProcess kills every registered group first.
+  const exitNow = (code: number): never => exitProcess(code);
+  // A signal the process was started with ignored (`nohup`, a background job) stays ignored.
+  const ignored = inheritedIgnoredSignals(SHUTDOWN_SIGNALS);
   if (config.options.http !== null) {
     const httpConfig = config;
     session.ready.then((ready) => logErrorLine(httpReadyLine(httpConfig, ready)));
     // Signals reach this part, not the worker: relay the first, exit on the second.
     listenForShutdownSignals({
+      ignored,
       onFirst: () => {
         session.shutdown();
         const deadline = setTimeout(() => exitNow(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
@@ -193,6 +196,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     // Relayed, the worker stops every run (their groups killed) and exits; a second signal, or
     // no exit within STDIO_STOP_TIMEOUT_MS, exits now.
     listenForShutdownSignals({
+      ignored,
       onFirst: () => {
         session.shutdown();
         const deadline = setTimeout(() => exitNow(143), STDIO_STOP_TIMEOUT_MS);

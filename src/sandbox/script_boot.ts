@@ -39,6 +39,7 @@ import type { Catalog } from "../skills/skill.ts";
 import { installDir } from "../entry_points.ts";
 import { type PreparedProcess, prepareScriptProcess } from "./process_prep.ts";
 import { createGroupKiller, type TrustedGroupKiller } from "./group_killer.ts";
+import { endGroupsAtExit } from "./process_exit.ts";
 import type { PermittedProgram } from "./worker_permissions.ts";
 
 /** How one granted script is contained, as `skillgate permissions --json` shows it. */
@@ -146,6 +147,8 @@ export async function bootScripts(
   const { scrub, dumpable } = options.prepared ?? prepareScriptProcess();
   const interpreters = lookUpInterpreters(options.getEnv("PATH"));
   const groupKiller = createGroupKiller();
+  // Every exit of the trusted part ends the groups it started, whatever ends it (review r13).
+  endGroupsAtExit(() => groupKiller.killAllNow());
   const protectedFolders = protectedFoldersOf({
     roots: [...(options.rootRealPaths ?? []), ...config.roots.map((root) => root.path)],
     installDir: installDir(),
