@@ -120,9 +120,12 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;
   // Granted values leave this part per run, bounded by the declaration read again (issue 13).
+  // The overrides in force: start-up's, narrowed by every live edit posted to the worker below.
+  let overridesInForce = overrides;
   const envRelease = createEnvReleaseService(workerSet, {
     caps: config.caps,
     getEnv: (name) => Deno.env.get(name),
+    overrides: () => overridesInForce,
   });
   // The owner's files are watched here, never by the worker: it only receives what narrows.
   let ownerWatch: OwnerFilesWatch | null = null;
@@ -170,7 +173,13 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       caps: config.caps,
       setByView,
     },
-    { onChange: (update) => session.postOverlay(update), log: logErrorLine },
+    {
+      onChange: (update) => {
+        overridesInForce = update.overlay.overrides;
+        session.postOverlay(update);
+      },
+      log: logErrorLine,
+    },
   );
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
   // process-group scripts running (review r12, F6): exitProcess kills every registered group first.
