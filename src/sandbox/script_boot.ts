@@ -27,6 +27,7 @@ import {
 } from "../scripts/isolation.ts";
 import type { ScriptPlan } from "../scripts/plan.ts";
 import type { Mount } from "../scripts/sandbox/layout.ts";
+import { systemMountHolding } from "../scripts/sandbox/system_mounts.ts";
 import { locateConfig } from "../config/file/load_config.ts";
 import {
   checkGrantFolders,
@@ -241,8 +242,31 @@ export async function bootScripts(
       : mayRun && isolation.mode === "process-group" && config.options.http !== null &&
           config.httpToken !== null && config.options.httpTokenFile === null
       ? TOKEN_IN_ENVIRONMENT
+      : mayRun && isolation.mode === "sandbox" && config.options.http !== null
+      ? tokenFileInSystemMount(config.options.httpTokenFile)
       : null,
   };
+}
+
+/**
+ * The start-up warning for an HTTP bearer token file inside a folder every
+ * sandbox mounts (`/usr`, `/lib`..., the fixed `/etc` entries): any granted
+ * script can read it and print it into its answer (review r13). A warning,
+ * not a refusal: the token still guards the server, and who runs scripts
+ * already holds it; the owner is told where to move it.
+ *
+ * @param tokenFile `--http-token-file` as given, or null.
+ * @returns One line (without the `skillgate: ` prefix), or null.
+ *
+ * Requires `--allow-read` (realpath of the file and the `/etc` entries).
+ */
+export function tokenFileInSystemMount(tokenFile: string | null): string | null {
+  if (tokenFile === null) return null;
+  const mount = systemMountHolding(resolve(tokenFile));
+  if (mount === null) return null;
+  return `the HTTP bearer token file lies in ${mount}, which every sandbox mounts, so ` +
+    "a granted script can read it and print it; move it to a folder only you can read (such as " +
+    "~/.config/skillgate/) and point --http-token-file there";
 }
 
 /**
