@@ -45,6 +45,8 @@ import {
   type FolderEntryStat,
   type FolderRead,
   type FolderReader,
+  MAX_FOLDER_COUNTED_ENTRIES,
+  MAX_FOLDER_READ_ENTRIES,
   readOpenFolder,
 } from "../files/fd_listing.ts";
 import { locateFd } from "../files/fd_location.ts";
@@ -185,7 +187,7 @@ export async function listSkillFiles(
       }
       if (location !== null) {
         return location === at.real
-          ? cannotRead(at, "not read through its descriptor: unreadable, or over 65,536 entries")
+          ? cannotRead(at, "not read through its descriptor")
           : changedWhileListed(at.lexical, at.rel).problem;
       }
       return readByPath(at);
@@ -193,6 +195,10 @@ export async function listSkillFiles(
     if (read.location !== at.real) {
       closeDescriptor(fd);
       return changedWhileListed(at.lexical, at.rel).problem;
+    }
+    if (read.tooManyEntries !== undefined) {
+      closeDescriptor(fd);
+      return cannotRead(at, tooManyEntriesWhy(read.tooManyEntries));
     }
     return {
       entries: read.entries,
@@ -378,6 +384,15 @@ export async function listSkillFiles(
         }
       }
     }
+  }
+
+  /** Why a folder over the read's entry limit is not listed, and what to do. */
+  function tooManyEntriesWhy(count: number): string {
+    const held = count >= MAX_FOLDER_COUNTED_ENTRIES
+      ? `at least ${count.toLocaleString("en-US")}`
+      : count.toLocaleString("en-US");
+    return `too many entries: ${held}, limit ${MAX_FOLDER_READ_ENTRIES.toLocaleString("en-US")}` +
+      "; split it into sub-folders or move what the skill does not need out of it";
   }
 
   function cannotRead(at: Folder, why: string): Problem {
