@@ -285,7 +285,8 @@ function errorName(error: unknown): string {
  *
  * Not put through {@linkcode untrustedBecause}, by decision (review r12): the
  * file can only take served skills out, never add a root, grant or run, and
- * its folder is the configuration file's, which that check covers; a foreign
+ * its folder is the configuration file's, which that check covers when there
+ * is one; a foreign
  * writer of the file alone could undo the owner's narrowing or break the file
  * (start refused). `skillgate override` writes it owner-only. README,
  * "Per-skill overrides", says so.
