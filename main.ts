@@ -2,7 +2,7 @@
  * skillgate's entry point: the trusted part. It reads the world (argv, env,
  * cwd), builds the frozen configuration, checks the roots, computes the
  * worker's permission set, and hosts the MCP server in a worker holding only
- * those permissions. It is the only place that exits the process.
+ * those permissions. Every exit goes through `exitProcess` (src/sandbox/process_exit.ts).
  *
  * Run with the flags in `src/sandbox/trusted_flags.json` (`make run` does).
  *
@@ -17,6 +17,7 @@
 import type { CommandIo } from "./src/cli/command_io.ts";
 import type { ConfigLocation } from "./src/config/file/load_config.ts";
 import { chooseEarlyWorker, type EarlyStart, startEarlyWorker } from "./src/sandbox/early_start.ts";
+import { exitProcess } from "./src/sandbox/process_exit.ts";
 
 // Synchronous: an await here would let the main thread park before the worker exists.
 const earlyStart: EarlyStart | null = import.meta.main ? startEarlyWorker() : null;
@@ -257,9 +258,10 @@ function writeStdout(text: string): Promise<void> {
 
 if (import.meta.main) {
   try {
-    Deno.exit(await main());
+    exitProcess(await main());
   } catch (error) {
     logErrorLine(`skillgate: internal error: ${error instanceof Error ? error.message : error}`);
-    Deno.exit(1);
+    // Scripts in their own process groups end with skillgate on this path too (review r13).
+    exitProcess(1);
   }
 }

@@ -27,12 +27,15 @@ import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions
 import { adoptEarlyWorker } from "../sandbox/worker_prediction.ts";
 import { rememberStart } from "../sandbox/early_start.ts";
 import { heldWorkerOption } from "../sandbox/worker_isolate.ts";
+import { exitProcess } from "../sandbox/process_exit.ts";
+import { inheritedIgnoredSignals } from "../sandbox/ignored_signals.ts";
 import { computeWorkerSet } from "../sandbox/worker_set.ts";
 import { releaseStartupHeap } from "../worker/heap_release.ts";
 import { httpScriptsWarning } from "../transports/http/http_startup.ts";
 import {
   httpReadyLine,
   listenForShutdownSignals,
+  SHUTDOWN_SIGNALS,
   signalExitCode,
 } from "../transports/http/shutdown_signals.ts";
 import { HTTP_DRAIN_TIMEOUT_MS } from "../caps.ts";
@@ -120,9 +123,12 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   if (httpWarning !== null) logErrorLine(`skillgate: ${httpWarning}`);
   const { permissions } = explained;
   // Granted values leave this part per run, bounded by the declaration read again (issue 13).
+  // The overrides in force: start-up's, narrowed by every live edit posted to the worker below.
+  let overridesInForce = overrides;
   const envRelease = createEnvReleaseService(workerSet, {
     caps: config.caps,
     getEnv: (name) => Deno.env.get(name),
+    overrides: () => overridesInForce,
   });
   // The owner's files are watched here, never by the worker: it only receives what narrows.
   let ownerWatch: OwnerFilesWatch | null = null;
@@ -171,14 +177,19 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       caps: config.caps,
       setByView,
     },
-    { onChange: (update) => session.postOverlay(update), log: logErrorLine },
+    {
+      onChange: (update) => {
+        overridesInForce = update.overlay.overrides;
+        session.postOverlay(update);
+      },
+      log: logErrorLine,
+    },
   );
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
-  // process-group scripts running (review r12, F6): every registered group is killed first.
-  const exitNow = (code: number): never => {
-    scripts.groupKiller.killAllNow();
-    Deno.exit(code);
-  };
+  // process-group scripts running (review r12, F6): exitProcess kills every registered group first.
+  const exitNow = (code: number): never => exitProcess(code);
+  // A signal the process was started with ignored (`nohup`, a background job) stays ignored.
+  const ignored = inheritedIgnoredSignals(SHUTDOWN_SIGNALS);
   // The deferred isolation probe (issue 13): once, after the first answer or when asked first.
   let probing: Promise<void> | null = null;
   const probeLate = () => {
@@ -201,6 +212,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     session.ready.then((ready) => logErrorLine(httpReadyLine(httpConfig, ready)));
     // Signals reach this part, not the worker: relay the first, exit on the second.
     listenForShutdownSignals({
+      ignored,
       onFirst: () => {
         session.shutdown();
         const deadline = setTimeout(() => exitNow(1), HTTP_DRAIN_TIMEOUT_MS + 5_000);
@@ -214,6 +226,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     // Relayed, the worker stops every run (their groups killed) and exits; a second signal, or
     // no exit within STDIO_STOP_TIMEOUT_MS, exits now.
     listenForShutdownSignals({
+      ignored,
       onFirst: () => {
         session.shutdown();
         const deadline = setTimeout(() => exitNow(143), STDIO_STOP_TIMEOUT_MS);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { groupHoldsOthers } from "./group_members.ts";
 
 /**
@@ -95,29 +95,36 @@ export function cacheFolderProblem(
 }
 
 /**
- * The real path a folder would have once created: the real path of its
- * nearest existing ancestor, plus the segments still missing (made by
- * `mkdir`, so they are plain folders). Lexical for the missing part.
+ * The real path a folder would have once created, resolved the way the
+ * kernel will resolve it for `mkdir`: segment by segment from `/`, each
+ * existing one through its real path, so a `..` after a symlink goes to the
+ * parent of the link's target, not to the folder holding the link (review
+ * r13: `/x/link/..` was taken lexically for `/x`). From the first segment that
+ * does not exist on, the rest is joined lexically: `mkdir` makes those as
+ * plain folders, where `..` means the folder just made.
  *
- * @param dir An absolute path (`.` and `..` segments are resolved lexically,
- *   as `mkdir` resolves them only while they exist).
+ * @param dir A path; a relative one is taken from the current folder.
  * @returns The absolute real path it would have.
  *
  * Requires `--allow-read` on the ancestors (realpath).
  */
 export function plannedRealPath(dir: string): string {
-  const missing: string[] = [];
-  let at = resolve(dir);
-  while (true) {
+  const absolute = dir.startsWith("/") ? dir : `${Deno.cwd()}/${dir}`;
+  const segments = absolute.split("/").filter((segment) => segment !== "" && segment !== ".");
+  let at = "/";
+  for (const [index, segment] of segments.entries()) {
+    // `at` is a real path here, so its `..` is its lexical parent.
+    if (segment === "..") {
+      at = dirname(at);
+      continue;
+    }
     try {
-      return join(Deno.realPathSync(at), ...missing.reverse());
+      at = Deno.realPathSync(at === "/" ? `/${segment}` : `${at}/${segment}`);
     } catch {
-      const parent = dirname(at);
-      if (parent === at) return resolve(dir);
-      missing.push(basename(at));
-      at = parent;
+      return resolve(at, ...segments.slice(index));
     }
   }
+  return at;
 }
 
 /**

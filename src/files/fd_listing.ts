@@ -52,8 +52,16 @@ export interface FolderEntry {
 export interface FolderRead {
   /** The kernel's path for the open folder when it was read. */
   readonly location: string;
-  /** Every entry, sorted by name in code-unit order. */
+  /** Every entry, sorted by name in code-unit order (none when `tooManyEntries` is set). */
   readonly entries: readonly FolderEntry[];
+  /**
+   * Set when the folder holds more than {@linkcode MAX_FOLDER_READ_ENTRIES}
+   * entries, which one read does not carry: how many it holds, counted up to
+   * {@linkcode MAX_FOLDER_COUNTED_ENTRIES} (that number means "at least").
+   * The listing then reports the folder with this count and what to do,
+   * rather than as unreadable. @default not set
+   */
+  readonly tooManyEntries?: number;
 }
 
 /** What to read of one open folder. */
@@ -77,8 +85,11 @@ export interface FolderReadRequest {
 /** Reads open folders, or answers null for each it cannot tell about. */
 export type FolderReader = (request: FolderReadRequest) => Promise<FolderRead | null>;
 
-/** Entries one folder read answers at most (a bound on one message; more means no answer). */
+/** Entries one folder read answers at most (a bound on one message; more: `tooManyEntries`). */
 export const MAX_FOLDER_READ_ENTRIES = 65_536;
+
+/** How far a folder over {@linkcode MAX_FOLDER_READ_ENTRIES} is counted, to report its size. */
+export const MAX_FOLDER_COUNTED_ENTRIES = 16 * MAX_FOLDER_READ_ENTRIES;
 
 let installed: FolderReader = readFolderDirectly;
 
@@ -128,9 +139,10 @@ export function readFolderDirectly(request: FolderReadRequest): Promise<FolderRe
  * @param request The descriptor and how many entries to stat.
  * @param isReadable Whether a folder at this location may be read for the
  *   asker (checked before its entries are). @default always
- * @returns Its location and entries; null when it cannot be read here (not
- *   a safe non-negative descriptor, not open, not a folder, no `/proc`,
- *   more than {@linkcode MAX_FOLDER_READ_ENTRIES} entries, or not readable).
+ * @returns Its location and entries (over {@linkcode MAX_FOLDER_READ_ENTRIES}
+ *   entries: none, and `tooManyEntries`); null when it cannot be read here
+ *   (not a safe non-negative descriptor, not open, not a folder, no `/proc`,
+ *   or not readable).
  */
 export function readFolderDirectlySync(
   request: FolderReadRequest,
@@ -149,10 +161,16 @@ export function readFolderDirectlySync(
       }
     } else {
       const read: { name: string; kind: FolderEntry["kind"] }[] = [];
+      let count = 0;
       for (const entry of Deno.readDirSync(at)) {
-        if (read.length >= MAX_FOLDER_READ_ENTRIES) return null;
+        count++;
+        if (count > MAX_FOLDER_READ_ENTRIES) {
+          if (count >= MAX_FOLDER_COUNTED_ENTRIES) break;
+          continue;
+        }
         read.push({ name: entry.name, kind: kindOf(entry) });
       }
+      if (count > MAX_FOLDER_READ_ENTRIES) return { location, entries: [], tooManyEntries: count };
       read.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
       let stats = 0;
       for (const { name, kind } of read) {

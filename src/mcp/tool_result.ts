@@ -45,6 +45,8 @@ export type ToolErrorCode =
   | "SCRIPT_PATH_REFUSED"
   | "SCRIPTS_DISABLED"
   | "CONFIRMATION_DECLINED"
+  // the text the user must read in full to confirm a run is over MAX_CONFIRMATION_BYTES
+  | "CONFIRMATION_TOO_LONG"
   | "TOKEN_INVALID"
   | "TOKEN_REUSED"
   | "TOKEN_EXPIRED"

@@ -86,7 +86,7 @@ export function createDeclaredEnvReader(
         return;
       }
       const message = parseWorkerMessage(event.data);
-      answerLocateRequest(message, (answer) => started.postMessage(answer));
+      answerLocateRequest(message, (answer) => started.postMessage(answer), permissions.read);
     };
     started.onerror = (event: ErrorEvent) => {
       event.preventDefault();

@@ -9,6 +9,7 @@
 import type { Caps } from "../caps.ts";
 import { isolateEntryUrl } from "../entry_points.ts";
 import type { Grant } from "../scripts/grant.ts";
+import { isDisabled, type SkillOverrides } from "../skills/overrides.ts";
 import type { FolderVerdict } from "../scripts/sandbox/grant_folders.ts";
 import { createDeclaredEnvReader, type DeclaredEnvReader } from "./declared_env_host.ts";
 import { type EnvReleaseRequest, releaseEnv } from "./env_release.ts";
@@ -27,7 +28,10 @@ export interface EnvReleaseService {
  *   without grant rows the sources cache is no base, so a remote skill's
  *   declaration alone releases nothing).
  * @param options `caps`: the SKILL.md read cap the catalog uses; `getEnv`:
- *   the trusted part's environment lookup.
+ *   the trusted part's environment lookup; `overrides`: the overrides in force
+ *   now (start-up's, narrowed by every live edit): a skill they disable gets
+ *   nothing, as the plan does not serve it (review r13: a worker that asked
+ *   for a disabled skill's values got them). Required, so no caller forgets it.
  * @returns The release function and its declaration reader (started on the
  *   first request that has a name to release).
  *
@@ -42,7 +46,11 @@ export function createEnvReleaseService(
       readonly mayRun: boolean;
     };
   },
-  options: { readonly caps: Caps; readonly getEnv: (name: string) => string | undefined },
+  options: {
+    readonly caps: Caps;
+    readonly getEnv: (name: string) => string | undefined;
+    readonly overrides: () => SkillOverrides;
+  },
 ): EnvReleaseService {
   // Without grant rows the declarations stand, but only local ones: a remote skill's (the
   // publisher's words) grants nothing without a row naming it, so its folder is no base then.
@@ -57,19 +65,21 @@ export function createEnvReleaseService(
   return {
     reader,
     release: (request) =>
-      !set.scripts.mayRun ? Promise.resolve(Object.freeze({})) : releaseEnv(
-        set.scripts.grant,
-        request,
-        {
-          getEnv: options.getEnv,
-          declaredEnv: (asked) => reader.declaredEnv(asked),
-          refusedFolder: (index) => {
-            const verdict = set.scripts.folderVerdicts.find((candidate) =>
-              candidate.index === index
-            );
-            return verdict !== undefined && "refused" in verdict ? verdict.refused : undefined;
+      !set.scripts.mayRun || isDisabled(options.overrides(), request.skill)
+        ? Promise.resolve(Object.freeze({}))
+        : releaseEnv(
+          set.scripts.grant,
+          request,
+          {
+            getEnv: options.getEnv,
+            declaredEnv: (asked) => reader.declaredEnv(asked),
+            refusedFolder: (index) => {
+              const verdict = set.scripts.folderVerdicts.find((candidate) =>
+                candidate.index === index
+              );
+              return verdict !== undefined && "refused" in verdict ? verdict.refused : undefined;
+            },
           },
-        },
-      ),
+        ),
   };
 }

@@ -24,10 +24,13 @@ import type {
  * Answers `message` when it is a location or folder request, through
  * `reply`, before it returns: every descriptor it names is read in this call
  * (one `readlink` of `/proc/self/fd/<fd>` each, no promise per descriptor: a
- * 10,000-skill cold listing asks ~40,000). A folder is read only when the
- * kernel places it at or below one of `readable` (the asker's own read
- * permission): a descriptor of this thread's, or anything else the asker may
- * not read, is answered null, never listed. Any other message is left alone.
+ * 10,000-skill cold listing asks ~40,000). A descriptor is located, and a
+ * folder read, only when the kernel places it at or below one of `readable`
+ * (the asker's own read permission): a descriptor of this thread's (the
+ * token file, the configuration), or anything else the asker may not read,
+ * is answered null, neither named nor listed (review r12: a single or batched
+ * location was not scoped, so an isolate could learn where this thread's
+ * descriptors point). Any other message is left alone.
  *
  * Requires `--allow-all` (the trusted part's): every `/proc` read does;
  * without it, or off Linux, each answer is null (the asker then refuses the
@@ -36,7 +39,8 @@ import type {
  * @param message A message already checked by `parseWorkerMessage`, or null.
  * @param reply Posts the answer to the isolate that asked.
  * @param readable Absolute paths the asker may read (its permission set's
- *   `read`); folders elsewhere are not read for it. @default [] (none)
+ *   `read`); descriptors elsewhere are neither located nor read for it.
+ *   @default [] (none)
  * @returns True when `message` was such a request (answered), else false.
  */
 export function answerLocateRequest(
@@ -44,17 +48,21 @@ export function answerLocateRequest(
   reply: (answer: LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage) => void,
   readable: readonly string[] = [],
 ): boolean {
+  const isReadable = (location: string) => isWithin(location, readable);
+  const locateReadable = (fd: number) => {
+    const location = locateDirectlySync(fd);
+    return location !== null && isReadable(location) ? location : null;
+  };
   if (message?.type === "locate-fd") {
-    reply({ type: "locate-fd-reply", id: message.id, path: locateDirectlySync(message.fd) });
+    reply({ type: "locate-fd-reply", id: message.id, path: locateReadable(message.fd) });
     return true;
   }
   if (message?.type === "locate-fds") {
-    const paths = message.fds.map(locateDirectlySync);
+    const paths = message.fds.map(locateReadable);
     reply({ type: "locate-fds-reply", id: message.id, paths });
     return true;
   }
   if (message?.type === "read-folders") {
-    const isReadable = (location: string) => isWithin(location, readable);
     const reads = message.requests.map((request) => readFolderDirectlySync(request, isReadable));
     reply({ type: "read-folders-reply", id: message.id, reads });
     return true;

@@ -145,7 +145,8 @@ export function createFolderReadClient(
 /** The trusted part's answer for one folder, if it has a read's shape; else null. */
 function asFolderRead(value: unknown): FolderRead | null {
   if (typeof value !== "object" || value === null) return null;
-  const { location, entries } = value as Record<string, unknown>;
+  const { location, entries, tooManyEntries } = value as Record<string, unknown>;
   if (typeof location !== "string" || !Array.isArray(entries)) return null;
-  return { location, entries: entries as FolderRead["entries"] };
+  const read = { location, entries: entries as FolderRead["entries"] };
+  return typeof tooManyEntries === "number" ? { ...read, tooManyEntries } : read;
 }

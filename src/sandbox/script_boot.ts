@@ -27,6 +27,7 @@ import {
 } from "../scripts/isolation.ts";
 import type { ScriptPlan } from "../scripts/plan.ts";
 import type { Mount } from "../scripts/sandbox/layout.ts";
+import { systemMountHolding } from "../scripts/sandbox/system_mounts.ts";
 import { locateConfig } from "../config/file/load_config.ts";
 import {
   checkGrantFolders,
@@ -39,6 +40,7 @@ import type { Catalog } from "../skills/skill.ts";
 import { installDir } from "../entry_points.ts";
 import { type PreparedProcess, prepareScriptProcess } from "./process_prep.ts";
 import { createGroupKiller, type TrustedGroupKiller } from "./group_killer.ts";
+import { endGroupsAtExit } from "./process_exit.ts";
 import type { PermittedProgram } from "./worker_permissions.ts";
 
 /** How one granted script is contained, as `skillgate permissions --json` shows it. */
@@ -157,6 +159,8 @@ export async function bootScripts(
   const { scrub, dumpable } = options.prepared ?? prepareScriptProcess();
   const interpreters = lookUpInterpreters(options.getEnv("PATH"));
   const groupKiller = createGroupKiller();
+  // Every exit of the trusted part ends the groups it started, whatever ends it (review r13).
+  endGroupsAtExit(() => groupKiller.killAllNow());
   const protectedFolders = protectedFoldersOf({
     roots: [...(options.rootRealPaths ?? []), ...config.roots.map((root) => root.path)],
     installDir: installDir(),
@@ -255,6 +259,8 @@ export async function bootScripts(
         : mayRun && isolation.mode === "process-group" && config.options.http !== null &&
             config.httpToken !== null && config.options.httpTokenFile === null
         ? TOKEN_IN_ENVIRONMENT
+        : mayRun && isolation.mode === "sandbox" && config.options.http !== null
+        ? tokenFileInSystemMount(config.options.httpTokenFile)
         : null,
     };
   };
@@ -304,6 +310,27 @@ export const PENDING_ISOLATION: Isolation = Object.freeze({
   launcher: null,
   note: "The isolation probe has not finished yet",
 });
+
+/**
+ * The start-up warning for an HTTP bearer token file inside a folder every
+ * sandbox mounts (`/usr`, `/lib`..., the fixed `/etc` entries): any granted
+ * script can read it and print it into its answer (review r13). A warning,
+ * not a refusal: the token still guards the server, and who runs scripts
+ * already holds it; the owner is told where to move it.
+ *
+ * @param tokenFile `--http-token-file` as given, or null.
+ * @returns One line (without the `skillgate: ` prefix), or null.
+ *
+ * Requires `--allow-read` (realpath of the file and the `/etc` entries).
+ */
+export function tokenFileInSystemMount(tokenFile: string | null): string | null {
+  if (tokenFile === null) return null;
+  const mount = systemMountHolding(resolve(tokenFile));
+  if (mount === null) return null;
+  return `the HTTP bearer token file lies in ${mount}, which every sandbox mounts, so ` +
+    "a granted script can read it and print it; move it to a folder only you can read (such as " +
+    "~/.config/skillgate/) and point --http-token-file there";
+}
 
 /**
  * Said at start-up when scripts may run without their own PID namespace and

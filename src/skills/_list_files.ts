@@ -45,6 +45,8 @@ import {
   type FolderEntryStat,
   type FolderRead,
   type FolderReader,
+  MAX_FOLDER_COUNTED_ENTRIES,
+  MAX_FOLDER_READ_ENTRIES,
   readOpenFolder,
 } from "../files/fd_listing.ts";
 import { locateFd } from "../files/fd_location.ts";
@@ -185,7 +187,7 @@ export async function listSkillFiles(
       }
       if (location !== null) {
         return location === at.real
-          ? cannotRead(at, "not read through its descriptor: unreadable, or over 65,536 entries")
+          ? cannotRead(at, "not read through its descriptor")
           : changedWhileListed(at.lexical, at.rel).problem;
       }
       return readByPath(at);
@@ -193,6 +195,10 @@ export async function listSkillFiles(
     if (read.location !== at.real) {
       closeDescriptor(fd);
       return changedWhileListed(at.lexical, at.rel).problem;
+    }
+    if (read.tooManyEntries !== undefined) {
+      closeDescriptor(fd);
+      return cannotRead(at, tooManyEntriesWhy(read.tooManyEntries));
     }
     return {
       entries: read.entries,
@@ -222,7 +228,7 @@ export async function listSkillFiles(
     const rel = sharedPath(at.rel === "" ? entry.name : `${at.rel}/${entry.name}`);
     const lexical = joinPath(at.lexical, entry.name);
     const own = checkServedPath(rel);
-    if (own !== null) return notServed(lexical, own);
+    if (own !== null) return notServed(lexical, own, entry.kind === "symlink");
     let real = joinPath(at.real, entry.name);
     if (entry.kind === "dir") return { kind: "dir", folder: { lexical, real, rel } };
     if (entry.kind === "other") return notRegular(lexical, rel);
@@ -254,7 +260,7 @@ export async function listSkillFiles(
           };
         }
         const breach = checkServedFile(rel, relative(candidate.realDir, real).split(sep).join("/"));
-        if (breach !== null) return notServed(lexical, breach);
+        if (breach !== null) return notServed(lexical, breach, true);
       } else {
         // The `lstat` through the folder's descriptor: an entry read as a file that is a symlink
         // now is not followed to an outside file (review r5).
@@ -340,14 +346,14 @@ export async function listSkillFiles(
       if (item.kind === "problem") problems.push(item.problem);
       else if (item.kind === "file") {
         if (files.length >= caps.maxFilesPerSkill) {
-          stop("file-limit", `files (at most ${caps.maxFilesPerSkill})`);
+          stop("file-limit", `${caps.maxFilesPerSkill} files`, "--max-files-per-skill");
           return;
         }
         files.push(item.file);
         options.onListed?.(item.file, item.real);
       } else if (item.kind === "dir") {
         if (folders >= caps.maxFoldersPerSkill) {
-          stop("folder-limit", `folders (at most ${caps.maxFoldersPerSkill})`);
+          stop("folder-limit", `${caps.maxFoldersPerSkill} folders`, "--max-folders-per-skill");
           return;
         }
         folders++;
@@ -378,6 +384,15 @@ export async function listSkillFiles(
         }
       }
     }
+  }
+
+  /** Why a folder over the read's entry limit is not listed, and what to do. */
+  function tooManyEntriesWhy(count: number): string {
+    const held = count >= MAX_FOLDER_COUNTED_ENTRIES
+      ? `at least ${count.toLocaleString("en-US")}`
+      : count.toLocaleString("en-US");
+    return `too many entries: ${held}, limit ${MAX_FOLDER_READ_ENTRIES.toLocaleString("en-US")}` +
+      "; split it into sub-folders or move what the skill does not need out of it";
   }
 
   function cannotRead(at: Folder, why: string): Problem {
@@ -417,7 +432,8 @@ export async function listSkillFiles(
     };
   }
 
-  function notServed(lexical: string, breach: RuleBreach): Resolved {
+  /** A name the serving rule refuses; the advice names the link only for a link (n9). */
+  function notServed(lexical: string, breach: RuleBreach, isLink: boolean): Resolved {
     return {
       kind: "problem",
       problem: problem(
@@ -426,19 +442,20 @@ export async function listSkillFiles(
         "warning",
         `${breach.message}${
           breach.message.includes("(rule ") ? "" : ` (rule ${breach.rule})`
-        }; it is not listed and no reader serves it. Rename it, or point the link at a file ` +
-          "that is served",
+        }; it is not listed and no reader serves it. ` +
+          (isLink ? "Rename it, or point the link at a file that is served" : "Rename it"),
       ),
     };
   }
 
-  function stop(reason: "file-limit" | "folder-limit", what: string): void {
+  /** The cap warning (n9: "has more files (at most N)" read as the skill's own count). */
+  function stop(reason: "file-limit" | "folder-limit", cap: string, option: string): void {
     stopped = true;
     warn(
       candidate.dir,
       reason,
-      `Skill "${candidate.name}" has more ${what}; the listing stops there and later files ` +
-        "are not served. Trim the skill or raise the cap",
+      `Skill "${candidate.name}" has more than ${cap}; the listing stops there and later files ` +
+        `are not served. Trim the skill or raise the cap (${option})`,
     );
   }
 

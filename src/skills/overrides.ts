@@ -80,6 +80,19 @@ export function narrowOverrides(
   return { overrides, widened };
 }
 
+/**
+ * Whether the owner took a served skill out (`enabled: false`): it is not
+ * served, and the trusted part releases no environment value for it. The one
+ * rule for both ({@linkcode applyOverlay} and `src/sandbox/env_release_service.ts`).
+ *
+ * @param overrides The overrides in force.
+ * @param name The skill's served name (exact).
+ * @returns True when `overrides` disables it.
+ */
+export function isDisabled(overrides: SkillOverrides, name: string): boolean {
+  return Object.hasOwn(overrides, name) && overrides[name]?.enabled === false;
+}
+
 /** Narrowed copies of skills, per base skill object (so a view reuses them across snapshots). */
 const narrowedCopies = new WeakMap<Skill, { readonly key: string; readonly copy: Skill }>();
 
@@ -105,7 +118,7 @@ export function applyOverlay(base: Catalog, overlay: CatalogOverlay): Catalog {
       skills.push(skill);
       continue;
     }
-    if (switches.enabled === false) continue;
+    if (isDisabled(overlay.overrides, skill.name)) continue;
     const override: { modelInvocable?: false; userInvocable?: false } = {};
     if (switches.modelInvocable === false) override.modelInvocable = false;
     if (switches.userInvocable === false) override.userInvocable = false;

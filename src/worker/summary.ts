@@ -4,6 +4,7 @@
  * @module
  */
 
+import { problemLine } from "../cli/problem_line.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
 
 /** Problem lines the banner shows at most. */
@@ -17,7 +18,8 @@ const MAX_BANNER_PROBLEMS = 10;
  * `skillgate list` and `skill_list`.
  *
  * @param store The catalog store being served.
- * @returns Counts and up to 10 lines such as `error duplicate-name: /r/a ...`.
+ * @returns Counts and up to 10 lines, each as `problemLine()` renders it for
+ *   `skillgate list` (`/r/a: error duplicate-name: ...`).
  */
 export function summariseProblems(store: Pick<CatalogStore, "current">): {
   skillCount: number;
@@ -31,8 +33,10 @@ export function summariseProblems(store: Pick<CatalogStore, "current">): {
     skillCount: catalog.skills.length,
     errorCount,
     warningCount: catalog.problems.length - errorCount,
+    // Exactly as `skillgate list` and `validate` print them (n9: a path holding a line break was
+    // flattened here and escaped there): `path: severity reason: detail`, the path exact.
     problemLines: catalog.problems.slice(0, MAX_BANNER_PROBLEMS).map((problem) =>
-      `${problem.severity} ${problem.reason}: ${problem.path}: ${problem.detail}`
+      problemLine(problem, { isFrontmatterLocated: true })
     ),
   };
 }

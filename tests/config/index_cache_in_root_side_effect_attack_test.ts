@@ -23,3 +23,24 @@ Deno.test("attack: an index cache folder inside a skill root is refused without 
   const inSkill = [...Deno.readDirSync(`${root}/pdf`)].map((entry) => entry.name).sort();
   assert.deepEqual(inSkill, ["SKILL.md"], "nothing new in the skill");
 });
+
+Deno.test("attack: `..` after a symlinked parent is resolved as the kernel does, so a cache folder it puts inside a root is refused before anything is made", async () => {
+  await using tree = await makeTree({
+    "skills/pdf/SKILL.md": "---\nname: pdf\n---\n",
+    "elsewhere": { dir: true },
+    // Lexically `<t>/link/../cache` is `<t>/cache`; the kernel goes to the parent of the target.
+    "link": { symlink: "skills/pdf" },
+  });
+  const root = Deno.realPathSync(tree.at("skills"));
+  const dir = `${tree.path}/link/../cache`;
+  const prepared = prepareIndexCacheDir(dir, [root]);
+  assert.equal(prepared.dir, null);
+  assert.match(prepared.warning ?? "", /skill root/);
+  assert.deepEqual([...Deno.readDirSync(root)].map((entry) => entry.name), ["pdf"], "nothing made");
+  // The same spelling through a link to a folder outside every root is used as the kernel makes it.
+  await Deno.remove(tree.at("link"));
+  await Deno.symlink(`${tree.path}/elsewhere`, tree.at("link"));
+  const outside = prepareIndexCacheDir(`${tree.path}/link/../cache-ok`, [root]);
+  assert.equal(outside.warning, null);
+  assert.ok(Deno.statSync(`${tree.path}/cache-ok`).isDirectory);
+});

@@ -158,6 +158,42 @@ Deno.test({
 
 Deno.test({
   name:
+    "an exec script whose #! interpreter is mounted but not executable gets a sandboxNote saying it could not be run",
+  ignore: sandbox === null,
+  fn: async () => {
+    await using tree = await makeTree({
+      "skills/shebang/SKILL.md": "---\nname: shebang\ndescription: Runs itself.\nmcp-host:\n" +
+        "  version: 1\n  run:\n    - script: scripts/hello\n      interpreter: exec\n---\n# S\n",
+      "skills/shebang/scripts": { dir: true },
+      "tools/bin/myinterp": '#!/bin/sh\nexec /bin/sh "$@"\n',
+    });
+    await Deno.writeTextFile(
+      tree.at("skills/shebang/scripts/hello"),
+      `#!${tree.at("tools/bin/myinterp")}\necho hello\n`,
+    );
+    await Deno.chmod(tree.at("skills/shebang/scripts/hello"), 0o755);
+    await Deno.chmod(tree.at("tools/bin/myinterp"), 0o644); // there, mounted, not executable
+    await using session = await connectStdio(["serve", tree.at("skills")], {
+      env: {
+        MCP_CONFIRM_MODE: "auto",
+        MCP_SKILL_RUN: JSON.stringify([
+          { skill: "shebang", script: "scripts/hello", read: [tree.at("tools/bin")] },
+        ]),
+      },
+    });
+    const failed = toolJson(
+      await session.call("skill_run", { name: "shebang", script: "scripts/hello" }),
+    );
+    assert.notEqual(failed.exitCode, 0, JSON.stringify(failed));
+    const note = String(failed.sandboxNote);
+    assert.ok(note.includes(JSON.stringify(tree.at("tools/bin/myinterp"))), note);
+    assert.match(note, /could not be run \(Permission denied: it is not executable/);
+    assert.match(note, /chmod \+x/);
+  },
+});
+
+Deno.test({
+  name:
     "attack: a script that needs an ungranted folder gets a note whose folder row names that folder, not its parent (no sibling granted)",
   ignore: sandbox === null,
   fn: async () => {

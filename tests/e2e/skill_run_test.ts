@@ -472,4 +472,26 @@ Deno.test("skill_run asks the user through elicitation when the client supports 
       assert.equal(result.stdout, `${args.join("\n")}\n`, "the script got the arguments exactly");
     },
   );
+  await t.step(
+    "attack: padding words push the dialog past what a user reads in full: refused with its size before the user is asked (CONFIRMATION_TOO_LONG)",
+    async () => {
+      const before = asked.length;
+      // Within the 8 KiB argument cap, but each zero-width space is shown as \u{200b} twice.
+      const padded = ["\u200b".repeat(2_500), "--delete-everything"];
+      const result = await call("scripts/echo_args.sh", padded);
+      assert.equal(result.isError, true);
+      const body = json(result);
+      assert.equal(body.error, "CONFIRMATION_TOO_LONG");
+      assert.match(String(body.message), /would be \d+ bytes, over the limit of 16384/);
+      assert.equal(body.limitBytes, 16_384);
+      assert.ok(Number(body.bytes) > 16_384);
+      assert.equal(asked.length, before, "the user was not asked");
+      // Plain arguments up to the argument cap always fit, every word shown in full.
+      answers.push({ action: "accept", content: { run: true } });
+      const words = ["a".repeat(4_000), "b".repeat(4_000), "c".repeat(150)];
+      const fits = json(await call("scripts/echo_args.sh", words));
+      assert.equal(fits.stdout, `${words.join("\n")}\n`);
+      for (const word of words) assert.ok((asked.at(-1) ?? "").includes(word));
+    },
+  );
 });

@@ -9,8 +9,8 @@
  * the plan's word (its bound must never be wider than the plan); here the
  * test-only hostile worker (`tests/support/env_claim_worker.ts`) asks.
  * (By reading, the same holds for the hosted environ refusal, which also
- * blocks every run, and for a skill the owner disabled in overrides.json,
- * which the plan does not serve: the trusted part never learns either.)
+ * blocks every run. A skill the owner disabled in overrides.json has its own
+ * test: env_release_disabled_skill_attack_test.ts.)
  */
 import assert from "node:assert/strict";
 import { runProgram } from "../support/program.ts";

@@ -230,7 +230,7 @@ Deno.test("attack: standalone without a grant, a remote skill's own declaration 
       declarationBases: [{ path: root, prefix: null }, { path: sources, prefix: "acme" }],
       declarationSourcesBase: sources,
       scripts: { grant, folderVerdicts: [], mayRun: true },
-    }, { caps: DEFAULT_CAPS, getEnv });
+    }, { caps: DEFAULT_CAPS, getEnv, overrides: () => ({}) });
   const ask = (skill: string, dir: string) => ({
     skill,
     script: "scripts/take.sh",

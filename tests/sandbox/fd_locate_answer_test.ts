@@ -25,6 +25,7 @@ Deno.test("answerLocateRequest() answers a batch before it returns, each descrip
     const handled = answerLocateRequest(
       { type: "locate-fds", id: 4, fds: [viaLink, -1, a] },
       (answer) => replies.push(answer),
+      [dir],
     );
     assert.equal(handled, true);
     assert.deepEqual(replies, [{
@@ -45,12 +46,14 @@ Deno.test("answerLocateRequest() answers a lone request at once, null for a desc
     const fd = openSync(join(dir, "a.txt"), "r");
     const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
     try {
-      answerLocateRequest({ type: "locate-fd", id: 1, fd }, (answer) => replies.push(answer));
+      answerLocateRequest({ type: "locate-fd", id: 1, fd }, (answer) => replies.push(answer), [
+        dir,
+      ]);
     } finally {
       closeSync(fd);
     }
     // Closed now: nothing stands behind the number any more.
-    answerLocateRequest({ type: "locate-fd", id: 2, fd }, (answer) => replies.push(answer));
+    answerLocateRequest({ type: "locate-fd", id: 2, fd }, (answer) => replies.push(answer), [dir]);
     assert.deepEqual(replies, [
       { type: "locate-fd-reply", id: 1, path: join(dir, "a.txt") },
       { type: "locate-fd-reply", id: 2, path: null },
@@ -99,6 +102,38 @@ Deno.test("answerLocateRequest() reads an open folder through its descriptor onl
     // A folder outside the asker's read permission is never read for it, whatever it opened.
     assert.equal(reply.reads[1], null);
     assert.doesNotMatch(JSON.stringify(replies), /secret-name/);
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("attack: an isolate asking where a descriptor outside its read permission points (one, or in a batch) learns nothing (review r12)", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  const fds: number[] = [];
+  try {
+    await Deno.mkdir(join(base, "root"));
+    await Deno.mkdir(join(base, "trusted"));
+    await Deno.writeTextFile(join(base, "root/a.txt"), "a");
+    // Stands for a descriptor of the trusted thread's own (the token file, the configuration).
+    await Deno.writeTextFile(join(base, "trusted/token"), "secret-place");
+    const inside = openSync(join(base, "root/a.txt"), "r");
+    fds.push(inside);
+    const theirs = openSync(join(base, "trusted/token"), "r");
+    fds.push(theirs);
+    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
+    const readable = [join(base, "root")];
+    answerLocateRequest({ type: "locate-fd", id: 1, fd: theirs }, (a) => replies.push(a), readable);
+    answerLocateRequest(
+      { type: "locate-fds", id: 2, fds: [inside, theirs] },
+      (answer) => replies.push(answer),
+      readable,
+    );
+    assert.deepEqual(replies, [
+      { type: "locate-fd-reply", id: 1, path: null },
+      { type: "locate-fds-reply", id: 2, paths: [join(base, "root/a.txt"), null] },
+    ]);
+    assert.ok(!JSON.stringify(replies).includes("trusted"), "no path outside the read set");
   } finally {
     for (const fd of fds) closeSync(fd);
     await Deno.remove(base, { recursive: true });

@@ -13,14 +13,17 @@ import { createFdLocateClient } from "../../src/sandbox/fd_locate_client.ts";
 import { answerLocateRequest } from "../../src/sandbox/fd_locate_answer.ts";
 import { MAX_LOCATE_FDS, parseWorkerMessage } from "../../src/sandbox/messages.ts";
 
-/** A port to the real trusted-side answer (`answerLocateRequest`), replies delivered later. */
-function trustedPort() {
+/**
+ * A port to the real trusted-side answer (`answerLocateRequest`), replies delivered later, for an
+ * asker that may read `readable`.
+ */
+function trustedPort(readable: readonly string[]) {
   const target = new EventTarget();
   return {
     postMessage: (message: unknown) => {
       answerLocateRequest(parseWorkerMessage(message), (reply) => {
         setTimeout(() => target.dispatchEvent(new MessageEvent("message", { data: reply })), 0);
-      });
+      }, readable);
     },
     addEventListener: (type: "message", listener: (event: MessageEvent) => void) =>
       target.addEventListener(type, listener as EventListener),
@@ -36,7 +39,7 @@ Deno.test({
     try {
       const names = Array.from({ length: 40 }, (_, index) => `${dir}/file-${index}.md`);
       for (const name of names) await Deno.writeTextFile(name, name);
-      const locate = createFdLocateClient(trustedPort());
+      const locate = createFdLocateClient(trustedPort([dir]));
       const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
       let reused = 0;
       for (let round = 0; round < 20; round++) {
@@ -74,7 +77,7 @@ Deno.test({
       await Deno.writeTextFile(`${dir}/one.md`, "one\n");
       const fd = openSync(`${dir}/one.md`, constants.O_RDONLY | constants.O_NOFOLLOW);
       try {
-        const locate = createFdLocateClient(trustedPort());
+        const locate = createFdLocateClient(trustedPort([dir]));
         const count = MAX_LOCATE_FDS + 500;
         const paths = await Promise.all(Array.from({ length: count }, () => locate(fd)));
         const wrong = paths.filter((path) => path !== `${dir}/one.md`).length;

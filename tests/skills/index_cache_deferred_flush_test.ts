@@ -6,6 +6,7 @@ import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { openIndexCache } from "../../src/skills/index_cache.ts";
 import { connectStdio } from "../support/program.ts";
+import { eventually } from "../support/processes.ts";
 import { makeTree, skillMd } from "./_tree.ts";
 
 /** A clock far enough ahead that files written by the test are past the racy window. */
@@ -52,14 +53,15 @@ Deno.test("a cold start writes its index cache once the first answer went out, w
   await using session = await connectStdio(["serve", "--static", tree.path], {
     env: { XDG_CACHE_HOME: home.path },
   });
-  // Connected: `initialize` was answered. The write follows it; wait at most 10 s for it.
-  let files = cacheFiles(folder);
-  for (let tries = 0; tries < 200 && !files.some((name) => name.endsWith(".parses")); tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    files = cacheFiles(folder);
-  }
-  assert.ok(files.some((name) => name.endsWith(".parses")), `a parse file: ${files.join(", ")}`);
-  assert.ok(files.some((name) => name.endsWith(".digests")), `a digest file: ${files.join(", ")}`);
+  // Connected: `initialize` was answered. The write follows it: the parse file, then the digest
+  // file, each renamed into place in turn, so under load the first can be seen alone for a while
+  // (what made this test fail now and then): wait for both, with a generous bound.
+  const hasBoth = () => {
+    const files = cacheFiles(folder);
+    return files.some((name) => name.endsWith(".parses")) &&
+      files.some((name) => name.endsWith(".digests"));
+  };
+  assert.ok(await eventually(hasBoth, 60), `a parse and a digest file: ${cacheFiles(folder)}`);
   const listed = await session.call("skill_list", {});
   assert.deepEqual(
     (listed.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name),
@@ -83,19 +85,16 @@ Deno.test("a first build of 1,000 skills (written before its heap is compacted) 
       env: { XDG_CACHE_HOME: home.path },
     });
     // skill_list waits for the catalog: the build is done. At this size over stdio a cold
-    // build's write waits for the requests to pause (s9-h4; 100 ms after this answer): wait at
-    // most 10 s for it, while the session goes on.
+    // build's write waits for the requests to pause (s9-h4; 100 ms after this answer): wait for
+    // it, with a generous bound, while the session goes on.
     const listed = await session.call("skill_list", {});
     assert.equal(
       (listed.structuredContent as { total?: number; skills: unknown[] }).skills.length > 0,
       true,
     );
     const parseFileNow = () => cacheFiles(folder).find((name) => name.endsWith(".parses"));
-    for (let tries = 0; tries < 200 && parseFileNow() === undefined; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
     assert.ok(
-      parseFileNow() !== undefined,
+      await eventually(() => parseFileNow() !== undefined, 60),
       `a parse file before the session ends: ${cacheFiles(folder)}`,
     );
   }

@@ -7,7 +7,11 @@
 
 import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
-import { type FolderReader, readFolderDirectly } from "../../src/files/fd_listing.ts";
+import {
+  type FolderReader,
+  MAX_FOLDER_READ_ENTRIES,
+  readFolderDirectly,
+} from "../../src/files/fd_listing.ts";
 import { installFdLocator, locateDirectly } from "../../src/files/fd_location.ts";
 import { listSkillFiles } from "../../src/skills/_list_files.ts";
 import { discoverRoot, type SkillCandidate } from "../../src/skills/discover.ts";
@@ -137,5 +141,31 @@ Deno.test({
     // Nine more files fit beside SKILL.md, one more shows the cap, and SKILL.md's own entry is
     // stat'ed by the read too: 11 of the 51 entries.
     assert.ok(stats <= 11, `${stats} stats for a cap of 10 files`);
+  },
+});
+
+Deno.test({
+  name:
+    "listSkillFiles() reports a folder over the read's entry limit as too many entries (its count, the limit, what to do), not as unreadable",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    installFdLocator(locateDirectly);
+    await using tree = await skillTree();
+    // A real folder of MAX_FOLDER_READ_ENTRIES + 1 entries, read by the trusted part's own reader.
+    const crowded = tree.at("root/s/refs/deeper");
+    for (let index = 0; index < MAX_FOLDER_READ_ENTRIES; index++) {
+      Deno.writeFileSync(`${crowded}/f${index}`, new Uint8Array());
+    }
+    const listing = await listSkillFiles(await candidateOf(tree), skillMdEntry, DEFAULT_CAPS, {
+      readFolder: readFolderDirectly,
+    });
+    const crowding = listing.problems.filter((found) => found.path.endsWith("refs/deeper"));
+    assert.equal(crowding.length, 1, JSON.stringify(listing.problems));
+    assert.match(
+      crowding[0]?.detail ?? "",
+      /^Folder "refs\/deeper" cannot be read \(too many entries: 65,537, limit 65,536; split it into sub-folders or move what the skill does not need out of it\)$/,
+    );
+    // The rest of the skill is still listed.
+    assert.deepEqual(sizes(listing.files), [["SKILL.md", 1], ["a.md", 4], ["refs/b.md", 8]]);
   },
 });

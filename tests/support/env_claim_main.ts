@@ -10,6 +10,7 @@
 
 import { parseCommandLine } from "../../src/config/cli.ts";
 import { checkRoots } from "../../src/config/root_check.ts";
+import { loadOverrides, locateConfigOnly } from "../../src/config/file/load_config.ts";
 import { createEnvReleaseService } from "../../src/sandbox/env_release_service.ts";
 import { startWorker } from "../../src/sandbox/worker_host.ts";
 import { computeWorkerSet } from "../../src/sandbox/worker_set.ts";
@@ -19,7 +20,15 @@ const config = parseCommandLine({ args: Deno.args, getEnv, cwd: Deno.cwd() });
 const { paths } = await checkRoots(config.roots);
 const set = await computeWorkerSet(config, paths, { getEnv });
 const { scripts, explained } = set;
-const envRelease = createEnvReleaseService(set, { caps: config.caps, getEnv });
+// overrides.json, read as `serve` reads it (main.ts: loadOverrides of the located configuration).
+const overrides = await loadOverrides(
+  locateConfigOnly({ args: Deno.args, getEnv, cwd: Deno.cwd() }),
+);
+const envRelease = createEnvReleaseService(set, {
+  caps: config.caps,
+  getEnv,
+  overrides: () => overrides,
+});
 const session = startWorker(
   new URL("./env_claim_worker.ts", import.meta.url),
   config,

@@ -28,6 +28,8 @@ export const SCANNED_APIS = [
   // A watcher: Deno's watcher thread opens each event's path holding the lock every watchFs (and
   // close) of its isolate takes, so a FIFO there holds the caller for good (watch isolates only).
   "Deno.watchFs",
+  // Ending the process: only src/sandbox/process_exit.ts, which first ends the scripts' groups.
+  "Deno.exit",
   "import()",
   "Deno (indirect)",
 ] as const;

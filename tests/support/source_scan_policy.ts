@@ -61,6 +61,8 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
     "--http-token-file), opened " +
     "O_NONBLOCK so a FIFO cannot hold the open, judged by fstat",
   "src/remote/sources_cache.ts": "the sources cache's own state.json (never a skill file)",
+  "src/sandbox/ignored_signals.ts": "/proc/self/status (which shutdown signals the process " +
+    "was started with ignored)",
   "src/sandbox/early_start.ts": "the trusted part's own start record beside the bundle's " +
     "main.js (never inside a skill root; it only decides how early the worker is created)",
 };
@@ -109,6 +111,18 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     apis: ["Deno.open", "Deno.readFile", "Deno.readTextFile"],
     reason: "trusted part at boot: reads /proc/self/stat for the environment block's range, " +
       "overwrites it through /proc/self/mem and reads /proc/self/environ back; fixed paths",
+  },
+  {
+    path: "src/sandbox/ignored_signals.ts",
+    apis: ["Deno.readTextFile"],
+    reason: "trusted part at serve start: reads /proc/self/status (a fixed path) for the " +
+      "signals started ignored (nohup), which then get no listener",
+  },
+  {
+    path: "src/sandbox/process_exit.ts",
+    apis: ["Deno.exit"],
+    reason: "the one exit of the trusted part: ends every registered script process group " +
+      "first, so no exit path (signal, deadline, internal error) leaves scripts running",
   },
   {
     path: "src/sandbox/early_start.ts",

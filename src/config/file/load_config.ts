@@ -283,6 +283,14 @@ function errorName(error: unknown): string {
  * The owner's overrides at start-up: `overrides.json` beside the
  * configuration file, or none.
  *
+ * Not put through {@linkcode untrustedBecause}, by decision (review r12): the
+ * file can only take served skills out, never add a root, grant or run, and
+ * its folder is the configuration file's, which that check covers when there
+ * is one; a foreign
+ * writer of the file alone could undo the owner's narrowing or break the file
+ * (start refused). `skillgate override` writes it owner-only. README,
+ * "Per-skill overrides", says so.
+ *
  * @param location Where the configuration lives (null under `--no-config`: none).
  * @returns The overrides by skill name.
  * @throws {ConfigFileError} When the file is not valid (located message).

@@ -13,7 +13,12 @@ import * as z from "zod";
 import { PROXY_ENV_NAMES } from "../../scripts/script_env.ts";
 import { missingMountNote } from "../../scripts/sandbox/missing_mount.ts";
 import { missingInterpreterNote } from "../../scripts/sandbox/missing_interpreter.ts";
-import { MAX_ARGS, prepareRun, type RunPreview } from "../../scripts/prepare_run.ts";
+import {
+  MAX_ARGS,
+  MAX_ARGS_BYTES,
+  prepareRun,
+  type RunPreview,
+} from "../../scripts/prepare_run.ts";
 import { RunQueueFullError } from "../../scripts/queue.ts";
 import { type RunOutcome, runScript } from "../../scripts/runner/run_script.ts";
 import type { ScriptService } from "../../scripts/service.ts";
@@ -156,13 +161,18 @@ async function confirm(
     if (verdict === "ok") return declinedOrNull(preview, round.answer ?? "cancel");
     return await refuseToken(verdict, preview, service);
   }
+  const asksUser = (round !== undefined && round.canElicit) || extra?.askUser !== undefined;
+  const message = asksUser ? confirmationMessage(preview) : "";
+  if (asksUser && utf8Bytes(message) > MAX_CONFIRMATION_BYTES) {
+    return tooLongToConfirm(utf8Bytes(message));
+  }
   if (round !== undefined && round.canElicit) {
-    return round.ask(confirmationMessage(preview), await service.confirmer.issue(preview));
+    return round.ask(message, await service.confirmer.issue(preview));
   }
   if (extra?.askUser !== undefined) {
     let answer;
     try {
-      answer = await extra.askUser(confirmationMessage(preview));
+      answer = await extra.askUser(message);
     } catch {
       answer = "cancel" as const;
     }
@@ -346,10 +356,44 @@ function describeOutcome(
 }
 
 /**
+ * The most a confirmation dialog's text may take, in UTF-8 bytes. The user
+ * confirms what they read, so the whole text must be shown: a longer one is
+ * refused before anyone is asked, since a client that cuts or scrolls it
+ * could hide a word behind padding (review r13). Arguments are capped at
+ * `MAX_ARGS_BYTES` (8 KiB), but their display is not: every invisible or
+ * look-alike character is written as `\u{...}` (up to 8 bytes) and listed a
+ * second time, so a few KiB of them made a dialog of tens of KiB. Twice the
+ * argument cap: plain printable arguments up to that cap always fit, with the
+ * dialog's other lines (a folder path of up to 4 KiB included).
+ */
+export const MAX_CONFIRMATION_BYTES = 2 * MAX_ARGS_BYTES;
+
+/** The length of a text in UTF-8 bytes. */
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * The CONFIRMATION_TOO_LONG tool error: the dialog would exceed
+ * {@linkcode MAX_CONFIRMATION_BYTES}, so the user is not asked and nothing runs.
+ */
+function tooLongToConfirm(bytes: number): ToolResult {
+  return toolError(
+    "CONFIRMATION_TOO_LONG",
+    `The confirmation the user must read in full would be ${bytes} bytes, over the limit of ` +
+      `${MAX_CONFIRMATION_BYTES}; the user was not asked and nothing ran`,
+    "Call skill_run again with fewer or shorter arguments (put long input in a file the script " +
+      "reads, such as one under its data folder)",
+    { bytes, limitBytes: MAX_CONFIRMATION_BYTES },
+  );
+}
+
+/**
  * The text shown to the user in an elicitation prompt: exactly what will run.
+ * The caller refuses to ask when it is over {@linkcode MAX_CONFIRMATION_BYTES}.
  *
  * @param preview The preview.
- * @returns Plain text, a few lines.
+ * @returns Plain text, a few lines; unbounded (the command words in full).
  */
 export function confirmationMessage(preview: RunPreview): string {
   const run = preview.willRun;

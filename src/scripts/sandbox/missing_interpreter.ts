@@ -8,7 +8,9 @@
  * (`missing_mount.ts`) finds nothing. This reads the `#!` line and says what
  * is missing, that the sandbox did not mount it, and what to do. A
  * `#!/usr/bin/env NAME` line whose NAME is on none of the sandbox's folders
- * gets the same answer.
+ * gets the same answer. An interpreter that is there but cannot be run (no
+ * execute bit: bubblewrap's `execvp SCRIPT: Permission denied`, or `env`'s
+ * "Permission denied" for the name it ran) gets a note saying so.
  *
  * @module
  */
@@ -100,9 +102,27 @@ export function missingInterpreterNote(
       "machine, or a link to a place the sandbox does not mount), so the script could not " +
       "start. The skill's owner must fix the #! line, or the server's owner install it";
   }
+  // Present but not runnable (review n9/h5): the script's own execute bit is checked before the
+  // run (prepare_run.ts), so the kernel's refusal names its interpreter.
+  if (/^bwrap: execvp .*: Permission denied$/m.test(head) && shebang.interpreter.startsWith("/")) {
+    return `The script's #! line names the interpreter ${JSON.stringify(interpreter)}, which ` +
+      "is in its sandbox but could not be run (Permission denied: it is not executable, or its " +
+      "file system does not allow running programs), so the script could not start. The " +
+      "skill's owner must point the #! line at a program that runs (for example " +
+      '"#!/usr/bin/env python3"), or the server\'s owner make this one executable ' +
+      `(chmod +x ${JSON.stringify(interpreter)})`;
+  }
   const name = shebang.argument;
   if (/(^|\/)env$/.test(shebang.interpreter) && name !== null && !/\s/.test(name)) {
     const quoted = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const denied = new RegExp(`env: ['‘"]?${quoted}['’"]?: Permission denied`, "m");
+    if (denied.test(head)) {
+      return `The script's #! line runs ${JSON.stringify(clip(name))} through ` +
+        `${JSON.stringify(interpreter)}, and the program of that name on the PATH inside its ` +
+        "sandbox could not be run (Permission denied: it is not executable), so the script " +
+        "could not start. Either the server's owner makes it executable (chmod +x), or the " +
+        "skill's owner names another interpreter";
+    }
     const missing = new RegExp(`env: ['‘"]?${quoted}['’"]?: No such file or directory`, "m");
     if (missing.test(head)) {
       return `The script's #! line runs ${JSON.stringify(clip(name))} through ` +

@@ -13,6 +13,7 @@ import type { Mount, SandboxBase } from "./layout.ts";
 import {
   checkDataDir,
   isForbiddenFolder,
+  isWithin,
   type ProtectedFolders,
   swapRisk,
 } from "./grant_folders.ts";
@@ -54,6 +55,29 @@ export const ETC_NETWORK: readonly string[] = Object.freeze([
   "/etc/ca-certificates",
   "/etc/pki",
 ]);
+
+/**
+ * The fixed system mount that would show a file to every sandboxed script,
+ * or null. These are mounted whatever the grant says, so a trusted file (the
+ * HTTP bearer token file) inside one is readable by any granted script
+ * (review r13); grant, data and interpreter folders are checked against
+ * trusted files elsewhere (`grant_folders.ts`).
+ *
+ * @param file The file's path; compared on it and on its real path.
+ * @returns The mount's path (`/usr`, `/etc/ssl`...) as the sandbox shows it,
+ *   or null. The network entries count whatever the grant: one grant row
+ *   with network is enough to mount them.
+ *
+ * Requires `--allow-read` on the file and the `/etc` entries (realpath).
+ */
+export function systemMountHolding(file: string): string | null {
+  const paths = [file, realOrNull(file) ?? file];
+  for (const entry of [...SYSTEM_TOP_FOLDERS, ...ETC_BASE, ...ETC_NETWORK]) {
+    const entryPaths = [entry, realOrNull(entry) ?? entry];
+    if (entryPaths.some((outer) => paths.some((path) => isWithin(outer, path)))) return entry;
+  }
+  return null;
+}
 
 /**
  * Gathers the sandbox's host facts.

@@ -1,5 +1,5 @@
 /**
- * SIGTERM, SIGINT and SIGHUP for the server (HTTP and stdio). Signals reach the trusted part (a
+ * SIGTERM, SIGINT, SIGHUP and SIGQUIT for the server (HTTP and stdio). Signals reach the trusted part (a
  * worker is not delivered them), which relays the first one to the worker as
  * a `shutdown` message so in-flight requests can finish; a second signal
  * means "now". Listening replaces Deno's default (exit at once).
@@ -15,27 +15,45 @@ import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
 
 /**
  * The signals that ask for a graceful shutdown: SIGTERM (a client's close(),
- * an orchestrator), SIGINT (Ctrl-C) and SIGHUP (the terminal or SSH session
- * a client ran in closed). Deno's default for each ends the process at once,
- * which would leave process-group scripts running (review r13, G1).
+ * an orchestrator), SIGINT (Ctrl-C), SIGHUP (the terminal or SSH session a
+ * client ran in closed) and SIGQUIT (Ctrl-backslash). Deno's default for each ends
+ * the process at once (SIGQUIT with a core dump), which would leave
+ * process-group scripts running (review r13, G1 and its SIGQUIT note).
  */
-export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = ["SIGTERM", "SIGINT", "SIGHUP"];
+export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"];
 
 /**
  * The exit status for a shutdown that a signal forced (128 + its number).
  *
  * @param signal One of {@linkcode SHUTDOWN_SIGNALS}.
- * @returns 129 (SIGHUP), 130 (SIGINT) or 143 (SIGTERM).
+ * @returns 129 (SIGHUP), 130 (SIGINT), 131 (SIGQUIT) or 143 (SIGTERM).
  */
 export function signalExitCode(signal: Deno.Signal): number {
-  return signal === "SIGINT" ? 130 : signal === "SIGHUP" ? 129 : 143;
+  switch (signal) {
+    case "SIGHUP":
+      return 129;
+    case "SIGINT":
+      return 130;
+    case "SIGQUIT":
+      return 131;
+    default:
+      return 143;
+  }
 }
 
 /**
- * Listens for {@linkcode SHUTDOWN_SIGNALS}.
+ * Listens for {@linkcode SHUTDOWN_SIGNALS}. A signal the process was started
+ * with ignored (`nohup` ignores SIGHUP) stays ignored: it gets a listener
+ * that does nothing. Leaving it without a listener would not do: Deno's
+ * first `addSignalListener`, for any signal, installs its own handlers for
+ * SIGHUP, SIGINT and SIGTERM, and a caught signal without a listener ends
+ * the process at once (measured on Deno 2.9.6: under `nohup`, a SIGTERM
+ * listener alone let a SIGHUP end the process with status 129).
  *
  * @param handlers `onFirst` for the first signal (start draining), `onRepeat`
- *   for any later one (the caller exits at once).
+ *   for any later one (the caller exits at once); `ignored`: the signals
+ *   started ignored, from `inheritedIgnoredSignals()`
+ *   (`src/sandbox/ignored_signals.ts`), read before this call. @default none
  * @returns A function that removes the listeners.
  *
  * Needs no permission. A signal the platform does not support (SIGTERM on
@@ -44,10 +62,11 @@ export function signalExitCode(signal: Deno.Signal): number {
 export function listenForShutdownSignals(handlers: {
   onFirst: (signal: Deno.Signal) => void;
   onRepeat: (signal: Deno.Signal) => void;
+  ignored?: readonly Deno.Signal[];
 }): () => void {
   let count = 0;
   const listeners = SHUTDOWN_SIGNALS.map((signal) => {
-    const listener = () => {
+    const listener = (handlers.ignored ?? []).includes(signal) ? () => {} : () => {
       count++;
       if (count === 1) handlers.onFirst(signal);
       else handlers.onRepeat(signal);

@@ -77,3 +77,28 @@ Deno.test("missingInterpreterNote() stays silent for other failures and scripts 
     null,
   );
 });
+
+Deno.test("missingInterpreterNote() says an interpreter present in the sandbox but not executable could not be run, and how to fix it", () => {
+  const denied = "bwrap: execvp /srv/skills/a/run: Permission denied\n";
+  const note = missingInterpreterNote(denied, LAYOUT, {
+    ...RUN,
+    shebang: { interpreter: "/usr/bin/interp", argument: null },
+  }) ?? "";
+  assert.match(note, /"\/usr\/bin\/interp", which is in its sandbox but could not be run/);
+  assert.match(note, /Permission denied: it is not executable/);
+  assert.ok(note.includes('chmod +x "/usr/bin/interp"'), note);
+  const throughEnv =
+    missingInterpreterNote("/usr/bin/env: ‘interp2’: Permission denied\n", LAYOUT, {
+      ...RUN,
+      shebang: { interpreter: "/usr/bin/env", argument: "interp2" },
+    }) ?? "";
+  assert.match(throughEnv, /runs "interp2" through "\/usr\/bin\/env".*could not be run/);
+  // Any other failure of the script is not this.
+  assert.equal(
+    missingInterpreterNote("python3: can't open file\n", LAYOUT, {
+      ...RUN,
+      shebang: { interpreter: "/usr/bin/interp", argument: null },
+    }),
+    null,
+  );
+});

@@ -1,0 +1,72 @@
+/**
+ * Which shutdown signals this process was started with set to "ignore" (by
+ * `nohup`, which ignores SIGHUP, or a shell without job control starting a
+ * background job, which ignores SIGINT and SIGQUIT). Deno's first
+ * `addSignalListener` replaces an ignored SIGHUP, SIGINT or SIGTERM with its
+ * own handler, so the trusted part asks first and gives an ignored signal a
+ * listener that does nothing, as POSIX programs leave an ignored signal
+ * ignored (review r13: `nohup skillgate ...` did not survive a hangup).
+ *
+ * Read from `/proc/self/status` (`SigIgn`, a hexadecimal mask whose bit
+ * N - 1 is signal N), which exists on Linux only; elsewhere nothing is
+ * reported ignored and every shutdown signal is handled.
+ *
+ * @module
+ */
+
+/** Linux signal numbers of the signals skillgate may listen for. */
+const SIGNAL_NUMBERS: Readonly<Partial<Record<Deno.Signal, number>>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGTERM: 15,
+};
+
+/**
+ * The signals of `candidates` that a `/proc/<pid>/status` text reports
+ * ignored (its `SigIgn:` line).
+ *
+ * @param statusText The file's text.
+ * @param candidates The signals to look for (Linux numbering: SIGHUP, SIGINT,
+ *   SIGQUIT, SIGTERM; any other is never reported).
+ * @returns The ignored ones, in `candidates` order; empty when the line is
+ *   missing or not hexadecimal.
+ */
+export function ignoredSignalsIn(
+  statusText: string,
+  candidates: readonly Deno.Signal[],
+): Deno.Signal[] {
+  const match = /^SigIgn:\s*([0-9a-fA-F]{1,16})\s*$/m.exec(statusText);
+  if (match === null) return [];
+  const mask = BigInt(`0x${match[1]}`);
+  return candidates.filter((signal) => {
+    const number = SIGNAL_NUMBERS[signal];
+    return number !== undefined && ((mask >> BigInt(number - 1)) & 1n) === 1n;
+  });
+}
+
+/**
+ * The signals of `candidates` this process inherited as ignored. Call it
+ * before any signal listener is added (Deno's first listener clears the bits).
+ *
+ * @param candidates The signals to look for.
+ * @param readStatus Reads this process's status text. @default reads
+ *   `/proc/self/status`
+ * @returns The ignored ones; empty when the status cannot be read (not
+ *   Linux): then every signal is handled, as before.
+ *
+ * Requires `--allow-all` for the default reader (Deno demands it for any
+ * `/proc` read); the trusted part holds it.
+ */
+export function inheritedIgnoredSignals(
+  candidates: readonly Deno.Signal[],
+  readStatus: () => string = () => Deno.readTextFileSync("/proc/self/status"),
+): Deno.Signal[] {
+  let text: string;
+  try {
+    text = readStatus();
+  } catch {
+    return [];
+  }
+  return ignoredSignalsIn(text, candidates);
+}
