@@ -113,6 +113,13 @@ export interface IndexCache {
    * @returns True when an entry exists under `key`.
    */
   holdsParse(key: string): boolean;
+  /**
+   * Whether any parse is stored at all (the parse file read, when not yet):
+   * false means a cold build, every SKILL.md parsed anew (s10-h8: the worker
+   * starts the digest isolate before discovery then). Counts neither a hit
+   * nor a miss.
+   */
+  holdsAnyParse(): boolean;
   /** Stores a parse under `key` (skipped when the version is racy or incomplete). */
   remember(key: string, version: FileVersion, parsed: ParsedSkillMd): void;
   /**
@@ -259,6 +266,9 @@ export function openIndexCache(
     },
     holdsParse(key) {
       return keptParses.has(key) || parses().has(key);
+    },
+    holdsAnyParse() {
+      return keptParses.size > 0 || parses().size > 0;
     },
     remember(key, version, parsed) {
       if (!isStorable(version) || keptParses.size >= MAX_INDEX_ENTRIES) return;
