@@ -526,6 +526,26 @@ export async function readLocated(
 }
 
 /**
+ * Whether the kernel places a handle of {@linkcode openLocatedSync} at
+ * exactly `skillRealDir/relPath` (its location asked, as
+ * {@linkcode readLocated} asks it; nothing is read, the handle stays open):
+ * for a caller that used the handle's version without reading it (the
+ * digest isolate's listing of a skill it does not hash, s10-h8).
+ *
+ * @param handle From {@linkcode openLocatedSync}, not read or closed yet.
+ * @returns True when exactly there; false when anywhere else, when the
+ *   locator cannot tell, or when the handle was read or closed already.
+ *
+ * Requires the installed locator (in an isolate: the trusted part answers).
+ */
+export async function isLocatedInPlace(handle: LocatedHandle): Promise<boolean> {
+  const state = handleStates.get(handle);
+  if (state === undefined || state.fd === null) return false;
+  const location = await locateFd(state.fd);
+  return location !== null && location === state.realPath;
+}
+
+/**
  * Closes a handle of {@linkcode openLocatedSync} unread (no effect once read or closed).
  *
  * @param handle The handle.

@@ -24,8 +24,9 @@
  * narrowing the gate falls back to there.
  *
  * The walk costs one open, one read (a `readdir` and one `lstat` per file,
- * in the trusted part, batched with other skills' folders into one message)
- * and one close per folder; a symlink costs a `realpath`, an open and a
+ * in the trusted part, batched with other skills' folders into one message;
+ * no `lstat` where the caller takes a file's version from a handle of its
+ * own, `versionOf`, whose location it checks) and one close per folder; a symlink costs a `realpath`, an open and a
  * location check too: every other entry lies lexically under a real folder,
  * so its real path is that folder's real path plus its name, with no call.
  *
@@ -94,6 +95,23 @@ export interface ListOptions {
    * file told may be dropped again when its folder turns out swapped.
    */
   readonly onListed?: (file: SkillFile, real: string) => void;
+  /**
+   * The version of a `file` entry of a folder read through its descriptor
+   * whose read took no `lstat` for it, from a handle the caller opens itself
+   * (the digest isolate: the very handle it hashes; issue 13, s10-h8), or
+   * null to take the trusted part's `lstat` through the folder's descriptor
+   * as without it. The caller must then check that handle's location
+   * (exactly `real`) before it uses the listing, and discard the whole
+   * listing when it is anywhere else: a version given here is listed as it
+   * is. Called only for entries of an exact folder read.
+   */
+  readonly versionOf?: (rel: string, real: string) => FolderEntryStat | null;
+  /**
+   * Whether the next folder read should still take each file's `lstat` in
+   * the trusted part (as without {@linkcode ListOptions.versionOf}); false
+   * while `versionOf` expects to answer. @default always true
+   */
+  readonly statsInRead?: () => boolean;
 }
 
 /** A folder of the walk: its path under the skill's lexical folder, its real path, its path in the skill. */
@@ -166,7 +184,10 @@ export async function listSkillFiles(
       return cannotRead(at, errorName(error));
     }
     // At most the files still allowed, and one more to see the cap: nothing far past it is stat'ed.
-    const maxStats = Math.max(0, caps.maxFilesPerSkill - files.length) + 1;
+    // None where the caller takes each file's version from its own handle (`versionOf`).
+    const maxStats = options.statsInRead?.() === false
+      ? 0
+      : Math.max(0, caps.maxFilesPerSkill - files.length) + 1;
     let read: FolderRead | null;
     try {
       read = await readFolder({ fd, maxStats });
@@ -264,7 +285,13 @@ export async function listSkillFiles(
       } else {
         // The `lstat` through the folder's descriptor: an entry read as a file that is a symlink
         // now is not followed to an outside file (review r5).
-        info = entry.stat ?? await opened.statLater(entry.name);
+        // Else the version of the caller's own handle on it (its location checked by the caller
+        // before the listing is used), else a second look through the folder's descriptor.
+        info = entry.stat;
+        if (info === null && opened.isExact && options.versionOf !== undefined) {
+          info = options.versionOf(rel, real);
+        }
+        if (info === null) info = await opened.statLater(entry.name);
         if (info === null || info.isSymlink) return changedWhileListed(lexical, rel);
       }
     } catch (error) {

@@ -115,8 +115,10 @@ export interface IndexCache {
   holdsParse(key: string): boolean;
   /**
    * Whether the cache holds any parse at all (reads the parse file now, which
-   * the first lookup would read anyway): a warm build is coming. Counts
-   * neither a hit nor a miss.
+   * the first lookup would read anyway): true means a warm build is coming
+   * (stdio primes stdin then, s10-h9); false means a cold build, every
+   * SKILL.md parsed anew (the worker starts the digest isolate before
+   * discovery then, s10-h8). Counts neither a hit nor a miss.
    *
    * @returns False with no cache folder, no parse file, or an empty one.
    */

@@ -208,12 +208,18 @@ self.onmessage = (
  * the caller (`housekeeping`): the client's first full `skills/list` comes
  * right after such a build, every page on this thread, and the write and the
  * compaction (~0.3-0.5 s of this thread at 10,000 skills, s9-h4) waited in
- * front of its first page.
+ * front of its first page. `estimatedFolders` (the roots' estimate, 0 when
+ * none was made) of 1,000 or more with an index cache holding no parse starts
+ * the digest isolate before discovery (s10-h8).
  */
 async function firstCatalog(
   config: Config,
   onDiscovered: (skillFolders: number) => void,
-  options: { readonly defersHousekeeping: boolean; readonly primesStdinWhenWarm: boolean },
+  options: {
+    readonly defersHousekeeping: boolean;
+    readonly primesStdinWhenWarm: boolean;
+    readonly estimatedFolders: number;
+  },
 ) {
   // A watch set up after the build catches up from this moment (src/refresh/catch_up.ts).
   const builtFromMs = Date.now();
@@ -229,24 +235,42 @@ async function firstCatalog(
   // build: the digest isolate is offered only files the cache cannot answer).
   attachIndexCache(config.indexCacheDir === null ? null : indexCache);
   // A large catalog's files are hashed on the second core while it is built (issue 13).
+  const createHelper = (isCold: boolean) =>
+    createDigestHelper(sharedDigestCache(), self, {
+      // A warm start (SKILL.md parses answered by the index cache, digests with them) starts
+      // no isolate and looks no digest up during the build; nor does a one-core machine. A
+      // build known cold before it began needs no such look.
+      ...(isCold ? {} : {
+        isWorthStarting: () =>
+          navigator.hardwareConcurrency >= 2 &&
+          indexCache.stats.misses > indexCache.stats.hits,
+      }),
+      // This thread lists and hashes a batch itself whenever the isolate is two jobs
+      // ahead (up to a quarter of the folders): the isolate was the cold build's critical
+      // path, this thread asleep for a fifth of it (s9-h4).
+      sharesListing: true,
+    });
+  // Known cold and large before discovery (the roots' estimate, an index cache holding no
+  // parse): the isolate starts now, its start-up overlapping discovery, and lists from the
+  // first skill loaded, not after 64 loads on this thread alone (s10-h8).
   let helper: DigestHelper | null = null;
+  if (
+    options.estimatedFolders >= DIGEST_ISOLATE_MIN_SKILLS &&
+    navigator.hardwareConcurrency >= 2 && !indexCache.holdsAnyParse()
+  ) {
+    helper = createHelper(true);
+    helper.startEarly();
+  }
   const catalog = await buildCatalog(config.roots, config.caps, {
     indexCache,
     flushesIndexCache: false,
     concurrency: FIRST_BUILD_CONCURRENCY,
     onDiscovered: (count) => {
-      if (count >= DIGEST_ISOLATE_MIN_SKILLS) {
-        // A warm start (SKILL.md parses answered by the index cache, digests with them) starts
-        // no isolate and looks no digest up during the build; nor does a one-core machine.
-        helper = createDigestHelper(sharedDigestCache(), self, {
-          isWorthStarting: () =>
-            navigator.hardwareConcurrency >= 2 &&
-            indexCache.stats.misses > indexCache.stats.hits,
-          // This thread lists and hashes a batch itself whenever the isolate is two jobs
-          // ahead (up to a quarter of the folders): the isolate was the cold build's critical
-          // path, this thread asleep for a fifth of it (s9-h4).
-          sharesListing: true,
-        });
+      if (count >= DIGEST_ISOLATE_MIN_SKILLS) helper ??= createHelper(false);
+      else {
+        // The estimate was over: a small catalog hashes in this thread.
+        (helper as DigestHelper | null)?.close();
+        helper = null;
       }
       onDiscovered(count);
     },
@@ -381,6 +405,7 @@ async function serve(start: StartMessage): Promise<void> {
       // cold one's write and compaction wait for the first requests to pause (below).
       defersHousekeeping: config.options.http === null,
       primesStdinWhenWarm: config.options.http === null,
+      estimatedFolders: estimated,
     })
   );
   const earlyFolders = config.options.http !== null

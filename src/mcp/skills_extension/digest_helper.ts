@@ -146,6 +146,14 @@ export interface DigestHelper {
    * @param skill A skill just loaded by the build.
    */
   offer(skill: Skill): void;
+  /**
+   * Starts the isolate now, before any skill is offered, for a build that
+   * will use it (s10-h8: a cold large build; its start-up then overlaps
+   * discovery instead of following the first loads). No effect while skills
+   * are held for `isWorthStarting`, or once declined, failed or finished.
+   * Ended as any started isolate is (`finish`, `close`).
+   */
+  startEarly(): void;
   /** No more skills will be offered: the isolate is ended once every job is answered. */
   finish(): void;
   /** Ends the isolate now; files not answered are read in the worker's thread. */
@@ -480,6 +488,10 @@ export function createDigestHelper(
         if (isDeclined) return;
       } else enqueue(skill);
       pump();
+    },
+    startEarly() {
+      if (held !== null || isDeclined || hasFailed || isStopped || isFinished) return;
+      channel ??= start();
     },
     finish() {
       decide();

@@ -2,12 +2,16 @@
  * The digest isolate's one pass over a skill folder (issue 13): the
  * catalog's file listing (`listSkillFiles`, the very walk and rules of the
  * worker's build: each folder read through its descriptor by the trusted
- * part, each file's version from that read, review r10), then each listed
- * plain file opened by the gate (`openLocatedSync`: no-follow,
- * non-blocking, `fstat`), kept only when the handle is the very version
- * listed, read once its descriptor's location is checked (`readLocated`:
- * exactly `skill real folder/path`, asked of the trusted part) and hashed.
- * The walk and the hashing leave the worker's thread.
+ * part, review r10), each plain file opened by the gate as the walk meets it
+ * (`openLocatedSync`: no-follow, non-blocking, `fstat`) and listed with that
+ * handle's version (s10-h8: no second `lstat` of it in the trusted part),
+ * read once its descriptor's location is checked (`readLocated`: exactly
+ * `skill real folder/path`, asked of the trusted part) and hashed. A skill
+ * any of whose handles the kernel places elsewhere is not answered at all
+ * (its versions came from those handles): the worker's build lists it. Past
+ * {@linkcode MAX_LISTING_HANDLES}, files are listed with the trusted part's
+ * `lstat` through the folder's descriptor, as before. The walk and the
+ * hashing leave the worker's thread.
  *
  * A file is opened here only when its real path is the skill's real folder
  * plus its listed path (no symlink on the way, so the gate's rules on the
@@ -21,12 +25,14 @@
 import { createHash } from "node:crypto";
 import {
   closeLocated,
+  isLocatedInPlace,
   loadGateFs,
   type LocatedHandle,
   type LocatedVersion,
   openLocatedSync,
   readLocated,
 } from "../../files/bounded_read.ts";
+import { PathRefusedError } from "../../files/path_gate.ts";
 import { listSkillFiles } from "../../skills/_list_files.ts";
 import type { SkillCandidate } from "../../skills/discover.ts";
 import { EXTENSION_MAX_BYTES, EXTENSION_MAX_FILES } from "../../skills/extension_eligibility.ts";
@@ -62,6 +68,9 @@ export async function listAndHashSkills(
   // Listed together: the folder reads of all of them go to the trusted part in few messages.
   const listed = await Promise.all(skills.map(async (skill) => {
     const handles = new Map<string, LocatedHandle>();
+    // Files whose listed version is their handle's own (`versionOf`): each handle's location
+    // must be checked before the listing is used, or the whole listing is dropped.
+    const ownVersions = new Set<string>();
     const prefix = skill.realDir.endsWith("/") ? skill.realDir : `${skill.realDir}/`;
     const plain: SkillFile[] = [];
     const standIn: SkillFile = { path: skill.skillMdFile, size: 0, mtimeMs: null };
@@ -69,8 +78,30 @@ export async function listAndHashSkills(
     let listing;
     try {
       listing = await listSkillFiles(candidate, standIn, caps, {
+        // A plain file's version from the handle that hashes it (open no-follow, `fstat`), not
+        // from a second `lstat` in the trusted part: one call and a message's worth of objects
+        // fewer per file (s10-h8). The handle's location is checked before any of it is used.
+        versionOf: (rel, real) => {
+          if (open >= MAX_LISTING_HANDLES || real !== `${prefix}${rel}` || handles.has(rel)) {
+            return null;
+          }
+          const opened = openLocatedSync(skill.realDir, rel);
+          if (opened.kind !== "opened") return null;
+          const { version } = opened.handle;
+          if (!version.isFile) {
+            closeLocated(opened.handle);
+            return null;
+          }
+          handles.set(rel, opened.handle);
+          ownVersions.add(rel);
+          open++;
+          return { ...version, isSymlink: false };
+        },
+        // The trusted part's `lstat`s again once the handles may run out (a folder read asks
+        // for its files' at once; past the bound, each file would be one more round trip).
+        statsInRead: () => open + HANDLES_LEFT_FOR_OWN_VERSIONS > MAX_LISTING_HANDLES,
         onListed: (file, real) => {
-          if (real === `${prefix}${file.path}`) plain.push(file);
+          if (!ownVersions.has(file.path) && real === `${prefix}${file.path}`) plain.push(file);
         },
       });
     } catch {
@@ -90,27 +121,39 @@ export async function listAndHashSkills(
         } else closeLocated(opened.handle);
       }
     }
-    return { listing, handles, standIn };
+    return { listing, handles, ownVersions, standIn };
   }));
-  return await Promise.all(listed.map(async ({ listing, handles, standIn }) => {
+  return await Promise.all(listed.map(async ({ listing, handles, ownVersions, standIn }) => {
     try {
       if (listing === null) return null;
       const files = listing.files.filter((file) => file !== standIn);
       // A skill the extension cannot list (over its 512 files or 16 MiB, SKILL.md aside) needs no
       // digest: its handles are closed unread (review r6: sparse files cost an author no disk, and
       // the worker's build waits for this answer; the worker's own path hashes only listed skills).
+      // A handle whose version was listed is located first all the same.
       const isListable = files.length + 1 <= EXTENSION_MAX_FILES &&
         files.reduce((sum, file) => sum + file.size, 0) <= EXTENSION_MAX_BYTES;
-      if (!isListable) {
-        for (const handle of handles.values()) closeLocated(handle);
-        handles.clear();
-      }
+      let isMisplaced = false;
       const digests = await Promise.all(files.map(async (file) => {
         const handle = handles.get(file.path);
         if (handle === undefined) return null;
+        if (!isListable) {
+          if (ownVersions.has(file.path) && !(await isLocatedInPlace(handle))) isMisplaced = true;
+          return null;
+        }
         handles.delete(file.path);
-        return await hashHandle(handle);
+        const hashed = await hashHandle(handle);
+        if (hashed === "misplaced") {
+          // A listed version is trusted only from a handle exactly in place; another
+          // handle's miss just leaves its file for the usual path.
+          if (ownVersions.has(file.path)) isMisplaced = true;
+          return null;
+        }
+        return hashed;
       }));
+      // Some file's listed version came from a handle the kernel places elsewhere (a folder on
+      // its way swapped since): nothing of this listing is used; the build lists the skill.
+      if (isMisplaced) return null;
       return {
         files: files.map((file) => ({
           path: file.path,
@@ -136,12 +179,26 @@ export async function listAndHashSkills(
   }));
 }
 
-/** Reads one listed file's handle through the location check and hashes it; null when not read. */
-async function hashHandle(handle: LocatedHandle): Promise<DigestSeen | null> {
+/**
+ * Handles kept free for the files of one folder read without `lstat`s: while
+ * fewer are left, folder reads take the trusted part's `lstat`s again.
+ */
+const HANDLES_LEFT_FOR_OWN_VERSIONS = 16;
+
+/**
+ * Reads one listed file's handle through the location check and hashes it:
+ * null when not read or its version moved while it was read (no digest
+ * here), "misplaced" when the kernel placed it anywhere but its path, or the
+ * locator could not tell.
+ */
+async function hashHandle(handle: LocatedHandle): Promise<DigestSeen | null | "misplaced"> {
   const hash = createHash("sha256");
   try {
-    const read = await readLocated(handle, EXTENSION_MAX_BYTES, (chunk) => hash.update(chunk));
-    if (read === null) return null;
+    const read = await readLocated(handle, EXTENSION_MAX_BYTES, (chunk) => hash.update(chunk), {
+      reportsMove: true,
+    });
+    if (read === null) return "misplaced";
+    if (read.isVersionMoved === true) return null;
     return {
       dev: read.dev,
       ino: read.ino,
@@ -152,8 +209,8 @@ async function hashHandle(handle: LocatedHandle): Promise<DigestSeen | null> {
       bytes: read.bytesRead,
       readAtMs: Date.now(),
     };
-  } catch {
-    return null;
+  } catch (error) {
+    return error instanceof PathRefusedError ? "misplaced" : null;
   }
 }
 
