@@ -36,6 +36,13 @@ export function prepareIndexCacheDir(
     warning: `the index cache folder ${why}; running without it (see --index-cache, ` +
       "--no-index-cache)",
   });
+  if (hasDotDotSegment(dir)) {
+    // Where `..` leads depends on links the kernel follows while `mkdir -p` runs; no plan of it
+    // is exact, so nothing is made (review r15, H5: `missing/../link/cache` made a folder in a root).
+    return ignored(
+      `path ${dir} holds a ".." segment; give it without ".." (the real path of the folder meant)`,
+    );
+  }
   try {
     // Refused before anything is made: a refused folder inside a root must leave the root as it
     // was (review r12, F8); checked again on the real path once it exists.
@@ -55,6 +62,18 @@ export function prepareIndexCacheDir(
     }
     return ignored(`cannot be created (${error instanceof Error ? error.name : "error"})`);
   }
+}
+
+/**
+ * Whether a path holds a `..` segment (`/a/../b`, `a/..`): such a cache
+ * folder is refused before anything is made, since where `..` leads depends
+ * on the links `mkdir -p` follows on the way (review r15, H5).
+ *
+ * @param path A path as given.
+ * @returns True when one of its `/`-separated segments is `..`.
+ */
+export function hasDotDotSegment(path: string): boolean {
+  return path.split("/").includes("..");
 }
 
 /**

@@ -14,6 +14,7 @@ import { decideEndpoints } from "./github_hosts.ts";
 import { parseOriginList } from "./publisher_spec.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
 import { sourcesCacheDir } from "./sources_cache.ts";
+import { hasDotDotSegment } from "../config/index_cache_dir.ts";
 
 /** The remote settings of one configuration. */
 export interface RemoteSetup extends FetcherSetup {
@@ -32,7 +33,8 @@ export class CacheDirError extends Error {
  * @param config The configuration (its sources already passed the allowlist).
  * @param getEnv Reads `XDG_CACHE_HOME` and `HOME`.
  * @returns The setup, or null when no source is configured.
- * @throws {CacheDirError} When neither variable gives an absolute folder.
+ * @throws {CacheDirError} When neither variable gives an absolute folder, or
+ *   the one used holds a `..` segment.
  */
 export function remoteSetup(
   config: Config,
@@ -43,6 +45,15 @@ export function remoteSetup(
   if (cacheDir === null) {
     throw new CacheDirError(
       "The sources cache needs XDG_CACHE_HOME or HOME set to an absolute folder",
+    );
+  }
+  const xdg = getEnv("XDG_CACHE_HOME");
+  const given = xdg !== undefined && xdg.startsWith("/") ? xdg : getEnv("HOME") ?? "";
+  if (hasDotDotSegment(given)) {
+    // Nothing is made where `..` would lead through links (review r15, H5).
+    throw new CacheDirError(
+      `The sources cache folder ${cacheDir} comes from an XDG_CACHE_HOME or HOME holding a ".." ` +
+        'segment; set it without ".." (the real path of the folder meant)',
     );
   }
   const endpoints = decideEndpoints(config.options.githubApi, config.options.githubDownloadHost);

@@ -24,7 +24,7 @@ Deno.test("attack: an index cache folder inside a skill root is refused without 
   assert.deepEqual(inSkill, ["SKILL.md"], "nothing new in the skill");
 });
 
-Deno.test("attack: `..` after a symlinked parent is resolved as the kernel does, so a cache folder it puts inside a root is refused before anything is made", async () => {
+Deno.test("attack: a cache folder spelled with `..` after a symlinked parent is refused before anything is made", async () => {
   await using tree = await makeTree({
     "skills/pdf/SKILL.md": "---\nname: pdf\n---\n",
     "elsewhere": { dir: true },
@@ -35,12 +35,21 @@ Deno.test("attack: `..` after a symlinked parent is resolved as the kernel does,
   const dir = `${tree.path}/link/../cache`;
   const prepared = prepareIndexCacheDir(dir, [root]);
   assert.equal(prepared.dir, null);
-  assert.match(prepared.warning ?? "", /skill root/);
+  assert.match(prepared.warning ?? "", /"\.\." segment; give it without "\.\."/);
   assert.deepEqual([...Deno.readDirSync(root)].map((entry) => entry.name), ["pdf"], "nothing made");
-  // The same spelling through a link to a folder outside every root is used as the kernel makes it.
+  // Any `..` is refused, wherever it would lead (review r15, H5: no plan of it is exact).
   await Deno.remove(tree.at("link"));
   await Deno.symlink(`${tree.path}/elsewhere`, tree.at("link"));
   const outside = prepareIndexCacheDir(`${tree.path}/link/../cache-ok`, [root]);
-  assert.equal(outside.warning, null);
-  assert.ok(Deno.statSync(`${tree.path}/cache-ok`).isDirectory);
+  assert.equal(outside.dir, null);
+  assert.equal(Deno.statSync(tree.path).isDirectory && existsNot(`${tree.path}/cache-ok`), true);
 });
+
+function existsNot(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return false;
+  } catch {
+    return true;
+  }
+}
