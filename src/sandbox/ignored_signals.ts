@@ -14,12 +14,25 @@
  * @module
  */
 
-/** Linux signal numbers of the signals skillgate may listen for. */
-const SIGNAL_NUMBERS: Readonly<Partial<Record<Deno.Signal, number>>> = {
+/**
+ * Linux signal numbers of the signals skillgate may listen for: every
+ * catchable one whose default action ends the process (signal(7)).
+ */
+export const SIGNAL_NUMBERS: Readonly<Partial<Record<Deno.Signal, number>>> = {
   SIGHUP: 1,
   SIGINT: 2,
   SIGQUIT: 3,
+  SIGUSR2: 12,
+  SIGALRM: 14,
   SIGTERM: 15,
+  SIGSTKFLT: 16,
+  SIGXCPU: 24,
+  SIGXFSZ: 25,
+  SIGVTALRM: 26,
+  SIGPROF: 27,
+  SIGIO: 29,
+  SIGPWR: 30,
+  SIGSYS: 31,
 };
 
 /**
@@ -27,8 +40,8 @@ const SIGNAL_NUMBERS: Readonly<Partial<Record<Deno.Signal, number>>> = {
  * ignored (its `SigIgn:` line).
  *
  * @param statusText The file's text.
- * @param candidates The signals to look for (Linux numbering: SIGHUP, SIGINT,
- *   SIGQUIT, SIGTERM; any other is never reported).
+ * @param candidates The signals to look for (Linux numbering; one not in
+ *   {@linkcode SIGNAL_NUMBERS} is never reported).
  * @returns The ignored ones, in `candidates` order; empty when the line is
  *   missing or not hexadecimal.
  */

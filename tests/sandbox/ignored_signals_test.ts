@@ -55,6 +55,21 @@ Deno.test("inheritedIgnoredSignals() sees SIGHUP ignored in a process started by
 Deno.test("signalExitCode() is 128 + the signal's number for every shutdown signal", () => {
   assert.deepEqual(
     SHUTDOWN_SIGNALS.map((signal) => [signal, signalExitCode(signal)]),
-    [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129], ["SIGQUIT", 131]],
+    [
+      ["SIGTERM", 143],
+      ["SIGINT", 130],
+      ["SIGHUP", 129],
+      ["SIGQUIT", 131],
+      ["SIGALRM", 142],
+      ["SIGUSR2", 140],
+      ["SIGVTALRM", 154],
+      ["SIGPROF", 155],
+      ["SIGXCPU", 152],
+      ["SIGXFSZ", 153],
+      ["SIGPWR", 158],
+      ["SIGSTKFLT", 144],
+      ["SIGIO", 157],
+      ["SIGSYS", 159],
+    ],
   );
 });

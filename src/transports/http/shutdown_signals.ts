@@ -12,6 +12,7 @@ import type { Config } from "../../config/config.ts";
 import { urlHost } from "./host_policy.ts";
 import { counted } from "../../cli/counted.ts";
 import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
+import { SIGNAL_NUMBERS } from "../../sandbox/ignored_signals.ts";
 
 /**
  * The signals that ask for a graceful shutdown: SIGTERM (a client's close(),
@@ -20,25 +21,35 @@ import { listenAddressOf, mcpUrlOf } from "./http_startup.ts";
  * the process at once (SIGQUIT with a core dump), which would leave
  * process-group scripts running (review r13, G1 and its SIGQUIT note).
  */
-export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"];
+export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = [
+  "SIGTERM",
+  "SIGINT",
+  "SIGHUP",
+  "SIGQUIT",
+  // Every other catchable signal whose default action ends the process: left to that default,
+  // it ended skillgate before its script groups (review r15, H6: SIGXCPU at `ulimit -t`, a stray
+  // SIGALRM). SIGUSR1 does not end Deno 2.9.6 (measured); SIGPIPE is ignored by Deno.
+  "SIGALRM",
+  "SIGUSR2",
+  "SIGVTALRM",
+  "SIGPROF",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGPWR",
+  "SIGSTKFLT",
+  "SIGIO",
+  "SIGSYS",
+];
 
 /**
  * The exit status for a shutdown that a signal forced (128 + its number).
  *
  * @param signal One of {@linkcode SHUTDOWN_SIGNALS}.
- * @returns 129 (SIGHUP), 130 (SIGINT), 131 (SIGQUIT) or 143 (SIGTERM).
+ * @returns 128 + its Linux number: 129 (SIGHUP), 130 (SIGINT), 131 (SIGQUIT), 143
+ *   (SIGTERM), 152 (SIGXCPU)...; 143 for one not in `SIGNAL_NUMBERS`.
  */
 export function signalExitCode(signal: Deno.Signal): number {
-  switch (signal) {
-    case "SIGHUP":
-      return 129;
-    case "SIGINT":
-      return 130;
-    case "SIGQUIT":
-      return 131;
-    default:
-      return 143;
-  }
+  return 128 + (SIGNAL_NUMBERS[signal] ?? 15);
 }
 
 /**
