@@ -196,6 +196,15 @@ export async function startLiveRefresh(
   let limitRetryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set by that retry: the watch is planned again (then every watched path rescanned). */
   let isRewatchPending = false;
+  /**
+   * Pending check for a local root that was removed: its watch died with it, and nothing watches
+   * its parent, so it is looked for again every `ROOT_RETURN_CHECK_MS` (review r15, H7).
+   */
+  let rootReturnTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Roots found again by that check: read once the watch over them is open. */
+  let returnedRoots: string[] = [];
+  /** Roots already named on stderr as removed. */
+  const goneRootsSaid = new Set<string>();
   /** The watcher listing served skills' files (see `rewatchSkillFiles`), if any. */
   let skillFileWatcher: WatchHandle | null = null;
   /** The skill-file watcher's updates, one at a time (each waits for the isolate's answer). */
@@ -236,6 +245,8 @@ export async function startLiveRefresh(
           const sinceMs = catchUpSinceMs;
           catchUpSinceMs = null;
           await rewatch(true);
+          // A removed root made again: read once the new watch covers it.
+          for (const root of returnedRoots.splice(0)) pending.add(root);
           // A stuck watch isolate was replaced: what changed while it was stuck is read now that
           // the fresh one watches (the roots rescanned, skills whose folders changed reloaded;
           // linked skills' folders are not named: each would be read again, r9).
@@ -307,6 +318,7 @@ export async function startLiveRefresh(
         ? await rewatch(split.isReplanNeeded)
         : false;
       if (!isReplanned && !isClosed) await extendWatch(split);
+      armRootReturnCheck();
       // The files of new or changed skills are listed (the isolate opens it: no wait here).
       if (isSwapped && !isReplanned) rewatchSkillFiles();
       report = {
@@ -601,6 +613,40 @@ export async function startLiveRefresh(
     old?.close();
   }
 
+  /**
+   * Arms the check for local roots that are no longer folders (removed whole,
+   * or replaced by a file): when one is a folder again, the watch is planned
+   * again and the root read (its skills served again). One stderr line per
+   * root. No event can say a root came back: its watch died with it.
+   */
+  function armRootReturnCheck(): void {
+    if (isClosed || isPolling || rootReturnTimer !== undefined) return;
+    const gone = localRoots().filter((root) => !isFolder(root));
+    if (gone.length === 0) return;
+    for (const root of gone) {
+      if (goneRootsSaid.has(root)) continue;
+      goneRootsSaid.add(root);
+      logErrorLine(
+        `skillgate: the root "${root}" is gone; live refresh looks for it again every ` +
+          `${ROOT_RETURN_CHECK_MS / 1000} s and serves its skills once it is back`,
+      );
+    }
+    rootReturnTimer = setTimeout(() => {
+      rootReturnTimer = undefined;
+      if (isClosed || isPolling) return;
+      const back = gone.filter(isFolder);
+      if (back.length === 0) {
+        armRootReturnCheck();
+        return;
+      }
+      for (const root of back) goneRootsSaid.delete(root);
+      returnedRoots.push(...back);
+      isRewatchPending = true;
+      running ??= drain();
+      void running.then(() => armRootReturnCheck());
+    }, ROOT_RETURN_CHECK_MS);
+  }
+
   /** Names each folder in `lost` on stderr once; arms the retry of a watch limit refused. */
   function warnLost(lostFolders: readonly LostFolder[]): void {
     for (const lost of lostFolders) {
@@ -729,6 +775,7 @@ export async function startLiveRefresh(
     skillFilePaths = [];
     clearTimeout(rescanCheckTimer);
     clearTimeout(limitRetryTimer);
+    clearTimeout(rootReturnTimer);
     logErrorLine(
       `skillgate: live refresh no longer watches the roots (${why}); it reads them every ` +
         `${pollMs / 1000} s instead. Remove FIFOs (named pipes) from the roots, or serve with ` +
@@ -775,6 +822,8 @@ export async function startLiveRefresh(
   }
   // The skill-file watcher is open (or known not to be) once this returns.
   await skillFileChain;
+  // A root missing at start is served once it is made (as one removed later).
+  armRootReturnCheck();
 
   // A door that finds a listed file refused reads that skill again (see `stale_hint.ts`).
   const unsetStaleHandler = setStaleSkillHandler((skillDir) => {
@@ -788,6 +837,7 @@ export async function startLiveRefresh(
     debouncer.close();
     clearTimeout(rescanCheckTimer);
     clearTimeout(limitRetryTimer);
+    clearTimeout(rootReturnTimer);
     clearTimeout(pollTimer);
     for (const watcher of watchers) watcher.close();
     skillFileWatcher?.close();
@@ -816,6 +866,7 @@ export async function startLiveRefresh(
       debouncer.close();
       clearTimeout(rescanCheckTimer);
       clearTimeout(limitRetryTimer);
+      clearTimeout(rootReturnTimer);
       clearTimeout(pollTimer);
       backend.close();
     },
@@ -893,6 +944,15 @@ function isAtOrUnder(path: string, folder: string): boolean {
   return path === folder || path.startsWith(`${folder}/`);
 }
 
+/** Whether `path` is a folder now (followed, as a root is). */
+function isFolder(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether `folder` is no longer a sub-folder of its parent (which can still be read). */
 function isGone(folder: string): boolean {
   return subfolders(dirname(folder))?.includes(folder) === false;
@@ -960,6 +1020,12 @@ const SKILL_FILE_WATCH_MAX_PATHS = 64;
  * again and read, in ms (a rescan reusing unchanged skills by stat).
  */
 const WATCH_LIMIT_RETRY_MS = 30_000;
+
+/**
+ * How often a removed local root is looked for again, in ms: one `stat` per
+ * gone root, so cheap enough to notice its return within seconds.
+ */
+const ROOT_RETURN_CHECK_MS = 5_000;
 
 /** How long replaced watchers are still read before they close, in ms. */
 const RETIRE_MS = 250;
