@@ -17,10 +17,12 @@
 import type { CommandIo } from "./src/cli/command_io.ts";
 import type { ConfigLocation } from "./src/config/file/load_config.ts";
 import { chooseEarlyWorker, type EarlyStart, startEarlyWorker } from "./src/sandbox/early_start.ts";
-import { exitProcess } from "./src/sandbox/process_exit.ts";
+import { exitOnUncaughtErrors, exitProcess } from "./src/sandbox/process_exit.ts";
 
 // Synchronous: an await here would let the main thread park before the worker exists.
 const earlyStart: EarlyStart | null = import.meta.main ? startEarlyWorker() : null;
+// An error no code caught ends the process through the exit that ends script groups (review r15).
+if (import.meta.main) exitOnUncaughtErrors();
 const {
   checkRoots,
   ConfigFileError,

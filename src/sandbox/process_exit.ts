@@ -52,3 +52,31 @@ export function exitProcess(code: number, exit: (code: number) => never = Deno.e
   }
   return exit(code);
 }
+
+/**
+ * Makes an error no code caught (a throw in a callback, a promise rejected
+ * with nobody waiting) end the process through {@linkcode exitProcess},
+ * status 1, after one `skillgate: internal error: ...` line on stderr.
+ * Deno's default would end the process at once, leaving process-group
+ * scripts running (review r15). For the trusted part's main module only.
+ *
+ * @param target The global scope listened on. @default globalThis
+ * @param exit As for {@linkcode exitProcess}. @default `Deno.exit`
+ *
+ * Needs no permission of its own.
+ */
+export function exitOnUncaughtErrors(
+  target: EventTarget = globalThis,
+  exit: (code: number) => never = Deno.exit,
+): void {
+  const end = (event: Event, error: unknown) => {
+    event.preventDefault();
+    console.error(`skillgate: internal error: ${error instanceof Error ? error.message : error}`);
+    exitProcess(1, exit);
+  };
+  target.addEventListener("error", (event) => end(event, (event as ErrorEvent).error));
+  target.addEventListener(
+    "unhandledrejection",
+    (event) => end(event, (event as PromiseRejectionEvent).reason),
+  );
+}
