@@ -202,7 +202,7 @@ export async function startLiveRefresh(
    */
   let rootReturnTimer: ReturnType<typeof setTimeout> | undefined;
   /** Roots found again by that check: read once the watch over them is open. */
-  let returnedRoots: string[] = [];
+  const returnedRoots: string[] = [];
   /** Roots already named on stderr as removed. */
   const goneRootsSaid = new Set<string>();
   /** The watcher listing served skills' files (see `rewatchSkillFiles`), if any. */
