@@ -24,8 +24,16 @@ Deno.test("attack: SIGQUIT (Ctrl-backslash) to a stdio server leaves no script o
     "skills/sleeper/scripts/sleep.sh": `echo started\nexec sleep ${MARK}\n`,
   });
   const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: programCommand(["serve", tree.at("skills"), "--isolation=group"]),
+    // A job a non-interactive shell starts in the background (CI's runner, `cmd &`) inherits
+    // SIGQUIT ignored, and skillgate keeps a signal it started with ignored (as POSIX programs
+    // do): SIGQUIT is set back to its default for this server, as at an interactive terminal
+    // (GNU env, coreutils 8.31+; it execs the server, so the pid stays the server's).
+    command: "env",
+    args: [
+      "--default-signal=QUIT",
+      Deno.execPath(),
+      ...programCommand(["serve", tree.at("skills"), "--isolation=group"]),
+    ],
     env: programEnv({ MCP_CONFIRM_MODE: "auto" }),
     cwd: REPO_ROOT,
     stderr: "pipe",
