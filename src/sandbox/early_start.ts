@@ -16,7 +16,10 @@
  * only by its owner) holds an unsalted SHA-256 of the command line, working
  * folder and whole environment (the key, so a start with other inputs creates
  * no worker from it; values are hashed in, never written) and the worker's
- * permission option (paths, program paths, variable names). It lives beside
+ * permission option (paths, program paths, variable names), for each of the
+ * last {@linkcode START_RECORD_MAX_ENTRIES} command lines (two clients that
+ * start skillgate with different command lines, in turn, each find their
+ * own). It lives beside
  * the bundle's `main.js` (`.bundle/<hash>/start-record.json`), which the
  * launcher lets run only while the folder and all it holds are this user's
  * alone; the record itself is used only when it is a regular file of this
@@ -41,11 +44,17 @@ import { createWorkerFromOption, heldWorkerOption } from "./worker_isolate.ts";
 import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts";
 import { isolateEntryUrl } from "../entry_points.ts";
 
-/** The record's format; a record of another version is not used. */
-export const START_RECORD_VERSION = 1;
+/** The record's format; a record of another version is not used (2: several command lines). */
+export const START_RECORD_VERSION = 2;
 
-/** Largest record read, in bytes. */
+/** Largest record read or written, in bytes. */
 export const START_RECORD_MAX_BYTES = 64 * 1024;
+
+/**
+ * Most command lines a record holds: the most recently recorded first; a
+ * new one drops the oldest (a record with more is not used).
+ */
+export const START_RECORD_MAX_ENTRIES = 8;
 
 /** The record's file name, beside the bundle's `main.js`. */
 export const START_RECORD_FILE = "start-record.json";
@@ -62,13 +71,16 @@ export interface EarlyStart {
   readonly prepared: PreparedProcess;
 }
 
-/** What a record holds: the key and the option (with the cache-home placeholder). */
+/** One command line's entry: the key and the option (with the cache-home placeholder). */
 export interface StartRecord {
   readonly key: string;
   readonly template: string;
 }
 
-/** Where this start's record would be written, and its key (set by `startEarlyWorker`). */
+/**
+ * Where this start's record would be written, its key, the template the
+ * record held for it (null: none) (set by `startEarlyWorker`).
+ */
 let thisStart:
   | { readonly path: string; readonly key: string; readonly read: string | null }
   | null = null;
@@ -322,14 +334,17 @@ export function fromTemplate(template: string, cacheHome: string | undefined): s
 /**
  * Reads a start record: used only when it is a regular file (not a link),
  * of this user, that neither its group nor others may write, of at most
- * {@linkcode START_RECORD_MAX_BYTES}, of this format.
+ * {@linkcode START_RECORD_MAX_BYTES}, of this format, holding 1 to
+ * {@linkcode START_RECORD_MAX_ENTRIES} entries with distinct string keys and
+ * string options (one malformed entry refuses the whole record).
  *
  * @param path The record's path.
- * @returns The record, or null (missing, refused or unreadable: nothing is said).
+ * @returns The entries, most recently recorded first, or null (missing,
+ *   refused or unreadable: nothing is said).
  *
  * Requires `--allow-read` on the path (the trusted part).
  */
-export function readStartRecord(path: string): StartRecord | null {
+export function readStartRecord(path: string): readonly StartRecord[] | null {
   try {
     const seen = Deno.lstatSync(path);
     if (!seen.isFile || seen.size > START_RECORD_MAX_BYTES) return null;
@@ -350,12 +365,51 @@ export function readStartRecord(path: string): StartRecord | null {
     }
     const record = JSON.parse(new TextDecoder().decode(bytes.subarray(0, filled))) as unknown;
     if (typeof record !== "object" || record === null) return null;
-    const { version, key, option } = record as Record<string, unknown>;
-    if (version !== START_RECORD_VERSION || typeof key !== "string") return null;
-    return typeof option === "string" ? { key, template: option } : null;
+    const { version, entries } = record as Record<string, unknown>;
+    if (
+      version !== START_RECORD_VERSION || !Array.isArray(entries) || entries.length === 0 ||
+      entries.length > START_RECORD_MAX_ENTRIES
+    ) return null;
+    const read: StartRecord[] = [];
+    for (const entry of entries as unknown[]) {
+      if (typeof entry !== "object" || entry === null) return null;
+      const { key, option } = entry as Record<string, unknown>;
+      if (typeof key !== "string" || typeof option !== "string") return null;
+      if (read.some((earlier) => earlier.key === key)) return null;
+      read.push({ key, template: option });
+    }
+    return read;
   } catch {
     return null;
   }
+}
+
+/**
+ * The record's text with this command line's entry first, then the other
+ * entries in their order, at most {@linkcode START_RECORD_MAX_ENTRIES} and
+ * {@linkcode START_RECORD_MAX_BYTES} (the oldest dropped until it fits).
+ *
+ * @param entry This command line's key and template.
+ * @param others The record's entries as read (any entry with the same key is replaced).
+ * @returns JSON text, or null when the entry alone is over the size cap.
+ */
+export function startRecordText(
+  entry: StartRecord,
+  others: readonly StartRecord[],
+): string | null {
+  const kept = [entry, ...others.filter((other) => other.key !== entry.key)]
+    .slice(0, START_RECORD_MAX_ENTRIES);
+  const encoder = new TextEncoder();
+  while (kept.length > 0) {
+    const text = JSON.stringify({
+      version: START_RECORD_VERSION,
+      entries: kept.map(({ key, template }) => ({ key, option: template })),
+    });
+    if (encoder.encode(text).length <= START_RECORD_MAX_BYTES) return text;
+    if (kept.length === 1) return null;
+    kept.pop();
+  }
+  return null;
 }
 
 /**
@@ -392,10 +446,10 @@ export function startEarlyWorker(mainModule: string = Deno.mainModule): EarlySta
   if (path === null) return null;
   const env = Deno.env.toObject();
   const key = startRecordKey(Deno.args, Deno.cwd(), env);
-  const record = readStartRecord(path);
-  thisStart = { path, key, read: record?.key === key ? record.template : null };
-  if (record === null || record.key !== key) return null;
-  const optionJson = fromTemplate(record.template, env["XDG_CACHE_HOME"]);
+  const template = readStartRecord(path)?.find((entry) => entry.key === key)?.template ?? null;
+  thisStart = { path, key, read: template };
+  if (template === null) return null;
+  const optionJson = fromTemplate(template, env["XDG_CACHE_HOME"]);
   if (optionJson === null) return null;
   let option: unknown;
   try {
@@ -447,9 +501,15 @@ export function chooseEarlyWorker(
 
 /**
  * Records the option the serving worker was adopted with, for the next start
- * of the same command (nothing when it is already recorded, or when this
- * start has no record path). Written atomically (a private temporary file,
- * mode 0600, renamed over the record); a failure is ignored.
+ * of the same command: this command line's entry becomes the record's first,
+ * the others are kept (read again now, so a start of another command line
+ * meanwhile is kept too), the oldest dropped past
+ * {@linkcode START_RECORD_MAX_ENTRIES}. Nothing is written when the entry is
+ * already recorded, or when this start has no record path. Written
+ * atomically (a private temporary file, mode 0600, renamed over the record);
+ * a failure is ignored. (Two starts that write at the same moment may drop
+ * each other's new entry: the next start of that command line then creates
+ * its worker after the configuration, as without a record, and writes it.)
  *
  * @param heldOption `JSON.stringify` of the adopted worker's option.
  *
@@ -459,12 +519,12 @@ export function rememberStart(heldOption: string): void {
   if (thisStart === null) return;
   const template = toTemplate(heldOption, Deno.env.get("XDG_CACHE_HOME"));
   if (thisStart.read === template) return;
+  const text = startRecordText(
+    { key: thisStart.key, template },
+    readStartRecord(thisStart.path) ?? [],
+  );
+  if (text === null) return;
   const temporary = `${thisStart.path}.${Deno.pid}.tmp`;
-  const text = JSON.stringify({
-    version: START_RECORD_VERSION,
-    key: thisStart.key,
-    option: template,
-  });
   try {
     Deno.writeTextFileSync(temporary, text, { mode: 0o600, createNew: true });
     Deno.renameSync(temporary, thisStart.path);

@@ -14,12 +14,17 @@ import {
   fromTemplate,
   isWorkerOption,
   readStartRecord,
+  rememberStart,
   sha256HexSync,
   START_RECORD_MAX_BYTES,
+  START_RECORD_MAX_ENTRIES,
   START_RECORD_VERSION,
+  startEarlyWorker,
+  type StartRecord,
   startRecordKey,
   startRecordKeyText,
   startRecordPath,
+  startRecordText,
   toTemplate,
 } from "../../src/sandbox/early_start.ts";
 import type { PreparedProcess } from "../../src/sandbox/process_prep.ts";
@@ -55,9 +60,15 @@ async function recordFile(text: string, mode = 0o600) {
   return { dir, path, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
 }
 
-/** A record as `rememberStart` writes it. */
-function recordText(key: string, option: string): string {
-  return JSON.stringify({ version: START_RECORD_VERSION, key, option });
+/** A record as `rememberStart` writes it, of one entry or several (most recent first). */
+function recordText(key: string, option: string, ...more: [string, string][]): string {
+  const entries = [[key, option], ...more].map(([k, o]) => ({ key: k, option: o }));
+  return JSON.stringify({ version: START_RECORD_VERSION, entries });
+}
+
+/** This test process's key, as `startEarlyWorker` computes it. */
+function thisProcessKey(): string {
+  return startRecordKey(Deno.args, Deno.cwd(), Deno.env.toObject());
 }
 
 Deno.test("sha256HexSync() is SHA-256 (node:crypto's digest) at every padding boundary, and startRecordKey() hashes its text with it", () => {
@@ -139,7 +150,23 @@ Deno.test("startRecordPath(): only beside a bundle's main.js", () => {
 
 Deno.test("readStartRecord() reads a record of this user that no one else may write", async () => {
   await using file = await recordFile(recordText("k".repeat(64), '{"read":false}'));
-  assert.deepEqual(readStartRecord(file.path), { key: "k".repeat(64), template: '{"read":false}' });
+  assert.deepEqual(readStartRecord(file.path), [{
+    key: "k".repeat(64),
+    template: '{"read":false}',
+  }]);
+});
+
+Deno.test("readStartRecord() reads every command line's entry of a record, most recent first", async () => {
+  const more: [string, string][] = [];
+  for (let i = 1; i < START_RECORD_MAX_ENTRIES; i++) more.push([`${i}`.repeat(64), `{"n":${i}}`]);
+  await using file = await recordFile(recordText("0".repeat(64), '{"n":0}', ...more));
+  const entries = readStartRecord(file.path);
+  assert.equal(entries?.length, START_RECORD_MAX_ENTRIES);
+  assert.deepEqual(entries?.[0], { key: "0".repeat(64), template: '{"n":0}' });
+  assert.deepEqual(entries?.at(-1), {
+    key: `${START_RECORD_MAX_ENTRIES - 1}`.repeat(64),
+    template: `{"n":${START_RECORD_MAX_ENTRIES - 1}}`,
+  });
 });
 
 Deno.test("attack: readStartRecord() refuses a record its group or others may write, a symlink to a record, a FIFO, one over 64 KiB, another format", async () => {
@@ -167,11 +194,29 @@ Deno.test("attack: readStartRecord() refuses a record its group or others may wr
     );
     assert.equal(readStartRecord(file.path), null, "over the cap");
   }
+  const entry = { key: "k", option: "{}" };
+  const tooMany = Array.from({ length: START_RECORD_MAX_ENTRIES + 1 }, (_, i) => ({
+    key: `k${i}`,
+    option: "{}",
+  }));
   for (
     const other of [
-      JSON.stringify({ version: START_RECORD_VERSION + 1, key: "k", option: "{}" }),
-      JSON.stringify({ version: START_RECORD_VERSION, key: 1, option: "{}" }),
-      JSON.stringify({ version: START_RECORD_VERSION, key: "k", option: {} }),
+      JSON.stringify({ version: START_RECORD_VERSION + 1, entries: [entry] }),
+      // The one-command-line format of version 1.
+      JSON.stringify({ version: 1, key: "k", option: "{}" }),
+      JSON.stringify({ version: START_RECORD_VERSION, key: "k", option: "{}" }),
+      JSON.stringify({ version: START_RECORD_VERSION, entries: [] }),
+      JSON.stringify({ version: START_RECORD_VERSION, entries: entry }),
+      JSON.stringify({ version: START_RECORD_VERSION, entries: tooMany }),
+      // One malformed entry refuses the whole record, the well-formed ones with it.
+      JSON.stringify({ version: START_RECORD_VERSION, entries: [entry, { key: 1, option: "{}" }] }),
+      JSON.stringify({ version: START_RECORD_VERSION, entries: [entry, { key: "j", option: {} }] }),
+      JSON.stringify({ version: START_RECORD_VERSION, entries: [entry, null] }),
+      // Two entries for one command line: which one would stand is not decided, so neither does.
+      JSON.stringify({
+        version: START_RECORD_VERSION,
+        entries: [entry, { ...entry, option: "[]" }],
+      }),
       "not json",
       "null",
     ]
@@ -291,4 +336,73 @@ Deno.test("chooseEarlyWorker(): a record's worker holding exactly the predicted 
     fresh.early?.terminate();
   }
   assert.deepEqual(chooseEarlyWorker(null, null, make), { early: null, prepared: undefined });
+});
+
+Deno.test("startRecordText(): this command line's entry first, the others kept in order, the oldest dropped past the entry cap and the size cap", () => {
+  const entry = (n: number, pad = 0): StartRecord => ({
+    key: `${n}`.padStart(64, "0"),
+    template: `{"n":${n},"pad":"${"x".repeat(pad)}"}`,
+  });
+  const parse = (
+    text: string | null,
+  ) => (JSON.parse(text ?? "null") as { version: number; entries: { key: string }[] });
+  const one = parse(startRecordText(entry(1), []));
+  assert.equal(one.version, START_RECORD_VERSION);
+  assert.deepEqual(one.entries.map(({ key }) => key), [entry(1).key]);
+  // The same command line again: its entry replaced and moved first, never twice.
+  const again = parse(startRecordText(entry(2), [entry(1), entry(2), entry(3)]));
+  assert.deepEqual(again.entries.map(({ key }) => key), [entry(2).key, entry(1).key, entry(3).key]);
+  // A full record: the oldest (last) is dropped.
+  const full = Array.from({ length: START_RECORD_MAX_ENTRIES }, (_, i) => entry(i + 1));
+  const next = parse(startRecordText(entry(99), full));
+  assert.equal(next.entries.length, START_RECORD_MAX_ENTRIES);
+  assert.equal(next.entries[0]!.key, entry(99).key);
+  assert.ok(!next.entries.some(({ key }) => key === entry(START_RECORD_MAX_ENTRIES).key));
+  // Large options: the oldest are dropped until the text fits the cap readStartRecord reads.
+  const large = Array.from({ length: 4 }, (_, i) => entry(i + 1, 20_000));
+  const fitted = startRecordText(entry(0, 20_000), large);
+  assert.ok(new TextEncoder().encode(fitted ?? "").length <= START_RECORD_MAX_BYTES);
+  assert.deepEqual(parse(fitted).entries.map(({ key }) => key), [
+    entry(0).key,
+    entry(1).key,
+    entry(2).key,
+  ]);
+  // An entry over the cap by itself: nothing to write.
+  assert.equal(startRecordText(entry(0, START_RECORD_MAX_BYTES), [entry(1)]), null);
+});
+
+Deno.test("two command lines started in turn: rememberStart() keeps the other's entry beside this one's, writes nothing when this one's is recorded, and writes a record readStartRecord() uses (0600)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-start-record-lines-" });
+  try {
+    const path = `${dir}/start-record.json`;
+    const other: StartRecord = { key: "f".repeat(64), template: '{"read":["/other"]}' };
+    await Deno.writeTextFile(path, recordText(other.key, other.template), { mode: 0o600 });
+    // This process's command line is not recorded: no early worker (nor any process preparation).
+    const mainModule = new URL(`file://${dir}/main.js`).href;
+    assert.equal(startEarlyWorker(mainModule), null);
+    const option = JSON.stringify(toWorkerOption(PREDICTED));
+    rememberStart(option);
+    const written = readStartRecord(path);
+    assert.deepEqual(written, [{ key: thisProcessKey(), template: option }, other]);
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    // Recorded now: a second call (the same start's) writes nothing.
+    const { ino } = await Deno.stat(path);
+    rememberStart(option);
+    assert.equal((await Deno.stat(path)).ino, ino, "rewritten though already recorded");
+    // The other command line started meanwhile and recorded a narrower set: kept, not lost.
+    const narrowed: StartRecord = { key: other.key, template: '{"read":["/other/narrow"]}' };
+    await Deno.writeTextFile(
+      path,
+      recordText(narrowed.key, narrowed.template, [thisProcessKey(), option]),
+      { mode: 0o600 },
+    );
+    const changed = JSON.stringify(toWorkerOption({ ...PREDICTED, read: ["/skills"] }));
+    rememberStart(changed);
+    assert.deepEqual(readStartRecord(path), [
+      { key: thisProcessKey(), template: changed },
+      narrowed,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
