@@ -12,7 +12,8 @@ import type { Config } from "../config/config.ts";
 import type { ConfigLocation } from "../config/file/load_config.ts";
 import { keptSetByView } from "../config/file/live_config.ts";
 import type { SetByView } from "../config/file/overrides_file.ts";
-import { type OwnerFilesWatch, watchOwnerFiles } from "../config/file/watch_owner_files.ts";
+import { watchOwnerFiles } from "../config/file/watch_owner_files.ts";
+import { deferOwnerWatch } from "../config/file/deferred_owner_watch.ts";
 import { createViewOverrideWriter } from "../config/file/view_override_write.ts";
 import { isolateEntryUrl } from "../entry_points.ts";
 import type * as RemoteServeModule from "../remote/remote_serve.ts";
@@ -130,11 +131,17 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     getEnv: (name) => Deno.env.get(name),
     overrides: () => overridesInForce,
   });
-  // The owner's files are watched here, never by the worker: it only receives what narrows.
-  let ownerWatch: OwnerFilesWatch | null = null;
+  // The owner's files are watched here, never by the worker: it only receives what narrows. The
+  // watch opens after the first answer (or at a settings view's first write, which needs it), off
+  // that answer's path (issue 13; deferred_owner_watch.ts).
+  let openOwnerWatchNow = () => {};
+  const ownerWatch = deferOwnerWatch(
+    () => openOwnerWatch(),
+    new Promise<void>((resolve) => (openOwnerWatchNow = resolve)),
+  );
   // A settings view's write: checked and written here (the worker may only ask).
   const writeOverride = (request: unknown) =>
-    createViewOverrideWriter(location, ownerWatch)(request);
+    createViewOverrideWriter(location, ownerWatch.now())(request);
   // The early worker serves only with exactly the computed set; otherwise it ends here, unused.
   const preloaded = adoptEarlyWorker(start.early, start.predicted, permissions);
   const session = startWorker(
@@ -168,23 +175,27 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   // would leave no record (review r8); the write is a small file, unlike the collection below.
   const adopted = preloaded === null ? undefined : heldWorkerOption(preloaded);
   if (adopted !== undefined) session.ready.then(() => rememberStart(adopted), () => {});
-  ownerWatch = location === null || config.options.static ? null : watchOwnerFiles(
-    {
-      input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
-      running: config,
-      location,
-      overrides,
-      caps: config.caps,
-      setByView,
-    },
-    {
-      onChange: (update) => {
-        overridesInForce = update.overlay.overrides;
-        session.postOverlay(update);
+  const watchedConfig = config;
+  // (Called only once the worker started: after its first answer, or at a view's first write.)
+  const openOwnerWatch = () =>
+    location === null || watchedConfig.options.static ? null : watchOwnerFiles(
+      {
+        input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
+        running: watchedConfig,
+        location,
+        overrides,
+        caps: watchedConfig.caps,
+        setByView,
       },
-      log: logErrorLine,
-    },
-  );
+      {
+        onChange: (update) => {
+          overridesInForce = update.overlay.overrides;
+          session.postOverlay(update);
+        },
+        log: logErrorLine,
+      },
+    );
+  session.answered.then(openOwnerWatchNow);
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
   // process-group scripts running (review r12, F6): exitProcess kills every registered group first.
   const exitNow = (code: number): never => exitProcess(code);

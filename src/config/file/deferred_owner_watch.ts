@@ -1,0 +1,59 @@
+/**
+ * When `serve` opens its watch over the owner's files (issue 13): after the
+ * worker's first answer, not at start-up. Opening it starts a watch isolate
+ * (`watch_owner_files.ts`), whose creation holds the trusted part's thread
+ * (the one that answers the worker's descriptor requests while it builds the
+ * catalog) and whose module loading takes ~60-85 ms of CPU from the worker's
+ * on a two-core machine (measured at 12 skills: the process's CPU at the
+ * first answer ~684 -> ~600 ms without it; bench/results/issue13.md, section
+ * s11-hB).
+ *
+ * Nothing is missed by waiting: the watch reads both files once it is live
+ * and applies whatever changed since start-up (an edit made before it, as
+ * while its isolate starts). A settings view's write, which needs the watch
+ * (it puts its result in force through it), opens it at once if it comes
+ * first, so no write is refused for a watch not opened yet.
+ *
+ * @module
+ */
+
+import type { OwnerFilesWatch } from "./watch_owner_files.ts";
+
+/** The owner-file watch, opened once: at `openBy` or at the first `now()`, whichever is first. */
+export interface DeferredOwnerWatch {
+  /** The watch, opened now if it was not yet (null when it cannot be had: `open`'s null). */
+  now(): OwnerFilesWatch | null;
+  /** Whether `open` ran. */
+  readonly isOpened: boolean;
+}
+
+/**
+ * Defers opening the owner-file watch until `openBy` settles (resolved or
+ * rejected) or someone needs it (`now()`), and opens it exactly once.
+ *
+ * @param open Opens the watch (`watchOwnerFiles`); null when there is none
+ *   (`--static`, `--no-config`, no folder on the way): then never called again.
+ * @param openBy When to open it unasked (serve: the worker's first answer, `session.answered`).
+ * @returns The deferred watch.
+ */
+export function deferOwnerWatch(
+  open: () => OwnerFilesWatch | null,
+  openBy: Promise<unknown>,
+): DeferredOwnerWatch {
+  let watch: OwnerFilesWatch | null = null;
+  let isOpened = false;
+  const now = (): OwnerFilesWatch | null => {
+    if (!isOpened) {
+      isOpened = true;
+      watch = open();
+    }
+    return watch;
+  };
+  openBy.then(now, now);
+  return {
+    now,
+    get isOpened() {
+      return isOpened;
+    },
+  };
+}
