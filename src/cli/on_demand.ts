@@ -12,8 +12,9 @@
  * native heap for the life of the process, whether or not it ever runs. With
  * the one-shot commands named literally in `main.ts`, a `serve` kept ~960 KiB
  * of bundled source there (zod, the MCP SDK's types, the YAML parser, the
- * fetcher's code) of which it runs ~300 KiB: ~1.4 MiB of the process's
- * resident memory (`bench/results/issue13.md`, section s11-hE). Named only
+ * fetcher's code) of which it runs ~300 KiB: ~0.8 MiB of the process's
+ * resident memory, the glibc main arena 3.8 -> 3.0 MiB at 12 skills
+ * (`bench/results/issue13.md`, section s11-hE). Named only
  * here, those modules enter a graph when a command needs them.
  *
  * Each loader below is a fixed, relative specifier: the bundler splits each
