@@ -16,6 +16,7 @@
 // worker loads its modules on its own thread.
 import type { CommandIo } from "./src/cli/command_io.ts";
 import type { ConfigLocation } from "./src/config/file/load_config.ts";
+import type * as OnDemand from "./src/cli/on_demand.ts";
 import { chooseEarlyWorker, type EarlyStart, startEarlyWorker } from "./src/sandbox/early_start.ts";
 import { exitOnUncaughtErrors, exitProcess } from "./src/sandbox/process_exit.ts";
 
@@ -70,7 +71,7 @@ async function main(): Promise<number> {
   }
   for (const notice of config.notices) logErrorLine(`skillgate: ${notice}`);
   if (config.command === "help") {
-    const { helpText } = await import("./src/cli/help.ts");
+    const { helpText } = await (await onDemand()).loadHelp();
     await writeStdout(helpText(launchCommand()));
     return 0;
   }
@@ -81,7 +82,7 @@ async function main(): Promise<number> {
   if (config.command === "list") {
     // Loaded only for `list`: it renders the skill_list answer, which pulls in zod and the
     // MCP SDK; serving and the other commands keep the trusted part free of both.
-    const { runListCommand } = await import("./src/cli/list_command.ts");
+    const { runListCommand } = await (await onDemand()).loadListCommand();
     try {
       return await runListCommand(config, commandIo(), await loadOverrides(location));
     } catch (error) {
@@ -93,19 +94,19 @@ async function main(): Promise<number> {
   // One-shot commands load their modules only when they run (serve starts without them: the
   // YAML parser and the fetcher's code are the worker's and the sync command's to load).
   if (config.command === "validate") {
-    const { runValidateCommand } = await import("./src/cli/validate_command.ts");
+    const { runValidateCommand } = await (await onDemand()).loadValidateCommand();
     return await runValidateCommand(config, commandIo());
   }
   if (config.command === "config") {
-    const { runConfigCommand } = await import("./src/cli/config_command.ts");
+    const { runConfigCommand } = await (await onDemand()).loadConfigCommand();
     return await runConfigCommand(config, location, commandIo());
   }
   if (config.command === "permissions") {
-    const { runPermissionsCommand } = await import("./src/cli/permissions_command.ts");
+    const { runPermissionsCommand } = await (await onDemand()).loadPermissionsCommand();
     return await runPermissionsCommand(config, commandIo());
   }
   if (config.command === "sync") {
-    const { runSyncCommand } = await import("./src/cli/sync_command.ts");
+    const { runSyncCommand } = await (await onDemand()).loadSyncCommand();
     return await runSyncCommand(config, commandIo());
   }
   try {
@@ -129,7 +130,7 @@ async function main(): Promise<number> {
   // Loaded only when sources are configured: a local catalog starts without the remote modules.
   const remoteServe = config.remoteSources.length === 0
     ? null
-    : await import("./src/remote/remote_serve.ts");
+    : await (await onDemand()).loadRemoteServe();
   const remote = remoteServe === null
     ? null
     : await remoteServe.prepareRemote(config, (name) => Deno.env.get(name));
@@ -183,9 +184,8 @@ async function main(): Promise<number> {
 
 /** `skillgate override NAME --disable|...`: the owner's only writer of overrides.json. */
 async function overrideCommand(args: readonly string[]): Promise<number> {
-  const { parseOverrideArgs, runOverrideCommand, splitOverrideArgs } = await import(
-    "./src/cli/override_command.ts"
-  );
+  const { parseOverrideArgs, runOverrideCommand, splitOverrideArgs } = await (await onDemand())
+    .loadOverrideCommand();
   try {
     const { configArgs, own } = splitOverrideArgs(args);
     const request = parseOverrideArgs(own);
@@ -206,9 +206,8 @@ async function overrideCommand(args: readonly string[]): Promise<number> {
 
 /** `skillgate health [--url=URL]`: the container's HEALTHCHECK (probes /healthz). */
 async function healthCommand(args: readonly string[]): Promise<number> {
-  const { healthUrl, HealthUsageError, runHealthCommand } = await import(
-    "./src/cli/health_command.ts"
-  );
+  const { healthUrl, HealthUsageError, runHealthCommand } = await (await onDemand())
+    .loadHealthCommand();
   const writeErr = (text: string) => writeAll(Deno.stderr, safeTerminalText(text));
   try {
     return await runHealthCommand(healthUrl(args, (name) => Deno.env.get(name)), writeErr);
@@ -217,6 +216,15 @@ async function healthCommand(args: readonly string[]): Promise<number> {
     logErrorLine(`skillgate: ${error.message}`);
     return EXIT_USAGE;
   }
+}
+
+/**
+ * The trusted part's modules `serve` does not start with (the one-shot commands, the remote
+ * sources' serving module), loaded by URL, never by a literal specifier: Deno's start-up graph
+ * would read and keep all of them (src/cli/on_demand.ts; issue 13, RSS at 12 skills).
+ */
+function onDemand(): Promise<typeof OnDemand> {
+  return import(isolateEntryUrl("on-demand").href);
 }
 
 /** What a one-shot command may write to and know about the terminal. */

@@ -10,8 +10,19 @@
  * @module
  */
 
-/** The isolates skillgate starts, each from its own entry module. */
-export type IsolateEntry = "worker" | "declaration-reader" | "fetcher" | "digests" | "watch";
+/**
+ * The entry modules skillgate loads by URL: each isolate's (the worker, the
+ * declaration reader, the fetcher, the digest isolate, the watch isolate),
+ * and `on-demand`, the trusted part's modules `serve` does not start with
+ * (`src/cli/on_demand.ts` says why it is loaded by URL).
+ */
+export type IsolateEntry =
+  | "worker"
+  | "declaration-reader"
+  | "fetcher"
+  | "digests"
+  | "watch"
+  | "on-demand";
 
 /** Each entry module's path under `src/` (source form: `.ts`; bundled: the same path, `.js`). */
 const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
@@ -20,6 +31,7 @@ const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
   "fetcher": "remote/fetcher_entry",
   "digests": "mcp/skills_extension/digest_entry",
   "watch": "refresh/watch_entry",
+  "on-demand": "cli/on_demand",
 };
 
 /**
@@ -41,9 +53,10 @@ export function programForm(
 }
 
 /**
- * The URL of an isolate's entry module, for `new Worker(...)`.
+ * The URL of an entry module: an isolate's, for `new Worker(...)`, or the
+ * trusted part's on-demand modules, for `import()`.
  *
- * @param entry Which isolate.
+ * @param entry Which entry module.
  * @param here @default `import.meta.url` of this module (tests pass others).
  * @param mainModule @default `Deno.mainModule`.
  * @returns `src/<entry>.ts` beside this module from source, or

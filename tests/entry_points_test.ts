@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { type IsolateEntry, isolateEntryUrl } from "../src/entry_points.ts";
 
 /** Every isolate skillgate starts (the `IsolateEntry` union, spelled out so a new one is seen here). */
-const ISOLATES: readonly IsolateEntry[] = ["worker", "declaration-reader", "fetcher", "digests"];
+const ISOLATES: readonly IsolateEntry[] = [
+  "worker",
+  "declaration-reader",
+  "fetcher",
+  "digests",
+  "on-demand",
+];
 
 const REPO = new URL("../", import.meta.url);
 

@@ -74,6 +74,8 @@ Deno.test("make compile embeds exactly the trusted flags and includes every work
     "src/mcp/skills_extension/digest_entry.ts",
     "--include",
     "src/refresh/watch_entry.ts",
+    "--include",
+    "src/cli/on_demand.ts",
     "--output",
     `dist/${BINARY_NAME}`,
     "main.ts",

@@ -316,21 +316,29 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   {
     path: "src/mcp/apps/view_resources.ts",
     apis: ["import()"],
-    reason: "worker: loads the MCP Apps page (about 800 KB, views.generated.ts) on the first " +
-      "ui:// read instead of at start-up; a fixed, relative module specifier in the module " +
-      "graph (no read permission, deno compile includes it)",
+    reason: "worker: loads the MCP Apps page (about 800 KB, kept gzip-compressed in " +
+      "views.generated.ts) on the first ui:// read instead of at start-up; a fixed, relative " +
+      "module specifier in the module graph (no read permission, deno compile includes it)",
   },
   {
     path: "main.ts",
     apis: ["import()"],
     reason: "trusted part: loads what serve needs before its prediction " +
       "(src/cli/trusted_start.ts) only after the start record's worker was created, and " +
-      "the one-shot commands (list, validate, permissions, sync: with " +
-      "them zod, the MCP SDK, the YAML parser, the fetcher's code) only when they run, so " +
-      "`serve` starts without them (issue 13), the remote sources' modules only when " +
-      "sources are configured, and serve's own remainder (src/cli/serve_command.ts) only once " +
-      "the worker was created, so both load at once; fixed, relative module specifiers that " +
-      "deno compile includes",
+      "serve's own remainder (src/cli/serve_command.ts) only once the worker was created, so " +
+      "both load at once (fixed, relative module specifiers that deno compile includes); the " +
+      "one-shot commands and the remote sources' modules only through src/cli/on_demand.ts, " +
+      "loaded by its entry URL (entry_points.ts, never a client's string) so that Deno's " +
+      "start-up module graph of serve holds none of them (issue 13)",
+  },
+  {
+    path: "src/cli/on_demand.ts",
+    apis: ["import()"],
+    reason: "trusted part: the one-shot commands (list, validate, permissions, sync, config, " +
+      "override, health, help: with them zod, the MCP SDK, the YAML parser, the fetcher's code) " +
+      "and the remote sources' serving module, each loaded only when it runs; fixed, relative " +
+      "module specifiers (bundled as their own chunks, followed by deno compile from this " +
+      "entry module, which .ci/compile.sh includes)",
   },
   {
     path: "src/worker/entry.ts",

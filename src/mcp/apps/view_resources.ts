@@ -6,7 +6,10 @@
  * `resources/list` for a client that renders views. The page
  * (about 800 KB) is loaded on the first read, not at start-up: a literal
  * dynamic import, part of the module graph (no read permission needed, and
- * `deno compile` includes it).
+ * `deno compile` includes it). Being in that graph, its source stays in
+ * every serving worker's memory from the start, so the bulk of it (the
+ * script after the view's name) is kept there gzip-compressed (~260 KB) and
+ * inflated once, on the first read (issue 13: RSS at 12 skills).
  *
  * @module
  */
@@ -72,8 +75,27 @@ export function isViewUri(uri: string): boolean {
 export async function viewHtml(uri: string): Promise<string> {
   const name = VIEW_NAMES.get(uri);
   if (name === undefined) throw new RangeError(`"${uri}" is not a view`);
+  const page = await viewPage();
+  return `${page.beforeName}${name}${page.afterName}`;
+}
+
+/** The page's two parts, once inflated (a failed load is tried again on the next read). */
+let loadedPage: Promise<{ beforeName: string; afterName: string }> | null = null;
+
+function viewPage(): Promise<{ beforeName: string; afterName: string }> {
+  loadedPage ??= loadViewPage().catch((error: unknown) => {
+    loadedPage = null;
+    throw error;
+  });
+  return loadedPage;
+}
+
+async function loadViewPage(): Promise<{ beforeName: string; afterName: string }> {
   const page = await import("./views.generated.ts");
-  return `${page.VIEW_HTML_BEFORE_NAME}${name}${page.VIEW_HTML_AFTER_NAME}`;
+  const binary = atob(page.VIEW_HTML_AFTER_NAME_GZIP_BASE64);
+  const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return { beforeName: page.VIEW_HTML_BEFORE_NAME, afterName: await new Response(inflated).text() };
 }
 
 /**

@@ -65,6 +65,17 @@ Deno.test("views.generated.ts is a fresh build of views/ (same sources, same byt
   assert.equal(await buildViewsModule(), committed, "run make views and commit the result");
 });
 
+Deno.test("the worker's start-up graph keeps the view page compressed: the module is under 40% of the page it serves, which is whole", async () => {
+  const module = await Deno.stat(`${REPO_ROOT}/${GENERATED_PATH}`);
+  const html = await viewHtml(SKILLS_VIEW_URI);
+  assert.ok(html.length > 500_000, `the page is ${html.length} characters`);
+  assert.ok(module.size * 5 < html.length * 2, `views.generated.ts is ${module.size} bytes`);
+  assert.ok(html.startsWith("<!doctype html>"));
+  assert.ok(html.endsWith("</script>\n</body>\n</html>\n"));
+  // Inflated once: a second read gives the same text.
+  assert.equal(await viewHtml(SKILLS_VIEW_URI), html);
+});
+
 Deno.test("attack: the view page reaches no network and runs only its own script", async () => {
   for (const uri of [SKILLS_VIEW_URI, SETTINGS_VIEW_URI]) {
     const html = await viewHtml(uri);
