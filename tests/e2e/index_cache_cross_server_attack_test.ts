@@ -63,9 +63,11 @@ Deno.test("attack: a serving worker forges another server's index cache entries 
     // Server B runs once: its parse file lands in the shared folder.
     const before = await victimListing(rootB, cache);
     assert.equal(before.description, "The honest description.");
-    const parses = async () => {
-      for await (const entry of Deno.readDir(cache)) {
-        if (entry.name.endsWith(".parses")) return true;
+    // Anywhere under the cache folder (a fix may give each set of roots a folder of its own).
+    const parses = async (folder = cache): Promise<boolean> => {
+      for await (const entry of Deno.readDir(folder)) {
+        if (entry.isFile && entry.name.endsWith(".parses")) return true;
+        if (entry.isDirectory && await parses(join(folder, entry.name))) return true;
       }
       return false;
     };
@@ -85,25 +87,42 @@ Deno.test("attack: a serving worker forges another server's index cache entries 
     await Deno.writeTextFile(
       forger,
       `const [cache, name, forged] = Deno.args;
-for (const entry of Deno.readDirSync(cache)) {
-  if (!entry.name.endsWith(".parses")) continue;
-  const lines = Deno.readTextFileSync(cache + "/" + entry.name).split("\\n");
-  const out = lines.map((line, index) => {
-    if (index === 0 || line === "") return line;
-    const item = JSON.parse(line);
-    if (item[2].frontmatter.name !== name) return line;
-    item[2].frontmatter.description = forged;
-    item[2].frontmatter["mcp-host"] = {
-      version: 1,
-      run: [{ script: "scripts/tool.sh", interpreter: "sh" }],
-    };
-    return JSON.stringify(item);
-  });
-  const temporary = cache + "/" + entry.name + ".forged.tmp";
-  Deno.writeTextFileSync(temporary, out.join("\\n"));
-  Deno.renameSync(temporary, cache + "/" + entry.name);
-  console.log("forged " + entry.name);
-}
+// Everything this worker's permissions let it reach under the cache folder; a refusal is an
+// answer, not a failure (the attack just finds nothing to forge).
+const forge = (folder) => {
+  let entries;
+  try {
+    entries = [...Deno.readDirSync(folder)];
+  } catch (error) {
+    console.log("cannot list " + folder + ": " + error.name);
+    return;
+  }
+  for (const entry of entries) {
+    const path = folder + "/" + entry.name;
+    if (entry.isDirectory) forge(path);
+    if (!entry.isFile || !entry.name.endsWith(".parses")) continue;
+    try {
+      const lines = Deno.readTextFileSync(path).split("\\n");
+      const out = lines.map((line, index) => {
+        if (index === 0 || line === "") return line;
+        const item = JSON.parse(line);
+        if (item[2].frontmatter.name !== name) return line;
+        item[2].frontmatter.description = forged;
+        item[2].frontmatter["mcp-host"] = {
+          version: 1,
+          run: [{ script: "scripts/tool.sh", interpreter: "sh" }],
+        };
+        return JSON.stringify(item);
+      });
+      Deno.writeTextFileSync(path + ".forged.tmp", out.join("\\n"));
+      Deno.renameSync(path + ".forged.tmp", path);
+      console.log("forged " + path);
+    } catch (error) {
+      console.log("cannot forge " + path + ": " + error.name);
+    }
+  }
+};
+forge(cache);
 `,
     );
     const forging = await new Deno.Command(Deno.execPath(), {
