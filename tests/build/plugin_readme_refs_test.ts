@@ -14,7 +14,9 @@ Deno.test("every README section the plugin launcher's messages name exists", asy
       .filter((line) => /^#{1,4} /.test(line))
       .map((line) => line.replace(/^#+ /, "").trim().toLowerCase()),
   );
-  const named = [...launcher.matchAll(/the README's (.+?) section/g)].map((match) => match[1]!);
+  const named = [...launcher.matchAll(/the README's (.+?) section/g)].map((match) =>
+    match[1]!.replace(/^\\?"|\\?"$/g, "")
+  );
   assert.ok(named.length > 0, "the launcher names README sections");
   const missing = named.filter((name) => !headings.has(name.toLowerCase()));
   assert.deepEqual(missing, [], "README sections the plugin launcher names that do not exist");
