@@ -9,12 +9,13 @@
  * roots gets a sub-folder of its own, made and checked by the trusted part,
  * and the worker's read and write permission is exactly that sub-folder.
  * Servers of the very same roots share one (their entries are the same
- * skills' entries). Pure.
+ * skills' entries).
  *
  * @module
  */
 
 import type { Config } from "./config.ts";
+import { plannedRealPath, rootAround } from "./index_cache_dir.ts";
 
 /**
  * The cache's name for a set of roots: `skills-` and a 64-bit FNV-1a hash
@@ -40,15 +41,30 @@ export function indexCacheKeyOf(rootPaths: readonly string[]): string {
  * The configuration with its index cache folder narrowed to this set of
  * roots' own sub-folder (`<configured>/<indexCacheKeyOf(roots)>`), once the
  * roots are final (remote sources' roots included). Unchanged when there is
- * no cache. The trusted part then creates and checks that sub-folder
- * (`prepareIndexCacheDir`); `serve` and `permissions` both call this, so the
- * set `permissions` prints is the one `serve` starts.
+ * no cache, or when the configured folder is, holds or lies inside a root:
+ * the start-up checks then refuse it as configured, with the same warning
+ * as before (a sub-folder beside the roots would pass them, against the
+ * owner's rule that the cache folder stays outside the roots). The trusted
+ * part then creates and checks that sub-folder (`prepareIndexCacheDir`);
+ * `serve` and `permissions` both call this, so the set `permissions` prints
+ * is the one `serve` starts.
  *
  * @param config The configuration, roots final.
  * @returns The same configuration, `indexCacheDir` narrowed.
+ *
+ * Requires `--allow-read` (the real paths of the folder's existing part and
+ * of the roots); the trusted part holds it.
  */
 export function withRootsIndexCache(config: Config): Config {
   if (config.indexCacheDir === null) return config;
+  const rootReals = config.roots.flatMap((root) => {
+    try {
+      return [Deno.realPathSync(root.path)];
+    } catch {
+      return [];
+    }
+  });
+  if (rootAround(plannedRealPath(config.indexCacheDir), rootReals) !== null) return config;
   const key = indexCacheKeyOf(config.roots.map((root) => root.path));
   return { ...config, indexCacheDir: `${config.indexCacheDir.replace(/\/+$/, "")}/${key}` };
 }
