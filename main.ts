@@ -46,6 +46,7 @@ const {
   settleHttpToken,
   UsageError,
   VERSION,
+  withRootsIndexCache,
 } = await import("./src/cli/trusted_start.ts");
 
 async function main(): Promise<number> {
@@ -147,6 +148,8 @@ async function main(): Promise<number> {
     return EXIT_USAGE;
   }
   const rootPaths = [...paths, ...remote?.paths ?? []];
+  // This set of roots' own sub-folder of the shared cache: the worker may read and write it alone.
+  config = withRootsIndexCache(config);
   const cacheDir = prepareIndexCacheDir(
     config.indexCacheDir,
     rootPaths.flatMap((root) => root.realPath === null ? [] : [root.realPath]),

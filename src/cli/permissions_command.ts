@@ -9,6 +9,7 @@
  * @module
  */
 
+import { withRootsIndexCache } from "../config/index_cache_key.ts";
 import type { Config } from "../config/config.ts";
 import { TRUSTED_FLAG_REASONS, trustedRunFlags } from "../sandbox/trusted_flags.ts";
 import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
@@ -81,7 +82,7 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
     await io.writeErr(`skillgate: ${remote.error}\n`);
     return EXIT_USAGE;
   }
-  const config = remote?.config ?? given;
+  const config = withRootsIndexCache(remote?.config ?? given);
   const paths = await usableRoots(config.roots.filter((root) => root.from !== "remote"), io);
   if (paths === null) return EXIT_USAGE;
   // The one-shot command reads the skills to describe each granted script's containment;

@@ -23,6 +23,7 @@ export {
 } from "../config/file/load_config.ts";
 export { checkRoots } from "../config/root_check.ts";
 export { prepareIndexCacheDir } from "../config/index_cache_dir.ts";
+export { withRootsIndexCache } from "../config/index_cache_key.ts";
 export { prepareScriptProcess } from "../sandbox/process_prep.ts";
 export { createWorkerIsolate } from "../sandbox/worker_isolate.ts";
 export { predictWorkerPermissions } from "../sandbox/worker_prediction.ts";

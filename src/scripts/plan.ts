@@ -59,7 +59,17 @@ export interface PlanSkill {
   readonly scripts?: SkillScripts | null;
   /** Set for a remote source's skill: its scripts need a grant row in every mode. */
   readonly source?: string;
+  /**
+   * Set when the skill is kept at its last good entry (its SKILL.md no longer
+   * parses, `src/skills/last_good.ts`): what it declares now is unknown, so
+   * none of its scripts runs (review r16, A2).
+   */
+  readonly isLastGood?: boolean;
 }
+
+/** Why a kept skill's scripts do not run (review r16, A2). */
+export const LAST_GOOD_REASON = "The skill's SKILL.md no longer loads (it is served at its last " +
+  "good version), so what it declares now is unknown; fix the SKILL.md first";
 
 /** How one declared script stands. */
 export type ScriptState = "runnable" | "ungranted" | "unavailable";
@@ -119,7 +129,9 @@ export const GRANT_PROBLEM_PATH = "MCP_SKILL_RUN";
  * granted its declared names (a remote source's skill is not: its scripts
  * need a row naming it by its served name, in every mode), with an
  * `envWarning` when it has any. A granted script
- * is `unavailable` when scripts are refused here (confirmation mode `refuse`;
+ * is `unavailable` when its skill is kept at its last good entry (its
+ * SKILL.md no longer parses: the declaration in force is unknown), scripts
+ * are refused here (confirmation mode `refuse`;
  * hosted with the environ unscrubbed and not allowed), its interpreter was not
  * found, or the start-up facts do not cover it (restart needed).
  *
@@ -210,7 +222,7 @@ export function planScripts(
         ? `MCP_SKILL_RUN is not set, so this skill's own declaration decides what it receives: ` +
           `${grantedEnv.join(", ")} from your environment`
         : undefined;
-      const unavailable = blocked ??
+      const unavailable = (skill.isLastGood === true ? LAST_GOOD_REASON : null) ?? blocked ??
         (interpreter.available ? null : interpreter.reason) ??
         restartReason(program, grantedEnv, host);
       planned.push(freeze({

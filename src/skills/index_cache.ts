@@ -31,6 +31,7 @@
  * @module
  */
 
+import { indexCacheKeyOf } from "../config/index_cache_key.ts";
 import { VERSION } from "../version.ts";
 import { type DigestRecord, DigestTable, writeDigestFile } from "./_index_digests.ts";
 import { readIndexFile, removeStaleIndexFile, replaceIndexFile } from "./_index_file.ts";
@@ -161,7 +162,7 @@ export function openIndexCache(
     (options.warn ?? ((text) => console.error(text)))(`skillgate: ${line}`);
   };
   const now = options.now ?? (() => Date.now());
-  const base = dir === null ? null : `${dir}/${fileNameOf(options.rootsKey)}`;
+  const base = dir === null ? null : `${dir}/${indexCacheKeyOf(options.rootsKey.split("\0"))}`;
   const parsePath = base === null ? null : `${base}.parses`;
   const digestPath = base === null ? null : `${base}.digests`;
   const isStorable = (version: FileVersion): boolean =>
@@ -327,19 +328,6 @@ function sameVersion(stored: readonly (number | null)[], version: FileVersion): 
   // A version without a change time or mtime is never a hit: it could hide an edit.
   return now[3] !== null && now[4] !== null && stored.length === now.length &&
     stored.every((value, index) => value === now[index]);
-}
-
-/** The cache files' common name for a set of roots: a hash of their real paths, so names stay short. */
-function fileNameOf(rootsKey: string): string {
-  // FNV-1a, 2 x 32 bits: collisions only cost a rebuild (entries are keyed by full path).
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < rootsKey.length; i++) {
-    const code = rootsKey.charCodeAt(i);
-    a = Math.imul(a ^ code, 0x01000193) >>> 0;
-    b = Math.imul(b ^ code, 0x811c9dc5) >>> 0;
-  }
-  return `skills-${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}`;
 }
 
 const CORRUPT = "the index cache is not skillgate's or is damaged; rebuilding it";

@@ -1,3 +1,4 @@
+import { indexCacheKeyOf } from "../../src/config/index_cache_key.ts";
 import assert from "node:assert/strict";
 import { findGroupLauncher } from "../../src/scripts/isolation.ts";
 import { type PermissionsReport, permissionsReport } from "../../src/cli/permissions_command.ts";
@@ -67,7 +68,8 @@ Deno.test("permissions shows the worker set serve computes for the same roots", 
     XDG_CACHE_HOME: tree.at("cache"),
   });
   const { paths } = await checkRoots([{ path: tree.at("link"), from: "argument" }]);
-  const indexCache = tree.at("cache/skillgate/index");
+  // The roots' own sub-folder of the cache folder (review r16, A4).
+  const indexCache = `${tree.at("cache/skillgate/index")}/${indexCacheKeyOf([tree.at("link")])}`;
   const computed = computeWorkerPermissions(paths, { indexCache }).permissions;
   assert.deepEqual(report.worker, {
     read: [...computed.read],

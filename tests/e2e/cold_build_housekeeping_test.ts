@@ -28,10 +28,12 @@ async function makeRoot(root: string): Promise<void> {
 }
 
 /** Bytes of the regular files in the cache folder (the index cache's files once written). */
+/** Bytes of the files in the cache folder and its roots' sub-folders (review r16, A4). */
 function cacheBytes(dir: string): number {
   let bytes = 0;
   for (const entry of Deno.readDirSync(dir)) {
     if (entry.isFile) bytes += Deno.statSync(`${dir}/${entry.name}`).size;
+    if (entry.isDirectory) bytes += cacheBytes(`${dir}/${entry.name}`);
   }
   return bytes;
 }

@@ -206,8 +206,15 @@ Deno.test("permissions --json shows the fetcher's exact set and the worker's rea
   assertEquals(typeof report.reasons[`fetcher:net:${apiHost}`], "string");
   assertEquals(report.worker.read.includes(sources), true);
   // The worker writes only the index cache, beside the sources cache, never inside it (issue 13).
+  // Its own roots' sub-folder of the index cache folder alone (review r16, A4).
   const index = join(cache, "skillgate", "index");
-  assertEquals([report.worker.write, report.worker.net], [[index], []]);
+  assertEquals(report.worker.net, []);
+  assertEquals(report.worker.write.length, 1, JSON.stringify(report.worker.write));
+  assertEquals(
+    new RegExp(`^${index}/skills-[0-9a-f]{16}$`).test(report.worker.write[0]),
+    true,
+    report.worker.write[0],
+  );
   assertEquals(report.worker.env.includes("GITHUB_TOKEN"), false);
   // Standalone without rows a remote skill's declaration releases no value: the declaration
   // reader does not read the sources cache then; a row naming a remote skill adds it, read only.

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { openIndexCache } from "../../src/skills/index_cache.ts";
+import { indexCacheKeyOf } from "../../src/config/index_cache_key.ts";
 import { connectStdio } from "../support/program.ts";
 import { eventually } from "../support/processes.ts";
 import { makeTree, skillMd } from "./_tree.ts";
@@ -49,7 +50,7 @@ Deno.test("a cold start writes its index cache once the first answer went out, w
   await using home = await makeTree({});
   // Versions younger than the cache's racy window are not stored.
   await new Promise((resolve) => setTimeout(resolve, 2_100));
-  const folder = `${home.path}/skillgate/index`;
+  const folder = `${home.path}/skillgate/index/${indexCacheKeyOf([tree.path])}`;
   await using session = await connectStdio(["serve", "--static", tree.path], {
     env: { XDG_CACHE_HOME: home.path },
   });
@@ -79,7 +80,7 @@ Deno.test("a first build of 1,000 skills (written before its heap is compacted) 
   await using home = await makeTree({});
   // Versions younger than the cache's racy window are not stored.
   await new Promise((resolve) => setTimeout(resolve, 2_100));
-  const folder = `${home.path}/skillgate/index`;
+  const folder = `${home.path}/skillgate/index/${indexCacheKeyOf([tree.path])}`;
   {
     await using session = await connectStdio(["serve", "--static", tree.path], {
       env: { XDG_CACHE_HOME: home.path },

@@ -157,7 +157,15 @@ Deno.test("index cache: two skillgate processes sharing one cache folder both se
     return [of(a), of(b)];
   };
   assert.deepEqual(await names(), [["alpha", "beta"], ["alpha", "beta"]]);
-  const folder = `${home.path}/skillgate/index`;
+  // The same roots share one sub-folder of the cache folder (review r16, A4: one per set of roots).
+  const shared = `${home.path}/skillgate/index`;
+  const subFolders = [...Deno.readDirSync(shared)].map((entry) => entry.name);
+  assert.equal(
+    subFolders.length,
+    1,
+    `one sub-folder for one set of roots: ${subFolders.join(", ")}`,
+  );
+  const folder = `${shared}/${subFolders[0]}`;
   const files = [...Deno.readDirSync(folder)].map((entry) => entry.name);
   assert.equal(
     files.length,

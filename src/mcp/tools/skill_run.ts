@@ -25,6 +25,9 @@ import type { ScriptService } from "../../scripts/service.ts";
 import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
 import { MAX_CLIENT_NAME_CHARS, MAX_PATH_CHARS } from "../../caps.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
+import type { CatalogStore } from "../../skills/catalog_store.ts";
+import { canonicalJson } from "../../scripts/confirm/canonical_json.ts";
+import type { Catalog, Skill } from "../../skills/skill.ts";
 import { defineTool, type ToolCallExtra, type UserAnswer } from "./tool.ts";
 import type { InputRequiredResult } from "../sdk.ts";
 
@@ -119,19 +122,9 @@ export const skillRunTool = defineTool({
     if (context.runRefusal !== undefined && context.runRefusal !== null) {
       return toolError("SCRIPTS_DISABLED", context.runRefusal.message, context.runRefusal.hint);
     }
-    const catalog = context.store.current();
-    const found = lookUpSkill(catalog, input.name);
-    if (!isSkill(found)) return found;
-    const prepared = await prepareRun(found, {
-      script: input.script,
-      args: input.args ?? [],
-    }, {
-      plan: service.plan(catalog),
-      facts: service.facts,
-      dataDir: service.dataDir,
-      releaseEnv: service.releaseEnv,
-    });
-    if (!prepared.ok) return toolError(prepared.code, prepared.message, prepared.hint);
+    const first = await prepareFromCurrent(input, context.store, service);
+    if (!first.ok) return first.refusal;
+    const { prepared, found, catalog } = first;
     if (!service.queue.hasRoom()) return queueFull();
     if (service.confirmMode === "ask-user") {
       // Hosted, the preview names the skill's folder by its root's label, not the host path.
@@ -141,9 +134,56 @@ export const skillRunTool = defineTool({
       const refusal = await confirm(preview, input.confirmToken, service, extra);
       if (refusal !== null) return refusal;
     }
-    return await execute(prepared, service, extra);
+    // The user's answer and a free slot may come long after this snapshot: the
+    // run is decided again from the catalog in force just before it starts.
+    return await execute(
+      prepared,
+      () => prepareFromCurrent(input, context.store, service),
+      service,
+      extra,
+    );
   },
 });
+
+/** What a request prepares to against one snapshot: the run, or the tool error to answer. */
+type PreparedNow =
+  | {
+    readonly ok: true;
+    readonly prepared: Prepared;
+    readonly found: Skill;
+    readonly catalog: Catalog;
+  }
+  | { readonly ok: false; readonly refusal: ToolResult };
+
+type Prepared = Extract<Awaited<ReturnType<typeof prepareRun>>, { ok: true }>;
+
+/**
+ * Looks the skill up in the catalog in force now (overrides applied) and
+ * prepares the run against that snapshot's plan: the one decision both the
+ * first look and the last-moment check (just before spawning) make.
+ */
+async function prepareFromCurrent(
+  input: { name: string; script: string; args?: string[] | undefined },
+  store: Pick<CatalogStore, "current">,
+  service: ScriptService,
+): Promise<PreparedNow> {
+  const catalog = store.current();
+  const found = lookUpSkill(catalog, input.name);
+  if (!isSkill(found)) return { ok: false, refusal: found };
+  const prepared = await prepareRun(found, {
+    script: input.script,
+    args: input.args ?? [],
+  }, {
+    plan: service.plan(catalog),
+    facts: service.facts,
+    dataDir: service.dataDir,
+    releaseEnv: service.releaseEnv,
+  });
+  if (!prepared.ok) {
+    return { ok: false, refusal: toolError(prepared.code, prepared.message, prepared.hint) };
+  }
+  return { ok: true, prepared, found, catalog };
+}
 
 /** Asks the user or checks the token; null means confirmed. */
 async function confirm(
@@ -241,8 +281,18 @@ async function refuseToken(
   return toolError(verdict, message, hint);
 }
 
+/**
+ * Runs a confirmed request once a slot is free. In the slot, before any
+ * variable is released or anything spawned, the request is prepared again
+ * from the catalog in force (`again`): a skill disabled, removed or kept at its
+ * last good entry, or a script no longer declared or granted, refuses with that
+ * snapshot's error, and any change to what would run (the preview) refuses
+ * with DRAFT_CHANGED (review r16, A1: the dialog and the queue may
+ * wait for minutes, and the owner's narrowing is in force at once).
+ */
 async function execute(
-  prepared: Extract<Awaited<ReturnType<typeof prepareRun>>, { ok: true }>,
+  confirmed: Prepared,
+  again: () => Promise<PreparedNow>,
   service: ScriptService,
   extra: ToolCallExtra | undefined,
 ): Promise<ToolResult> {
@@ -260,12 +310,19 @@ async function execute(
   const signal = extra?.signal === undefined
     ? service.stopSignal
     : AbortSignal.any([extra.signal, service.stopSignal]);
-  let outcome: RunOutcome;
+  let outcome: RunOutcome | { readonly refusal: ToolResult };
+  let prepared = confirmed;
   let ranEnvNames: readonly string[] = prepared.envNames;
   let withheld: readonly string[] = [];
   try {
     outcome = await service.track(service.queue.run(async () => {
       running = true;
+      const now = await again();
+      if (!now.ok) return { refusal: now.refusal };
+      if (canonicalJson(now.prepared.preview) !== canonicalJson(confirmed.preview)) {
+        return { refusal: changedSinceConfirmed() };
+      }
+      prepared = now.prepared;
       // The granted names' values, released by the trusted part for this run only.
       const released = await service.releaseEnv({
         skill: prepared.planned.skill,
@@ -291,6 +348,7 @@ async function execute(
   } finally {
     if (ticker !== undefined) clearInterval(ticker);
   }
+  if ("refusal" in outcome) return outcome.refusal;
   if (outcome.spawnError !== undefined) {
     return toolError(
       "RUN_FAILED",
@@ -309,8 +367,18 @@ async function execute(
   return toolSuccess(answer);
 }
 
+/** The refusal when what would run now differs from what was confirmed. */
+function changedSinceConfirmed(): ToolResult {
+  return toolError(
+    "DRAFT_CHANGED",
+    "What would run changed while the run waited for confirmation or a free slot (the " +
+      "skill's declaration, folder, environment or the owner's grant), so nothing ran",
+    "Call skill_run again to see what would run now, and confirm that with the user",
+  );
+}
+
 function describeOutcome(
-  prepared: Extract<Awaited<ReturnType<typeof prepareRun>>, { ok: true }>,
+  prepared: Prepared,
   outcome: RunOutcome,
   service: ScriptService,
   envNames: readonly string[],
