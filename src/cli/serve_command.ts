@@ -134,7 +134,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   let ownerWatch: OwnerFilesWatch | null = null;
   // A settings view's write: checked and written here (the worker may only ask).
   const writeOverride = (request: unknown) =>
-    createViewOverrideWriter(location, ownerWatch)(request);
+    createViewOverrideWriter(location, ownerWatch, workerSet.declarationBases)(request);
   // The early worker serves only with exactly the computed set; otherwise it ends here, unused.
   const preloaded = adoptEarlyWorker(start.early, start.predicted, permissions);
   const session = startWorker(
