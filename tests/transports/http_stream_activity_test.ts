@@ -4,7 +4,7 @@
 // Its activity now counts the events it sends.
 
 import assert from "node:assert/strict";
-import { forEachLiveServer } from "../../src/mcp/live_servers.ts";
+import { forEachLiveServer, liveNotifiers } from "../../src/mcp/live_servers.ts";
 import { standbyOf } from "../../src/transports/http/standby.ts";
 import { httpConfig, INITIALIZE, POST_HEADERS, send, TEST_PORT, testHandler } from "./_http.ts";
 
@@ -50,6 +50,61 @@ Deno.test("a 2025 session's GET stream counts as active when it last carried an 
       text += decoder.decode(value, { stream: true });
     }
     assert.equal(mark.lastActiveMs(), 9_000, "the event it carried did not count as activity");
+  } finally {
+    await reader.cancel();
+  }
+});
+
+Deno.test("a 2026-07-28 subscriptions/listen stream counts as active when it last carried an event, not only when it opened", async () => {
+  let now = 1_000;
+  await using h = await testHandler(httpConfig(), { nowMs: () => now });
+  const listen = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "subscriptions/listen",
+    params: {
+      notifications: { promptsListChanged: true },
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  });
+  const request = new Request(`http://127.0.0.1:${TEST_PORT}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "subscriptions/listen",
+    },
+    body: listen,
+  });
+  request.headers.set("host", `127.0.0.1:${TEST_PORT}`);
+  const stream = await h.http.handler(request);
+  assert.equal(stream.status, 200);
+  const mark = standbyOf(stream);
+  assert.ok(mark !== undefined, "the listen stream is a standby stream");
+  const reader = stream.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const readUntil = async (marker: string) => {
+    while (!text.includes(marker)) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, `the stream ended before ${marker}`);
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+  try {
+    await readUntil("notifications/subscriptions/acknowledged");
+    assert.equal(mark.lastActiveMs(), 1_000);
+    // Much later the prompts change: the stream carries the event.
+    now = 7_000;
+    const notifiers = liveNotifiers();
+    assert.ok(notifiers.length > 0, "the modern endpoint is registered for live refresh");
+    for (const notifier of notifiers) notifier.promptsChanged();
+    await readUntil("notifications/prompts/list_changed");
+    assert.equal(mark.lastActiveMs(), 7_000, "the event it carried did not count as activity");
   } finally {
     await reader.cancel();
   }
