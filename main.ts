@@ -19,7 +19,11 @@ import type { ConfigLocation } from "./src/config/file/load_config.ts";
 import type * as OnDemand from "./src/cli/on_demand.ts";
 import { chooseEarlyWorker, type EarlyStart, startEarlyWorker } from "./src/sandbox/early_start.ts";
 import { exitOnUncaughtErrors, exitProcess } from "./src/sandbox/process_exit.ts";
+import { recordInheritedSignals } from "./src/sandbox/ignored_signals.ts";
 
+// The signals this process was started with ignored (nohup, a background job), read before any
+// second thread exists: a listener added on any thread would clear them (h11).
+if (import.meta.main) recordInheritedSignals();
 // Synchronous: an await here would let the main thread park before the worker exists.
 const earlyStart: EarlyStart | null = import.meta.main ? startEarlyWorker() : null;
 // An error no code caught ends the process through the exit that ends script groups (review r15).

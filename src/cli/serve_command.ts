@@ -141,7 +141,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   );
   // A settings view's write: checked and written here (the worker may only ask).
   const writeOverride = (request: unknown) =>
-    createViewOverrideWriter(location, ownerWatch.now())(request);
+    createViewOverrideWriter(location, ownerWatch.now(), workerSet.declarationBases)(request);
   // The early worker serves only with exactly the computed set; otherwise it ends here, unused.
   const preloaded = adoptEarlyWorker(start.early, start.predicted, permissions);
   const session = startWorker(
@@ -199,7 +199,8 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
   // process-group scripts running (review r12, F6): exitProcess kills every registered group first.
   const exitNow = (code: number): never => exitProcess(code);
-  // A signal the process was started with ignored (`nohup`, a background job) stays ignored.
+  // A signal the process was started with ignored (`nohup`, a background job) stays ignored: as
+  // main.ts read it before any second thread existed (h11).
   const ignored = inheritedIgnoredSignals(SHUTDOWN_SIGNALS);
   // The deferred isolation probe (issue 13): once, after the first answer or when asked first.
   let probing: Promise<void> | null = null;

@@ -303,13 +303,9 @@ export async function readLocatedInChunks(
   checkCount("maxBytes", maxBytes);
   if (nodeFs === null) nodeFs = await import("node:fs");
   // A file job runs long after the listing (seconds at 10,000 skills): a folder on the way that
-  // is a link by now would lead the open outside the skill, and an open alone can act (a device,
-  // a FIFO's waiting writer). So the folders below the skill are looked at first, one `lstat`
-  // each (none for a file at the top, as SKILL.md), and a link among them goes the gate's full
-  // way, which refuses before opening (review r6). The location check still decides.
-  const opened = hasFolderLinkOnTheWay(skillRealDir, relPath)
-    ? { kind: "link" as const }
-    : openLocatedSync(skillRealDir, relPath);
+  // is a link by now goes the gate's full way, which refuses before opening (review r6;
+  // `openLocatedSync` looks at the folders first). The location check still decides.
+  const opened = openLocatedSync(skillRealDir, relPath);
   if (opened.kind === "opened") {
     if (opened.handle.version.isFile) {
       try {
@@ -383,7 +379,10 @@ export interface LocatedHandle {
 /** What {@linkcode openLocatedSync} did. */
 export type LocatedOpen =
   | { readonly kind: "opened"; readonly handle: LocatedHandle }
-  /** The last segment is a symlink (`O_NOFOLLOW` refused it): never followed. */
+  /**
+   * The last segment is a symlink (`O_NOFOLLOW` refused it), or a folder on
+   * the way is not a plain folder (a symlink, gone): never followed, never opened.
+   */
   | { readonly kind: "link" }
   /** The path breaks a served-name rule, or it could not be opened (the error says why). */
   | { readonly kind: "refused"; readonly error: PathRefusedError }
@@ -399,7 +398,9 @@ const handleStates = new WeakMap<object, HandleState>();
 
 /**
  * The first half of {@linkcode readLocatedInChunks}, synchronous: the
- * served-name rules on `relPath`, then `skillRealDir/relPath` opened with
+ * served-name rules on `relPath`, then each folder between the skill's
+ * folder and the file looked at (`lstat`: a symlink or anything but a folder
+ * there and nothing is opened, `link`), then `skillRealDir/relPath` opened with
  * `O_NOFOLLOW | O_NONBLOCK` and `fstat`'ed. Nothing is read: the handle's
  * location is checked by {@linkcode readLocated} before any byte is, so a
  * caller may take the version now (the digest isolate's listing of a skill,
@@ -422,6 +423,14 @@ export function openLocatedSync(skillRealDir: string, relPath: string): LocatedO
     return { kind: "refused", error: new PathRefusedError("bad-path", breach.message) };
   }
   if (sep !== "/" || !isLocatorExpectedToAnswer()) return { kind: "no-locator" };
+  // An open alone can act (a device, a FIFO's waiting writer), and the open walks the path
+  // again: a folder on the way that is a link by now would lead it outside the skill before any
+  // location check. So the folders below the skill are looked at first, one `lstat` each (none
+  // for a file at the top, as SKILL.md), and a link among them is never opened through (review
+  // r6 for the file job, s11-hD for the digest isolate's listing, which opens right after a
+  // folder's read). A swap within the instant between that look and the open is what remains:
+  // the open is then non-blocking and without following the last segment, and nothing is read.
+  if (hasFolderLinkOnTheWay(skillRealDir, relPath)) return { kind: "link" };
   const realPath = `${
     skillRealDir.endsWith("/") ? skillRealDir.slice(0, -1) : skillRealDir
   }/${relPath}`;

@@ -9,6 +9,12 @@
  * carries no JSON-RPC code is answered -32602, naming the param and what it
  * must be. An error from inside our handlers is left as it is.
  *
+ * It rests on SDK internals (`setRequestHandler`, `_wrapHandler`), so the
+ * behaviour is checked end to end with the real 1.x and 2.x clients
+ * (`tests/e2e/pagination_cursor_test.ts`,
+ * `tests/e2e/invalid_params_clients_test.ts`): an SDK update that changes
+ * them fails those tests.
+ *
  * @module
  */
 

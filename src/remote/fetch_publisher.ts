@@ -36,6 +36,8 @@ import type { RemoteCaps } from "./remote_caps.ts";
 import { RemoteError, type RemoteFailure } from "./remote_error.ts";
 import {
   discardExtraction,
+  FILE_MODE,
+  FOLDER_MODE,
   freshExtractionDir,
   readState,
   servedDir,
@@ -241,7 +243,7 @@ async function downloadAndSwap(
   let skills: Record<string, Record<string, string>>;
   try {
     const root = join(dir, sourceLeaf(source));
-    await Deno.mkdir(root, { mode: 0o755 });
+    await Deno.mkdir(root, { mode: FOLDER_MODE });
     const budget = {
       unpackedBytes: context.caps.maxUnpackedBytes,
       members: context.caps.maxMembers,
@@ -250,7 +252,7 @@ async function downloadAndSwap(
     for (const entry of index.entries) {
       if (signal.aborted) throw new RemoteError("timeout", "The fetch took too long");
       const skillDir = join(root, entry.name);
-      await Deno.mkdir(skillDir, { mode: 0o755 });
+      await Deno.mkdir(skillDir, { mode: FOLDER_MODE });
       const files = await fetchEntry(entry, skillDir, {
         source,
         caps: context.caps,
@@ -338,7 +340,7 @@ async function fetchEntry(
       context,
     );
     spend(context, data.length, 1);
-    await Deno.writeFile(join(skillDir, "SKILL.md"), data, { createNew: true, mode: 0o644 });
+    await Deno.writeFile(join(skillDir, "SKILL.md"), data, { createNew: true, mode: FILE_MODE });
     return new Map([["SKILL.md", { size: data.length, digest: entry.digest }]]);
   }
   if (entry.kind === "archive") {
@@ -390,8 +392,8 @@ async function fetchEntry(
       spend(context, data.length, 1);
       const target = join(skillDir, file.path);
       try {
-        await Deno.mkdir(dirname(target), { recursive: true, mode: 0o755 });
-        await Deno.writeFile(target, data, { createNew: true, mode: 0o644 });
+        await Deno.mkdir(dirname(target), { recursive: true, mode: FOLDER_MODE });
+        await Deno.writeFile(target, data, { createNew: true, mode: FILE_MODE });
       } catch (error) {
         if (
           error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotADirectory

@@ -21,6 +21,7 @@ import type { RemoteCaps } from "./remote_caps.ts";
 import { RemoteError, type RemoteFailure } from "./remote_error.ts";
 import {
   discardExtraction,
+  FOLDER_MODE,
   freshExtractionDir,
   readState,
   sourceKey,
@@ -186,7 +187,7 @@ async function downloadAndSwap(
   const dir = await freshExtractionDir(context.cacheDir, key);
   try {
     const dest = join(dir, sourceLeaf(source));
-    await Deno.mkdir(dest, { mode: 0o755 });
+    await Deno.mkdir(dest, { mode: FOLDER_MODE });
     const extraction = await extractTarball(gzip, dest, source.path, {
       caps: context.caps,
       signal: client.signal,

@@ -18,6 +18,9 @@ import type {
 } from "./fetcher_messages.ts";
 import type { GitHubEndpoints } from "./github_hosts.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
+import { escapeControls } from "./remote_error.ts";
+import { parseRemoteSpec } from "./remote_source.ts";
+import { privateCopyProblem, readState, sourceKey } from "./sources_cache.ts";
 
 /** A running fetcher. */
 export interface Fetcher {
@@ -40,6 +43,12 @@ export interface FetcherSetup {
   readonly caps: RemoteCaps;
   /** Origins publisher sources may fetch from (`--well-known-allow`, normalised). @default [] */
   readonly publisherOrigins?: readonly string[];
+  /**
+   * Whether the fetcher fetches GitHub sources with a token (`GITHUB_TOKEN`
+   * set and not empty, as the fetcher reads it). @default read from the
+   * environment at each fetch
+   */
+  readonly hasToken?: () => boolean;
 }
 
 /**
@@ -80,26 +89,81 @@ export function startFetcher(
     event.preventDefault();
     failAll(new Error(`The fetcher stopped: ${event.message}`));
   };
+  const send = (orders: readonly FetchOrder[]): Promise<FetchOutcome[]> => {
+    const id = nextId++;
+    const message: FetchMessage = {
+      type: "fetch",
+      id,
+      endpoints: setup.endpoints,
+      cacheDir: setup.cacheDir,
+      caps: setup.caps,
+      publisherOrigins: setup.publisherOrigins ?? [],
+      orders,
+    };
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage(message);
+    });
+  };
   return {
-    fetch(orders) {
-      const id = nextId++;
-      const message: FetchMessage = {
-        type: "fetch",
-        id,
-        endpoints: setup.endpoints,
-        cacheDir: setup.cacheDir,
-        caps: setup.caps,
-        publisherOrigins: setup.publisherOrigins ?? [],
-        orders,
-      };
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage(message);
-      });
+    async fetch(orders) {
+      // Checked here, in the trusted part (the fetcher may not read /etc/group or ask its uid),
+      // before each fetch: a source whose copy would be readable by others is not sent at all.
+      const refused = await refusedPrivateCopies(orders, setup);
+      const sent = orders.filter((_, index) => !refused.has(index));
+      const outcomes = sent.length === 0 ? [] : await send(sent);
+      return orders.map((_, index) => refused.get(index) ?? outcomes.shift()!);
     },
     close() {
       worker.terminate();
       failAll(new Error("The fetcher was closed"));
     },
   };
+}
+
+/**
+ * The GitHub sources of a fetch that must not be fetched into the sources
+ * cache because a token is in use and the cache, or the source's folder in
+ * it, may be read by other users (`privateCopyProblem`, review r14): each
+ * with its failed outcome (reason `cache-readable`; the last good copy kept,
+ * as for any failed fetch). None when no token is in use.
+ *
+ * @param orders The fetch's orders.
+ * @param setup The cache folder, and whether a token is in use.
+ * @returns Failed outcomes by the order's index.
+ *
+ * Requires `--allow-read` on the cache, `/etc/passwd` and `/etc/group`,
+ * `--allow-env=GITHUB_TOKEN` and `--allow-sys` (the trusted part's `--allow-all`).
+ */
+async function refusedPrivateCopies(
+  orders: readonly FetchOrder[],
+  setup: FetcherSetup,
+): Promise<Map<number, FetchOutcome>> {
+  const refused = new Map<number, FetchOutcome>();
+  const hasToken = setup.hasToken ?? (() => (Deno.env.get("GITHUB_TOKEN") ?? "") !== "");
+  if (!orders.some((order) => order.given.startsWith("github:")) || !hasToken()) return refused;
+  for (const [index, order] of orders.entries()) {
+    let source;
+    try {
+      source = parseRemoteSpec(order.given);
+    } catch {
+      continue; // the fetcher reports it
+    }
+    if (source.kind !== "github") continue;
+    const key = await sourceKey(source);
+    const problem = privateCopyProblem(setup.cacheDir, key);
+    if (problem === null) continue;
+    const state = await readState(setup.cacheDir, key);
+    const usable = state !== null && state.spec === source.spec ? state : null;
+    refused.set(index, {
+      spec: source.spec,
+      status: "failed",
+      commit: usable?.commit ?? null,
+      skills: usable?.skills ?? null,
+      changes: { added: [], removed: [], changed: [] },
+      updateAvailable: null,
+      failure: { reason: "cache-readable", message: escapeControls(problem) },
+    });
+  }
+  return refused;
 }

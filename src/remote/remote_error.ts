@@ -27,6 +27,7 @@ export type RemoteFailure =
   | "lock-mismatch" // content differs from the lock
   | "digest-mismatch" // a publisher's artifact or file differs from its index digest
   | "bad-index" // a publisher's index is not JSON with a skills list
+  | "cache-readable" // with GITHUB_TOKEN, the sources cache (or the source's folder) may be read by others
   | "http"; // any other answer
 
 /** A failed fetch, with a stable reason. */

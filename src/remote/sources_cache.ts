@@ -21,6 +21,7 @@
 
 import { join } from "node:path";
 import { cacheFolderProblem } from "../config/index_cache_dir.ts";
+import { groupHoldsOthers } from "../config/group_members.ts";
 import { MAX_STATE_BYTES } from "./remote_caps.ts";
 import type { SkillDigests } from "./lock_file.ts";
 import type { RemoteSource } from "./remote_source.ts";
@@ -44,6 +45,17 @@ export interface SourceState {
   readonly checkedAtMs: number;
   readonly skills: Readonly<Record<string, SkillDigests>>;
 }
+
+/**
+ * The mode of every folder skillgate makes in the sources cache: its owner's
+ * alone, so a private repository's files fetched with `GITHUB_TOKEN` are not
+ * readable by other users (review r14). The user's own folders above the
+ * cache are never changed.
+ */
+export const FOLDER_MODE = 0o700;
+
+/** The mode of every file skillgate writes in the sources cache (see {@linkcode FOLDER_MODE}). */
+export const FILE_MODE = 0o600;
 
 /** A commit (40 hex) or a publisher index digest (64 hex). */
 const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -185,7 +197,7 @@ export async function freshExtractionDir(
   key: string,
   staleAfterMs = 3_600_000,
 ): Promise<string> {
-  await Deno.mkdir(join(cacheDir, key, "commits"), { recursive: true, mode: 0o755 });
+  await Deno.mkdir(join(cacheDir, key, "commits"), { recursive: true, mode: FOLDER_MODE });
   await assertRealFolders(cacheDir, key);
   for await (const entry of Deno.readDir(join(cacheDir, key))) {
     if (!entry.isDirectory || !entry.name.startsWith("tmp-")) continue;
@@ -195,7 +207,7 @@ export async function freshExtractionDir(
     if (ageMs > staleAfterMs) await Deno.remove(path, { recursive: true }).catch(() => {});
   }
   const dir = join(cacheDir, key, `tmp-${crypto.randomUUID()}`);
-  await Deno.mkdir(dir, { mode: 0o755 });
+  await Deno.mkdir(dir, { mode: FOLDER_MODE });
   return dir;
 }
 
@@ -280,7 +292,7 @@ async function assertRealFolders(cacheDir: string, key: string): Promise<void> {
  */
 export async function writeState(cacheDir: string, key: string, state: SourceState): Promise<void> {
   const temporary = join(cacheDir, key, `state.${crypto.randomUUID()}.tmp`);
-  await Deno.writeTextFile(temporary, JSON.stringify(state), { createNew: true, mode: 0o644 });
+  await Deno.writeTextFile(temporary, JSON.stringify(state), { createNew: true, mode: FILE_MODE });
   await Deno.rename(temporary, join(cacheDir, key, "state.json"));
 }
 
@@ -309,4 +321,50 @@ export function sourcesCacheProblem(cacheDir: string): string | null {
   } catch (error) {
     return `cannot be checked (${error instanceof Error ? error.name : "error"})`;
   }
+}
+
+/**
+ * Why a source fetched with `GITHUB_TOKEN` must not be written into the
+ * sources cache, or null when it may: the cache folder, or the source's
+ * folder in it when it exists already (made by an earlier version, or by the
+ * user), may be read or entered by another user (any "others" bit, or a
+ * group bit of a group that holds another user: `swappableAncestor`'s group
+ * rule), so a private repository's files would be theirs to read (review
+ * r14). skillgate changes no mode of a folder it did not just make; the
+ * problem says which `chmod` to run. Folders skillgate makes are
+ * {@linkcode FOLDER_MODE}, so nothing below a source's folder needs a look.
+ *
+ * @param cacheDir The sources cache folder (it exists).
+ * @param key {@linkcode sourceKey}.
+ * @returns What is wrong and the `chmod` to run (sentence case, no final
+ *   period), or null.
+ *
+ * Requires `--allow-read` on the cache folder and on `/etc/passwd` and
+ * `/etc/group` (a group that cannot be read counts as shared), and
+ * `--allow-sys` (`Deno.uid`; unknown: nothing is refused).
+ */
+export function privateCopyProblem(cacheDir: string, key: string): string | null {
+  const uid = Deno.uid();
+  if (uid === null) return null;
+  for (const path of [cacheDir, join(cacheDir, key)]) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound && path !== cacheDir) continue;
+      return `The sources cache folder ${path} cannot be checked ` +
+        `(${error instanceof Error ? error.name : "error"}); nothing fetched with GITHUB_TOKEN ` +
+        "is written there";
+    }
+    const mode = info.mode ?? 0;
+    const isShared = (mode & 0o005) !== 0 ||
+      ((mode & 0o050) !== 0 && (info.gid === null || groupHoldsOthers(info.gid, uid)));
+    if (!isShared) continue;
+    const octal = (mode & 0o777).toString(8).padStart(3, "0");
+    return `${path === cacheDir ? "The sources cache folder" : "The source's cache folder"} ` +
+      `${path} may be read by other users (mode ${octal}), and GITHUB_TOKEN is set: a private ` +
+      "repository's files fetched with it would be theirs to read, so nothing is fetched into " +
+      `it. Make it yours alone: chmod go-rwx '${path}'`;
+  }
+  return null;
 }

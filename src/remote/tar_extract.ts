@@ -18,6 +18,7 @@
 import { dirname, join } from "node:path";
 import type { RemoteCaps } from "./remote_caps.ts";
 import { RemoteError } from "./remote_error.ts";
+import { FILE_MODE, FOLDER_MODE } from "./sources_cache.ts";
 
 /** One extracted file. */
 export interface ExtractedFile {
@@ -147,7 +148,7 @@ export async function extractTarball(
       const data = await input.readPadded(size);
       const target = join(dest, relative);
       await makeDirs(dirname(target), madeDirs);
-      await Deno.writeFile(target, data, { createNew: true, mode: 0o644 });
+      await Deno.writeFile(target, data, { createNew: true, mode: FILE_MODE });
       files.set(relative, { size, digest: await sha256(data) });
     }
   } catch (error) {
@@ -196,7 +197,7 @@ function inside(segments: string[], subPath: string): string | null {
 
 async function makeDirs(path: string, made: Set<string>): Promise<void> {
   if (made.has(path)) return;
-  await Deno.mkdir(path, { recursive: true, mode: 0o755 });
+  await Deno.mkdir(path, { recursive: true, mode: FOLDER_MODE });
   made.add(path);
 }
 

@@ -28,6 +28,7 @@ import { dirname, join } from "node:path";
 import type { RemoteCaps } from "./remote_caps.ts";
 import { RemoteError } from "./remote_error.ts";
 import type { ExtractedFile, Extraction } from "./tar_extract.ts";
+import { FILE_MODE, FOLDER_MODE } from "./sources_cache.ts";
 
 const EOCD_SIGNATURE = 0x06054b50;
 const CENTRAL_SIGNATURE = 0x02014b50;
@@ -90,7 +91,7 @@ export async function extractZip(
       unpackedBytes += data.length;
       const target = join(dest, member.path);
       await makeDirs(dirname(target), madeDirs);
-      await Deno.writeFile(target, data, { createNew: true, mode: 0o644 });
+      await Deno.writeFile(target, data, { createNew: true, mode: FILE_MODE });
       files.set(member.path, { size: data.length, digest: await sha256(data) });
     }
   } catch (error) {
@@ -347,7 +348,7 @@ function decodeName(bytes: Uint8Array): string {
 
 async function makeDirs(path: string, made: Set<string>): Promise<void> {
   if (made.has(path)) return;
-  await Deno.mkdir(path, { recursive: true, mode: 0o755 });
+  await Deno.mkdir(path, { recursive: true, mode: FOLDER_MODE });
   made.add(path);
 }
 

@@ -58,13 +58,47 @@ export function ignoredSignalsIn(
   });
 }
 
+/** This process's status text as {@linkcode recordInheritedSignals} read it (null: unreadable). */
+let recorded: { readonly text: string | null } | null = null;
+
+function readOwnStatus(): string {
+  return Deno.readTextFileSync("/proc/self/status");
+}
+
 /**
- * The signals of `candidates` this process inherited as ignored. Call it
- * before any signal listener is added (Deno's first listener clears the bits).
+ * Reads which signals this process was started with ignored, once, and
+ * keeps it for {@linkcode inheritedIgnoredSignals}. Deno's first
+ * `addSignalListener` on any thread (a worker's too: measured, Deno 2.9.6)
+ * replaces the process-wide disposition and clears its `SigIgn` bit, so the
+ * read must come before any second thread exists: `main.ts` calls this as
+ * its first statement, before the start record's early worker (s11-hD, h11).
+ * Later calls keep the first reading. Never throws.
  *
- * @param candidates The signals to look for.
  * @param readStatus Reads this process's status text. @default reads
  *   `/proc/self/status`
+ *
+ * Requires `--allow-all` for the default reader (Deno demands it for any
+ * `/proc` read); the trusted part holds it. Without it, or off Linux,
+ * nothing is reported ignored.
+ */
+export function recordInheritedSignals(readStatus: () => string = readOwnStatus): void {
+  if (recorded !== null) return;
+  try {
+    recorded = { text: readStatus() };
+  } catch {
+    recorded = { text: null };
+  }
+}
+
+/**
+ * The signals of `candidates` this process inherited as ignored: from the
+ * reading {@linkcode recordInheritedSignals} kept, taken before any thread
+ * could add a listener; where none was kept (a test, a one-shot command),
+ * read now (then call it before any signal listener is added).
+ *
+ * @param candidates The signals to look for.
+ * @param readStatus Reads this process's status text now, whatever was
+ *   kept. @default the kept reading, else reads `/proc/self/status`
  * @returns The ignored ones; empty when the status cannot be read (not
  *   Linux): then every signal is handled, as before.
  *
@@ -73,13 +107,16 @@ export function ignoredSignalsIn(
  */
 export function inheritedIgnoredSignals(
   candidates: readonly Deno.Signal[],
-  readStatus: () => string = () => Deno.readTextFileSync("/proc/self/status"),
+  readStatus?: () => string,
 ): Deno.Signal[] {
-  let text: string;
-  try {
-    text = readStatus();
-  } catch {
-    return [];
+  let text: string | null;
+  if (readStatus === undefined && recorded !== null) text = recorded.text;
+  else {
+    try {
+      text = (readStatus ?? readOwnStatus)();
+    } catch {
+      return [];
+    }
   }
-  return ignoredSignalsIn(text, candidates);
+  return text === null ? [] : ignoredSignalsIn(text, candidates);
 }

@@ -9,10 +9,10 @@
  */
 
 import { parseDeclaration } from "../scripts/declaration.ts";
-import { baseName, isInside } from "./_path.ts";
 import { readSkillMd } from "./_read_skill_md.ts";
 import { PREFIX_SEPARATOR } from "./discover.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
+import { skillFolderOf } from "./skill_folder_claim.ts";
 
 /** One question: which names does this script of this skill declare? */
 export interface DeclaredEnvRequest {
@@ -67,22 +67,10 @@ export async function readDeclaredEnv(
   request: DeclaredEnvRequest,
   options: { readonly bases: readonly DeclarationBase[]; readonly maxSkillMdBytes: number },
 ): Promise<readonly string[]> {
-  if (!request.dir.startsWith("/") || request.dir.includes("\0")) return [];
-  let realDir: string;
-  try {
-    realDir = await Deno.realPath(request.dir);
-  } catch {
-    return [];
-  }
+  const realDir = await skillFolderOf(request.skill, request.dir, options.bases);
+  if (realDir === null) return [];
   const at = request.skill.indexOf(PREFIX_SEPARATOR);
-  const prefix = at < 0 ? null : request.skill.slice(0, at);
   const folderName = at < 0 ? request.skill : request.skill.slice(at + PREFIX_SEPARATOR.length);
-  const inBase = options.bases.some((base) =>
-    base.prefix === prefix && isInside(realDir, base.path) &&
-    (realDir !== base.path || base.isRoot === true)
-  );
-  if (!inBase) return [];
-  if (folderName === "" || baseName(realDir) !== folderName) return [];
   // As discovery picks it: SKILL.md when present, else the lowercase name.
   let skillMdFile = "SKILL.md";
   try {

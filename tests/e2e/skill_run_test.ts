@@ -350,6 +350,43 @@ Deno.test("skill_run refuses before asking, and confirms with a token", async (t
     assert.equal(json(forged).error, "TOKEN_INVALID");
   });
 
+  await t.step(
+    "attack: padding words push the confirmation-required preview past what a user reads in full: refused with its size, no preview or token (CONFIRMATION_TOO_LONG), the DRAFT_CHANGED way too",
+    async () => {
+      // Within the 8 KiB argument cap, but each zero-width space is spelled out twice.
+      const padded = ["\u200b".repeat(2_500), "--delete-everything"];
+      const result = await call({ script: "scripts/echo_args.sh", args: padded });
+      assert.equal(result.isError, true);
+      const body = json(result);
+      assert.equal(body.error, "CONFIRMATION_TOO_LONG");
+      assert.match(String(body.message), /would be \d+ bytes, over the limit of 16384/);
+      assert.equal(body.limitBytes, 16_384);
+      assert.ok(Number(body.bytes) > 16_384);
+      assert.equal(body.preview, undefined);
+      assert.equal(body.confirmToken, undefined);
+      // A token of a short preview, sent with the padded arguments: no fresh preview either.
+      const first = json(await call({ script: "scripts/echo_args.sh", args: ["one"] }));
+      const changed = json(
+        await call({
+          script: "scripts/echo_args.sh",
+          args: padded,
+          confirmToken: String(first.confirmToken),
+        }),
+      );
+      assert.equal(changed.error, "CONFIRMATION_TOO_LONG");
+      assert.equal(changed.preview, undefined);
+      assert.equal(changed.confirmToken, undefined);
+      // Plain arguments up to the argument cap always fit, every word in the preview.
+      const words = ["a".repeat(4_000), "b".repeat(4_000), "c".repeat(150)];
+      const fits = json(await call({ script: "scripts/echo_args.sh", args: words }));
+      assert.equal(fits.status, "confirmation-required");
+      assert.deepEqual(
+        (fits.preview as { willRun: { argv: string[] } }).willRun.argv.slice(-3),
+        words,
+      );
+    },
+  );
+
   await t.step("a script swapped for a symlink after listing is refused", async () => {
     const script = join(tree.root, SKILL, "scripts/later.sh");
     await Deno.remove(script);

@@ -65,7 +65,9 @@ export async function remoteFixture(): Promise<RemoteFixture> {
   const fake = startFakeGitHub();
   const dir = await Deno.makeTempDir({ prefix: "skillgate-remote-" });
   const cacheDir = `${dir}/cache/skillgate/sources`;
-  await Deno.mkdir(cacheDir, { recursive: true });
+  // As skillgate makes it (0700): with GITHUB_TOKEN set, nothing is fetched into a cache others
+  // may read (review r14).
+  await Deno.mkdir(cacheDir, { recursive: true, mode: 0o700 });
   return {
     fake,
     dir,

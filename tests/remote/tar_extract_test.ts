@@ -51,7 +51,7 @@ Deno.test("extractTarball() writes the source PATH of a GitHub tarball with dige
     result.files.get("pdf/scripts/a.py")?.digest,
     `sha256:${Array.from(expected, (b) => b.toString(16).padStart(2, "0")).join("")}`,
   );
-  assertEquals((await Deno.stat(join(dir.path, "pdf/scripts/a.py"))).mode! & 0o777, 0o644);
+  assertEquals((await Deno.stat(join(dir.path, "pdf/scripts/a.py"))).mode! & 0o777, 0o600);
 });
 
 const HOSTILE: Array<[string, TarMember[], RemoteError["reason"]]> = [

@@ -49,7 +49,7 @@ Deno.test("extractZip() writes stored and deflated members with digests, no exec
     "scripts/a.py",
   ]);
   assertEquals(await Deno.readTextFile(join(dir.path, "ref/notes.md")), "notes");
-  assertEquals((await Deno.stat(join(dir.path, "scripts/a.py"))).mode! & 0o777, 0o644);
+  assertEquals((await Deno.stat(join(dir.path, "scripts/a.py"))).mode! & 0o777, 0o600);
   assertEquals(result.files.get("ref/notes.md")?.size, 5);
 });
 

@@ -173,10 +173,22 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/skills/declared_env.ts",
-    apis: ["Deno.realPath", "Deno.lstat"],
-    reason: "declaration reader: resolves the skill folder the serving worker named to check " +
-      "it lies inside a root and carries the skill's name, and looks whether SKILL.md exists; " +
-      "SKILL.md itself is read through the path gate",
+    apis: ["Deno.lstat"],
+    reason: "declaration reader: looks whether SKILL.md exists in the skill folder " +
+      "skill_folder_claim.ts checked; SKILL.md itself is read through the path gate",
+  },
+  {
+    path: "src/skills/skill_folder_claim.ts",
+    apis: ["Deno.realPath"],
+    reason: "resolves the skill folder the serving worker named to check it lies inside a root " +
+      "with the skill's prefix and carries the skill's name (declaration reader, settings-view " +
+      "writer); reads nothing in it",
+  },
+  {
+    path: "src/config/file/view_override_write.ts",
+    apis: ["Deno.lstat"],
+    reason: "trusted part, a settings view's write: whether the checked skill folder holds a " +
+      "SKILL.md (a regular file) before a name overrides.json lacks is written; reads nothing in it",
   },
   {
     path: "src/sandbox/worker_prediction.ts",

@@ -15,6 +15,7 @@ import { type CommandLineInput, parseCommandLine, UsageError } from "../cli.ts";
 import type { Config } from "../config.ts";
 import { isUnsetValue } from "../env_value.ts";
 import { groupHoldsOthers } from "../group_members.ts";
+import { swappableAncestor } from "../index_cache_dir.ts";
 import { type ConfigFile, parseConfigFile } from "./config_file.ts";
 import { ConfigFileError } from "./json_document.ts";
 import { parseOverridesFile, parseSetByView, type SetByView } from "./overrides_file.ts";
@@ -225,7 +226,10 @@ export async function loadConfig(
  * file (what a link ends at) must belong to this user or root, and neither
  * others nor a group holding another user may write it; its folder (and the
  * folder of what a link ends at) likewise, unless sticky (as `/tmp`: no one
- * may rename another's entry). Standalone, the file decides what is served
+ * may rename another's entry); and no folder above those may let another
+ * user rename them away and put their own in place (`swappableAncestor`, the
+ * caches' rule: each ancestor root's or this user's, a writable one sticky;
+ * r14). Standalone, the file decides what is served
  * and how scripts run (roots, `isolation`, HTTP, origins, caps), so one that
  * another user could write is refused, as `--http-token-file` is, and as ssh
  * refuses a writable `~/.ssh` (StrictModes). A group write bit counts only
@@ -270,6 +274,28 @@ export function untrustedBecause(path: string): string | null {
     if ((mode & 0o020) !== 0 && info.gid !== null && groupHoldsOthers(info.gid, me)) {
       return `its ${kind} "${target}" is writable by its group (gid ${info.gid}), which holds ` +
         `other users who could change what skillgate serves and runs; run: ${fix}`;
+    }
+  }
+  // The folders above (r14): one another user may write lets them rename the configuration's
+  // folder away and put their own in its place. The caches' rule (`swappableAncestor`).
+  const folders = [dirname(real)];
+  try {
+    const folder = Deno.realPathSync(dirname(path));
+    if (folder !== dirname(real)) folders.push(folder);
+  } catch {
+    // gone since the read: the read already reported what it found
+  }
+  for (const folder of folders) {
+    let unsafe: string | null;
+    try {
+      unsafe = swappableAncestor(folder, me);
+    } catch {
+      continue;
+    }
+    if (unsafe !== null) {
+      return `its folder "${folder}" lies under "${unsafe}", where another user could rename it ` +
+        "away and put a folder of theirs in its place, changing what skillgate serves and runs; " +
+        `run: chmod go-w ${unsafe} (or keep the configuration in a folder of your own)`;
     }
   }
   return null;

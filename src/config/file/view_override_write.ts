@@ -40,6 +40,8 @@ import {
 } from "./overrides_file.ts";
 import type { OverridesInForce } from "./watch_owner_files.ts";
 import { writeAtomically } from "./write_atomically.ts";
+import type { DeclarationBase } from "../../skills/declared_env.ts";
+import { skillFolderOf } from "../../skills/skill_folder_claim.ts";
 
 /** The most skill names `overrides.json` may hold after a view's write. */
 export const MAX_VIEW_OVERRIDE_NAMES = 10_000;
@@ -50,13 +52,27 @@ export const MAX_VIEW_OVERRIDE_NAMES = 10_000;
  */
 export const MAX_VIEW_WRITE_ATTEMPTS = 3;
 
-/** What a view asks: set one switch of one served skill name. */
-export interface ViewOverrideRequest {
+/** What a view chose: one switch of one served skill name. */
+export interface ViewOverrideChoice {
   readonly name: string;
   readonly switch: OverrideSwitch;
   /** false turns the switch off (narrows); true turns it back on. */
   readonly value: boolean;
 }
+
+/** What the worker asks: a view's choice, and the skill's folder as its catalog has it. */
+export interface ViewOverrideRequest extends ViewOverrideChoice {
+  /**
+   * The skill's real folder in the worker's catalog. Not trusted: the
+   * trusted part writes a name overrides.json does not hold yet only when
+   * this is a skill folder of that name under the roots (`skillFolderOf`)
+   * holding a SKILL.md (review r14). At most 4,096 characters.
+   */
+  readonly dir: string;
+}
+
+/** Where the skills of this server may lie (the roots, the sources cache), each with its prefix. */
+export type SkillBases = readonly DeclarationBase[];
 
 /** Why a write is refused (stable codes, shown to the client). */
 export type ViewOverrideRefusal =
@@ -95,11 +111,47 @@ export type ViewOverrideDecision =
  */
 export function readViewOverrideRequest(value: unknown): ViewOverrideRequest | null {
   if (typeof value !== "object" || value === null) return null;
-  const { name, switch: key, value: on } = value as Record<string, unknown>;
+  const { name, switch: key, value: on, dir } = value as Record<string, unknown>;
   if (typeof name !== "string" || name.length > 255 || !isOverrideName(name)) return null;
   if (!(OVERRIDE_SWITCHES as readonly unknown[]).includes(key)) return null;
   if (typeof on !== "boolean") return null;
-  return { name, switch: key as OverrideSwitch, value: on };
+  if (typeof dir !== "string" || dir.length > MAX_SKILL_DIR_CHARS || !dir.startsWith("/")) {
+    return null;
+  }
+  return { name, switch: key as OverrideSwitch, value: on, dir };
+}
+
+/** The longest skill folder path a request may carry, in UTF-16 code units. */
+const MAX_SKILL_DIR_CHARS = 4_096;
+
+/**
+ * Whether a view may name this skill in a write: overrides.json names it
+ * already (its own entries or `setByView`: a skill gone since may still be
+ * turned back on, or off again), or the folder the worker gave is a skill
+ * folder of that name under the roots (`skillFolderOf`) holding a SKILL.md
+ * (or skill.md) that is a regular file. Nothing is read but real paths and
+ * one `lstat` (review r14: any valid-looking name was accepted, up to the
+ * name limit, filling the owner's file with names no skill has).
+ */
+async function isNameable(
+  request: ViewOverrideRequest,
+  file: SkillOverrides,
+  setByView: SetByView,
+  bases: SkillBases,
+): Promise<boolean> {
+  if (own(file, request.name) !== undefined || own(setByView, request.name) !== undefined) {
+    return true;
+  }
+  const realDir = await skillFolderOf(request.name, request.dir, bases);
+  if (realDir === null) return false;
+  for (const name of ["SKILL.md", "skill.md"]) {
+    try {
+      if ((await Deno.lstat(`${realDir}/${name}`)).isFile) return true;
+    } catch {
+      // not this one
+    }
+  }
+  return false;
 }
 
 /**
@@ -121,7 +173,7 @@ export function readViewOverrideRequest(value: unknown): ViewOverrideRequest | n
  * view disabled itself").
  */
 export function decideViewOverride(
-  request: ViewOverrideRequest,
+  request: ViewOverrideChoice,
   file: SkillOverrides,
   fileSetByView: SetByView,
   inForce: OverridesInForce,
@@ -203,20 +255,29 @@ export interface OverridesHolder {
  *   (every write refused).
  * @param holder The owner-file watch (null under `--static`: every write
  *   refused, the catalog stays as it started).
+ * @param bases Where skill folders may lie (the roots, the sources cache;
+ *   the declaration reader's bases): a name overrides.json does not hold yet
+ *   is written only for a skill folder of that name there (`OVERRIDE_INVALID`
+ *   otherwise, nothing written).
  * @returns `write(request)`: reads the file, decides, writes atomically and
  *   puts the result in force; never rejects (a failure is a refusal).
  *
- * Requires `--allow-read` and `--allow-write` on the configuration folder
- * (the trusted part holds them; the worker holds neither).
+ * Requires `--allow-read` and `--allow-write` on the configuration folder,
+ * `--allow-read` on the roots (realpath, one `lstat`; the trusted part holds
+ * them; the worker holds neither write).
  */
 export function createViewOverrideWriter(
   location: ConfigLocation | null,
   holder: OverridesHolder | null,
+  bases: SkillBases,
 ): (request: unknown) => Promise<ViewOverrideAnswer> {
   return async (raw) => {
     const request = readViewOverrideRequest(raw);
     if (request === null) {
-      return refusal("OVERRIDE_INVALID", "The request is not a skill name, a switch and a value");
+      return refusal(
+        "OVERRIDE_INVALID",
+        "The request is not a skill name, a switch, a value and the skill's folder",
+      );
     }
     if (location === null || holder === null) {
       return refusal(
@@ -249,6 +310,14 @@ export function createViewOverrideWriter(
             "SETTINGS_UNAVAILABLE",
             "overrides.json is not valid, so it is not written",
             "Ask the server's owner to fix overrides.json (skillgate override prints why)",
+          );
+        }
+        if (!(await isNameable(request, file, setByView, bases))) {
+          return refusal(
+            "OVERRIDE_INVALID",
+            `No skill named "${request.name}" is served here, and overrides.json does not name ` +
+              "it; nothing was written",
+            "Open the settings view again (skill_settings) for the names served",
           );
         }
         const decision = decideViewOverride(request, file, setByView, holder.inForce());

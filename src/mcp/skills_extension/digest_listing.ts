@@ -3,7 +3,9 @@
  * catalog's file listing (`listSkillFiles`, the very walk and rules of the
  * worker's build: each folder read through its descriptor by the trusted
  * part, review r10), each plain file opened by the gate as the walk meets it
- * (`openLocatedSync`: no-follow, non-blocking, `fstat`) and listed with that
+ * (`openLocatedSync`: the folders on the way looked at first, so a folder
+ * swapped for a link since its read is never opened through, s11-hD;
+ * no-follow, non-blocking, `fstat`) and listed with that
  * handle's version (s10-h8: no second `lstat` of it in the trusted part),
  * read once its descriptor's location is checked (`readLocated`: exactly
  * `skill real folder/path`, asked of the trusted part) and hashed. A skill

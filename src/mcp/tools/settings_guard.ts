@@ -11,7 +11,7 @@
  */
 
 import { createConfirmer } from "../../scripts/confirm/confirmer.ts";
-import type { ViewOverrideRequest } from "../../config/file/view_override_write.ts";
+import type { ViewOverrideChoice } from "../../config/file/view_override_write.ts";
 import type { ToolCallExtra, ToolContext } from "./tool.ts";
 import { shellCommand } from "../../cli/shell_quote.ts";
 
@@ -97,7 +97,7 @@ export function settingsRefusal(context: ToolContext): SettingsRefusal | null {
  */
 export function confirmationRefusal(
   extra: ToolCallExtra | undefined,
-  request?: ViewOverrideRequest,
+  request?: ViewOverrideChoice,
 ): SettingsRefusal | null {
   if (extra === undefined) return null;
   if (extra.askUser !== undefined || extra.inputRound?.canElicit === true) return null;

@@ -192,6 +192,12 @@ async function confirm(
   service: ScriptService,
   extra: ToolCallExtra | undefined,
 ): Promise<ToolResult | InputRequiredResult | null> {
+  // One rule for every way a preview reaches the user (r15): the elicitation dialog, and the
+  // confirmation-required answer (or DRAFT_CHANGED error) whose preview the model shows them.
+  // Either way the user confirms what they read, so the text with every invisible or look-alike
+  // character spelled out is bounded before any of it is shown or any token issued.
+  const message = confirmationMessage(preview);
+  if (utf8Bytes(message) > MAX_CONFIRMATION_BYTES) return tooLongToConfirm(utf8Bytes(message));
   const round = extra?.inputRound;
   if (round !== undefined && round.state !== undefined) {
     // 2026-07-28 retry: the echoed requestState is a confirmation token, checked
@@ -200,11 +206,6 @@ async function confirm(
     const verdict = await service.confirmer.check(round.state, preview);
     if (verdict === "ok") return declinedOrNull(preview, round.answer ?? "cancel");
     return await refuseToken(verdict, preview, service);
-  }
-  const asksUser = (round !== undefined && round.canElicit) || extra?.askUser !== undefined;
-  const message = asksUser ? confirmationMessage(preview) : "";
-  if (asksUser && utf8Bytes(message) > MAX_CONFIRMATION_BYTES) {
-    return tooLongToConfirm(utf8Bytes(message));
   }
   if (round !== undefined && round.canElicit) {
     return round.ask(message, await service.confirmer.issue(preview));
@@ -427,7 +428,11 @@ function describeOutcome(
  * The most a confirmation dialog's text may take, in UTF-8 bytes. The user
  * confirms what they read, so the whole text must be shown: a longer one is
  * refused before anyone is asked, since a client that cuts or scrolls it
- * could hide a word behind padding (review r13). Arguments are capped at
+ * could hide a word behind padding (review r13). The same bound holds where
+ * no dialog is shown but a preview is handed over for the user to read (the
+ * `confirmation-required` answer, a DRAFT_CHANGED error's fresh preview;
+ * review r15): the preview's dialog text is measured, and over the bound no
+ * preview or token is given. Arguments are capped at
  * `MAX_ARGS_BYTES` (8 KiB), but their display is not: every invisible or
  * look-alike character is written as `\u{...}` (up to 8 bytes) and listed a
  * second time, so a few KiB of them made a dialog of tens of KiB. Twice the
@@ -442,8 +447,9 @@ function utf8Bytes(text: string): number {
 }
 
 /**
- * The CONFIRMATION_TOO_LONG tool error: the dialog would exceed
- * {@linkcode MAX_CONFIRMATION_BYTES}, so the user is not asked and nothing runs.
+ * The CONFIRMATION_TOO_LONG tool error: the dialog (or the preview the user
+ * would read) would exceed {@linkcode MAX_CONFIRMATION_BYTES}, so the user is
+ * not asked, no preview or token is given, and nothing runs.
  */
 function tooLongToConfirm(bytes: number): ToolResult {
   return toolError(
@@ -458,7 +464,8 @@ function tooLongToConfirm(bytes: number): ToolResult {
 
 /**
  * The text shown to the user in an elicitation prompt: exactly what will run.
- * The caller refuses to ask when it is over {@linkcode MAX_CONFIRMATION_BYTES}.
+ * The caller refuses to ask, or to hand out a preview, when it is over
+ * {@linkcode MAX_CONFIRMATION_BYTES}.
  *
  * @param preview The preview.
  * @returns Plain text, a few lines; unbounded (the command words in full).

@@ -103,7 +103,14 @@ export const skillSettingsWriteTool = defineTool({
         );
       }
     }
-    const request: ViewOverrideRequest = { name: input.name, switch: key, value: input.value };
+    // The skill's folder goes with the name: the trusted part writes a name overrides.json does
+    // not hold yet only for a skill folder of that name under the roots (review r14).
+    const request: ViewOverrideRequest = {
+      name: input.name,
+      switch: key,
+      value: input.value,
+      dir: skill.realDir,
+    };
     // No way to ask the user: refused, never written unconfirmed (settings_guard.ts says why).
     const cannotAsk = confirmationRefusal(extra, request);
     if (cannotAsk !== null) {

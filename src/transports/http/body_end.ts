@@ -16,10 +16,18 @@ export const MAX_CHUNK_BYTES = 64 * 1024;
  *
  * @param response The response to pass on.
  * @param onEnd Called once: body finished, errored or cancelled.
+ * @param options `onSent`: called each time a slice of what the response
+ *   produced (an SSE event, on a stream) is handed to the listener, so a standby
+ *   stream's activity counts what it carries, not only when it opened.
+ *   @default none
  * @returns A response with the same status, headers and bytes, in slices of
  *   at most {@linkcode MAX_CHUNK_BYTES}.
  */
-export function whenBodyEnds(response: Response, onEnd: () => void): Response {
+export function whenBodyEnds(
+  response: Response,
+  onEnd: () => void,
+  options: { readonly onSent?: () => void } = {},
+): Response {
   let hasEnded = false;
   const end = () => {
     if (hasEnded) return;
@@ -50,6 +58,7 @@ export function whenBodyEnds(response: Response, onEnd: () => void): Response {
         // chunk was handed to a socket buffer.
         controller.enqueue(pending.subarray(0, MAX_CHUNK_BYTES));
         pending = pending.byteLength > MAX_CHUNK_BYTES ? pending.subarray(MAX_CHUNK_BYTES) : null;
+        options.onSent?.();
       } catch (error) {
         controller.error(error);
         end();

@@ -546,14 +546,16 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         session.openStreams++;
         openStreams++;
         // A standby stream: at the connection cap it gives way to a newcomer
-        // (least recently active session first); the client opens it again.
+        // (least recently active first: its session's last request, or the last event
+        // the stream carried, whichever is later); the client opens it again.
+        let lastSentMs = Number.NEGATIVE_INFINITY;
         return markStandby(
           whenBodyEnds(response, () => {
             session.openStreams--;
             openStreams--;
             session.lastActiveMs = nowMs();
-          }),
-          { lastActiveMs: () => session.lastActiveMs },
+          }, { onSent: () => void (lastSentMs = nowMs()) }),
+          { lastActiveMs: () => Math.max(session.lastActiveMs, lastSentMs) },
         );
       }
       return whenBodyEnds(response, finish);
@@ -610,15 +612,16 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         release();
         ticket.releaseAll();
         openStreams++;
-        // A standby stream too (no session: its activity is its opening); at the
-        // connection cap it gives way, and the client listens again.
+        // A standby stream too (no session: its activity is its opening, or the last
+        // event it carried); at the connection cap it gives way, and the client listens again.
         const openedMs = nowMs();
+        let lastSentMs = Number.NEGATIVE_INFINITY;
         return markStandby(
           whenBodyEnds(response, () => {
             openStreams--;
             releaseClient();
-          }),
-          { lastActiveMs: () => openedMs },
+          }, { onSent: () => void (lastSentMs = nowMs()) }),
+          { lastActiveMs: () => Math.max(openedMs, lastSentMs) },
         );
       }
       return whenBodyEnds(response, finish);

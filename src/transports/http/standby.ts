@@ -19,9 +19,10 @@
 /** What the listener needs to know about a standby stream. */
 export interface Standby {
   /**
-   * When its client last did something (its session's last request), in ms
-   * since the epoch: at the cap the stream least recently active gives way
-   * first.
+   * When it was last in use, in ms since the epoch: its client's last
+   * request (a 2025 session's; a listen stream's opening), or the last event
+   * it carried to the client, whichever is later. At the cap the stream
+   * least recently active gives way first.
    */
   readonly lastActiveMs: () => number;
 }

@@ -65,6 +65,27 @@ Deno.test("attack: a world-writable config.json (or its folder) is refused stand
   });
 });
 
+Deno.test("attack: a config.json whose parent folder others may write (so they could swap its folder) is refused standalone, naming the chmod", async () => {
+  await withConfig(async ({ dir, folder }) => {
+    // The file and its own folder are fine; the folder above is everyone's to write.
+    await Deno.chmod(`${dir}/xdg`, 0o777);
+    await assert.rejects(load(dir), (error: unknown) => {
+      assert.ok(error instanceof ConfigFileError);
+      assert.match(
+        error.message,
+        new RegExp(`its folder "${folder}" lies under "${dir}/xdg", where another user could`),
+      );
+      assert.match(error.message, new RegExp(`run: chmod go-w ${dir}/xdg`));
+      return true;
+    });
+    // Sticky (as /tmp): no one may rename another's entry.
+    await Deno.chmod(`${dir}/xdg`, 0o1777);
+    assert.equal((await load(dir)).config.options.isolation, "group");
+    await Deno.chmod(`${dir}/xdg`, 0o755);
+    assert.equal((await load(dir)).config.options.isolation, "group");
+  });
+});
+
 Deno.test("attack: a config.json another user owns is refused standalone", {
   ignore: Deno.uid() !== 0,
 }, async () => {

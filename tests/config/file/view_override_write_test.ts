@@ -17,6 +17,28 @@ import type { OverridesInForce } from "../../../src/config/file/watch_owner_file
 import { parseOverrideArgs, runOverrideCommand } from "../../../src/cli/override_command.ts";
 import type { CommandIo } from "../../../src/cli/command_io.ts";
 import { parseOverridesFile, parseSetByView } from "../../../src/config/file/overrides_file.ts";
+import type { DeclarationBase } from "../../../src/skills/declared_env.ts";
+
+/**
+ * Skill folders (each with a SKILL.md) under `${dir}/skills`, the bases the trusted part has
+ * for them, and a view's request for one of them (its folder as the worker's catalog has it).
+ */
+function skillsIn(dir: string, names: readonly string[]) {
+  Deno.mkdirSync(`${dir}/skills`, { recursive: true });
+  const root = Deno.realPathSync(`${dir}/skills`);
+  for (const name of names) {
+    Deno.mkdirSync(`${root}/${name}`, { recursive: true });
+    Deno.writeTextFileSync(`${root}/${name}/SKILL.md`, `---\nname: ${name}\n---\n`);
+  }
+  const bases: DeclarationBase[] = [{ path: root, prefix: null, isRoot: true }];
+  const ask = (name: string, key: "enabled" | "modelInvocable", value: boolean) => ({
+    name,
+    switch: key,
+    value,
+    dir: `${root}/${name}`,
+  });
+  return { root, bases, ask };
+}
 
 const NONE: OverridesInForce = { overrides: {}, setByView: {} };
 
@@ -123,20 +145,25 @@ Deno.test("attack: a hand-edited setByView for a switch not off in the file wide
 });
 
 Deno.test("attack: readViewOverrideRequest() refuses what the worker may forge", () => {
-  assert.deepEqual(readViewOverrideRequest({ name: "pdf", switch: "enabled", value: false }), {
+  const dir = "/srv/skills/pdf";
+  assert.deepEqual(readViewOverrideRequest({ name: "pdf", switch: "enabled", value: false, dir }), {
     name: "pdf",
     switch: "enabled",
     value: false,
+    dir,
   });
   for (
     const forged of [
       null,
       "pdf",
-      { name: "../etc", switch: "enabled", value: false },
-      { name: "pdf", switch: "roots", value: false },
-      { name: "pdf", switch: "enabled", value: "false" },
-      { name: "x".repeat(300), switch: "enabled", value: false },
-      { name: "__proto__", switch: "enabled", value: false },
+      { name: "../etc", switch: "enabled", value: false, dir },
+      { name: "pdf", switch: "roots", value: false, dir },
+      { name: "pdf", switch: "enabled", value: "false", dir },
+      { name: "x".repeat(300), switch: "enabled", value: false, dir },
+      { name: "__proto__", switch: "enabled", value: false, dir },
+      { name: "pdf", switch: "enabled", value: false },
+      { name: "pdf", switch: "enabled", value: false, dir: "skills/pdf" },
+      { name: "pdf", switch: "enabled", value: false, dir: `/${"d".repeat(5_000)}` },
     ]
   ) {
     assert.equal(readViewOverrideRequest(forged), null, JSON.stringify(forged)?.slice(0, 40));
@@ -183,11 +210,12 @@ Deno.test("createViewOverrideWriter() writes overrides.json whole by rename and 
       isExplicit: false,
     };
     const held = holder();
-    const write = createViewOverrideWriter(location, held);
+    const { bases, ask } = skillsIn(dir, ["pdf", "docx"]);
+    const write = createViewOverrideWriter(location, held, bases);
     // Two writes at once are done one after the other; neither is lost.
     const answers = await Promise.all([
-      write({ name: "pdf", switch: "enabled", value: false }),
-      write({ name: "docx", switch: "modelInvocable", value: false }),
+      write(ask("pdf", "enabled", false)),
+      write(ask("docx", "modelInvocable", false)),
     ]);
     assert.deepEqual(answers, [{ ok: true, changed: true }, { ok: true, changed: true }]);
     const text = await Deno.readTextFile(location.overridesPath);
@@ -216,9 +244,10 @@ Deno.test("createViewOverrideWriter() writes overrides.json whole by rename and 
         overrides: parseOverridesFile(location.overridesPath, after),
         setByView: { docx: ["modelInvocable"] },
       }),
-    )({ name: "pdf", switch: "enabled", value: true });
+      bases,
+    )(ask("pdf", "enabled", true));
     assert.equal(!refused.ok && refused.code, "OVERRIDE_OWNED");
-    const back = await write({ name: "docx", switch: "modelInvocable", value: true });
+    const back = await write(ask("docx", "modelInvocable", true));
     assert.deepEqual(back, { ok: true, changed: true });
     assert.deepEqual(
       JSON.parse(await Deno.readTextFile(location.overridesPath)),
@@ -232,21 +261,22 @@ Deno.test("createViewOverrideWriter() writes overrides.json whole by rename and 
 Deno.test("createViewOverrideWriter() refuses under --no-config, --static, and over a broken file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "skillgate-view-write-" });
   try {
-    const request = { name: "pdf", switch: "enabled", value: false };
-    const noConfig = await createViewOverrideWriter(null, holder())(request);
+    const { bases, ask } = skillsIn(dir, ["pdf"]);
+    const request = ask("pdf", "enabled", false);
+    const noConfig = await createViewOverrideWriter(null, holder(), bases)(request);
     assert.equal(!noConfig.ok && noConfig.code, "SETTINGS_UNAVAILABLE");
     const location = {
       path: `${dir}/config.json`,
       overridesPath: `${dir}/overrides.json`,
       isExplicit: false,
     };
-    const isStatic = await createViewOverrideWriter(location, null)(request);
+    const isStatic = await createViewOverrideWriter(location, null, bases)(request);
     assert.equal(!isStatic.ok && isStatic.code, "SETTINGS_UNAVAILABLE");
     assert.match(!isStatic.ok ? isStatic.hint : "", /skillgate override pdf --disable/);
     const broken = '{ "skills": { "pdf": [ } }';
     await Deno.writeTextFile(location.overridesPath, broken);
     const held = holder();
-    const invalid = await createViewOverrideWriter(location, held)(request);
+    const invalid = await createViewOverrideWriter(location, held, bases)(request);
     assert.equal(!invalid.ok && invalid.code, "SETTINGS_UNAVAILABLE");
     assert.equal(await Deno.readTextFile(location.overridesPath), broken);
     assert.deepEqual(held.adopted, []);
@@ -311,11 +341,10 @@ Deno.test("attack: an owner's save between the view's read and its rename is not
         return held.inForce();
       },
     };
-    const answer = await createViewOverrideWriter(location, racing)({
-      name: "pdf",
-      switch: "enabled",
-      value: false,
-    });
+    const { bases, ask } = skillsIn(dir, ["pdf"]);
+    const answer = await createViewOverrideWriter(location, racing, bases)(
+      ask("pdf", "enabled", false),
+    );
     assert.deepEqual(answer, { ok: true, changed: true });
     assert.equal(saves, 2, "the writer read and decided again after the owner's save");
     const text = await Deno.readTextFile(location.overridesPath);
@@ -324,7 +353,10 @@ Deno.test("attack: an owner's save between the view's read and its rename is not
       pdf: { enabled: false },
     });
     assert.deepEqual(parseSetByView(location.overridesPath, text), { pdf: ["enabled"] });
-    assert.deepEqual([...Deno.readDirSync(dir)].map((entry) => entry.name), ["overrides.json"]);
+    assert.deepEqual(
+      [...Deno.readDirSync(dir)].map((entry) => entry.name).sort(),
+      ["overrides.json", "skills"],
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -351,11 +383,10 @@ Deno.test("createViewOverrideWriter() gives up, writing nothing, when overrides.
         return held.inForce();
       },
     };
-    const answer = await createViewOverrideWriter(location, busy)({
-      name: "pdf",
-      switch: "enabled",
-      value: false,
-    });
+    const { bases, ask } = skillsIn(dir, ["pdf"]);
+    const answer = await createViewOverrideWriter(location, busy, bases)(
+      ask("pdf", "enabled", false),
+    );
     assert.equal(!answer.ok && answer.code, "SETTINGS_UNAVAILABLE");
     assert.equal(saves, MAX_VIEW_WRITE_ATTEMPTS);
     assert.deepEqual(

@@ -61,10 +61,12 @@ Deno.test("attack: a stale setByView entry makes the owner's later hand-set swit
     );
     await until("the owner's off in force", () => watch.inForce().overrides.pdf?.enabled === false);
     // A client's settings view asks to turn it back on.
-    const answer = await createViewOverrideWriter(location, watch)({
+    const answer = await createViewOverrideWriter(location, watch, [])({
       name: "pdf",
       switch: "enabled",
       value: true,
+      // No skill folder: overrides.json names pdf, which is enough to be named in a write.
+      dir: `${dir}/gone/pdf`,
     });
     assert.equal(
       !answer.ok && answer.code,

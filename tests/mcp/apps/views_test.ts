@@ -337,7 +337,8 @@ Deno.test("skill_settings_write asks the user first; a decline writes nothing, a
     switch: "enabled",
     value: false,
   });
-  assert.deepEqual(context.written, [input]);
+  // The skill's folder as the catalog has it goes along, for the trusted part's check (r14).
+  assert.deepEqual(context.written, [{ ...input, dir: "/skills/plain" }]);
   assert.match(asked[0]!, /Disable skill "plain"\?/);
 });
 
@@ -368,7 +369,9 @@ Deno.test("attack: on 2026-07-28 the confirmation state is checked: a state for 
     { inputRound: { canElicit: true, ask, state, answer: "accept" } },
   );
   assert.equal((right as { isError?: boolean }).isError, undefined);
-  assert.deepEqual(context.written, [{ name: "plain", switch: "enabled", value: false }]);
+  assert.deepEqual(context.written, [
+    { name: "plain", switch: "enabled", value: false, dir: "/skills/plain" },
+  ]);
 });
 
 Deno.test("browseAnswer() shows each remote source with its sync state and notes", () => {

@@ -68,8 +68,13 @@ Deno.test("attack: a folder exchanged with an outside link between its read and 
       CAPS,
     );
     assert.ok(swapped && swappedBack, "the exchange and its undoing both happened");
-    // The victim's listing is not used at all (the build lists it itself); the other one is.
-    assert.equal(listed[0], null);
+    // The victim's file is never opened through the link (s11-hD: its folder is looked at
+    // first), so its version comes from the trusted part's `lstat` through the folder's own
+    // descriptor: the inside file's, or nothing (reported as changed while listed, or no
+    // listing at all: the build lists it itself).
+    for (const file of listed[0]?.files ?? []) {
+      assert.deepEqual([file.path, file.size], ["references/guide.md", 7]);
+    }
     const plain = listed[1];
     assert.ok(plain !== null && plain !== undefined);
     assert.deepEqual(plain.files.map((file) => [file.path, file.size]), [
@@ -128,5 +133,52 @@ Deno.test("the digest isolate's listing takes each plain file's version from the
     }
   } finally {
     installFolderReader(readFolderDirectly);
+  }
+});
+
+Deno.test("attack: a listed folder exchanged with a link to an outside FIFO's folder, right after its read, makes the listing open nothing outside (the FIFO's waiting writer never sees a reader)", async () => {
+  await using tree = await makeTree({
+    "root/victim/SKILL.md": skillMd("victim"),
+    "root/victim/references/guide.md": "inside\n",
+    "outside/refs/keep.md": "outside\n",
+  });
+  const root = Deno.realPathSync(tree.at("root"));
+  const victimRefs = `${root}/victim/references`;
+  const outside = Deno.realPathSync(tree.at("outside/refs"));
+  const fifo = `${outside}/guide.md`;
+  const made = new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
+  assert.ok(made.success, "mkfifo");
+  // A writer waiting on the FIFO: its open returns only once some reader opens the FIFO.
+  let isReaderSeen = false;
+  const writer = Deno.open(fifo, { write: true }).then((file) => {
+    isReaderSeen = true;
+    return file;
+  });
+  let swapped = false;
+  installFolderReader(async (request: FolderReadRequest) => {
+    const read = await readFolderDirectly(request);
+    if (read?.location === victimRefs && !swapped) {
+      // After the exact read of the folder, before the walk opens its file; never undone.
+      swapped = true;
+      Deno.renameSync(victimRefs, `${victimRefs}.away`);
+      Deno.symlinkSync(outside, victimRefs);
+    }
+    return read;
+  });
+  try {
+    const listed = await listAndHashSkills([jobSkill(root, "victim")], CAPS);
+    assert.ok(swapped, "the exchange happened");
+    // Time for a writer woken by an open to be told (its open returns on another thread).
+    await new Promise((done) => setTimeout(done, 300));
+    assert.equal(isReaderSeen, false, "the listing opened the outside FIFO");
+    // What is listed, if anything, is the folder's own file, read through its descriptor.
+    const text = JSON.stringify(listed);
+    assert.ok(!text.includes(outside), "the outside folder was named");
+  } finally {
+    installFolderReader(readFolderDirectly);
+    // Release the waiting writer (open a reader of our own), then close both.
+    const reader = await Deno.open(fifo, { read: true });
+    (await writer).close();
+    reader.close();
   }
 });
