@@ -221,6 +221,11 @@ export async function loadConfig(
   return { config: parseCommandLine({ ...input, file }), location, file };
 }
 
+const uncheckable = (what: string, error: unknown) =>
+  `${what} could not be checked (${error instanceof Error ? error.name : "error"}) after it was ` +
+  "read, so it is not trusted (a trust check fails closed: review r17, hD-1); run skillgate " +
+  "again, and keep the configuration in a folder of your own";
+
 /**
  * Why the configuration file cannot be trusted, or null when it can: the
  * file (what a link ends at) must belong to this user or root, and neither
@@ -238,6 +243,8 @@ export async function loadConfig(
  *
  * @param path The configuration file's absolute path (it exists and was read).
  * @returns A sentence naming the fault and the command that fixes it, or null.
+ *   A file or folder that cannot be looked at after the read (gone, swapped
+ *   away, unreadable) is a fault too: the check fails closed.
  *
  * Requires `--allow-read` on the file, its folders, `/etc/group` and
  * `/etc/passwd` (trusted part).
@@ -248,8 +255,8 @@ export function untrustedBecause(path: string): string | null {
   let real = path;
   try {
     real = Deno.realPathSync(path);
-  } catch {
-    return null; // gone since the read: the read already reported what it found
+  } catch (error) {
+    return uncheckable(`"${path}"`, error);
   }
   const checks: [string, string][] = [[real, "file"], [dirname(path), "folder"]];
   if (dirname(real) !== dirname(path)) checks.push([dirname(real), "folder"]);
@@ -257,8 +264,8 @@ export function untrustedBecause(path: string): string | null {
     let info: Deno.FileInfo;
     try {
       info = Deno.statSync(target);
-    } catch {
-      continue;
+    } catch (error) {
+      return uncheckable(`its ${kind} "${target}"`, error);
     }
     const mode = info.mode ?? 0;
     const fix = `chmod go-w ${target}`;
@@ -282,15 +289,15 @@ export function untrustedBecause(path: string): string | null {
   try {
     const folder = Deno.realPathSync(dirname(path));
     if (folder !== dirname(real)) folders.push(folder);
-  } catch {
-    // gone since the read: the read already reported what it found
+  } catch (error) {
+    return uncheckable(`its folder "${dirname(path)}"`, error);
   }
   for (const folder of folders) {
     let unsafe: string | null;
     try {
       unsafe = swappableAncestor(folder, me);
-    } catch {
-      continue;
+    } catch (error) {
+      return uncheckable(`the folders above "${folder}"`, error);
     }
     if (unsafe !== null) {
       return `its folder "${folder}" lies under "${unsafe}", where another user could rename it ` +

@@ -136,3 +136,13 @@ Deno.test("attack: skillgate serve with a world-writable config.json exits 2 wit
     assert.match(result.stderr, /config\.json:1:1: its file .* is writable by others.*chmod go-w/);
   });
 });
+
+Deno.test("attack: a config.json renamed away between its read and its trust check is refused, not trusted (the check fails closed)", async () => {
+  await withConfig(async ({ folder, file }) => {
+    // The read happened; whoever could rename the folder on the way moves it before the check.
+    await Deno.rename(folder, `${folder}-away`);
+    const because = untrustedBecause(file);
+    assert.notEqual(because, null, "a file the check cannot look at is not trusted");
+    assert.match(because!, /could not be checked \(NotFound\)/);
+  });
+});
