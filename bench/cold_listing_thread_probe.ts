@@ -79,7 +79,11 @@ const child = spawnRpcChild({
   executable: `${tree}/skillgate`,
   args: ["serve", root],
   cwd: tree,
-  env: programEnv({ XDG_CACHE_HOME: cache }),
+  // DENO_V8_FLAGS passes through (e.g. `--prof` for one V8 log per isolate, in the tree's folder).
+  env: programEnv({
+    XDG_CACHE_HOME: cache,
+    ...(Deno.env.get("DENO_V8_FLAGS") ? { DENO_V8_FLAGS: Deno.env.get("DENO_V8_FLAGS")! } : {}),
+  }),
 });
 const seen = new Map<number, { name: string; ticks: number; waitS: number }>();
 const timeline: { atMs: number; ticks: Map<number, number>; waits: Map<number, number> }[] = [];

@@ -11,14 +11,23 @@
  *
  * @module
  */
+import { loadGateFs } from "../files/bounded_read.ts";
 import { locateDirectlySync } from "../files/fd_location.ts";
-import { readFolderDirectlySync } from "../files/fd_listing.ts";
+import { readFolderAtPathSync, readFolderDirectlySync } from "../files/fd_listing.ts";
 import type {
   LocateFdReplyMessage,
   LocateFdsReplyMessage,
+  ReadFolderPathsReplyMessage,
   ReadFoldersReplyMessage,
   WorkerMessage,
 } from "./messages.ts";
+
+/** Every answer {@linkcode answerLocateRequest} posts. */
+export type LocateAnswerMessage =
+  | LocateFdReplyMessage
+  | LocateFdsReplyMessage
+  | ReadFoldersReplyMessage
+  | ReadFolderPathsReplyMessage;
 
 /**
  * Answers `message` when it is a location or folder request, through
@@ -30,7 +39,13 @@ import type {
  * token file, the configuration), or anything else the asker may not read,
  * is answered null, neither named nor listed (review r12: a single or batched
  * location was not scoped, so an isolate could learn where this thread's
- * descriptors point). Any other message is left alone.
+ * descriptors point). A folder named by path (`read-folder-paths`, s11-hC)
+ * is opened here only when the path is inside `readable`, without following
+ * its last segment, read only when the kernel places it at exactly that path,
+ * and closed before the answer (`readFolderAtPathSync`): no descriptor of
+ * this thread outlives the call, and none is handed to the asker. That
+ * answer waits for `node:fs` (loaded once, on the first such request). Any
+ * other message is left alone.
  *
  * Requires `--allow-all` (the trusted part's): every `/proc` read does;
  * without it, or off Linux, each answer is null (the asker then refuses the
@@ -45,7 +60,7 @@ import type {
  */
 export function answerLocateRequest(
   message: WorkerMessage | null,
-  reply: (answer: LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage) => void,
+  reply: (answer: LocateAnswerMessage) => void,
   readable: readonly string[] = [],
 ): boolean {
   const isReadable = (location: string) => isWithin(location, readable);
@@ -65,6 +80,17 @@ export function answerLocateRequest(
   if (message?.type === "read-folders") {
     const reads = message.requests.map((request) => readFolderDirectlySync(request, isReadable));
     reply({ type: "read-folders-reply", id: message.id, reads });
+    return true;
+  }
+  if (message?.type === "read-folder-paths") {
+    const { id, requests } = message;
+    void loadGateFs().then(
+      () => requests.map((request) => readFolderAtPathSync(request, isReadable)),
+      () => requests.map(() => null),
+    ).then((reads) => reply({ type: "read-folder-paths-reply", id, reads }))
+      // An isolate ended meanwhile: nobody waits for the answer (an asker alive times out, and
+      // fails closed); never an error in the trusted part.
+      .catch(() => {});
     return true;
   }
   return false;

@@ -16,12 +16,20 @@
  */
 
 import type { FdLocator } from "../files/fd_location.ts";
-import type { FolderRead, FolderReader, FolderReadRequest } from "../files/fd_listing.ts";
+import type {
+  FolderPathRead,
+  FolderPathReader,
+  FolderPathReadRequest,
+  FolderRead,
+  FolderReader,
+  FolderReadRequest,
+} from "../files/fd_listing.ts";
 import {
   type LocateFdRequestMessage,
   type LocateFdsRequestMessage,
   MAX_LOCATE_FDS,
   MAX_READ_FOLDERS,
+  type ReadFolderPathsRequestMessage,
   type ReadFoldersRequestMessage,
 } from "./messages.ts";
 import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
@@ -134,6 +142,63 @@ export function createFolderReadClient(
   };
   return (request) =>
     new Promise<FolderRead | null>((resolve) => {
+      queued.push({ request, resolve });
+      if (!inFlight && !isFlushQueued) {
+        isFlushQueued = true;
+        queueMicrotask(flush);
+      }
+    });
+}
+
+/**
+ * Creates a reader of folders by path (`src/files/fd_listing.ts`,
+ * `FolderPathReader`) that asks the trusted part to open, read and close
+ * each (s11-hC: an isolate's own open of a folder costs Deno's permission
+ * check, a `readlink` per path segment; the trusted part's does not).
+ * Requests made in one synchronous run, or while one is in flight, go as one
+ * `read-folder-paths` message of at most `MAX_READ_FOLDERS`, as
+ * {@linkcode createFolderReadClient}'s do.
+ *
+ * @param port Where to post requests and hear replies (in an isolate: `self`).
+ * @returns The reader. A request without a reply within
+ *   `TRUSTED_REPLY_TIMEOUT_MS`, or an answer of no known shape, resolves to
+ *   null: the asker then opens and reads the folder itself.
+ */
+export function createFolderPathReadClient(
+  port: RequestPort<ReadFolderPathsRequestMessage>,
+): FolderPathReader {
+  const ask = createTrustedRequester<ReadFolderPathsRequestMessage, readonly unknown[] | null>(
+    port,
+    {
+      replyType: "read-folder-paths-reply",
+      readAnswer: (reply) => Array.isArray(reply.reads) ? reply.reads : null,
+      onTimeout: null,
+    },
+  );
+  type Item = { request: FolderPathReadRequest; resolve: (read: FolderPathRead) => void };
+  let inFlight = false;
+  const queued: Item[] = [];
+  const send = (batch: Item[]) => {
+    inFlight = true;
+    void ask({ type: "read-folder-paths", requests: batch.map((item) => item.request) }).then(
+      (reads) => {
+        batch.forEach((item, index) => {
+          const read = reads === null || reads.length !== batch.length ? null : reads[index];
+          item.resolve(read === "changed" || read === "busy" ? read : asFolderRead(read));
+        });
+        inFlight = false;
+        if (queued.length > 0) send(queued.splice(0, MAX_READ_FOLDERS));
+      },
+    );
+  };
+  let isFlushQueued = false;
+  const flush = () => {
+    isFlushQueued = false;
+    if (inFlight || queued.length === 0) return;
+    send(queued.splice(0, MAX_READ_FOLDERS));
+  };
+  return (request) =>
+    new Promise<FolderPathRead>((resolve) => {
       queued.push({ request, resolve });
       if (!inFlight && !isFlushQueued) {
         isFlushQueued = true;

@@ -16,6 +16,8 @@ import type { CatalogOverlay } from "../skills/overrides.ts";
 import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Root } from "../skills/skill.ts";
 import {
+  type FolderPathRead,
+  type FolderPathReadRequest,
   type FolderRead,
   type FolderReadRequest,
   MAX_FOLDER_READ_ENTRIES,
@@ -253,6 +255,27 @@ export interface ReadFoldersReplyMessage {
 export const MAX_READ_FOLDERS = 256;
 
 /**
+ * Isolate to trusted part: open these folders by their real paths and read
+ * each through its descriptor (`readFolderAtPathSync` in
+ * `src/files/fd_listing.ts`; s11-hC: the trusted part's open costs no Deno
+ * permission check). Answered only for a path inside the asker's own read
+ * permission, and a read only where the kernel places the opened folder at
+ * exactly that path. At most `MAX_READ_FOLDERS` folders.
+ */
+export interface ReadFolderPathsRequestMessage {
+  readonly type: "read-folder-paths";
+  readonly id: number;
+  readonly requests: readonly FolderPathReadRequest[];
+}
+
+/** Trusted part to isolate: the answer to a {@linkcode ReadFolderPathsRequestMessage}, in order. */
+export interface ReadFolderPathsReplyMessage {
+  readonly type: "read-folder-paths-reply";
+  readonly id: number;
+  readonly reads: readonly FolderPathRead[];
+}
+
+/**
  * Worker to trusted part: a settings view asks to set one override switch.
  * The trusted part checks it (only narrowing, or turning back on what a view
  * turned off: `src/config/file/view_override_write.ts`), writes
@@ -336,6 +359,7 @@ export type WorkerMessage =
   | LocateFdRequestMessage
   | LocateFdsRequestMessage
   | ReadFoldersRequestMessage
+  | ReadFolderPathsRequestMessage
   | EnvRequestMessage
   | OverrideWriteRequestMessage;
 
@@ -373,6 +397,7 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
       : null;
   }
   if (message.type === "read-folders") return isReadFoldersRequest(data) ? data : null;
+  if (message.type === "read-folder-paths") return isReadFolderPathsRequest(data) ? data : null;
   if (message.type === "env") return isEnvRequest(data) ? data : null;
   if (message.type === "digest-isolate") {
     return (data as Record<string, unknown>).port instanceof MessagePort
@@ -396,6 +421,20 @@ function isReadFoldersRequest(data: object): data is ReadFoldersRequestMessage {
       if (typeof item !== "object" || item === null) return false;
       const { fd, maxStats, names } = item as Record<string, unknown>;
       return Number.isSafeInteger(fd) && (fd as number) >= 0 && Number.isSafeInteger(maxStats) &&
+        (names === undefined ||
+          Array.isArray(names) && names.length <= MAX_FOLDER_READ_ENTRIES &&
+            names.every((name) => typeof name === "string"));
+    });
+}
+
+function isReadFolderPathsRequest(data: object): data is ReadFolderPathsRequestMessage {
+  const request = data as Record<string, unknown>;
+  return Number.isSafeInteger(request.id) && Array.isArray(request.requests) &&
+    request.requests.length <= MAX_READ_FOLDERS &&
+    request.requests.every((item) => {
+      if (typeof item !== "object" || item === null) return false;
+      const { path, maxStats, names } = item as Record<string, unknown>;
+      return typeof path === "string" && Number.isSafeInteger(maxStats) &&
         (names === undefined ||
           Array.isArray(names) && names.length <= MAX_FOLDER_READ_ENTRIES &&
             names.every((name) => typeof name === "string"));

@@ -44,8 +44,10 @@ import {
 import {
   type FolderEntry,
   type FolderEntryStat,
+  type FolderPathReader,
   type FolderRead,
   type FolderReader,
+  installedFolderPathReader,
   MAX_FOLDER_COUNTED_ENTRIES,
   MAX_FOLDER_READ_ENTRIES,
   readOpenFolder,
@@ -89,6 +91,14 @@ export interface ListOptions {
    */
   readonly readFolder?: FolderReader;
   /**
+   * How a folder is read by its real path, opened by the reader itself (the
+   * digest isolate's: the trusted part opens, reads and closes it, s11-hC),
+   * tried before the walk opens a folder itself; where it answers null, the
+   * folder is opened here and read with `readFolder` as without it.
+   * @default the installed one (`installFolderPathReader`), or none
+   */
+  readonly readFolderAt?: FolderPathReader | null;
+  /**
    * Told each file as it is listed, with the real path it was found at (the
    * digest isolate opens only files whose real path is the skill's real
    * folder plus their path). Where the walk reads by path (no `/proc`), a
@@ -106,6 +116,18 @@ export interface ListOptions {
    * is. Called only for entries of an exact folder read.
    */
   readonly versionOf?: (rel: string, real: string) => FolderEntryStat | null;
+  /**
+   * The skill folder's own entries as discovery read them exactly (through a
+   * descriptor the kernel placed at exactly `realDir`, h10), sorted by name:
+   * the walk starts from them instead of reading the skill folder again
+   * (s11-hC: one folder read a skill fewer, 10,000 at 10,000 skills). Each
+   * file entry's version must then come from `versionOf` (a handle whose
+   * location the caller checks) or from a fresh exact read of the folder,
+   * taken only if one is needed; sub-folders are opened and read exactly as
+   * always. Give them only where discovery's reads are exact (a `/proc` that
+   * answers). @default the walk reads the skill folder itself
+   */
+  readonly topEntries?: readonly FolderEntry[];
   /**
    * Whether the next folder read should still take each file's `lstat` in
    * the trusted part (as without {@linkcode ListOptions.versionOf}); false
@@ -156,6 +178,9 @@ export async function listSkillFiles(
 ): Promise<FileListing> {
   await loadGateFs();
   const readFolder = options.readFolder ?? readOpenFolder;
+  const readFolderAt = options.readFolderAt === undefined
+    ? installedFolderPathReader()
+    : options.readFolderAt;
   const files: SkillFile[] = [skillMd];
   const problems: Problem[] = [];
   let folders = 0;
@@ -171,6 +196,10 @@ export async function listSkillFiles(
 
   /** Opens and reads one folder; a problem when it is not (exactly) the folder expected. */
   async function openFolder(at: Folder): Promise<OpenedFolder | Problem> {
+    if (readFolderAt !== null) {
+      const byPath = await openFolderAt(at, readFolderAt);
+      if (byPath !== null) return byPath;
+    }
     let fd: number;
     try {
       // A busy moment without a free descriptor (a low `ulimit -n`, the other readers' handles)
@@ -235,6 +264,55 @@ export async function listSkillFiles(
         return again.entries[0]?.stat ?? null;
       },
       close: () => closeDescriptor(fd),
+    };
+  }
+
+  /**
+   * Reads one folder by its real path with a reader that opens it itself
+   * (exact: read only where the kernel places the opened folder at exactly
+   * that path); null when that reader cannot tell (the caller opens it).
+   */
+  async function openFolderAt(
+    at: Folder,
+    reader: FolderPathReader,
+  ): Promise<OpenedFolder | Problem | null> {
+    const maxStats = options.statsInRead?.() === false
+      ? 0
+      : Math.max(0, caps.maxFilesPerSkill - files.length) + 1;
+    let read;
+    try {
+      // No descriptor free in the reader's thread: waited out, as the walk's own open is.
+      read = await retryingOnDescriptorShortage(async () => {
+        const answer = await reader({ path: at.real, maxStats });
+        if (answer === "busy") {
+          throw Object.assign(new Error("No descriptor free"), { code: "EMFILE" });
+        }
+        return answer;
+      });
+    } catch {
+      return null;
+    }
+    if (read === null) return null;
+    if (read === "changed" || read.location !== at.real) {
+      return changedWhileListed(at.lexical, at.rel).problem;
+    }
+    if (read.tooManyEntries !== undefined) {
+      return cannotRead(at, tooManyEntriesWhy(read.tooManyEntries));
+    }
+    return {
+      entries: read.entries,
+      isExact: true,
+      statLater: async (name) => {
+        let again;
+        try {
+          again = await reader({ path: at.real, maxStats: 1, names: [name] });
+        } catch {
+          again = null;
+        }
+        if (again === null || typeof again === "string" || again.location !== at.real) return null;
+        return again.entries[0]?.stat ?? null;
+      },
+      close: () => {},
     };
   }
 
@@ -475,6 +553,29 @@ export async function listSkillFiles(
     };
   }
 
+  /**
+   * The skill folder as discovery read it (`topEntries`): its entries as
+   * given, exact; a file's `lstat` asked later (no `versionOf` answer) comes
+   * from one fresh exact read of the folder, opened on the first such ask.
+   */
+  function readAgainWhenAsked(at: Folder, entries: readonly FolderEntry[]): OpenedFolder {
+    let again: Promise<OpenedFolder | Problem> | null = null;
+    return {
+      entries,
+      isExact: true,
+      statLater: async (name) => {
+        again ??= openFolder(at);
+        const read = await again;
+        return "entries" in read ? await read.statLater(name) : null;
+      },
+      close: () => {
+        void again?.then((read) => {
+          if ("entries" in read) read.close();
+        });
+      },
+    };
+  }
+
   /** The cap warning (n9: "has more files (at most N)" read as the skill's own count). */
   function stop(reason: "file-limit" | "folder-limit", cap: string, option: string): void {
     stopped = true;
@@ -487,7 +588,9 @@ export async function listSkillFiles(
   }
 
   const top: Folder = { lexical: candidate.dir, real: candidate.realDir, rel: "" };
-  const opened = await openFolder(top);
+  const opened = options.topEntries === undefined
+    ? await openFolder(top)
+    : readAgainWhenAsked(top, options.topEntries);
   if (!("entries" in opened)) {
     // The skill folder itself swapped since discovery read it (review r5), or unreadable: nothing
     // is listed through it but SKILL.md, which the gate read (or the index cache knew).

@@ -3,12 +3,11 @@
 import assert from "node:assert/strict";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { answerLocateRequest } from "../../src/sandbox/fd_locate_answer.ts";
-import type {
-  LocateFdReplyMessage,
-  LocateFdsReplyMessage,
-  ReadFoldersReplyMessage,
-} from "../../src/sandbox/messages.ts";
+import {
+  answerLocateRequest,
+  type LocateAnswerMessage,
+} from "../../src/sandbox/fd_locate_answer.ts";
+import type { ReadFoldersReplyMessage } from "../../src/sandbox/messages.ts";
 
 Deno.test("answerLocateRequest() answers a batch before it returns, each descriptor with the real path the kernel gives, in order", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
@@ -21,7 +20,7 @@ Deno.test("answerLocateRequest() answers a batch before it returns, each descrip
     fds.push(a);
     const viaLink = openSync(join(dir, "link.txt"), "r");
     fds.push(viaLink);
-    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
+    const replies: LocateAnswerMessage[] = [];
     const handled = answerLocateRequest(
       { type: "locate-fds", id: 4, fds: [viaLink, -1, a] },
       (answer) => replies.push(answer),
@@ -44,7 +43,7 @@ Deno.test("answerLocateRequest() answers a lone request at once, null for a desc
   try {
     await Deno.writeTextFile(join(dir, "a.txt"), "a");
     const fd = openSync(join(dir, "a.txt"), "r");
-    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
+    const replies: LocateAnswerMessage[] = [];
     try {
       answerLocateRequest({ type: "locate-fd", id: 1, fd }, (answer) => replies.push(answer), [
         dir,
@@ -81,7 +80,7 @@ Deno.test("answerLocateRequest() reads an open folder through its descriptor onl
     fds.push(inside);
     const outside = openSync(join(base, "outside"), "r");
     fds.push(outside);
-    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
+    const replies: LocateAnswerMessage[] = [];
     const handled = answerLocateRequest(
       {
         type: "read-folders",
@@ -121,7 +120,7 @@ Deno.test("attack: an isolate asking where a descriptor outside its read permiss
     fds.push(inside);
     const theirs = openSync(join(base, "trusted/token"), "r");
     fds.push(theirs);
-    const replies: (LocateFdReplyMessage | LocateFdsReplyMessage | ReadFoldersReplyMessage)[] = [];
+    const replies: LocateAnswerMessage[] = [];
     const readable = [join(base, "root")];
     answerLocateRequest({ type: "locate-fd", id: 1, fd: theirs }, (a) => replies.push(a), readable);
     answerLocateRequest(

@@ -20,8 +20,12 @@
 /// <reference lib="deno.worker" />
 
 import { installFdLocator } from "../../files/fd_location.ts";
-import { installFolderReader } from "../../files/fd_listing.ts";
-import { createFdLocateClient, createFolderReadClient } from "../../sandbox/fd_locate_client.ts";
+import { installFolderPathReader, installFolderReader } from "../../files/fd_listing.ts";
+import {
+  createFdLocateClient,
+  createFolderPathReadClient,
+  createFolderReadClient,
+} from "../../sandbox/fd_locate_client.ts";
 import { hashThroughGate } from "./digest_files.ts";
 import { listAndHashSkills } from "./digest_listing.ts";
 import {
@@ -37,6 +41,11 @@ import {
 installFdLocator(createFdLocateClient(self));
 // The file listing reads each folder through its descriptor, also by asking the trusted part.
 installFolderReader(createFolderReadClient(self));
+// ... and asks the trusted part to open each folder too, by its real path (s11-hC): this
+// isolate's own open of a folder costs Deno's permission check (a `readlink` of every segment of
+// the path, ~14 us), the trusted part's does not; a folder the trusted part cannot tell about is
+// opened here and read through its descriptor as before.
+installFolderPathReader(createFolderPathReadClient(self));
 
 /** Jobs run one after another (each with its own bounded concurrency). */
 let queue: Promise<void> = Promise.resolve();

@@ -34,6 +34,8 @@ import {
   openLocatedSync,
   readLocated,
 } from "../../files/bounded_read.ts";
+import type { FolderEntry } from "../../files/fd_listing.ts";
+import { isLocatorExpectedToAnswer } from "../../files/fd_location.ts";
 import { PathRefusedError } from "../../files/path_gate.ts";
 import { listSkillFiles } from "../../skills/_list_files.ts";
 import type { SkillCandidate } from "../../skills/discover.ts";
@@ -80,6 +82,10 @@ export async function listAndHashSkills(
     let listing;
     try {
       listing = await listSkillFiles(candidate, standIn, caps, {
+        // The skill folder's entries as discovery read them, exactly (h10), where descriptors are
+        // located at all: not read again (s11-hC); each file's version still comes from a handle
+        // of its own whose location is checked, and each sub-folder is read exactly.
+        ...(isLocatorExpectedToAnswer() ? { topEntries: skill.entries.map(asFolderEntry) } : {}),
         // A plain file's version from the handle that hashes it (open no-follow, `fstat`), not
         // from a second `lstat` in the trusted part: one call and a message's worth of objects
         // fewer per file (s10-h8). The handle's location is checked before any of it is used.
@@ -179,6 +185,18 @@ export async function listAndHashSkills(
       for (const handle of handles.values()) closeLocated(handle);
     }
   }));
+}
+
+/** A discovery entry as the walk reads it (its kind from `readdir`; no `lstat` taken). */
+function asFolderEntry(entry: ListJobSkill["entries"][number]): FolderEntry {
+  const kind = entry.isSymlink
+    ? "symlink"
+    : entry.isDirectory
+    ? "dir"
+    : entry.isFile
+    ? "file"
+    : "other";
+  return { name: entry.name, kind, stat: null };
 }
 
 /**
