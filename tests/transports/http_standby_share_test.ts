@@ -160,3 +160,22 @@ Deno.test("one rule for both eras: a 2025 session GET stream counts in its addre
     for (const response of open) await response.body?.cancel().catch(() => {});
   }
 });
+
+Deno.test("a stream share of one: each new standby stream of the unit closes the previous, and the count stays one", async () => {
+  await using h = await testHandler(beyondLoopback(), { limits: { maxStreamsPerClient: 1 } });
+  const open: Response[] = [];
+  try {
+    let previous = await listen(h.http, "198.51.100.7", 1);
+    open.push(previous);
+    for (let id = 2; id <= 4; id++) {
+      const next = await listen(h.http, "198.51.100.7", id);
+      open.push(next);
+      await readToEnd(previous);
+      assert.equal(h.http.stats().openStreams, 1, `after listen ${id}`);
+      previous = next;
+    }
+  } finally {
+    for (const response of open) await response.body?.cancel().catch(() => {});
+  }
+  assert.equal(h.http.stats().openStreams, 0);
+});

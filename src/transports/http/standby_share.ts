@@ -67,6 +67,8 @@ export function createStandbyShare(maxPerUnit: number): StandbyShare {
         closedForNewer++;
         oldest();
       }
+      // The last close may have dropped the unit's entry: this stream keeps it.
+      byUnit.set(unit, open);
       const streams = open;
       let close: () => void = () => {};
       const body = closableBody(response.body, (closer) => {
