@@ -89,6 +89,11 @@ export interface WorkerSet {
  *   worker with the predicted set ({@linkcode predictWorkerPermissions}), and
  *   `deferProbe` (`serve`): the probe waits when it can decide nothing but the
  *   isolation shown (`bootScripts`; then `scripts.pendingIsolation` runs it).
+ *   With remote sources: `sourcesCache`, the sources cache folder (its real
+ *   path is the declaration reader's base for remote skills, never a
+ *   permission), and `sourceFolders` (`RemoteSetup.sourceFolders`), the
+ *   configured sources' `<key>` folders: the only part of the cache the
+ *   worker, digest isolate and declaration reader may read (review r16, A5).
  * @returns The script boot and the explained permission set.
  *
  * Requires `--allow-all` (see `bootScripts`); the trusted part holds it.
