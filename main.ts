@@ -160,7 +160,7 @@ async function main(): Promise<number> {
   );
   if (cacheDir.warning !== null) logErrorLine(`skillgate: ${cacheDir.warning}`);
   if (cacheDir.dir !== config.indexCacheDir) config = { ...config, indexCacheDir: cacheDir.dir };
-  const sourcesCache = remote === null ? {} : { sourcesCache: remote.setup.cacheDir };
+  const sourcesCache = remote === null ? {} : { sourceFolders: remote.setup.sourceFolders };
   // The worker is created now, with the predicted set (issue 13): its modules load on their own
   // thread while this one loads the rest of the trusted part and runs the isolation probe. It is
   // used only if that set equals the computed one (serve_command.ts; else ended unused). The

@@ -156,6 +156,15 @@ export const MAX_HTTP_SESSIONS_PER_CLIENT = 64;
  */
 export const MAX_HTTP_REQUESTS_PER_CLIENT = 64;
 /**
+ * Standby streams (a 2025-era session `GET` stream, a 2026-07-28
+ * `subscriptions/listen` stream) one client unit may hold open at once beyond
+ * loopback; at it, the unit's oldest open one is closed for the new one (its
+ * client opens it again). They are not requests in flight, so they hold no
+ * slot of {@linkcode MAX_HTTP_REQUESTS_PER_CLIENT} (review r16, A6). On
+ * loopback there is one unit and this share does not apply. 64.
+ */
+export const MAX_HTTP_STREAMS_PER_CLIENT = 64;
+/**
  * Request bodies being read at once, apart from the requests in flight: a
  * slow body holds one of these and nothing else. When all are taken, a new
  * read waits in line (highest rank first, then first come first served);

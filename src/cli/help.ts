@@ -26,7 +26,7 @@ export function helpText(launch: readonly string[]): string {
 Usage:
   skillgate [serve] [ROOT...] [options]   serve skills over stdio (or --http)
   skillgate list [ROOT...] [--json]       print the catalog and its problems
-  skillgate validate PATH...              check skill folders against the Agent Skills spec
+  skillgate validate [--strict] PATH...   check skill folders against the Agent Skills spec
   skillgate permissions [ROOT...] [--json]  show the Deno permissions each part holds
   skillgate config [--json]               the effective configuration, each value's source
   skillgate override NAME --disable|--enable|--hide-from-model|--show-to-model|--no-prompt|--prompt

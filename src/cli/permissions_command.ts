@@ -95,7 +95,10 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
       {
         getEnv: io.getEnv,
         describe,
-        ...(remote === null ? {} : { sourcesCache: remote.setup.cacheDir }),
+        ...(remote === null ? {} : {
+          sourcesCache: remote.setup.cacheDir,
+          sourceFolders: remote.setup.sourceFolders,
+        }),
       },
     );
   if (scripts.refusal !== null) {

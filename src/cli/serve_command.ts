@@ -97,7 +97,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   let { config } = start;
   const { location, overrides, remote, rootPaths } = start;
   const setByView = keptSetByView(start.setByView, overrides);
-  const sourcesCache = remote === null ? {} : { sourcesCache: remote.prepared.setup.cacheDir };
+  const sourcesCache = remote === null ? {} : {
+    sourcesCache: remote.prepared.setup.cacheDir,
+    sourceFolders: remote.prepared.setup.sourceFolders,
+  };
   const workerSet = await computeWorkerSet(config, rootPaths, {
     getEnv: (name) => Deno.env.get(name),
     ...sourcesCache,

@@ -23,7 +23,12 @@ import {
   writeLockFile,
 } from "../remote/lock_file.ts";
 import { CacheDirError, remoteSetup } from "../remote/remote_setup.ts";
-import { readState, sourceKey, sourcesCacheProblem } from "../remote/sources_cache.ts";
+import {
+  makeSourceFolders,
+  readState,
+  sourceKey,
+  sourcesCacheProblem,
+} from "../remote/sources_cache.ts";
 import { damagedCopies } from "../remote/remote_roots.ts";
 import { revisionLabel } from "../remote/remote_source.ts";
 import type { RemoteFailure } from "../remote/remote_error.ts";
@@ -50,7 +55,7 @@ export async function runSyncCommand(
 ): Promise<number> {
   let setup;
   try {
-    setup = remoteSetup(config, io.getEnv);
+    setup = await remoteSetup(config, io.getEnv);
   } catch (error) {
     if (!(error instanceof CacheDirError)) throw error;
     await io.writeErr(`skillgate: ${error.message}\n`);
@@ -72,6 +77,15 @@ export async function runSyncCommand(
       `skillgate: the sources cache folder ${setup.cacheDir} ${cacheProblem}; nothing was ` +
         "fetched or pinned. Make it a folder of yours that only you may write (chmod go-w), or " +
         "set XDG_CACHE_HOME to one\n",
+    );
+    return EXIT_USAGE;
+  }
+  // This configuration's own folders in it: the fetcher's whole reach (review r16, A5).
+  const folderProblem = await makeSourceFolders(setup.sourceFolders);
+  if (folderProblem !== null) {
+    await io.writeErr(
+      `skillgate: in the sources cache, ${folderProblem}; nothing was fetched or pinned. ` +
+        "Remove it (skillgate makes it again), or set XDG_CACHE_HOME to another folder\n",
     );
     return EXIT_USAGE;
   }

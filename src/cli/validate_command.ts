@@ -2,7 +2,10 @@
  * `skillgate validate PATH...`: checks skill folders against the Agent
  * Skills spec with the very discovery, frontmatter parser and validator the
  * server uses, prints every finding with its file, line and column, and
- * exits 1 when any is an error, so authors can run it in CI.
+ * exits 1 when any is an error, so authors can run it in CI. With `--strict`
+ * every Agent Skills spec finding the server tolerates (served with a
+ * warning) is an error too (review r16, N3): other hosts that follow the
+ * spec refuse such a skill.
  *
  * Like `list`, it runs in the trusted part's process: there is no client,
  * only the owner's own folders, and nothing is served or run.
@@ -23,6 +26,21 @@ import { usableRoots } from "./usable_roots.ts";
 /** Exit code when at least one finding is an error. */
 export const EXIT_INVALID = 1;
 
+/**
+ * The findings `--strict` counts as errors: every rule of the Agent Skills
+ * spec the server only warns about (`invalid-frontmatter`: name pattern and
+ * length, description length, compatibility, metadata, license;
+ * `name-mismatch`: name vs folder; `skill-md-case`: the file is not named
+ * exactly `SKILL.md`) and `extension-excluded` (left out of the SEP-2640
+ * listing). Source: agentskills.io/specification; review r16, N3.
+ */
+export const STRICT_REASONS: ReadonlySet<Problem["reason"]> = new Set<Problem["reason"]>([
+  "invalid-frontmatter",
+  "name-mismatch",
+  "skill-md-case",
+  "extension-excluded",
+]);
+
 /** What validating one or more paths found. */
 export interface ValidationReport {
   /** Skills that would be served (warnings allowed), summed over the paths. */
@@ -39,10 +57,12 @@ export interface ValidationReport {
  * directory when under it) and a summary line. Requires `--allow-read` on
  * the paths and `--allow-env` for `LOG_TOKENS` and `LOG_STREAM` (`npm:yaml`).
  *
- * @param config The frozen configuration (`targets`, `caps`).
+ * @param config The frozen configuration (`targets`, `caps`, `options.strict`:
+ *   {@linkcode STRICT_REASONS} count as errors, default false).
  * @param io Outputs and working directory.
  * @returns 0 when no finding is an error (warnings allowed), 1 when any is
- *   (no skill found at a path included), 2 when a path is missing,
+ *   (no skill found at a path included; under `--strict` any spec finding
+ *   or `extension-excluded` included), 2 when a path is missing,
  *   unreadable or not a folder.
  *
  * Rule source: Agent Skills spec (agentskills.io/specification), through
@@ -54,7 +74,7 @@ export async function runValidateCommand(config: Config, io: CommandIo): Promise
     from: "argument",
   }));
   if ((await usableRoots(roots, io)) === null) return EXIT_USAGE;
-  const report = await validatePaths(roots, config.caps);
+  const report = await validatePaths(roots, config.caps, { strict: config.options.strict });
   const lines = report.problems.map((problem) =>
     problemLine(problem, { cwd: io.cwd, isFrontmatterLocated: true })
   );
@@ -76,11 +96,14 @@ export async function runValidateCommand(config: Config, io: CommandIo): Promise
  *
  * @param roots The paths, as roots.
  * @param caps The caps discovery enforces (the served ones).
+ * @param options `strict`: every finding of {@linkcode STRICT_REASONS} is
+ *   an error. @default { strict: false }
  * @returns The usable skill count and every finding with its counts.
  */
 export async function validatePaths(
   roots: readonly Root[],
   caps: Caps,
+  options: { readonly strict: boolean } = { strict: false },
 ): Promise<ValidationReport> {
   const problems: Problem[] = [];
   let usableSkills = 0;
@@ -89,7 +112,9 @@ export async function validatePaths(
   for (const root of roots) {
     const catalog = await buildCatalog([root], caps);
     usableSkills += catalog.skills.length;
-    problems.push(...catalog.problems.map(asValidationFinding));
+    problems.push(
+      ...catalog.problems.map((problem) => asValidationFinding(problem, options.strict)),
+    );
     for (const skill of catalog.skills) {
       const first = seen.get(skill.name);
       if (first === undefined) seen.set(skill.name, { realDir: skill.realDir, dir: skill.dir });
@@ -121,8 +146,14 @@ export function skillFolderOf(path: string): string {
   return /(^|\/)skill\.md$/i.test(path) ? dirname(path) : path;
 }
 
-/** A finding as `validate` judges it: no skill at a path is an error. */
-function asValidationFinding(problem: Problem): Problem {
+/**
+ * A finding as `validate` judges it: no skill at a path is an error; under
+ * `--strict` so is every finding of {@linkcode STRICT_REASONS}.
+ */
+function asValidationFinding(problem: Problem, isStrict: boolean): Problem {
+  if (isStrict && STRICT_REASONS.has(problem.reason) && problem.severity !== "error") {
+    return { ...problem, severity: "error", detail: `${problem.detail} (an error under --strict)` };
+  }
   if (problem.reason !== "no-skill-md") return problem;
   return {
     ...problem,

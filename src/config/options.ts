@@ -81,6 +81,11 @@ export function fileKeyOf(option: OptionSpec): string {
 export interface OptionValues extends Caps {
   /** Print JSON instead of a table (`list`, `permissions`). */
   json: boolean;
+  /**
+   * `validate`: every Agent Skills spec finding (`STRICT_REASONS` in
+   * `src/cli/validate_command.ts`) counts as an error. @default false
+   */
+  strict: boolean;
   /** Where the model's catalog goes: `instructions` or `tool-description`. */
   catalog: string;
   /** `auto`, `always` or `never`: whether skill_load/skill_file are offered. */
@@ -149,6 +154,7 @@ export interface OptionValues extends Caps {
 export const DEFAULT_OPTION_VALUES: Readonly<OptionValues> = Object.freeze({
   ...DEFAULT_CAPS,
   json: false,
+  strict: false,
   catalog: "instructions",
   tools: "auto",
   static: false,
@@ -193,6 +199,14 @@ export const OPTIONS: readonly OptionSpec[] = Object.freeze([
     key: "json",
     kind: { type: "boolean" },
     help: "list, permissions: print JSON instead of a table",
+  },
+  {
+    flag: "strict",
+    env: "SKILLGATE_STRICT",
+    key: "strict",
+    kind: { type: "boolean" },
+    help: "validate: every Agent Skills spec finding (invalid-frontmatter, name-mismatch, " +
+      "skill-md-case) and extension-excluded is an error (exit 1), not a warning",
   },
   {
     flag: "catalog",

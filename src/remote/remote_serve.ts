@@ -18,7 +18,7 @@ import { type Fetcher, startFetcher } from "./fetcher_host.ts";
 import { type Lock, LockError, readLockFile } from "./lock_file.ts";
 import { remoteRoots } from "./remote_roots.ts";
 import { revisionLabel } from "./remote_source.ts";
-import { sourcesCacheProblem } from "./sources_cache.ts";
+import { makeSourceFolders, sourcesCacheProblem } from "./sources_cache.ts";
 import { CacheDirError, type RemoteSetup, remoteSetup } from "./remote_setup.ts";
 
 /** The configuration with the remote roots added, and what serving them needs. */
@@ -52,7 +52,7 @@ export async function prepareRemote(
   let setup: RemoteSetup | null;
   let lock: Lock | null;
   try {
-    setup = remoteSetup(config, getEnv);
+    setup = await remoteSetup(config, getEnv);
     if (setup === null) return null;
     lock = await readLockFile(config.lockPath);
   } catch (error) {
@@ -75,7 +75,9 @@ export async function prepareRemote(
         "XDG_CACHE_HOME to a folder outside the skill roots",
     };
   }
-  const cacheProblem = sourcesCacheProblem(setup.cacheDir);
+  // The cache first, then this configuration's own folders in it (each part's whole reach).
+  const cacheProblem = sourcesCacheProblem(setup.cacheDir) ??
+    await sourceFoldersProblem(setup.sourceFolders);
   const roots = await remoteRoots(config.remoteSources, {
     cacheDir: setup.cacheDir,
     lock,
@@ -94,6 +96,15 @@ export async function prepareRemote(
       realPath: root.path,
     })),
   };
+}
+
+/**
+ * The sources' own folders made and checked ({@linkcode makeSourceFolders}),
+ * as a clause for a sentence about the sources cache folder, or null.
+ */
+async function sourceFoldersProblem(sourceFolders: readonly string[]): Promise<string | null> {
+  const problem = await makeSourceFolders(sourceFolders);
+  return problem === null ? null : `holds a source folder that may not be trusted: ${problem}`;
 }
 
 /** The background fetching of a serving process. */

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import type { Config } from "../config/config.ts";
 import type { ExplainedPermissions } from "../sandbox/worker_permissions.ts";
 import { computeFetcherPermissions } from "./fetcher_permissions.ts";
@@ -13,11 +14,20 @@ import type { FetcherSetup } from "./fetcher_host.ts";
 import { decideEndpoints } from "./github_hosts.ts";
 import { parseOriginList } from "./publisher_spec.ts";
 import type { RemoteCaps } from "./remote_caps.ts";
-import { sourcesCacheDir } from "./sources_cache.ts";
+import { sourceKey, sourcesCacheDir } from "./sources_cache.ts";
 import { hasDotDotSegment } from "../config/index_cache_dir.ts";
 
 /** The remote settings of one configuration. */
 export interface RemoteSetup extends FetcherSetup {
+  /**
+   * This configuration's sources' folders, `<cacheDir>/<sourceKey(source)>`,
+   * absolute, one per source in the configuration's order: every part's
+   * sources-cache permission is exactly these (the fetcher's read and write,
+   * the serving worker's, digest isolate's and declaration reader's read),
+   * never the whole cache other configurations' sources share (review r16, A5).
+   * The trusted part makes them ({@linkcode makeSourceFolders}) before any part starts.
+   */
+  readonly sourceFolders: readonly string[];
   /** The fetcher worker's permission set, with reasons. */
   readonly fetcher: ExplainedPermissions;
 }
@@ -36,10 +46,10 @@ export class CacheDirError extends Error {
  * @throws {CacheDirError} When neither variable gives an absolute folder, or
  *   the one used holds a `..` segment.
  */
-export function remoteSetup(
+export async function remoteSetup(
   config: Config,
   getEnv: (name: string) => string | undefined,
-): RemoteSetup | null {
+): Promise<RemoteSetup | null> {
   if (config.remoteSources.length === 0) return null;
   const cacheDir = sourcesCacheDir(getEnv);
   if (cacheDir === null) {
@@ -66,12 +76,15 @@ export function remoteSetup(
   };
   // Checked at start-up (src/config/cli.ts); here only normalised.
   const publisherOrigins = Object.freeze(parseOriginList(config.options.wellKnownAllow));
+  const keys = await Promise.all(config.remoteSources.map((source) => sourceKey(source)));
+  const sourceFolders = Object.freeze([...new Set(keys)].map((key) => join(cacheDir, key)));
   return Object.freeze({
     endpoints,
     cacheDir,
     caps: Object.freeze(caps),
     publisherOrigins,
-    fetcher: computeFetcherPermissions(endpoints, cacheDir, publisherOrigins, {
+    sourceFolders,
+    fetcher: computeFetcherPermissions(endpoints, sourceFolders, publisherOrigins, {
       gitHub: config.remoteSources.some((source) => source.kind === "github"),
     }),
   });

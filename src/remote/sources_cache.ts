@@ -368,3 +368,40 @@ export function privateCopyProblem(cacheDir: string, key: string): string | null
   }
   return null;
 }
+
+/**
+ * Makes this configuration's sources' folders (`<cache>/<key>`) in the
+ * trusted part, before the fetcher or any reading isolate starts: each part's
+ * permission is exactly these folders (review r16, A5), and Deno's
+ * permissions are lexical, so each must be a real folder of this user that
+ * no other user may write ({@linkcode sourcesCacheProblem}'s rule, applied to
+ * the folder itself): one that is a symlink is never followed, nor made a
+ * target of any write.
+ *
+ * @param sourceFolders `RemoteSetup.sourceFolders`: absolute
+ *   `<cache>/<key>` paths whose parent is the (already made and trusted) cache.
+ * @returns Null when every folder exists and may be trusted, else one clause
+ *   naming the first that may not (`<path> is not a folder (or is a
+ *   symlink)`, `... belongs to another user`, `... may be written by other
+ *   users`).
+ *
+ * Requires `--allow-read` and `--allow-write` on the cache, `--allow-sys`
+ * (the trusted part's `--allow-all`).
+ */
+export async function makeSourceFolders(
+  sourceFolders: readonly string[],
+): Promise<string | null> {
+  for (const folder of sourceFolders) {
+    try {
+      // Not recursive: the cache itself was made and checked; a link here is left alone.
+      await Deno.mkdir(folder, { mode: FOLDER_MODE });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) {
+        return `${folder} cannot be made (${error instanceof Error ? error.name : "error"})`;
+      }
+    }
+    const problem = sourcesCacheProblem(folder);
+    if (problem !== null) return `${folder} ${problem}`;
+  }
+  return null;
+}

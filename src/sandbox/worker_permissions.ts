@@ -61,8 +61,10 @@ export interface PermittedProgram {
  *   `listen`: the HTTP listen address (`--host`, `--http`). @default none (stdio)
  *   `indexCache`: the index cache folder, read and written by the worker
  *   alone (exactly that folder; other caches live beside it). @default none
- *   `sourcesCache`: the sources cache folder, read only, when remote sources
- *   are configured. @default none
+ *   `sourceFolders`: the sources cache's `<key>` folders of this
+ *   configuration's remote sources (`sourceKey`), read only: exactly those,
+ *   never the whole sources cache, which other configurations' sources share
+ *   (review r16, A5). @default none
  * @returns The permissions, frozen, and a reason per entry.
  */
 export function computeWorkerPermissions(
@@ -71,7 +73,7 @@ export function computeWorkerPermissions(
     readonly run?: readonly PermittedProgram[];
     readonly listen?: { readonly host: string; readonly port: number };
     readonly indexCache?: string | null;
-    readonly sourcesCache?: string;
+    readonly sourceFolders?: readonly string[];
   } = {},
 ): ExplainedPermissions {
   const read: string[] = [];
@@ -100,11 +102,11 @@ export function computeWorkerPermissions(
         : `the real path of the skill root "${root.path}"`;
     }
   }
-  const sources = options.sourcesCache;
-  if (sources !== undefined && !read.includes(sources)) {
-    read.push(sources);
-    reasons[`read:${sources}`] =
-      "the sources cache, read only: remote sources' checked copies (the fetcher writes it)";
+  for (const folder of options.sourceFolders ?? []) {
+    if (read.includes(folder)) continue;
+    read.push(folder);
+    reasons[`read:${folder}`] = "one configured remote source's folder in the sources cache, " +
+      "read only: its checked copies (the fetcher writes it); no other source's folder";
   }
   const cache = options.indexCache ?? null;
   if (cache !== null) {
@@ -180,17 +182,18 @@ export function watchIsolatePermissions(roots: readonly RootPaths[]): ExplainedP
 /**
  * The digest isolate's permission set (`digest_entry.ts`, issue 13): what the
  * worker reads skills from, read only (each root as configured and real, and
- * the sources cache when remote sources are configured), and nothing else:
+ * the configured remote sources' folders in the sources cache), and nothing else:
  * no write (not even the index cache: the worker stores what it answers), no
  * run, net, env, sys or ffi. Pure.
  *
  * @param roots The roots with their real paths.
- * @param options `sourcesCache`: the sources cache folder. @default none
+ * @param options `sourceFolders`: the configured remote sources' `<key>`
+ *   folders in the sources cache (never the whole cache). @default none
  * @returns The permissions and a reason per entry.
  */
 export function digestIsolatePermissions(
   roots: readonly RootPaths[],
-  options: { readonly sourcesCache?: string } = {},
+  options: { readonly sourceFolders?: readonly string[] } = {},
 ): ExplainedPermissions {
   const base = computeWorkerPermissions(roots, options);
   const reasons: Record<string, string> = {};

@@ -38,7 +38,8 @@ import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
  *
  * @param config The frozen configuration.
  * @param roots The checked roots with their real paths.
- * @param options The sources cache (remote sources), when any.
+ * @param options `sourceFolders`: the remote sources' `<key>` folders in the
+ *   sources cache (`RemoteSetup.sourceFolders`), when any. @default none
  * @returns The predicted set, or null when it depends on the probe in a way
  *   not predicted here (`--isolation=group`, a host `MCP_DATA_DIR` that may
  *   hide the index cache, no launcher found).
@@ -48,7 +49,7 @@ import { httpRunRefusal } from "../transports/http/http_run_refusal.ts";
 export function predictWorkerPermissions(
   config: Config,
   roots: readonly RootPaths[],
-  options: { sourcesCache?: string } = {},
+  options: { sourceFolders?: readonly string[] } = {},
 ): WorkerPermissions | null {
   if (config.scripts.dataDir !== null) return null;
   const grant = parseGrant(config.scripts.grantJson, {
@@ -72,7 +73,7 @@ export function predictWorkerPermissions(
   }
   const port = config.options.http;
   const listen = port === null ? {} : { listen: { host: config.options.host, port } };
-  const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
+  const sources = { sourceFolders: options.sourceFolders ?? [] };
   // As computed (worker_set.ts): no index cache at a skill root.
   const rootReals = roots.flatMap((root) => root.realPath === null ? [] : [root.realPath]);
   const indexCache = config.indexCacheDir !== null &&

@@ -45,13 +45,14 @@ export interface WorkerSet {
   readonly explained: ExplainedPermissions;
   /**
    * The declaration reader's permissions (`declared_env_host.ts`): the roots
-   * and (with grant rows, the only way a remote skill gets a value) the
-   * sources cache, read only; nothing else.
+   * and (with grant rows, the only way a remote skill gets a value) this
+   * configuration's sources' folders in the sources cache, read only; nothing else.
    */
   readonly declarationReader: ExplainedPermissions;
   /**
    * The digest isolate's permissions (`digest_isolate_host.ts`, issue 13):
-   * the roots and the sources cache, read only; nothing else.
+   * the roots and this configuration's sources' folders in the sources
+   * cache, read only; nothing else.
    */
   readonly digestIsolate: ExplainedPermissions;
   /**
@@ -88,6 +89,11 @@ export interface WorkerSet {
  *   worker with the predicted set ({@linkcode predictWorkerPermissions}), and
  *   `deferProbe` (`serve`): the probe waits when it can decide nothing but the
  *   isolation shown (`bootScripts`; then `scripts.pendingIsolation` runs it).
+ *   With remote sources: `sourcesCache`, the sources cache folder (its real
+ *   path is the declaration reader's base for remote skills, never a
+ *   permission), and `sourceFolders` (`RemoteSetup.sourceFolders`), the
+ *   configured sources' `<key>` folders: the only part of the cache the
+ *   worker, digest isolate and declaration reader may read (review r16, A5).
  * @returns The script boot and the explained permission set.
  *
  * Requires `--allow-all` (see `bootScripts`); the trusted part holds it.
@@ -102,6 +108,7 @@ export async function computeWorkerSet(
     getEnv: (name: string) => string | undefined;
     describe?: Catalog;
     sourcesCache?: string;
+    sourceFolders?: readonly string[];
     beforeProbe?: () => void;
     prepared?: PreparedProcess;
     deferProbe?: boolean;
@@ -129,7 +136,9 @@ export async function computeWorkerSet(
     ? null
     : rootAround(realPathOr(config.indexCacheDir), rootReals);
   const indexCache = scripts.indexCacheExposed || atRoot !== null ? null : config.indexCacheDir;
-  const sources = options.sourcesCache === undefined ? {} : { sourcesCache: options.sourcesCache };
+  // Each part reads only this configuration's sources' folders, never the whole shared sources
+  // cache (review r16, A5); the cache's real path stays the declaration reader's base.
+  const sources = { sourceFolders: options.sourceFolders ?? [] };
   const sourcesBase = options.sourcesCache === undefined ? null : realPathOr(options.sourcesCache);
   return {
     indexCacheDir: indexCache,

@@ -17,7 +17,7 @@ Deno.test("the fetcher worker fetches a source with exactly its permission set",
   await using fx = await remoteFixture();
   const commit = await publish(fx.fake, "acme/skills", "main", V1);
   const endpoints = decideEndpoints(fx.fake.apiUrl, fx.fake.downloadHost);
-  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir);
+  const { permissions } = computeFetcherPermissions(endpoints, [fx.cacheDir]);
   assertEquals(permissions.env, ["GITHUB_TOKEN"]);
   assertEquals([permissions.run, permissions.sys, permissions.ffi], [[], [], []]);
   const fetcher = startFetcher(permissions, {
@@ -56,7 +56,7 @@ Deno.test("attack: the fetcher cannot read a skill root, write outside its cache
   );
   const publisherOrigins = [`http://127.0.0.1:${publisher.addr.port}`];
   const endpoints = decideEndpoints(fx.fake.apiUrl, fx.fake.downloadHost);
-  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir, publisherOrigins);
+  const { permissions } = computeFetcherPermissions(endpoints, [fx.cacheDir], publisherOrigins);
   const fetcher = startFetcher(
     permissions,
     { endpoints, cacheDir: fx.cacheDir, caps: DEFAULT_REMOTE_CAPS, publisherOrigins },
@@ -102,7 +102,7 @@ Deno.test("the fetcher worker fetches a publisher source with exactly its permis
   }]);
   const endpoints = decideEndpoints(fx.fake.apiUrl, fx.fake.downloadHost);
   const publisherOrigins = [pub.origin];
-  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir, publisherOrigins);
+  const { permissions } = computeFetcherPermissions(endpoints, [fx.cacheDir], publisherOrigins);
   assertEquals(permissions.net.includes(new URL(pub.origin).host), true);
   const fetcher = startFetcher(permissions, {
     endpoints,

@@ -312,7 +312,7 @@ Deno.test("attack: with only publisher sources the fetcher holds neither GITHUB_
   );
   const endpoints = decideEndpoints(`http://127.0.0.1:${offList.addr.port}`, null);
   const origins = [fx.pub.origin];
-  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir, origins, {
+  const { permissions } = computeFetcherPermissions(endpoints, [fx.cacheDir], origins, {
     gitHub: false,
   });
   assertEquals([permissions.net, permissions.env], [[new URL(fx.pub.origin).host], []]);
@@ -362,7 +362,7 @@ Deno.test("attack: with only publisher sources the fetcher holds neither GITHUB_
   }
 });
 
-Deno.test("remoteSetup() gives the fetcher the GitHub hosts and GITHUB_TOKEN only with a GitHub source", () => {
+Deno.test("remoteSetup() gives the fetcher the GitHub hosts and GITHUB_TOKEN only with a GitHub source", async () => {
   const env = (name: string) => (name === "HOME" ? "/home/someone" : undefined);
   const config = (sources: string[]) =>
     parseCommandLine({
@@ -376,18 +376,30 @@ Deno.test("remoteSetup() gives the fetcher the GitHub hosts and GITHUB_TOKEN onl
       cwd: "/",
       file: null,
     });
-  const publisherOnly = remoteSetup(config(["https://skills.acme.dev/"]), env)!;
+  const publisherOnly = (await remoteSetup(config(["https://skills.acme.dev/"]), env))!;
   assertEquals(publisherOnly.fetcher.permissions.net, ["skills.acme.dev:443"]);
   assertEquals(publisherOnly.fetcher.permissions.env, []);
   assertEquals(
     Object.keys(publisherOnly.fetcher.reasons).some((key) => key.includes("github")),
     false,
   );
-  const both = remoteSetup(config(["https://skills.acme.dev/", "github:acme/skills"]), env)!;
+  const both =
+    (await remoteSetup(config(["https://skills.acme.dev/", "github:acme/skills"]), env))!;
   assertEquals(both.fetcher.permissions.net, [
     "api.github.com:443",
     "codeload.github.com:443",
     "skills.acme.dev:443",
   ]);
   assertEquals(both.fetcher.permissions.env, ["GITHUB_TOKEN"]);
+  // Review r16, A5: the fetcher reads and writes its own sources' folders, never the whole cache.
+  const cache = "/home/someone/.cache/skillgate/sources";
+  assertEquals(both.sourceFolders.length, 2);
+  for (const folder of both.sourceFolders) {
+    assertEquals(
+      folder.startsWith(`${cache}/`) && !folder.slice(cache.length + 1).includes("/"),
+      true,
+    );
+  }
+  assertEquals(both.fetcher.permissions.read, both.sourceFolders);
+  assertEquals(both.fetcher.permissions.write, both.sourceFolders);
 });

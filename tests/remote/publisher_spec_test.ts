@@ -100,7 +100,7 @@ Deno.test("attack: refusalOfPublisherUrl() refuses another origin, port, scheme 
 
 Deno.test("computeFetcherPermissions() gains exactly the allowed publisher origins as host:port", () => {
   const endpoints = decideEndpoints("https://api.github.com", null);
-  const set = computeFetcherPermissions(endpoints, "/cache", [
+  const set = computeFetcherPermissions(endpoints, ["/cache"], [
     "https://skills.acme.dev",
     "http://127.0.0.1:8080",
   ]);
@@ -111,7 +111,7 @@ Deno.test("computeFetcherPermissions() gains exactly the allowed publisher origi
     "127.0.0.1:8080",
   ]);
   assertEquals(typeof set.reasons["net:skills.acme.dev:443"], "string");
-  assertEquals(computeFetcherPermissions(endpoints, "/cache").permissions.net, [
+  assertEquals(computeFetcherPermissions(endpoints, ["/cache"]).permissions.net, [
     "api.github.com:443",
     "codeload.github.com:443",
   ]);

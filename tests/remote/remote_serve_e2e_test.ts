@@ -179,7 +179,7 @@ Deno.test("a remote skill's script is not runnable without a grant row naming it
   assertEquals(grantedTool.ungrantedScripts ?? [], []);
 });
 
-Deno.test("permissions --json shows the fetcher's exact set and the worker's read-only cache", async () => {
+Deno.test("permissions --json shows the fetcher's exact set and the worker's read-only source folder", async () => {
   await using fx = await remoteFixture();
   const cache = join(fx.dir, "cache");
   const result = await runProgram([
@@ -193,18 +193,31 @@ Deno.test("permissions --json shows the fetcher's exact set and the worker's rea
   ], { env: { XDG_CACHE_HOME: cache } });
   assertEquals(result.code, 0, result.stderr);
   const report = JSON.parse(result.stdout);
+  // Every part reaches this source's own folder of the cache, never the whole cache (r16 A5).
   const sources = join(cache, "skillgate", "sources");
+  const [folder] = report.fetcher.read as string[];
+  assertEquals(folder?.startsWith(`${sources}/`), true, folder);
+  assertEquals(/^acme-skills-[0-9a-f]{16}$/.test(folder!.slice(sources.length + 1)), true, folder);
+  const made = await Deno.lstat(folder!);
+  assertEquals([made.isDirectory, made.isSymlink], [true, false], "made by the trusted part");
   const apiHost = new URL(fx.fake.apiUrl).host;
   assertEquals(report.fetcher, {
-    read: [sources],
+    read: [folder],
     run: [],
     env: ["GITHUB_TOKEN"],
     net: [apiHost, fx.fake.downloadHost],
-    write: [sources],
+    write: [folder],
     sys: [],
   });
   assertEquals(typeof report.reasons[`fetcher:net:${apiHost}`], "string");
-  assertEquals(report.worker.read.includes(sources), true);
+  assertEquals([report.worker.read.includes(folder), report.worker.read.includes(sources)], [
+    true,
+    false,
+  ]);
+  assertEquals([report.digests.read.includes(folder), report.digests.read.includes(sources)], [
+    true,
+    false,
+  ]);
   // The worker writes only the index cache, beside the sources cache, never inside it (issue 13).
   // Its own roots' sub-folder of the index cache folder alone (review r16, A4).
   const index = join(cache, "skillgate", "index");
@@ -218,7 +231,7 @@ Deno.test("permissions --json shows the fetcher's exact set and the worker's rea
   assertEquals(report.worker.env.includes("GITHUB_TOKEN"), false);
   // Standalone without rows a remote skill's declaration releases no value: the declaration
   // reader does not read the sources cache then; a row naming a remote skill adds it, read only.
-  assertEquals([report.declarations.read.includes(sources), report.declarations.write], [
+  assertEquals([report.declarations.read.includes(folder), report.declarations.write], [
     false,
     [],
   ]);
@@ -238,7 +251,10 @@ Deno.test("permissions --json shows the fetcher's exact set and the worker's rea
   });
   assertEquals(withRows.code, 0, withRows.stderr);
   const rowsReport = JSON.parse(withRows.stdout);
-  assertEquals(rowsReport.declarations.read.includes(sources), true);
+  assertEquals(
+    [rowsReport.declarations.read.includes(folder), rowsReport.declarations.read.includes(sources)],
+    [true, false],
+  );
   assertEquals([rowsReport.declarations.write, rowsReport.declarations.net], [[], []]);
 });
 

@@ -225,7 +225,7 @@ Deno.test("attack: standalone without a grant, a remote skill's own declaration 
   const serviceFor = (grant: ReturnType<typeof parseGrant>) =>
     createEnvReleaseService({
       declarationReader: computeWorkerPermissions([{ path: root, realPath: root }], {
-        sourcesCache: sources,
+        sourceFolders: [sources],
       }),
       declarationBases: [{ path: root, prefix: null }, { path: sources, prefix: "acme" }],
       declarationSourcesBase: sources,

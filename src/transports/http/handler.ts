@@ -24,6 +24,7 @@ import {
   MAX_HTTP_REQUESTS_PER_SESSION,
   MAX_HTTP_SESSIONS,
   MAX_HTTP_SESSIONS_PER_CLIENT,
+  MAX_HTTP_STREAMS_PER_CLIENT,
   MAX_STORED_EVENT_BYTES_EACH,
   MAX_STORED_EVENT_BYTES_TOTAL,
 } from "../../caps.ts";
@@ -57,6 +58,7 @@ import {
 } from "./responses.ts";
 import { createSessionTable, type HttpSession } from "./sessions.ts";
 import { markStandby } from "./standby.ts";
+import { createStandbyShare } from "./standby_share.ts";
 import { claimsModernEra, createModernRoute } from "./modern_route.ts";
 import { protocolRefusal } from "./protocol_front.ts";
 import { negotiatedVersion } from "../../mcp/protocol_versions.ts";
@@ -78,6 +80,12 @@ export interface HttpLimits {
   readonly maxSessions: number;
   /** Requests in flight per client unit beyond loopback. @default MAX_HTTP_REQUESTS_PER_CLIENT (64) */
   readonly maxInFlightPerClient: number;
+  /**
+   * Open standby streams (2025 `GET`, 2026-07-28 `subscriptions/listen`) per
+   * client unit beyond loopback; at it the unit's oldest is closed for the new
+   * one. @default MAX_HTTP_STREAMS_PER_CLIENT (64)
+   */
+  readonly maxStreamsPerClient: number;
   /** Sessions per client unit beyond loopback. @default MAX_HTTP_SESSIONS_PER_CLIENT (64) */
   readonly maxSessionsPerClient: number;
   /** Bodies read at once (a stalled one gives way). @default MAX_HTTP_BODY_READS (32) */
@@ -192,6 +200,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     maxSessions: MAX_HTTP_SESSIONS,
     maxSessionsPerClient: MAX_HTTP_SESSIONS_PER_CLIENT,
     maxInFlightPerClient: MAX_HTTP_REQUESTS_PER_CLIENT,
+    maxStreamsPerClient: MAX_HTTP_STREAMS_PER_CLIENT,
     maxBodyReads: MAX_HTTP_BODY_READS,
     maxBodyReadsForSessions: MAX_HTTP_BODY_READS_FOR_SESSIONS,
     maxStoredEventBytes: MAX_STORED_EVENT_BYTES_TOTAL,
@@ -245,6 +254,15 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       if (counter.count() === 0 && perClient.get(unit) === counter) perClient.delete(unit);
     };
   };
+  /**
+   * Open standby streams per client unit beyond loopback, a count of their
+   * own: a standby stream (either era) gives its request-share slot back when
+   * it opens, so open streams never lock their unit's requests out (review
+   * r16, A6); at the count the unit's oldest stream is closed for the new one.
+   */
+  const standbyShare = createStandbyShare(limits.maxStreamsPerClient);
+  const countStandby = (unit: string, response: Response): Response =>
+    isLoopbackOnly ? response : standbyShare.open(unit, response);
   const clientBusy = () =>
     retryLaterResponse(
       429,
@@ -436,7 +454,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     }
     const refused = protocolRefusal(request, body.value);
     if (refused !== null) return refused;
-    const releaseClient = enterClient(clientUnitOf(config.options.host, info));
+    const unit = clientUnitOf(config.options.host, info);
+    const releaseClient = enterClient(unit);
     if (releaseClient === null) return clientBusy();
     const release = inFlight.tryEnter();
     if (release === null) {
@@ -550,11 +569,14 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         // the stream carried, whichever is later); the client opens it again.
         let lastSentMs = Number.NEGATIVE_INFINITY;
         return markStandby(
-          whenBodyEnds(response, () => {
-            session.openStreams--;
-            openStreams--;
-            session.lastActiveMs = nowMs();
-          }, { onSent: () => void (lastSentMs = nowMs()) }),
+          countStandby(
+            session.unit,
+            whenBodyEnds(response, () => {
+              session.openStreams--;
+              openStreams--;
+              session.lastActiveMs = nowMs();
+            }, { onSent: () => void (lastSentMs = nowMs()) }),
+          ),
           { lastActiveMs: () => Math.max(session.lastActiveMs, lastSentMs) },
         );
       }
@@ -582,7 +604,8 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     loaded: CatalogStore,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
-    const releaseClient = enterClient(clientUnitOf(config.options.host, info));
+    const unit = clientUnitOf(config.options.host, info);
+    const releaseClient = enterClient(unit);
     if (releaseClient === null) return clientBusy();
     const release = inFlight.tryEnter();
     if (release === null) {
@@ -606,21 +629,24 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
       });
       if (isListenRequest(parsedBody) && response.ok && response.body !== null) {
         // A listen stream lives as long as the client listens: like the 2025 GET
-        // stream it is not a request in flight, so it gives its pool slot back;
-        // it keeps the client's share (one client cannot hold every stream) and
-        // the SDK caps subscriptions at the session cap (modern_route.ts).
-        release();
-        ticket.releaseAll();
+        // stream it is not a request in flight, so it gives back its pool slot and
+        // its slot of the client's request share (review r16, A6: 64 open streams
+        // kept every request of their address at 429). The client's open standby
+        // streams have a count of their own (countStandby), and the SDK caps
+        // subscriptions at the session cap (modern_route.ts).
+        finish();
         openStreams++;
         // A standby stream too (no session: its activity is its opening, or the last
         // event it carried); at the connection cap it gives way, and the client listens again.
         const openedMs = nowMs();
         let lastSentMs = Number.NEGATIVE_INFINITY;
         return markStandby(
-          whenBodyEnds(response, () => {
-            openStreams--;
-            releaseClient();
-          }, { onSent: () => void (lastSentMs = nowMs()) }),
+          countStandby(
+            unit,
+            whenBodyEnds(response, () => openStreams--, {
+              onSent: () => void (lastSentMs = nowMs()),
+            }),
+          ),
           { lastActiveMs: () => Math.max(openedMs, lastSentMs) },
         );
       }
