@@ -36,7 +36,7 @@ Deno.test("attack: a private repository fetched with GITHUB_TOKEN into a sources
   await using fx = await remoteFixture();
   await publish(fx.fake, "acme/private-skills", "main", V1);
   const endpoints = decideEndpoints(fx.fake.apiUrl, fx.fake.downloadHost);
-  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir);
+  const { permissions } = computeFetcherPermissions(endpoints, [fx.cacheDir]);
   const had = Deno.env.get("GITHUB_TOKEN");
   Deno.env.set("GITHUB_TOKEN", "secret-token");
   const fetcher = startFetcher(permissions, {
@@ -90,7 +90,7 @@ Deno.test("without GITHUB_TOKEN a sources cache others may read still fetches (p
   await using fx = await remoteFixture();
   await publish(fx.fake, "acme/private-skills", "main", V1);
   const endpoints = decideEndpoints(fx.fake.apiUrl, fx.fake.downloadHost);
-  const { permissions } = computeFetcherPermissions(endpoints, fx.cacheDir);
+  const { permissions } = computeFetcherPermissions(endpoints, [fx.cacheDir]);
   const fetcher = startFetcher(permissions, {
     endpoints,
     cacheDir: fx.cacheDir,
