@@ -6,7 +6,12 @@
 // client sees (ask again), never a skill silently missing from the listing.
 
 import assert from "node:assert/strict";
+import { DEFAULT_CAPS } from "../../../src/caps.ts";
+import { installFdLocator, locateDirectly } from "../../../src/files/fd_location.ts";
+import { buildCatalog } from "../../../src/skills/catalog.ts";
+import { createCatalogStore } from "../../../src/skills/catalog_store.ts";
 import { makeTree, skillMd } from "../../skills/_tree.ts";
+import { connectInMemory } from "./_connect.ts";
 
 /**
  * In a process whose descriptor limit is 64: a real server over the in-memory transport; takes
@@ -120,4 +125,35 @@ Deno.test({
     assert.ok(!(result.during.message ?? "").includes("/tmp"), "a host path reached the client");
     assert.deepEqual(result.after, COMPLETE, "the next listing read the files again");
   },
+});
+
+Deno.test("attack: skills/list while the descriptor location check goes unanswered answers an error naming the skill, never a page without it, and lists it once it answers", async () => {
+  await using tree = await makeTree({
+    "demo/SKILL.md": skillMd("demo"),
+    "demo/refs/a.md": "a\n",
+  });
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  const store = createCatalogStore(await buildCatalog(roots, DEFAULT_CAPS));
+  await using session = await connectInMemory(store);
+  // What the worker's locator answers when the trusted part does not reply in time (fail closed).
+  installFdLocator(() => Promise.resolve(""));
+  try {
+    await assert.rejects(session.request("skills/list", {}), (error: unknown) => {
+      const { code, message } = error as { code?: number; message?: string };
+      assert.equal(code, -32603, "a page was answered without the skill");
+      assert.match(message ?? "", /skill:\/\/demo\/SKILL\.md.*ask again/s);
+      assert.ok(!(message ?? "").includes(tree.path), "a host path reached the client");
+      return true;
+    });
+  } finally {
+    installFdLocator(locateDirectly);
+  }
+  const again = await session.request("skills/list", {});
+  assert.deepEqual(
+    (again.skills as { uri: string; resources: unknown[] }[]).map((entry) => [
+      entry.uri,
+      entry.resources.length,
+    ]),
+    [["skill://demo/SKILL.md", 2]],
+  );
 });
