@@ -260,16 +260,20 @@ export async function skillEntries(
     }
   };
   let next = 0;
+  let working = Math.min(DIGEST_CONCURRENCY, misses.length);
   async function worker(): Promise<void> {
     while (next < misses.length) {
       const at = misses[next++];
       if (at === undefined) return;
-      await hash(at, true);
+      // A reader that met a shortage ends (one always goes on): the call then holds fewer
+      // descriptors at once, and the process's other readers get theirs back sooner (s11-hG).
+      if ((await hash(at, true)) !== null && working > 1) {
+        working--;
+        return;
+      }
     }
   }
-  if (misses.length > 0) {
-    await Promise.all(Array.from({ length: Math.min(DIGEST_CONCURRENCY, misses.length) }, worker));
-  }
+  if (misses.length > 0) await Promise.all(Array.from({ length: working }, worker));
   // A shortage that outlasted the miss path's tries while this call's own reads held up to
   // `DIGEST_CONCURRENCY` descriptors (s11-hG: under `ulimit -n 256`, the page, the page hashed
   // ahead and the digest isolate's readers together hold more than the limit, and a read
