@@ -775,11 +775,30 @@ async function openVerified(file: ResolvedFile): Promise<OpenFile> {
     if (location !== null) {
       if (location === file.realPath) return direct;
       closeSync(direct.fd);
-      throw changedAfterCheck(file);
+      // `""`: the trusted part did not answer in time (fail closed), which says nothing of the
+      // file; any other path: the kernel placed it elsewhere.
+      throw location === "" ? notCheckedNow(file) : changedAfterCheck(file);
     }
     closeSync(direct.fd);
   }
   return await openNarrowed(file);
+}
+
+/**
+ * The cause of a read refused because its descriptor's location could not be
+ * checked now (the trusted part did not answer in time, e.g. on a loaded
+ * machine): nothing is known to have changed, so asking again may read it.
+ */
+export class LocationUnansweredError extends Error {
+  override readonly name = "LocationUnansweredError";
+}
+
+function notCheckedNow(file: ResolvedFile): PathRefusedError {
+  return new PathRefusedError(
+    "not-a-file",
+    `File ${quotePath(file.relPath)} could not be checked now`,
+    { cause: new LocationUnansweredError("the descriptor location check did not answer") },
+  );
 }
 
 function changedAfterCheck(file: ResolvedFile, cause?: unknown): PathRefusedError {
@@ -1026,8 +1045,38 @@ export async function retryingOnDescriptorShortage<T>(
   }
 }
 
-/** Whether an error, or its cause, is the kernel saying no descriptor is left. */
-function isDescriptorShortage(error: unknown): boolean {
+/**
+ * Whether a gated read failed only for a moment's reason, nothing known about
+ * the file changed: no descriptor was free ({@linkcode isDescriptorShortage})
+ * or the descriptor's location check did not answer in time
+ * ({@linkcode LocationUnansweredError}). Asking again may read it.
+ *
+ * @param error Anything thrown by a gated read.
+ * @returns True for those two causes (on the error or its causes, four levels at most).
+ *
+ * Needs no Deno permission.
+ */
+export function isMomentaryReadFailure(error: unknown): boolean {
+  if (isDescriptorShortage(error)) return true;
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
+    if (at instanceof LocationUnansweredError) return true;
+    at = at.cause;
+  }
+  return false;
+}
+
+/**
+ * Whether an error, or its cause (four levels at most: the gate wraps the
+ * kernel's error as a `PathRefusedError`'s cause), is the kernel saying this
+ * process has no descriptor left (`EMFILE`, `ENFILE`): a moment's shortage,
+ * not a property of the file.
+ *
+ * @param error Anything thrown.
+ * @returns True for `EMFILE` or `ENFILE` on the error or its causes.
+ *
+ * Needs no Deno permission.
+ */
+export function isDescriptorShortage(error: unknown): boolean {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
     const code = (at as { code?: unknown }).code;
     if (code === "EMFILE" || code === "ENFILE") return true;

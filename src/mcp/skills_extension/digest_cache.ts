@@ -40,6 +40,7 @@ import {
   type LocatedRead,
   readLocatedInChunks,
   readWholeInChunks,
+  retryingOnDescriptorShortage,
 } from "../../files/bounded_read.ts";
 import { type ResolvedFile, resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
@@ -280,7 +281,13 @@ export function createDigestCache(options: DigestCacheOptions = {}): DigestCache
       key === versionKey(skillRealDir, listed.path, listed);
     const known = recall(key) ?? stored(skillRealDir, listed.path, file.dev, file.ino, file);
     if (known != null) return { found: known, isListed: isGateVersion };
-    const result: FileDigest = Object.freeze(await sha256OfFile(file));
+    // A moment without a free descriptor (a low `ulimit -n`, a cold build's other readers, the
+    // page hashed ahead) is waited out, not taken for an unreadable file whose skill the page
+    // then leaves out with no refresh to bring it back (s11-hG: 113 of 1,100 skills under
+    // `ulimit -n 256` at load ~20). The open is the gate's own, made again from the start.
+    const result: FileDigest = Object.freeze(
+      await retryingOnDescriptorShortage(() => sha256OfFile(file)),
+    );
     hashed++;
     // A file written while it was read may hash bytes of neither version: cache only a
     // read whose length matches the size the key was taken at.

@@ -11,6 +11,7 @@ import type { Catalog, Skill } from "../../skills/skill.ts";
 import { skillFileUri } from "../resources/skill_uri.ts";
 import type { DigestCache } from "./digest_cache.ts";
 import { logErrorLine } from "../../cli/terminal_text.ts";
+import { isMomentaryReadFailure } from "../../files/bounded_read.ts";
 
 /** One file of an entry's manifest. */
 export interface SkillResourceEntry {
@@ -148,13 +149,41 @@ export function isManifestComplete(entry: SkillEntry): boolean {
 }
 
 /**
+ * Entries a listed file was left out of only for a moment's reason, through
+ * every try (`isMomentaryReadFailure`: no descriptor free, or the location
+ * check unanswered in time): nothing is known to have changed, so no refresh
+ * will follow to bring the skill back (s11-hG).
+ */
+const leftOutForNowEntries = new WeakSet<SkillEntry>();
+
+/**
+ * Whether an incomplete entry ({@linkcode isManifestComplete} false) lacks a
+ * file only because this process had no descriptor free (`EMFILE`,
+ * `ENFILE`) while it was read, or its location check was not answered in
+ * time (`isMomentaryReadFailure`), through every try: nothing about the skill
+ * changed, so leaving it out of a listing would tell the client it is gone
+ * with no `list_changed` to follow. The caller answers an error instead
+ * (ask again); the entry is not memoized, so the next request reads the file
+ * again.
+ *
+ * @param entry An entry from {@linkcode skillEntries}.
+ * @returns True when a file was left out for such a moment's reason.
+ */
+export function isLeftOutForNow(entry: SkillEntry): boolean {
+  return leftOutForNowEntries.has(entry);
+}
+
+/**
  * Builds the entries of several skills, hashing their files through the
  * digest cache with bounded concurrency. A version the cache holds answers
  * from memory (the manifest describes the snapshot); a file that must be
  * hashed but vanished, became unreadable or changed type since the snapshot
  * was taken is left out of its manifest (live refresh is about to swap in a
  * snapshot without it), logged, and the entry marked incomplete
- * ({@linkcode isManifestComplete}: never sent as it is).
+ * ({@linkcode isManifestComplete}: never sent as it is). A descriptor
+ * shortage is waited out first (the digest cache's miss path retries the
+ * gate's open); one that outlasts every try marks the entry
+ * {@linkcode isLeftOutForNow} as well.
  *
  * @param skills The skills, in answer order.
  * @param cache The digest cache.
@@ -196,33 +225,66 @@ export async function skillEntries(
   });
   const complete = skills.map(() => true);
   const leftOut = skills.map(() => false);
+  const leftOutForNow = skills.map(() => false);
+  /** Files whose read met a descriptor shortage through every try, read again at the end. */
+  const deferred: number[] = [];
+  /** Marks a file left out of its entry, and logs why unless told not to. */
+  const leaveOut = (at: number, error: unknown, isShortage: boolean): void => {
+    const job = jobs[at];
+    if (job === undefined) return;
+    complete[job.index] = false;
+    leftOut[job.index] = true;
+    if (isShortage) leftOutForNow[job.index] = true;
+    if (options.logsLeftOut === false) return;
+    const why = error instanceof Error ? error.message : String(error);
+    logErrorLine(`skillgate: skills extension leaves out a file of "${job.skill.name}": ${why}`);
+  };
+  /** Hashes one file; with `defers`, a descriptor shortage defers it instead of leaving it out. */
+  const hash = async (at: number, defers: boolean): Promise<unknown> => {
+    const job = jobs[at];
+    if (job === undefined) return null;
+    try {
+      const { found, isListed } = await cache.digestListed(job.skill.realDir, job.file);
+      digests[at] = Object.freeze({
+        uri: skillFileUri(job.skill.name, job.file.path),
+        digest: found.digest,
+        size: found.size,
+      });
+      if (!isListed) complete[job.index] = false;
+      return null;
+    } catch (error) {
+      const isShortage = isMomentaryReadFailure(error);
+      if (isShortage && defers) deferred.push(at);
+      else leaveOut(at, error, isShortage);
+      return isShortage ? error : null;
+    }
+  };
   let next = 0;
+  let working = Math.min(DIGEST_CONCURRENCY, misses.length);
   async function worker(): Promise<void> {
     while (next < misses.length) {
       const at = misses[next++];
-      const job = at === undefined ? undefined : jobs[at];
-      if (at === undefined || job === undefined) return;
-      try {
-        const { found, isListed } = await cache.digestListed(job.skill.realDir, job.file);
-        digests[at] = Object.freeze({
-          uri: skillFileUri(job.skill.name, job.file.path),
-          digest: found.digest,
-          size: found.size,
-        });
-        if (!isListed) complete[job.index] = false;
-      } catch (error) {
-        complete[job.index] = false;
-        leftOut[job.index] = true;
-        if (options.logsLeftOut === false) continue;
-        const why = error instanceof Error ? error.message : String(error);
-        logErrorLine(
-          `skillgate: skills extension leaves out a file of "${job.skill.name}": ${why}`,
-        );
+      if (at === undefined) return;
+      // A reader that met a shortage ends (one always goes on): the call then holds fewer
+      // descriptors at once, and the process's other readers get theirs back sooner (s11-hG).
+      if ((await hash(at, true)) !== null && working > 1) {
+        working--;
+        return;
       }
     }
   }
-  if (misses.length > 0) {
-    await Promise.all(Array.from({ length: Math.min(DIGEST_CONCURRENCY, misses.length) }, worker));
+  if (misses.length > 0) await Promise.all(Array.from({ length: working }, worker));
+  // A shortage that outlasted the miss path's tries while this call's own reads held up to
+  // `DIGEST_CONCURRENCY` descriptors (s11-hG: under `ulimit -n 256`, the page, the page hashed
+  // ahead and the digest isolate's readers together hold more than the limit, and a read
+  // waiting 50 ms between tries lost each freed descriptor to a reader that never waited): read
+  // again one at a time, once this call holds none, each with the tries afresh.
+  // A shortage that lasts through that too leaves the rest out at once (the caller answers an
+  // error, `isLeftOutForNow`), not after the tries of each.
+  let lasting: unknown = null;
+  for (const at of deferred.splice(0)) {
+    if (lasting !== null) leaveOut(at, lasting, true);
+    else lasting = await hash(at, false);
   }
   const resources: SkillResourceEntry[][] = skills.map(() => []);
   jobs.forEach((job, at) => {
@@ -239,6 +301,7 @@ export async function skillEntries(
     });
     if (complete[index] === true) memo.set(skill, entry);
     if (leftOut[index] === true) leftOutEntries.add(entry);
+    if (leftOutForNow[index] === true) leftOutForNowEntries.add(entry);
     return entry;
   });
 }

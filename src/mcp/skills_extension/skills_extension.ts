@@ -22,6 +22,7 @@ import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
 import {
   extensionView,
   isEntryBuilt,
+  isLeftOutForNow,
   isManifestComplete,
   skillEntries,
   type SkillEntry,
@@ -139,9 +140,16 @@ export function serveSkillsExtension(
       start = upperBound(view.uris, after, (uri) => uri);
     }
     const page = view.skills.slice(start, start + SKILLS_PAGE_SIZE);
+    const built = await skillEntries(page, digests);
+    // A file not read only for a moment's reason (no descriptor free, the location check not
+    // answered in time; through every try) changed nothing: no refresh will bring its skill
+    // back, so leaving it out would tell the client the skill is gone. The page is refused
+    // instead, and asked again reads the file again (s11-hG).
+    const forNow = built.filter(isLeftOutForNow);
+    if (forNow.length > 0) throw notReadNow(forNow.map((entry) => entry.uri));
     // An entry a file was left out of is not sent (SEP-2640: `resources` MUST be complete; a
     // partial listing is allowed): the next listing, after the refresh, lists the skill again.
-    const skills: SkillEntry[] = (await skillEntries(page, digests)).filter(isManifestComplete);
+    const skills: SkillEntry[] = built.filter(isManifestComplete);
     const end = start + page.length;
     hashAhead(view.skills.slice(end, end + HASH_AHEAD_PAGES * SKILLS_PAGE_SIZE), digests);
     const last = view.uris[end - 1];
@@ -155,6 +163,7 @@ export function serveSkillsExtension(
     const skill = extensionView(store.current()).byUri.get(params.uri);
     if (skill === undefined) throw invalid(`No skill is served at ${quoteUri(params.uri)}`);
     const [entry] = await skillEntries([skill], digests);
+    if (entry !== undefined && isLeftOutForNow(entry)) throw notReadNow([entry.uri]);
     if (entry !== undefined && !isManifestComplete(entry)) {
       throw new ProtocolError(
         ProtocolErrorCode.InternalError,
@@ -225,6 +234,23 @@ function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
         issue?.message ?? "not accepted",
       )
     }`,
+  );
+}
+
+/**
+ * The error for entries a file was left out of for a moment's reason (a
+ * descriptor shortage, an unanswered location check: `isLeftOutForNow`):
+ * -32603 naming at most three of their URIs (never a host path), saying to
+ * ask again.
+ */
+function notReadNow(uris: readonly string[]): ProtocolError {
+  const named = uris.slice(0, 3).map(quoteUri).join(", ");
+  const more = uris.length > 3 ? ` and ${uris.length - 3} more` : "";
+  return new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    `The server could not read or check a file of ${named}${more} now (no file descriptor ` +
+      "was free, or the check did not answer in time), so no complete entry can be given now; " +
+      "ask again (the files are read again then)",
   );
 }
 
