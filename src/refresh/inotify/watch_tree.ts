@@ -1,0 +1,472 @@
+/**
+ * The anchored inotify watch tree of the trusted part: every watched folder
+ * is reached from its root by no-follow opens of one name at a time
+ * (`openat(fd, name, O_PATH|O_DIRECTORY|O_NOFOLLOW)`, from `/` down through
+ * the root's real path), its watch added through `/proc/self/fd/<fd>` (so it
+ * lands on that very inode, whatever the path leads to by then), and kept
+ * only when the kernel's path for the descriptor, read AFTER the watch was
+ * added, is still the expected one (root's real path + names). Descriptors
+ * are closed at once: the tree keeps `wd -> (parent, name)` only (10,000
+ * skills are 20,000-30,000 folders).
+ *
+ * Listing a folder to find its sub-folders reads the open descriptor
+ * (`/proc/self/fd/<fd>`, `src/files/fd_listing.ts`), never a path, and its
+ * names are used ONLY to plan further watches (each opened and checked again
+ * from the root): no listed name is ever reported. What is reported
+ * ({@linkcode TreeSink.change}) is an event's own name under a folder still
+ * in the tree, or a folder a create event named, joined to the subscriber's
+ * root path: "something changed at P", which the serving worker reads again
+ * through its own gate.
+ *
+ * Event order is the safety: one inotify descriptor, one ordered queue,
+ * handled in order. A folder moved or removed (its own `IN_MOVE_SELF` /
+ * `IN_DELETE_SELF` / `IN_IGNORED`, or `IN_MOVED_FROM` / `IN_DELETE` of its
+ * name in its watched parent) drops its whole subtree (`inotify_rm_watch`)
+ * before any later event is handled; an event of a dropped watch is
+ * discarded. `IN_Q_OVERFLOW` (events lost, a move-out among them perhaps)
+ * drops every watch, walks every root again and then asks each subscriber
+ * to rescan its roots.
+ *
+ * Walks run in slices ({@linkcode WatchTree.step}): the owner of the tree
+ * reads and handles the queued events before each slice, so a drop always
+ * comes before the walk goes on, and the thread keeps answering between
+ * slices. Per event the work is O(depth) (a report) or O(dropped subtree).
+ *
+ * Requires `--allow-all` in the calling thread (`/proc` reads) and the
+ * loaded libc (`libc.ts`, `--allow-ffi`).
+ *
+ * @module
+ */
+
+import { readFolderDirectlySync } from "../../files/fd_listing.ts";
+import {
+  IN_ATTRIB,
+  IN_CREATE,
+  IN_DELETE,
+  IN_DELETE_SELF,
+  IN_IGNORED,
+  IN_ISDIR,
+  IN_MOVE_SELF,
+  IN_MOVED_FROM,
+  IN_MOVED_TO,
+  IN_Q_OVERFLOW,
+  IN_UNMOUNT,
+  type InotifyEvent,
+  parseEvents,
+  READ_BUFFER_BYTES,
+  WATCH_MASK,
+} from "./events.ts";
+import { EACCES, ENOSPC, type Libc, O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_PATH } from "./libc.ts";
+
+/** What a change report says happened (as live refresh reads Deno's kinds). */
+export type ChangeKind = "create" | "modify" | "remove" | "rename";
+
+/** Where the tree's reports go (the host fans them out to its subscribers). */
+export interface TreeSink {
+  /** Something changed at `path` (a subscriber's root path + names from events). */
+  change(subscriber: number, kind: ChangeKind, path: string): void;
+  /** Events may have been lost under `rootPath`: read it again whole. */
+  rescan(subscriber: number, rootPath: string): void;
+  /**
+   * A folder could not be watched: `folder` relative to `rootPath` ("." for
+   * the root), `why` the error's name, or `WatchLimit` (the user's inotify
+   * watch budget, or the tree's own bound: the whole root is then unwatched).
+   */
+  lost(subscriber: number, rootPath: string, folder: string, why: string): void;
+  /** The first walk of `rootPath` for `subscriber` is over (watches held). */
+  walked(subscriber: number, rootPath: string): void;
+}
+
+/** Options of {@linkcode createWatchTree}. */
+export interface WatchTreeOptions {
+  /** Watches held at most (the tree's own bound; ENOSPC before it acts the same). */
+  readonly maxWatches?: number;
+  /**
+   * Called with a folder's expected path right after its watch was added
+   * and its location checked, before it is listed (attack tests swap
+   * folders there, at the worst moment). @default none
+   */
+  readonly afterCheck?: (path: string) => void;
+}
+
+/**
+ * Most watches one tree holds: 10,000 skills are 20,000-30,000 folders; the
+ * kernel's own budget (`fs.inotify.max_user_watches`) usually stops earlier.
+ */
+export const MAX_TREE_WATCHES = 131_072;
+
+/** The reason named for a root the watch budget left unwatched (as `watch_plan.ts`'s). */
+export const WATCH_LIMIT_WHY = "WatchLimit";
+
+/** The anchored watch tree over one inotify descriptor. */
+export interface WatchTree {
+  /**
+   * Watches `real` (an absolute real path, no symlink in it) for
+   * `subscriber`, whose reports name it `path`. The walk is queued.
+   *
+   * @param flat Watch the root folder only, none of its sub-folders
+   *   (the owner files' folder). @default false
+   */
+  subscribe(subscriber: number, path: string, real: string, flat?: boolean): void;
+  /** Ends every subscription of `subscriber`; roots nobody holds lose their watches. */
+  unsubscribe(subscriber: number): void;
+  /** Handles parsed events in order (`drain` reads and calls this). */
+  handle(events: readonly InotifyEvent[]): void;
+  /** Reads every queued event from the descriptor and handles it. @returns Events read. */
+  drain(): number;
+  /** Runs up to `maxFolders` queued folder steps. @returns Whether work is left. */
+  step(maxFolders: number): boolean;
+  /** Whether walk steps are queued. */
+  readonly hasWork: boolean;
+  /** Watches held now. */
+  readonly watchCount: number;
+  /** The path (real, for tests) each watched folder had when added, by wd. */
+  watchedFolders(): Map<number, string>;
+  /** Removes every watch (the descriptor stays open: the caller closes it). */
+  clear(): void;
+}
+
+interface Root {
+  readonly real: string;
+  readonly components: readonly string[];
+  readonly flat: boolean;
+  /** subscriber -> the path its reports name the root by. */
+  readonly subscribers: Map<number, string>;
+  /** Subscribers whose first walk is not over yet. */
+  readonly awaiting: Set<number>;
+  node: Node | null;
+  /** Set while the watch budget left it unwatched (until subscribed again). */
+  isLimited: boolean;
+  /** Set after an overflow: the subscribers rescan once the walk is over. */
+  isRescanDue: boolean;
+  /** Walk steps of this root still queued. */
+  pendingSteps: number;
+}
+
+interface Node {
+  readonly wd: number;
+  readonly parent: Node | null;
+  readonly name: string;
+  readonly root: Root;
+  readonly children: Map<string, Node>;
+}
+
+interface Step {
+  readonly root: Root;
+  /** The watched parent (null: the root itself). */
+  readonly parent: Node | null;
+  readonly name: string;
+  /** Report the folder as created once watched (a create event named it). */
+  readonly isNew: boolean;
+}
+
+const AT_FDCWD = -100;
+const OPEN_FLAGS = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+/**
+ * Creates a tree over the inotify descriptor `inotifyFd`.
+ *
+ * @param libc The loaded calls.
+ * @param inotifyFd An `inotify_init1(IN_NONBLOCK)` descriptor.
+ * @param sink Where reports go.
+ * @param options Bounds (tests lower them).
+ * @returns The tree (empty).
+ */
+export function createWatchTree(
+  libc: Libc,
+  inotifyFd: number,
+  sink: TreeSink,
+  options: WatchTreeOptions = {},
+): WatchTree {
+  const maxWatches = options.maxWatches ?? MAX_TREE_WATCHES;
+  const roots = new Map<string, Root>();
+  const nodes = new Map<number, Node>();
+  const steps: Step[] = [];
+  let stepAt = 0;
+  const buffer = new Uint8Array(READ_BUFFER_BYTES);
+
+  function queue(step: Step): void {
+    step.root.pendingSteps++;
+    steps.push(step);
+  }
+
+  /** The names from the root down to `node` (none for the root). */
+  function namesOf(node: Node | null): string[] {
+    const names: string[] = [];
+    for (let at = node; at !== null && at.parent !== null; at = at.parent) names.push(at.name);
+    return names.reverse();
+  }
+
+  function report(root: Root, names: readonly string[], kind: ChangeKind): void {
+    const rel = names.join("/");
+    for (const [subscriber, path] of root.subscribers) {
+      sink.change(subscriber, kind, rel === "" ? path : `${path}/${rel}`);
+    }
+  }
+
+  /** Removes `node` and everything under it from the tree and the kernel. O(subtree). */
+  function drop(node: Node): void {
+    if (nodes.get(node.wd) !== node) return;
+    if (node.parent === null) node.root.node = null;
+    else if (node.parent.children.get(node.name) === node) node.parent.children.delete(node.name);
+    const stack = [node];
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      nodes.delete(at.wd);
+      libc.rmWatch(inotifyFd, at.wd);
+      for (const child of at.children.values()) stack.push(child);
+    }
+  }
+
+  function dropRoot(root: Root): void {
+    if (root.node !== null) drop(root.node);
+  }
+
+  /**
+   * Opens the folder `names` below `root` one no-follow name at a time from
+   * `/`: a descriptor, or `-errno`.
+   */
+  function openChain(root: Root, names: readonly string[]): number {
+    let fd = libc.openAt(AT_FDCWD, "/", OPEN_FLAGS);
+    for (const name of [...root.components, ...names]) {
+      if (fd < 0) return fd;
+      const next = libc.openAt(fd, name, OPEN_FLAGS);
+      libc.close(fd);
+      fd = next;
+    }
+    return fd;
+  }
+
+  function limit(root: Root): void {
+    if (root.isLimited) return;
+    root.isLimited = true;
+    dropRoot(root);
+    for (const [subscriber, path] of root.subscribers) {
+      sink.lost(subscriber, path, ".", WATCH_LIMIT_WHY);
+    }
+  }
+
+  function finishStep(root: Root): void {
+    root.pendingSteps--;
+    if (root.pendingSteps > 0) return;
+    for (const subscriber of root.awaiting) {
+      const path = root.subscribers.get(subscriber);
+      if (path !== undefined) sink.walked(subscriber, path);
+    }
+    root.awaiting.clear();
+    if (root.isRescanDue) {
+      root.isRescanDue = false;
+      for (const [subscriber, path] of root.subscribers) sink.rescan(subscriber, path);
+    }
+  }
+
+  /** One folder: opened anchored, watched, checked, listed (sub-folders queued). */
+  function runStep(step: Step): void {
+    const { root, parent } = step;
+    // The parent was dropped (moved or removed) since: its events say what happened.
+    if (parent !== null && nodes.get(parent.wd) !== parent) return;
+    if (parent === null && (root.node !== null || !roots.has(root.real))) return;
+    if (root.isLimited || root.subscribers.size === 0) return;
+    const names = parent === null ? [] : [...namesOf(parent), step.name];
+    const expected = names.length === 0 ? root.real : `${root.real}/${names.join("/")}`;
+    const fd = openChain(root, names);
+    if (fd < 0) {
+      // Gone, not a folder, or a symlink now (refused, never followed): nothing to watch. A
+      // folder that cannot be searched is lost (named once).
+      if (fd === -EACCES) lose(root, names, "PermissionDenied");
+      return;
+    }
+    try {
+      if (nodes.size >= maxWatches) return limit(root);
+      const at = `/proc/self/fd/${fd}`;
+      const wd = libc.addWatch(inotifyFd, at, WATCH_MASK);
+      if (wd === -ENOSPC) return limit(root);
+      if (wd < 0) {
+        if (wd === -EACCES) lose(root, names, "PermissionDenied");
+        return;
+      }
+      let location: string | null = null;
+      try {
+        location = Deno.readLinkSync(at);
+      } catch {
+        location = null;
+      }
+      const existing = nodes.get(wd);
+      if (existing !== undefined) {
+        // The same folder is in the tree under another name (moved inside the root, its events
+        // not handled yet): they drop it and name the new place; nothing to add here.
+        return;
+      }
+      if (location !== expected) {
+        // Moved or swapped since the open: never watched, never listed.
+        libc.rmWatch(inotifyFd, wd);
+        return;
+      }
+      const node: Node = { wd, parent, name: step.name, root, children: new Map() };
+      nodes.set(wd, node);
+      if (parent === null) {
+        root.node = node;
+      } else {
+        const stale = parent.children.get(step.name);
+        if (stale !== undefined) drop(stale);
+        parent.children.set(step.name, node);
+      }
+      if (step.isNew) report(root, names, "create");
+      if (root.flat) return;
+      options.afterCheck?.(expected);
+      // The listing is the descriptor's own folder (the one just checked); its names only plan
+      // watches, each opened and checked again from the root.
+      const read = readFolderDirectlySync({ fd, maxStats: 0 }, (at) => at === expected);
+      if (read === null) return;
+      for (const entry of read.entries) {
+        if (entry.kind === "dir") queue({ root, parent: node, name: entry.name, isNew: false });
+      }
+    } finally {
+      libc.close(fd);
+    }
+  }
+
+  function lose(root: Root, names: readonly string[], why: string): void {
+    const folder = names.length === 0 ? "." : names.join("/");
+    for (const [subscriber, path] of root.subscribers) sink.lost(subscriber, path, folder, why);
+  }
+
+  function overflow(): void {
+    for (const root of roots.values()) {
+      dropRoot(root);
+      root.isRescanDue = true;
+      root.isLimited = false;
+      queue({ root, parent: null, name: "", isNew: false });
+    }
+  }
+
+  function handleOne(event: InotifyEvent): void {
+    if ((event.mask & IN_Q_OVERFLOW) !== 0) return overflow();
+    const node = nodes.get(event.wd);
+    // A dropped watch's events (and the IN_IGNORED its removal queues) are discarded.
+    if (node === undefined) return;
+    const { root } = node;
+    if ((event.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) !== 0) {
+      report(root, namesOf(node), "remove");
+      drop(node);
+      return;
+    }
+    if (event.name === "") {
+      report(root, namesOf(node), "modify");
+      return;
+    }
+    const names = [...namesOf(node), event.name];
+    if ((event.mask & (IN_MOVED_FROM | IN_DELETE)) !== 0) {
+      const child = node.children.get(event.name);
+      if (child !== undefined) drop(child);
+      report(root, names, (event.mask & IN_DELETE) !== 0 ? "remove" : "rename");
+      return;
+    }
+    const isFolder = (event.mask & IN_ISDIR) !== 0;
+    if (isFolder && !root.flat && (event.mask & (IN_CREATE | IN_MOVED_TO)) !== 0) {
+      // Watched, then reported as created (what it got before its watch held is read then).
+      const child = node.children.get(event.name);
+      if (child !== undefined) drop(child);
+      queue({ root, parent: node, name: event.name, isNew: true });
+      return;
+    }
+    if (
+      isFolder && !root.flat && (event.mask & IN_ATTRIB) !== 0 && !node.children.has(event.name)
+    ) {
+      // A sub-folder not watched (unreadable when walked) changed its mode: tried again.
+      queue({ root, parent: node, name: event.name, isNew: true });
+      return;
+    }
+    const kind: ChangeKind = (event.mask & (IN_CREATE | IN_MOVED_TO)) !== 0
+      ? ((event.mask & IN_MOVED_TO) !== 0 ? "rename" : "create")
+      : "modify";
+    report(root, names, kind);
+  }
+
+  return {
+    subscribe(subscriber, path, real, flat = false) {
+      let root = roots.get(real);
+      if (root === undefined) {
+        root = {
+          real,
+          components: real.split("/").filter((part) => part !== ""),
+          flat,
+          subscribers: new Map(),
+          awaiting: new Set(),
+          node: null,
+          isLimited: false,
+          isRescanDue: false,
+          pendingSteps: 0,
+        };
+        roots.set(real, root);
+      }
+      root.subscribers.set(subscriber, path);
+      root.awaiting.add(subscriber);
+      // A new subscription tries a root the budget stopped again (the worker's 30 s retry).
+      root.isLimited = false;
+      queue({ root, parent: null, name: "", isNew: false });
+    },
+    unsubscribe(subscriber) {
+      for (const [real, root] of roots) {
+        root.subscribers.delete(subscriber);
+        root.awaiting.delete(subscriber);
+        if (root.subscribers.size === 0) {
+          dropRoot(root);
+          roots.delete(real);
+        }
+      }
+    },
+    handle(events) {
+      for (const event of events) handleOne(event);
+    },
+    drain() {
+      let count = 0;
+      for (;;) {
+        const read = libc.read(inotifyFd, buffer);
+        if (read <= 0) return count;
+        const events = parseEvents(buffer.subarray(0, read));
+        count += events.length;
+        for (const event of events) handleOne(event);
+      }
+    },
+    step(maxFolders) {
+      for (let done = 0; done < maxFolders && stepAt < steps.length; done++) {
+        const step = steps[stepAt]!;
+        steps[stepAt++] = undefined as unknown as Step;
+        try {
+          runStep(step);
+        } finally {
+          finishStep(step.root);
+        }
+      }
+      if (stepAt === steps.length) {
+        steps.length = 0;
+        stepAt = 0;
+      }
+      return stepAt < steps.length;
+    },
+    get hasWork() {
+      return stepAt < steps.length;
+    },
+    get watchCount() {
+      return nodes.size;
+    },
+    watchedFolders() {
+      const out = new Map<number, string>();
+      for (const node of nodes.values()) {
+        const names = namesOf(node);
+        out.set(
+          node.wd,
+          names.length === 0 ? node.root.real : `${node.root.real}/${names.join("/")}`,
+        );
+      }
+      return out;
+    },
+    clear() {
+      for (const root of roots.values()) dropRoot(root);
+      roots.clear();
+      steps.length = 0;
+      stepAt = 0;
+    },
+  };
+}
