@@ -21,6 +21,7 @@ import type { SkillOverrides } from "../skills/overrides.ts";
 import { createEnvReleaseService } from "../sandbox/env_release_service.ts";
 import { createDigestIsolateHost } from "../sandbox/digest_isolate_host.ts";
 import { createWatchIsolateHost } from "../sandbox/watch_isolate_host.ts";
+import { startWatchService } from "../refresh/inotify/watch_service.ts";
 import type { PreparedProcess } from "../sandbox/process_prep.ts";
 import { startWorker } from "../sandbox/worker_host.ts";
 import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions.ts";
@@ -130,6 +131,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     getEnv: (name) => Deno.env.get(name),
     overrides: () => overridesInForce,
   });
+  // The process's one inotify watch (live refresh's and the owner files'), here in the trusted
+  // part: the worker gets no FFI; null under --static or where inotify cannot be used.
+  const watchService = config.options.static ? null : startWatchService();
   // The owner's files are watched here, never by the worker: it only receives what narrows.
   let ownerWatch: OwnerFilesWatch | null = null;
   // A settings view's write: checked and written here (the worker may only ask).
@@ -153,11 +157,8 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         isolateEntryUrl("digests"),
         workerSet.digestIsolate.permissions,
       ),
-      // Opens every watcher of live refresh, so a FIFO holding Deno's watcher thread stops only it.
-      watchIsolate: createWatchIsolateHost(
-        isolateEntryUrl("watch"),
-        workerSet.watchIsolate.permissions,
-      ),
+      // Answers live refresh's watch requests from the inotify service, confined to the roots.
+      watchIsolate: createWatchIsolateHost(watchService, workerSet.watchIsolate.permissions.read),
       ...(preloaded === null ? {} : { worker: preloaded }),
       ...(scripts.pendingIsolation === null ? {} : { isolationWanted: () => probeLate() }),
     },
@@ -183,6 +184,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         session.postOverlay(update);
       },
       log: logErrorLine,
+      service: watchService,
     },
   );
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave

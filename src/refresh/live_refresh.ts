@@ -36,6 +36,7 @@ import {
   startWatchIsolate,
   trustedPartStarter,
   type TrustedPeer,
+  type WatchIsolateStarter,
 } from "./watch_isolate.ts";
 import { skillsChangedSince } from "./catch_up.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
@@ -68,6 +69,12 @@ export interface LiveRefreshOptions {
      * trusted part. @default none: this thread starts them (tests)
      */
     readonly parent?: TrustedPeer;
+    /**
+     * Where the watch comes from (tests force the fallback with a starter
+     * that has no inotify). @default the trusted part's (`parent`), else
+     * `directStarter`
+     */
+    readonly starter?: WatchIsolateStarter;
     readonly probeIntervalMs?: number;
     readonly stuckAfterMs?: number;
     readonly maxReplacements?: number;
@@ -777,9 +784,8 @@ export async function startLiveRefresh(
     clearTimeout(limitRetryTimer);
     clearTimeout(rootReturnTimer);
     logErrorLine(
-      `skillgate: live refresh no longer watches the roots (${why}); it reads them every ` +
-        `${pollMs / 1000} s instead. Remove FIFOs (named pipes) from the roots, or serve with ` +
-        "--static where others can write to them; restart skillgate to watch again",
+      `skillgate: live refresh does not watch the roots (${why}); it reads them every ` +
+        `${pollMs / 1000} s instead`,
     );
     const poll = (fromMs: number) => {
       pollTimer = setTimeout(() => {
@@ -803,11 +809,18 @@ export async function startLiveRefresh(
     ? inProcessWatch(options.watchFs)
     : startWatchIsolate({
       ...options.watchIsolate,
-      starter: options.watchIsolate?.parent !== undefined
+      starter: options.watchIsolate?.starter !== undefined
+        ? options.watchIsolate.starter
+        : options.watchIsolate?.parent !== undefined
         ? trustedPartStarter(options.watchIsolate.parent)
         : directStarter(await isolateReadPaths(store.base())),
       onReplaced: onIsolateReplaced,
       onGivenUp: onWatchGivenUp,
+      onLost: (lost) => {
+        if (isClosed || isPolling) return;
+        unwatched = [...unwatched, ...lost];
+        warnLost(lost);
+      },
     });
   const initial = await watchPaths(store.base());
   try {
@@ -841,7 +854,7 @@ export async function startLiveRefresh(
     clearTimeout(pollTimer);
     for (const watcher of watchers) watcher.close();
     skillFileWatcher?.close();
-    backend.close();
+    await backend.close();
     await pump;
     await skillFileChain;
     await skillFilePump;

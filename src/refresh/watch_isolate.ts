@@ -25,8 +25,8 @@
  * @module
  */
 
-import { isolateEntryUrl } from "../entry_points.ts";
-import { toWorkerOption } from "../sandbox/worker_permissions.ts";
+import { startWatchService, type WatchService } from "./inotify/watch_service.ts";
+import type { LostFolder } from "./watch_plan.ts";
 import type { OpenedWatch, WatchBackend, WatchHandle } from "./watch_open.ts";
 import {
   carryError,
@@ -61,8 +61,8 @@ export class WatchIsolateStopped extends Error {
  */
 export interface WatchIsolateStarter {
   start(port: MessagePort, onEnded: (reason: string) => void): void;
-  /** Ends the running isolate, if any (never blocks). */
-  stop(): void;
+  /** Ends the running watch, if any (never blocks; resolves once its descriptors are closed). */
+  stop(): void | Promise<void>;
 }
 
 /** The end of the trusted part the serving worker talks through (`self` there). */
@@ -98,64 +98,75 @@ export function trustedPartStarter(parent: TrustedPeer): WatchIsolateStarter {
 }
 
 /**
- * Starts watch isolates in this thread (a main thread holding the rights:
- * tests, benches).
+ * Watches in this thread's own inotify service (`inotify/watch_service.ts`):
+ * a main thread holding the rights (tests, benches). Each start detaches the
+ * previous port; `stop()` closes the service.
  *
- * @param readPaths What each isolate may read (the roots, as configured and real).
- * @param entry @default isolateEntryUrl("watch")
- * @returns The starter.
+ * @param readPaths What a watch may be at or under (the roots, as configured and real).
+ * @returns The starter. Where inotify cannot be used (not Linux), `onEnded`
+ *   is called at once: live refresh then reads the roots periodically.
  *
- * Requires `--unstable-worker-options` and `--allow-read` of `readPaths`
- * and of the entry module.
+ * Requires `--allow-all` (`/proc`, `--allow-ffi`).
  */
-export function directStarter(
-  readPaths: readonly string[],
-  entry: URL = isolateEntryUrl("watch"),
-): WatchIsolateStarter {
-  let running: Worker | null = null;
-  const stop = () => {
-    running?.terminate();
-    running = null;
-  };
+export function directStarter(readPaths: readonly string[]): WatchIsolateStarter {
+  let service: WatchService | null = null;
+  let detach: (() => void) | null = null;
   return {
     start(port, onEnded) {
-      stop();
-      let isolate: Worker;
-      try {
-        isolate = new Worker(entry, {
-          type: "module",
-          name: "skillgate-watch",
-          deno: {
-            permissions: toWorkerOption({
-              read: [...new Set(readPaths)],
-              run: [],
-              env: [],
-              net: [],
-              write: [],
-              sys: [],
-              ffi: [],
-            }),
-          },
-        });
-      } catch (error) {
+      detach?.();
+      detach = null;
+      service ??= startWatchService();
+      if (service === null) {
         port.close();
-        queueMicrotask(() =>
-          onEnded(`the watch isolate did not start: ${carryError(error).message}`)
-        );
+        queueMicrotask(() => onEnded(NO_INOTIFY));
         return;
       }
-      running = isolate;
-      isolate.onerror = (event: ErrorEvent) => {
-        event.preventDefault();
-        if (running !== isolate) return;
-        stop();
-        onEnded(`the watch isolate failed: ${event.message}`);
-      };
-      isolate.postMessage({ type: "watch-port", port }, [port]);
+      detach = service.attach(port, readPaths);
     },
-    stop,
+    stop() {
+      detach?.();
+      detach = null;
+      const closing = service?.close();
+      service = null;
+      return closing;
+    },
   };
 }
+
+/**
+ * Watches through a running inotify service (the trusted part's one, shared
+ * with the serving worker's watch): each start detaches the previous port;
+ * `stop()` detaches, the service stays.
+ *
+ * @param service The service, or null where inotify cannot be used.
+ * @param readPaths What a watch may be at or under.
+ * @returns The starter.
+ */
+export function serviceStarter(
+  service: WatchService | null,
+  readPaths: readonly string[],
+): WatchIsolateStarter {
+  let detach: (() => void) | null = null;
+  return {
+    start(port, onEnded) {
+      detach?.();
+      detach = null;
+      if (service === null) {
+        port.close();
+        queueMicrotask(() => onEnded(NO_INOTIFY));
+        return;
+      }
+      detach = service.attach(port, readPaths);
+    },
+    stop() {
+      detach?.();
+      detach = null;
+    },
+  };
+}
+
+/** Why nothing watches where inotify cannot be used. */
+export const NO_INOTIFY = "inotify is not available here (Linux only)";
 
 /** Options of {@linkcode startWatchIsolate}. */
 export interface WatchIsolateOptions {
@@ -172,6 +183,8 @@ export interface WatchIsolateOptions {
    * starts): every watcher has ended. `why` says what happened.
    */
   readonly onGivenUp: (sinceMs: number, why: string) => void;
+  /** Folders of an open watch lost since it was answered (the watch budget). @default ignored */
+  readonly onLost?: (lost: readonly LostFolder[]) => void;
   /** @default PROBE_INTERVAL_MS */
   readonly probeIntervalMs?: number;
   /** @default STUCK_AFTER_MS */
@@ -270,7 +283,7 @@ export function startWatchIsolate(options: WatchIsolateOptions): WatchBackend {
       if (isolate !== port || isStopped) return;
       // It cannot start, failed, or no more may start: watching is given up.
       const sinceMs = aliveAtMs;
-      giveUp();
+      void giveUp();
       options.onGivenUp(sinceMs, reason);
     });
   }
@@ -289,6 +302,9 @@ export function startWatchIsolate(options: WatchIsolateOptions): WatchBackend {
             ...(event.flag === undefined ? {} : { flag: event.flag }),
           });
         }
+        return;
+      case "lost":
+        if (remotes.has(message.watch)) options.onLost?.(message.lost);
         return;
       case "watch-ended": {
         const remote = remotes.get(message.watch);
@@ -323,7 +339,7 @@ export function startWatchIsolate(options: WatchIsolateOptions): WatchBackend {
     stopCurrent();
     replacements++;
     if (replacements > maxReplacements) {
-      giveUp();
+      void giveUp();
       options.onGivenUp(sinceMs, `${why}, ${replacements} times`);
       return;
     }
@@ -331,11 +347,11 @@ export function startWatchIsolate(options: WatchIsolateOptions): WatchBackend {
     options.onReplaced(sinceMs);
   }
 
-  function giveUp(): void {
+  function giveUp(): Promise<void> {
     isStopped = true;
     clearInterval(timer);
     stopCurrent();
-    options.starter.stop();
+    return Promise.resolve(options.starter.stop());
   }
 
   const timer = setInterval(() => {
@@ -410,10 +426,7 @@ export function startWatchIsolate(options: WatchIsolateOptions): WatchBackend {
       }
       return adoptRemote(answer.watches)[0]!;
     },
-    close: () => {
-      if (isStopped) return;
-      giveUp();
-    },
+    close: () => isStopped ? Promise.resolve() : giveUp(),
   };
 }
 

@@ -61,7 +61,9 @@ export type FromWatchIsolate =
   /** A watcher's iteration ended by itself (an error, named). */
   | { readonly type: "watch-ended"; readonly watch: number; readonly error: string | null }
   /** A probe's answer, or a heartbeat while the isolate opens watchers (`id` -1). */
-  | { readonly type: "alive"; readonly id: number };
+  | { readonly type: "alive"; readonly id: number }
+  /** Folders of an opened watch lost since its answer (the watch budget, a folder unreadable). */
+  | { readonly type: "lost"; readonly watch: number; readonly lost: readonly LostFolder[] };
 
 /**
  * Carries `error` across: its name and message.
@@ -117,6 +119,10 @@ export function parseFromWatchIsolate(data: unknown): FromWatchIsolate | null {
   switch (message.type) {
     case "alive":
       return isId(message.id) ? { type: "alive", id: message.id } : null;
+    case "lost":
+      return isId(message.watch) && Array.isArray(message.lost) && message.lost.every(isLost)
+        ? { type: "lost", watch: message.watch, lost: message.lost }
+        : null;
     case "open-failed":
       return isId(message.id) && isCarried(message.error)
         ? { type: "open-failed", id: message.id, error: message.error }

@@ -282,6 +282,30 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "this isolate's thread, never the serving worker's or the trusted part's",
   },
   {
+    path: "src/refresh/inotify/libc.ts",
+    apis: ["Deno.dlopen"],
+    reason: "live refresh's watch (FFI is a door): the ONLY module of the watcher that loads " +
+      "libc (fixed library names, fixed symbols: inotify, openat, read/write/close, eventfd, " +
+      "poll); loaded by the trusted part (and main-thread tests) only, the serving worker's set " +
+      "holds no ffi",
+  },
+  {
+    path: "src/refresh/inotify/watch_tree.ts",
+    apis: ["Deno.readLink"],
+    reason:
+      "trusted part: reads /proc/self/fd/<fd> of a folder it just opened anchored (no-follow, " +
+      "O_PATH) and watched, to keep the watch only where the kernel says the folder is (the " +
+      "root's real path + names); never a file's content, never a client path",
+  },
+  {
+    path: "src/refresh/inotify/watch_service.ts",
+    apis: ["Deno.realPath", "Deno.stat"],
+    reason:
+      "trusted part: resolves the folders a watch is asked for (the roots, by the worker or " +
+      "the owner files' watch) to confine them to the allowed roots' real paths, and tells a " +
+      "folder from a file; never reads content",
+  },
+  {
     path: "src/refresh/watch_plan.ts",
     apis: ["Deno.readDir"],
     reason: "live refresh: lists the sub-folders of a folder a recursive watch refused (an " +

@@ -30,7 +30,13 @@ import { dropStaleSetByView } from "./view_override_write.ts";
 import { ConfigFileError } from "./json_document.ts";
 import type { SetByView } from "./overrides_file.ts";
 import type { WatchBackend, WatchHandle } from "../../refresh/watch_open.ts";
-import { directStarter, isWatchStopped, startWatchIsolate } from "../../refresh/watch_isolate.ts";
+import {
+  directStarter,
+  isWatchStopped,
+  serviceStarter,
+  startWatchIsolate,
+} from "../../refresh/watch_isolate.ts";
+import type { WatchService } from "../../refresh/inotify/watch_service.ts";
 
 /** The overrides in force and the switches a settings view turned off. */
 export interface OverridesInForce {
@@ -61,7 +67,12 @@ export interface WatchOwnerFilesOptions {
   readonly log: (line: string) => void;
   /** Quiet period after the last event, in ms. @default 200 */
   readonly quietMs?: number;
-  /** The watch isolate's probe bounds (tests lower them). @default `watch_isolate.ts`'s */
+  /**
+   * The process's inotify service (`serve_command.ts` shares its one); null
+   * where inotify cannot be used. @default a service of this watch's own
+   */
+  readonly service?: WatchService | null;
+  /** The watch's probe bounds (tests lower them). @default `watch_isolate.ts`'s */
   readonly watchIsolate?: {
     readonly probeIntervalMs?: number;
     readonly stuckAfterMs?: number;
@@ -94,18 +105,20 @@ export function watchOwnerFiles(
   if (!isFolder(start)) return null;
   let watcher: WatchHandle | null = null;
   let isGivenUp = false;
-  // Every watcher opens in an isolate of its own: a FIFO holding its thread stops only it.
+  // The folder is watched through inotify (nothing opened per event: a FIFO holds no thread).
   const backend: WatchBackend = startWatchIsolate({
     ...options.watchIsolate,
-    starter: directStarter([start]),
+    starter: options.service === undefined
+      ? directStarter([start])
+      : serviceStarter(options.service, [start]),
     // Its watcher ended with it: the pump below opens it again and reads both files.
     onReplaced: () => {},
     onGivenUp: (_sinceMs, why) => {
       isGivenUp = true;
       if (!isClosed) {
         options.log(
-          `skillgate: edits to ${folder} are no longer applied live (${why}); they apply at ` +
-            "the next start. Remove FIFOs (named pipes) from that folder and its parents",
+          `skillgate: edits to ${folder} are not applied live (${why}); they apply at ` +
+            "the next start",
         );
       }
     },
@@ -208,7 +221,7 @@ export function watchOwnerFiles(
     isClosed = true;
     debouncer.close();
     watcher?.close();
-    backend.close();
+    await backend.close();
     await pump;
     await running.catch(() => {});
   };

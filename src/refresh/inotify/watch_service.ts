@@ -1,0 +1,324 @@
+/**
+ * The trusted part's inotify watch: one inotify descriptor and one anchored
+ * watch tree (`watch_tree.ts`) for the whole process (the serving worker's
+ * live refresh and the owner files' watch), driven by one loop on the
+ * trusted thread: read and handle every queued event, run a slice of walk
+ * steps, yield to the event loop; with nothing to do, wait in `poll(2)` on
+ * the inotify descriptor and an eventfd (a nonblocking FFI call: it waits on
+ * a thread of its own, this thread keeps running), woken by the eventfd when
+ * a watch is asked for or the service stops. inotify opens nothing, so a FIFO
+ * in a root holds no thread (Deno's `watchFs` thread did, for good).
+ *
+ * Each attached port speaks the watch protocol of `../watch_messages.ts`
+ * (the serving worker's side, `../watch_isolate.ts`, is unchanged): `open-plan`
+ * / `open-one` subscribe the asked folders (each allowed only at or under an
+ * allowed path's real path: the roots; another is answered lost,
+ * `NotCapable`), answered `opened` once their first walk is over; events go
+ * back in one `events` batch per turn, each "something changed at P" (P
+ * under the asked path); an overflow asks for a rescan (`flag: "rescan"`);
+ * a folder lost later (the watch budget, a folder made unreadable) is told
+ * in a `lost` message. A `probe` is answered at once (nothing here can be
+ * stuck).
+ *
+ * Requires `--allow-all` (the trusted part: `/proc`, `--allow-ffi`).
+ *
+ * @module
+ */
+
+import { type Libc, openLibc } from "./libc.ts";
+import { type ChangeKind, createWatchTree, type WatchTree } from "./watch_tree.ts";
+import type { CarriedEvent, FromWatchIsolate, ToWatchIsolate } from "../watch_messages.ts";
+import type { LostFolder } from "../watch_plan.ts";
+
+/** Walk steps (folders) per slice before the loop yields to the event loop. */
+export const WALK_SLICE_FOLDERS = 256;
+
+/** The process's inotify watch. */
+export interface WatchService {
+  /**
+   * Answers the watch protocol on `port` (the serving worker's end, or the
+   * owner files' watch), confined to `allowed`.
+   *
+   * @param port The port (started here).
+   * @param allowed Absolute folders (as configured and real) a watch may be at or under.
+   * @returns Detaches the port: its watches end, the port closes.
+   */
+  attach(port: MessagePort, allowed: readonly string[]): () => void;
+  /** Watches held now (all ports). */
+  readonly watchCount: number;
+  /** Stops the loop, removes every watch, closes the descriptors. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@linkcode startWatchService}. */
+export interface WatchServiceOptions {
+  /** The tree's watch bound (tests lower it). @default MAX_TREE_WATCHES */
+  readonly maxWatches?: number;
+}
+
+interface Subscription {
+  readonly peer: Peer;
+  readonly watch: number;
+  /** Request id to answer once every root was walked, or null once answered. */
+  answerId: number | null;
+  pendingRoots: number;
+  readonly lost: LostFolder[];
+  readonly pathCount: number;
+}
+
+interface Peer {
+  readonly port: MessagePort;
+  queued: CarriedEvent[];
+  isFlushQueued: boolean;
+  readonly subscriptions: Set<number>;
+}
+
+/**
+ * Starts the service (its loop waits until a watch is asked for).
+ *
+ * @param options Bounds.
+ * @returns The service, or null where inotify cannot be used (not Linux, no
+ *   libc, no `--allow-ffi`, `inotify_init1` refused): the caller reads the
+ *   roots periodically instead.
+ *
+ * Requires `--allow-all`.
+ */
+export function startWatchService(options: WatchServiceOptions = {}): WatchService | null {
+  const libc = openLibc();
+  if (libc === null) return null;
+  const inotifyFd = libc.inotifyInit();
+  const wakeFd = libc.eventFd();
+  if (inotifyFd < 0 || wakeFd < 0) {
+    if (inotifyFd >= 0) libc.close(inotifyFd);
+    if (wakeFd >= 0) libc.close(wakeFd);
+    libc.unload();
+    return null;
+  }
+  return runService(libc, inotifyFd, wakeFd, options);
+}
+
+function runService(
+  libc: Libc,
+  inotifyFd: number,
+  wakeFd: number,
+  options: WatchServiceOptions,
+): WatchService {
+  const subscriptions = new Map<number, Subscription>();
+  let nextWatch = 1;
+  let isClosed = false;
+  const wakeBytes = new Uint8Array(8);
+
+  function post(peer: Peer, message: FromWatchIsolate): void {
+    try {
+      peer.port.postMessage(message);
+    } catch {
+      // The peer is gone; its watches end when it detaches.
+    }
+  }
+
+  function push(watch: number, event: CarriedEvent): void {
+    const sub = subscriptions.get(watch);
+    // Nothing goes out before the `opened` answer: the worker reads the roots after it.
+    if (sub === undefined || sub.answerId !== null) return;
+    const { peer } = sub;
+    peer.queued.push(event);
+    if (!peer.isFlushQueued) {
+      peer.isFlushQueued = true;
+      setTimeout(() => flush(peer), 0);
+    }
+  }
+
+  function flush(peer: Peer): void {
+    peer.isFlushQueued = false;
+    if (peer.queued.length === 0) return;
+    const events = peer.queued;
+    peer.queued = [];
+    post(peer, { type: "events", events });
+  }
+
+  function answer(sub: Subscription): void {
+    if (sub.answerId === null || sub.pendingRoots > 0) return;
+    const id = sub.answerId;
+    sub.answerId = null;
+    post(sub.peer, {
+      type: "opened",
+      id,
+      watches: [sub.watch],
+      lost: [...sub.lost],
+      flat: [],
+      flatEntries: [],
+      pathCount: sub.pathCount,
+    });
+  }
+
+  const tree: WatchTree = createWatchTree(libc, inotifyFd, {
+    change(watch: number, kind: ChangeKind, path: string) {
+      push(watch, { watch, kind, paths: [path] });
+    },
+    rescan(watch: number, _rootPath: string) {
+      push(watch, { watch, kind: "other", paths: [], flag: "rescan" });
+    },
+    lost(watch: number, rootPath: string, folder: string, why: string) {
+      const sub = subscriptions.get(watch);
+      if (sub === undefined) return;
+      const lost = { root: rootPath, folder, why };
+      if (sub.answerId !== null) sub.lost.push(lost);
+      else post(sub.peer, { type: "lost", watch, lost: [lost] });
+    },
+    walked(watch: number) {
+      const sub = subscriptions.get(watch);
+      if (sub === undefined) return;
+      sub.pendingRoots--;
+      answer(sub);
+    },
+  }, options.maxWatches === undefined ? {} : { maxWatches: options.maxWatches });
+
+  let loop: Promise<void> | null = null;
+  let isPolling = false;
+
+  function wake(): void {
+    if (isPolling) libc.signal(wakeFd);
+    loop ??= run().finally(() => (loop = null));
+  }
+
+  async function run(): Promise<void> {
+    while (!isClosed) {
+      tree.drain();
+      if (tree.hasWork) {
+        tree.step(WALK_SLICE_FOLDERS);
+        // A slice is over: requests, timers and messages get their turn.
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+        continue;
+      }
+      if (subscriptions.size === 0) return;
+      isPolling = true;
+      const ready = await libc.pollReadable([inotifyFd, wakeFd], -1);
+      isPolling = false;
+      if (ready === null) {
+        // poll itself failed (never seen): a short pause, then read again.
+        await new Promise<void>((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
+      if (ready[1]) libc.read(wakeFd, wakeBytes);
+    }
+  }
+
+  function subscribe(
+    peer: Peer,
+    id: number,
+    paths: readonly string[],
+    allowed: readonly string[],
+    isFlat: boolean,
+  ): void {
+    const watch = nextWatch++;
+    const sub: Subscription = {
+      peer,
+      watch,
+      answerId: id,
+      pendingRoots: 0,
+      lost: [],
+      pathCount: paths.length,
+    };
+    subscriptions.set(watch, sub);
+    peer.subscriptions.add(watch);
+    const allowedReals = realPaths(allowed);
+    const seen = new Set<string>();
+    for (const path of paths) {
+      const real = realPathOf(path);
+      if (real === null) {
+        sub.lost.push({ root: path, folder: ".", why: "NotFound" });
+        continue;
+      }
+      if (!allowedReals.some((at) => real === at || real.startsWith(`${at}/`))) {
+        sub.lost.push({ root: path, folder: ".", why: "NotCapable" });
+        continue;
+      }
+      if (!isFolder(real)) {
+        // A file (the skill-file list): its folder's watch reports its events by name.
+        continue;
+      }
+      if (seen.has(real)) continue;
+      seen.add(real);
+      sub.pendingRoots++;
+      tree.subscribe(watch, path, real, isFlat);
+    }
+    answer(sub);
+    wake();
+  }
+
+  function unsubscribe(peer: Peer, watch: number): void {
+    if (!peer.subscriptions.delete(watch)) return;
+    subscriptions.delete(watch);
+    tree.unsubscribe(watch);
+  }
+
+  return {
+    attach(port, allowed) {
+      const peer: Peer = { port, queued: [], isFlushQueued: false, subscriptions: new Set() };
+      port.onmessage = (event: MessageEvent<ToWatchIsolate>) => {
+        const message = event.data;
+        if (isClosed || typeof message !== "object" || message === null) return;
+        switch (message.type) {
+          case "probe":
+            if (Number.isSafeInteger(message.id)) post(peer, { type: "alive", id: message.id });
+            return;
+          case "close":
+            if (!Array.isArray(message.watches)) return;
+            for (const watch of message.watches) unsubscribe(peer, watch);
+            return;
+          case "open-plan":
+          case "open-one": {
+            if (!Number.isSafeInteger(message.id) || !isStringList(message.paths)) return;
+            const isFlat = message.type === "open-one" && message.recursive !== true;
+            subscribe(peer, message.id, message.paths, allowed, isFlat);
+            return;
+          }
+        }
+      };
+      return () => {
+        for (const watch of [...peer.subscriptions]) unsubscribe(peer, watch);
+        port.onmessage = null;
+        port.close();
+      };
+    },
+    get watchCount() {
+      return tree.watchCount;
+    },
+    async close() {
+      if (isClosed) return;
+      isClosed = true;
+      subscriptions.clear();
+      libc.signal(wakeFd);
+      await loop;
+      tree.clear();
+      libc.close(inotifyFd);
+      libc.close(wakeFd);
+      libc.unload();
+    },
+  };
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+/** The real path of `path` (the owner's root or a folder under it), or null. */
+function realPathOf(path: string): string | null {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function realPaths(paths: readonly string[]): string[] {
+  return paths.map(realPathOf).filter((path): path is string => path !== null);
+}
+
+function isFolder(real: string): boolean {
+  try {
+    return Deno.statSync(real).isDirectory;
+  } catch {
+    return false;
+  }
+}
