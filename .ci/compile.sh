@@ -30,7 +30,6 @@ SUMS=${SKILLGATE_DENORT_SUMS:-.ci/denort-$DENO_VERSION.sha256}
 FETCHER_ENTRY=src/remote/fetcher_entry.ts
 DECLARATIONS_ENTRY=src/sandbox/declared_env_entry.ts
 DIGESTS_ENTRY=src/mcp/skills_extension/digest_entry.ts
-WATCH_ENTRY=src/refresh/watch_entry.ts
 PROBE=skillgate-denort-probe
 
 plan=false
@@ -80,7 +79,7 @@ if [ "$target" != "$host" ]; then
   set -- "$@" --target "$target"
 fi
 # The worker modules are loaded at run time by URL, so they must be named to be embedded.
-set -- compile "$@" --include "$WORKER_ENTRY" --include "$FETCHER_ENTRY" --include "$DECLARATIONS_ENTRY" --include "$DIGESTS_ENTRY" --include "$WATCH_ENTRY" --output "$output" "$ENTRY"
+set -- compile "$@" --include "$WORKER_ENTRY" --include "$FETCHER_ENTRY" --include "$DECLARATIONS_ENTRY" --include "$DIGESTS_ENTRY" --output "$output" "$ENTRY"
 
 if [ "$plan" = true ]; then
   printf '%s\n' "$deno" "$@"

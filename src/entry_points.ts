@@ -11,7 +11,7 @@
  */
 
 /** The isolates skillgate starts, each from its own entry module. */
-export type IsolateEntry = "worker" | "declaration-reader" | "fetcher" | "digests" | "watch";
+export type IsolateEntry = "worker" | "declaration-reader" | "fetcher" | "digests";
 
 /** Each entry module's path under `src/` (source form: `.ts`; bundled: the same path, `.js`). */
 const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
@@ -19,7 +19,6 @@ const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
   "declaration-reader": "sandbox/declared_env_entry",
   "fetcher": "remote/fetcher_entry",
   "digests": "mcp/skills_extension/digest_entry",
-  "watch": "refresh/watch_entry",
 };
 
 /**

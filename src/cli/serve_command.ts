@@ -158,7 +158,7 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         workerSet.digestIsolate.permissions,
       ),
       // Answers live refresh's watch requests from the inotify service, confined to the roots.
-      watchIsolate: createWatchIsolateHost(watchService, workerSet.watchIsolate.permissions.read),
+      watchIsolate: createWatchIsolateHost(watchService, workerSet.watchRoots),
       ...(preloaded === null ? {} : { worker: preloaded }),
       ...(scripts.pendingIsolation === null ? {} : { isolationWanted: () => probeLate() }),
     },

@@ -55,18 +55,16 @@ export interface LiveRefreshOptions {
   /** Called after every refresh, for logs, tests and benchmarks. */
   readonly onRefresh?: (report: RefreshReport) => void;
   /**
-   * Opens watchers in this thread (tests inject one that fails for a folder).
-   * @default none: every watcher is opened in the watch isolate (`watch_isolate.ts`)
+   * Opens Deno.watchFs watchers in this thread (tests of the split-watch
+   * logic inject one that fails for a folder).
+   * @default none: the trusted part's inotify watch (`watch_isolate.ts`)
    */
   readonly watchFs?: WatchOpener;
-  /**
-   * The watch isolate's probe interval, stuck bound and replacements, in ms
-   * and count (tests lower them). @default `watch_isolate.ts`'s
-   */
+  /** Where the watch comes from. */
   readonly watchIsolate?: {
     /**
-     * The serving worker's `self`: its watch isolates are started by the
-     * trusted part. @default none: this thread starts them (tests)
+     * The serving worker's `self`: its watch is the trusted part's.
+     * @default none: this thread runs an inotify service of its own (tests)
      */
     readonly parent?: TrustedPeer;
     /**
@@ -75,13 +73,10 @@ export interface LiveRefreshOptions {
      * `directStarter`
      */
     readonly starter?: WatchIsolateStarter;
-    readonly probeIntervalMs?: number;
-    readonly stuckAfterMs?: number;
-    readonly maxReplacements?: number;
   };
   /**
-   * How often the roots are read once watching was given up (stuck watch
-   * isolates past the bound), in ms. @default 30000
+   * How often the roots are read where nothing can watch (no inotify), in
+   * ms. @default 30000
    */
   readonly pollMs?: number;
   /**
@@ -216,8 +211,6 @@ export async function startLiveRefresh(
   let skillFileWatcher: WatchHandle | null = null;
   /** The skill-file watcher's updates, one at a time (each waits for the isolate's answer). */
   let skillFileChain: Promise<void> = Promise.resolve();
-  /** Set when a stuck watch isolate was replaced: what changed since then is read again. */
-  let catchUpSinceMs: number | null = null;
   /** Set once watching was given up: the roots are read every `pollMs` instead. */
   let isPolling = false;
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
@@ -249,19 +242,9 @@ export async function startLiveRefresh(
       while ((pending.size > 0 || isFreshBuildPending || isRewatchPending) && !isClosed) {
         if (isRewatchPending && pending.size === 0 && !isFreshBuildPending) {
           isRewatchPending = false;
-          const sinceMs = catchUpSinceMs;
-          catchUpSinceMs = null;
           await rewatch(true);
           // A removed root made again: read once the new watch covers it.
           for (const root of returnedRoots.splice(0)) pending.add(root);
-          // A stuck watch isolate was replaced: what changed while it was stuck is read now that
-          // the fresh one watches (the roots rescanned, skills whose folders changed reloaded;
-          // linked skills' folders are not named: each would be read again, r9).
-          if (sinceMs !== null && !isClosed) {
-            for (const path of [...localRoots(), ...skillsChangedSince(store.base(), sinceMs)]) {
-              pending.add(path);
-            }
-          }
           continue;
         }
         const batch = [...pending];
@@ -759,20 +742,6 @@ export async function startLiveRefresh(
     );
   }
 
-  /**
-   * A stuck watch isolate was replaced by a fresh one (its watchers ended
-   * with it): the watch is planned again in the new one, then what changed
-   * since `sinceMs` is read (see `drain`).
-   */
-  function onIsolateReplaced(sinceMs: number): void {
-    if (isClosed) return;
-    catchUpSinceMs = Math.min(catchUpSinceMs ?? sinceMs, sinceMs);
-    skillFileWatcher = null;
-    skillFilePaths = [];
-    isRewatchPending = true;
-    running ??= drain();
-  }
-
   /** Watching was given up: the roots are read every `pollMs` from now on (one stderr line). */
   function onWatchGivenUp(sinceMs: number, why: string): void {
     if (isClosed || isPolling) return;
@@ -814,7 +783,6 @@ export async function startLiveRefresh(
         : options.watchIsolate?.parent !== undefined
         ? trustedPartStarter(options.watchIsolate.parent)
         : directStarter(await isolateReadPaths(store.base())),
-      onReplaced: onIsolateReplaced,
       onGivenUp: onWatchGivenUp,
       onLost: (lost) => {
         if (isClosed || isPolling) return;

@@ -39,7 +39,7 @@ export interface WatchIsolateHost {
  * @param service The trusted part's inotify service, or null where inotify
  *   cannot be used.
  * @param roots What a watch may be at or under: the local roots, as
- *   configured and real (`watchIsolatePermissions(...).read` in `worker_set.ts`).
+ *   configured and real (`watchRoots` in `worker_set.ts`).
  * @returns The host.
  */
 export function createWatchIsolateHost(

@@ -72,8 +72,6 @@ Deno.test("make compile embeds exactly the trusted flags and includes every work
     "src/sandbox/declared_env_entry.ts",
     "--include",
     "src/mcp/skills_extension/digest_entry.ts",
-    "--include",
-    "src/refresh/watch_entry.ts",
     "--output",
     `dist/${BINARY_NAME}`,
     "main.ts",

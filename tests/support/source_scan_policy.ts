@@ -274,14 +274,6 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "read, paths from the roots and the watch plan, never from a client",
   },
   {
-    path: "src/refresh/watch_entry.ts",
-    apis: ["Deno.watchFs"],
-    reason:
-      "the watch isolate: the ONLY module that opens a file watcher (live refresh's and the " +
-      "owner files' watchers, and the probe over no path); a FIFO in a watched folder holds only " +
-      "this isolate's thread, never the serving worker's or the trusted part's",
-  },
-  {
     path: "src/refresh/inotify/libc.ts",
     apis: ["Deno.dlopen"],
     reason: "live refresh's watch (FFI is a door): the ONLY module of the watcher that loads " +

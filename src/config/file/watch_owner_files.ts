@@ -5,16 +5,13 @@
  * new overlay is handed to the worker and each new problem is said on
  * stderr. The worker cannot read these files; it only receives the overlay.
  *
- * The watcher is opened in a watch isolate of its own (`src/refresh/
- * watch_isolate.ts`, read of the folder's nearest existing ancestor only):
- * Deno 2.9.6's watcher thread opens each event's path while holding the lock
- * every `Deno.watchFs` (and a close) of its isolate takes, so a FIFO made in
- * the watched folder (or, while waiting for it, in a parent such as a shared
- * `/tmp`) held it for good, and the next open or close, here in the trusted
- * part, blocked the thread that answers the worker's requests (measured: a
- * close after a FIFO event left this isolate's event loop stuck). A stuck
- * isolate is replaced (the folder watched again, both files read again);
- * past the bound, one stderr line says edits apply at the next start.
+ * The folder is watched flat through the trusted part's inotify service
+ * (`src/refresh/inotify/watch_service.ts`, shared with live refresh; confined
+ * to the folder's nearest existing ancestor): inotify opens nothing, so a
+ * FIFO made in the watched folder (or, while waiting for it, in a parent
+ * such as a shared `/tmp`) holds no thread (Deno's watchFs thread did, and
+ * blocked the thread that answers the worker's requests). Where inotify
+ * cannot be used, one stderr line says edits apply at the next start.
  *
  * @module
  */
@@ -30,12 +27,7 @@ import { dropStaleSetByView } from "./view_override_write.ts";
 import { ConfigFileError } from "./json_document.ts";
 import type { SetByView } from "./overrides_file.ts";
 import type { WatchBackend, WatchHandle } from "../../refresh/watch_open.ts";
-import {
-  directStarter,
-  isWatchStopped,
-  serviceStarter,
-  startWatchIsolate,
-} from "../../refresh/watch_isolate.ts";
+import { directStarter, serviceStarter, startWatchIsolate } from "../../refresh/watch_isolate.ts";
 import type { WatchService } from "../../refresh/inotify/watch_service.ts";
 
 /** The overrides in force and the switches a settings view turned off. */
@@ -72,12 +64,6 @@ export interface WatchOwnerFilesOptions {
    * where inotify cannot be used. @default a service of this watch's own
    */
   readonly service?: WatchService | null;
-  /** The watch's probe bounds (tests lower them). @default `watch_isolate.ts`'s */
-  readonly watchIsolate?: {
-    readonly probeIntervalMs?: number;
-    readonly stuckAfterMs?: number;
-    readonly maxReplacements?: number;
-  };
 }
 
 /**
@@ -93,7 +79,7 @@ export interface WatchOwnerFilesOptions {
  * @returns The running watch, or null.
  *
  * Requires `--allow-read` on the configuration folder and its parents and
- * `--unstable-worker-options` (the watch isolate; trusted part only).
+ * the inotify service's (`--allow-all`: the trusted part only).
  */
 export function watchOwnerFiles(
   state: LiveConfigState,
@@ -104,17 +90,12 @@ export function watchOwnerFiles(
   const start = nearestExisting(folder);
   if (!isFolder(start)) return null;
   let watcher: WatchHandle | null = null;
-  let isGivenUp = false;
   // The folder is watched through inotify (nothing opened per event: a FIFO holds no thread).
   const backend: WatchBackend = startWatchIsolate({
-    ...options.watchIsolate,
     starter: options.service === undefined
       ? directStarter([start])
       : serviceStarter(options.service, [start]),
-    // Its watcher ended with it: the pump below opens it again and reads both files.
-    onReplaced: () => {},
     onGivenUp: (_sinceMs, why) => {
-      isGivenUp = true;
       if (!isClosed) {
         options.log(
           `skillgate: edits to ${folder} are not applied live (${why}); they apply at ` +
@@ -181,8 +162,8 @@ export function watchOwnerFiles(
       try {
         opened = await backend.openOne([target], false);
       } catch (error) {
-        // Replaced while opening: open again in the fresh isolate; else nothing can be watched.
-        if (isWatchStopped(error) && !isGivenUp && !isClosed) continue;
+        // Stopped, or nothing can watch here: edits apply at the next start.
+        void error;
         return;
       }
       if (isClosed) {
@@ -191,14 +172,14 @@ export function watchOwnerFiles(
       }
       watcher = opened;
       if (target === folder) {
-        // Both files are read once the watch is live: an edit made before (while the isolate
+        // Both files are read once the watch is live: an edit made before (while the watch
         // started, or a stuck one was replaced) is applied too; an unchanged outcome posts nothing.
         debouncer.add([state.location.path]);
         for await (const event of opened) {
           if (event.kind === "access") continue;
           if (event.paths.some((path) => names.has(basename(path)))) debouncer.add(event.paths);
         }
-        // Ended: closed, or its isolate was found stuck and replaced (watched again above).
+        // Ended: closed (the loop ends), or stopped (watched again above).
         continue;
       }
       // Waiting for the folder: any change in the parent may be it (or a folder on the way).

@@ -17,8 +17,7 @@
  * back in one `events` batch per turn, each "something changed at P" (P
  * under the asked path); an overflow asks for a rescan (`flag: "rescan"`);
  * a folder lost later (the watch budget, a folder made unreadable) is told
- * in a `lost` message. A `probe` is answered at once (nothing here can be
- * stuck).
+ * in a `lost` message.
  *
  * Requires `--allow-all` (the trusted part: `/proc`, `--allow-ffi`).
  *
@@ -259,9 +258,6 @@ function runService(
         const message = event.data;
         if (isClosed || typeof message !== "object" || message === null) return;
         switch (message.type) {
-          case "probe":
-            if (Number.isSafeInteger(message.id)) post(peer, { type: "alive", id: message.id });
-            return;
           case "close":
             if (!Array.isArray(message.watches)) return;
             for (const watch of message.watches) unsubscribe(peer, watch);
