@@ -183,7 +183,7 @@ function runService(
   async function run(): Promise<void> {
     while (!isClosed) {
       tree.drain();
-      if (tree.hasWork) {
+      if (tree.hasWork || tree.isDrainCut) {
         tree.step(WALK_SLICE_FOLDERS);
         // A slice is over: requests, timers and messages get their turn.
         await new Promise<void>((resolve) => setTimeout(resolve, 0));

@@ -112,8 +112,15 @@ export interface WatchTree {
   unsubscribe(subscriber: number): void;
   /** Handles parsed events in order (`drain` reads and calls this). */
   handle(events: readonly InotifyEvent[]): void;
-  /** Reads every queued event from the descriptor and handles it. @returns Events read. */
-  drain(): number;
+  /**
+   * Reads queued events from the descriptor and handles them, at most
+   * `maxReads` reads of {@linkcode READ_BUFFER_BYTES} (a steady flood must
+   * not hold the thread). @default 64 @returns Events read (a read that
+   * filled the bound leaves more queued: call again after a turn).
+   */
+  drain(maxReads?: number): number;
+  /** Whether the last `drain` stopped at its bound (events may be left queued). */
+  readonly isDrainCut: boolean;
   /** Runs up to `maxFolders` queued folder steps. @returns Whether work is left. */
   step(maxFolders: number): boolean;
   /** Whether walk steps are queued. */
@@ -184,6 +191,7 @@ export function createWatchTree(
   const steps: Step[] = [];
   let stepAt = 0;
   const buffer = new Uint8Array(READ_BUFFER_BYTES);
+  let isDrainCut = false;
 
   function queue(step: Step): void {
     step.root.pendingSteps++;
@@ -318,6 +326,11 @@ export function createWatchTree(
       // watches, each opened and checked again from the root.
       const read = readFolderDirectlySync({ fd, maxStats: 0 }, (at) => at === expected);
       if (read === null) return;
+      if (read.tooManyEntries !== undefined) {
+        // Its sub-folders are not listed in one read: they stay unwatched (named once).
+        lose(root, names, "TooManyEntries");
+        return;
+      }
       for (const entry of read.entries) {
         if (entry.kind === "dir") queue({ root, parent: node, name: entry.name, isNew: false });
       }
@@ -419,9 +432,14 @@ export function createWatchTree(
     handle(events) {
       for (const event of events) handleOne(event);
     },
-    drain() {
+    drain(maxReads = 64) {
       let count = 0;
-      for (;;) {
+      isDrainCut = false;
+      for (let reads = 0;; reads++) {
+        if (reads >= maxReads) {
+          isDrainCut = true;
+          return count;
+        }
         const read = libc.read(inotifyFd, buffer);
         if (read <= 0) return count;
         const events = parseEvents(buffer.subarray(0, read));
@@ -444,6 +462,9 @@ export function createWatchTree(
         stepAt = 0;
       }
       return stepAt < steps.length;
+    },
+    get isDrainCut() {
+      return isDrainCut;
     },
     get hasWork() {
       return stepAt < steps.length;
