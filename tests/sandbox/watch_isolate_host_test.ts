@@ -8,7 +8,10 @@
 import assert from "node:assert/strict";
 import { createWatchIsolateHost } from "../../src/sandbox/watch_isolate_host.ts";
 import type { WatchIsolateEndedMessage } from "../../src/sandbox/messages.ts";
-import { startWatchService } from "../../src/refresh/inotify/watch_service.ts";
+import {
+  MAX_WATCHES_PER_PORT,
+  startWatchService,
+} from "../../src/refresh/inotify/watch_service.ts";
 import { NO_INOTIFY } from "../../src/refresh/watch_isolate.ts";
 import type { FromWatchIsolate } from "../../src/refresh/watch_messages.ts";
 
@@ -77,6 +80,41 @@ Deno.test("attack: the worker asks to watch a folder outside the roots: lost Not
     assert.equal(service.watchCount, 0);
     again.port1.close();
     assert.equal(host.started, 2);
+  } finally {
+    host.stop();
+    channel.port1.close();
+    await service.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("attack: a worker opening watches without end is refused past the bound; a flat watch of a root's folder does not flatten the root's watch", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-watch-host-" }));
+  const root = `${base}/root`;
+  await Deno.mkdir(`${root}/alpha`, { recursive: true });
+  const service = startWatchService();
+  assert.ok(service);
+  const host = createWatchIsolateHost(service, [root]);
+  const channel = new MessageChannel();
+  const worker = listen(channel.port1);
+  try {
+    host.start(channel.port2, () => assert.fail("no inotify?"));
+    // The flat watch first (as the owner files' watch starts before live refresh's).
+    channel.port1.postMessage({ type: "open-one", id: 1, paths: [root], recursive: false });
+    await worker.next((m) => m.type === "opened" && m.id === 1);
+    channel.port1.postMessage({ type: "open-plan", id: 2, paths: [root], knownError: null });
+    const opened = await worker.next((m) => m.type === "opened" && m.id === 2);
+    const watch = opened.type === "opened" ? opened.watches[0] : -1;
+    await Deno.writeTextFile(`${root}/alpha/SKILL.md`, "x");
+    await worker.next((m) =>
+      m.type === "events" &&
+      m.events.some((e) => e.watch === watch && e.paths.includes(`${root}/alpha/SKILL.md`))
+    );
+    for (let id = 3; id < 3 + MAX_WATCHES_PER_PORT; id++) {
+      channel.port1.postMessage({ type: "open-plan", id, paths: [root], knownError: null });
+    }
+    const refused = await worker.next((m) => m.type === "open-failed");
+    assert.match(refused.type === "open-failed" ? refused.error.message : "", /open already/);
   } finally {
     host.stop();
     channel.port1.close();

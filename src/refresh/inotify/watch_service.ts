@@ -32,6 +32,17 @@ import type { LostFolder } from "../watch_plan.ts";
 /** Walk steps (folders) per slice before the loop yields to the event loop. */
 export const WALK_SLICE_FOLDERS = 256;
 
+/**
+ * Watches one port may hold open at once (live refresh holds 1-3: the roots'
+ * watch, its replacement while a re-plan opens, the skill-file list); past
+ * it an open is answered `open-failed` (a worker cannot grow the trusted
+ * part's state without bound).
+ */
+export const MAX_WATCHES_PER_PORT = 64;
+
+/** Paths one open may ask for (the roots and linked skills' real folders of 10,000 skills fit). */
+export const MAX_PATHS_PER_OPEN = 65_536;
+
 /** The process's inotify watch. */
 export interface WatchService {
   /**
@@ -265,6 +276,17 @@ function runService(
           case "open-plan":
           case "open-one": {
             if (!Number.isSafeInteger(message.id) || !isStringList(message.paths)) return;
+            if (peer.subscriptions.size >= MAX_WATCHES_PER_PORT) {
+              post(peer, {
+                type: "open-failed",
+                id: message.id,
+                error: {
+                  name: "Error",
+                  message: `${MAX_WATCHES_PER_PORT} watches are open already`,
+                },
+              });
+              return;
+            }
             const isFlat = message.type === "open-one" && message.recursive !== true;
             subscribe(peer, message.id, message.paths, allowed, isFlat);
             return;

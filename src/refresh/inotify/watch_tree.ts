@@ -32,6 +32,11 @@
  * comes before the walk goes on, and the thread keeps answering between
  * slices. Per event the work is O(depth) (a report) or O(dropped subtree).
  *
+ * One inotify instance gives one watch per folder (inode): a folder reached
+ * from two roots (nested roots, or the owner files' folder inside a root)
+ * is held by the first walk that reached it; the other root does not walk
+ * below it, and its events are reported under the first root's path.
+ *
  * Requires `--allow-all` in the calling thread (`/proc` reads) and the
  * loaded libc (`libc.ts`, `--allow-ffi`).
  *
@@ -136,7 +141,8 @@ export interface WatchTree {
 interface Root {
   readonly real: string;
   readonly components: readonly string[];
-  readonly flat: boolean;
+  /** Subscribers that watch the root folder only (its sub-folders' events are not theirs). */
+  readonly flatSubscribers: Set<number>;
   /** subscriber -> the path its reports name the root by. */
   readonly subscribers: Map<number, string>;
   /** Subscribers whose first walk is not over yet. */
@@ -148,6 +154,8 @@ interface Root {
   isRescanDue: boolean;
   /** Walk steps of this root still queued. */
   pendingSteps: number;
+  /** False once nobody subscribes it (its queued steps do nothing). */
+  isListed: boolean;
 }
 
 interface Node {
@@ -199,6 +207,10 @@ export function createWatchTree(
   }
 
   /** The names from the root down to `node` (none for the root). */
+  function isFlat(root: Root): boolean {
+    return root.flatSubscribers.size === root.subscribers.size;
+  }
+
   function namesOf(node: Node | null): string[] {
     const names: string[] = [];
     for (let at = node; at !== null && at.parent !== null; at = at.parent) names.push(at.name);
@@ -208,6 +220,7 @@ export function createWatchTree(
   function report(root: Root, names: readonly string[], kind: ChangeKind): void {
     const rel = names.join("/");
     for (const [subscriber, path] of root.subscribers) {
+      if (names.length > 1 && root.flatSubscribers.has(subscriber)) continue;
       sink.change(subscriber, kind, rel === "" ? path : `${path}/${rel}`);
     }
   }
@@ -273,7 +286,7 @@ export function createWatchTree(
     const { root, parent } = step;
     // The parent was dropped (moved or removed) since: its events say what happened.
     if (parent !== null && nodes.get(parent.wd) !== parent) return;
-    if (parent === null && (root.node !== null || !roots.has(root.real))) return;
+    if (parent === null && (root.node !== null || !root.isListed)) return;
     if (root.isLimited || root.subscribers.size === 0) return;
     const names = parent === null ? [] : [...namesOf(parent), step.name];
     const expected = names.length === 0 ? root.real : `${root.real}/${names.join("/")}`;
@@ -320,7 +333,7 @@ export function createWatchTree(
         parent.children.set(step.name, node);
       }
       if (step.isNew) report(root, names, "create");
-      if (root.flat) return;
+      if (isFlat(root)) return;
       options.afterCheck?.(expected);
       // The listing is the descriptor's own folder (the one just checked); its names only plan
       // watches, each opened and checked again from the root.
@@ -376,7 +389,7 @@ export function createWatchTree(
       return;
     }
     const isFolder = (event.mask & IN_ISDIR) !== 0;
-    if (isFolder && !root.flat && (event.mask & (IN_CREATE | IN_MOVED_TO)) !== 0) {
+    if (isFolder && !isFlat(root) && (event.mask & (IN_CREATE | IN_MOVED_TO)) !== 0) {
       // Watched, then reported as created (what it got before its watch held is read then).
       const child = node.children.get(event.name);
       if (child !== undefined) drop(child);
@@ -384,7 +397,7 @@ export function createWatchTree(
       return;
     }
     if (
-      isFolder && !root.flat && (event.mask & IN_ATTRIB) !== 0 && !node.children.has(event.name)
+      isFolder && !isFlat(root) && (event.mask & IN_ATTRIB) !== 0 && !node.children.has(event.name)
     ) {
       // A sub-folder not watched (unreadable when walked) changed its mode: tried again.
       queue({ root, parent: node, name: event.name, isNew: true });
@@ -398,34 +411,45 @@ export function createWatchTree(
 
   return {
     subscribe(subscriber, path, real, flat = false) {
-      let root = roots.get(real);
+      // One root per folder (one inotify watch per inode): walked whole while any subscriber
+      // watches it whole; a flat subscriber hears of the root folder's own entries only.
+      const key = real;
+      let root = roots.get(key);
       if (root === undefined) {
         root = {
           real,
           components: real.split("/").filter((part) => part !== ""),
-          flat,
+          flatSubscribers: new Set(),
           subscribers: new Map(),
           awaiting: new Set(),
           node: null,
           isLimited: false,
           isRescanDue: false,
           pendingSteps: 0,
+          isListed: true,
         };
-        roots.set(real, root);
+        roots.set(key, root);
       }
+      const wasFlat = root.subscribers.size > 0 && isFlat(root);
       root.subscribers.set(subscriber, path);
+      if (flat) root.flatSubscribers.add(subscriber);
+      else root.flatSubscribers.delete(subscriber);
+      // A flat root now watched whole: walked again from the top (its sub-folders were never).
+      if (wasFlat && !flat) dropRoot(root);
       root.awaiting.add(subscriber);
       // A new subscription tries a root the budget stopped again (the worker's 30 s retry).
       root.isLimited = false;
       queue({ root, parent: null, name: "", isNew: false });
     },
     unsubscribe(subscriber) {
-      for (const [real, root] of roots) {
+      for (const [key, root] of roots) {
         root.subscribers.delete(subscriber);
+        root.flatSubscribers.delete(subscriber);
         root.awaiting.delete(subscriber);
         if (root.subscribers.size === 0) {
           dropRoot(root);
-          roots.delete(real);
+          root.isListed = false;
+          roots.delete(key);
         }
       }
     },
@@ -484,7 +508,10 @@ export function createWatchTree(
       return out;
     },
     clear() {
-      for (const root of roots.values()) dropRoot(root);
+      for (const root of roots.values()) {
+        dropRoot(root);
+        root.isListed = false;
+      }
       roots.clear();
       steps.length = 0;
       stepAt = 0;
