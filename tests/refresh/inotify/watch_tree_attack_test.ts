@@ -195,3 +195,24 @@ Deno.test("finding 8: a rename costs O(changed) opens and watches, whatever the 
   assert.ok((h.calls.get("addWatch") ?? 0) <= 10);
   h.settle();
 });
+
+Deno.test("finding 5 (anchoring alone): a root whose parent was swapped for a link before its walk is not watched through the link", async () => {
+  await using h = await treeHarness();
+  const base = h.root.slice(0, h.root.lastIndexOf("/"));
+  // The real path was taken (the owner's configured root), then a folder above it is exchanged
+  // with a link to an outside folder that holds a folder of the same name: no event can tell,
+  // nothing above the root is watched.
+  await Deno.mkdir(`${base}/p/r/inside-sub`, { recursive: true });
+  await Deno.mkdir(`${h.outside}/r/secret-sub`, { recursive: true });
+  await Deno.rename(`${base}/p`, `${base}/p-away`);
+  await Deno.symlink(h.outside, `${base}/p`);
+  const before = h.tree.watchCount;
+  h.tree.subscribe(2, `${base}/p/r`, `${base}/p/r`);
+  h.settle();
+  assert.equal(h.tree.watchCount, before, "nothing watched through the link");
+  await Deno.writeTextFile(`${h.outside}/r/secret-sub/secret.txt`, "s");
+  await Deno.writeTextFile(`${h.outside}/r/secret-2.txt`, "s");
+  h.settle();
+  assert.deepEqual(leaksOutside(h), []);
+  h.tree.unsubscribe(2);
+});
