@@ -1,0 +1,220 @@
+/**
+ * Review r17's attacks on the trusted part's inotify watch (branch hA,
+ * `src/refresh/inotify/`): a deep folder chain that makes every walk and every
+ * rename cost O(folders x depth) opens on the trusted thread, a worker that
+ * learns whether any path on the machine exists from the watch's answers, and
+ * a folder that two subscriptions watch (a nested root, the owner files'
+ * folder inside a root) whose events reach only one of them.
+ *
+ * Real inotify on temporary folders. Ignored where the inotify modules are
+ * absent (main before hA merges), so the file runs on every branch.
+ */
+
+import assert from "node:assert/strict";
+
+const INOTIFY = new URL("../../src/refresh/inotify/", import.meta.url);
+
+/** The slice of `libc.ts` these tests use. */
+interface Libc {
+  inotifyInit(): number;
+  openAt(dirFd: number, name: string, flags: number): number;
+  close(fd: number): number;
+  unload(): void;
+}
+/** The slice of `watch_tree.ts` these tests use. */
+interface WatchTree {
+  subscribe(subscriber: number, path: string, real: string, flat?: boolean): void;
+  drain(): number;
+  step(maxFolders: number): boolean;
+  readonly hasWork: boolean;
+  clear(): void;
+}
+interface Sink {
+  change(subscriber: number, kind: string, path: string): void;
+  rescan(subscriber: number, rootPath: string): void;
+  lost(subscriber: number, rootPath: string, folder: string, why: string): void;
+  walked(subscriber: number, rootPath: string): void;
+}
+interface Modules {
+  openLibc(): Libc | null;
+  createWatchTree(libc: Libc, fd: number, sink: Sink, options?: object): WatchTree;
+  startWatchService(): {
+    attach(port: MessagePort, allowed: readonly string[]): () => void;
+    close(): Promise<void>;
+  } | null;
+}
+
+async function load(): Promise<Modules | null> {
+  if (Deno.build.os !== "linux") return null;
+  try {
+    await Deno.stat(new URL("watch_tree.ts", INOTIFY));
+  } catch {
+    return null;
+  }
+  const libc = await import(new URL("libc.ts", INOTIFY).href);
+  const tree = await import(new URL("watch_tree.ts", INOTIFY).href);
+  const service = await import(new URL("watch_service.ts", INOTIFY).href);
+  return { ...libc, ...tree, ...service } as Modules;
+}
+
+const modules = await load();
+const ignore = modules === null;
+
+interface Report {
+  readonly subscriber: number;
+  readonly type: string;
+  readonly path: string;
+}
+
+/** A real tree over a fresh temporary root; `opens` counts `openat` calls. */
+function harness(m: Modules, root: string) {
+  const real = m.openLibc();
+  assert.ok(real, "libc loads");
+  let opens = 0;
+  const libc: Libc = {
+    ...real,
+    openAt: (dirFd, name, flags) => {
+      opens++;
+      return real.openAt(dirFd, name, flags);
+    },
+  };
+  const fd = libc.inotifyInit();
+  const reports: Report[] = [];
+  const tree = m.createWatchTree(libc, fd, {
+    change: (subscriber, _kind, path) => reports.push({ subscriber, type: "change", path }),
+    rescan: (subscriber, path) => reports.push({ subscriber, type: "rescan", path }),
+    lost: (subscriber, path) => reports.push({ subscriber, type: "lost", path }),
+    walked: (subscriber, path) => reports.push({ subscriber, type: "walked", path }),
+  });
+  const settle = () => {
+    for (let round = 0; round < 100_000; round++) {
+      const read = tree.drain();
+      const more = tree.step(64);
+      if (!more && read === 0 && tree.drain() === 0 && !tree.hasWork) return;
+    }
+    throw new Error("the tree did not settle");
+  };
+  return {
+    tree,
+    reports,
+    settle,
+    get opens() {
+      return opens;
+    },
+    resetOpens() {
+      opens = 0;
+    },
+    close() {
+      tree.clear();
+      libc.close(fd);
+      real.unload();
+    },
+    root,
+  };
+}
+
+async function tempBase(): Promise<string> {
+  return await Deno.realPath(await Deno.makeTempDir({ prefix: "sg-r17-inotify-" }));
+}
+
+Deno.test({
+  name:
+    "attack: a deep folder chain renamed inside a root costs the trusted thread O(folders) opens, not O(folders x depth)",
+  ignore,
+  async fn() {
+    const base = await tempBase();
+    const h = harness(modules!, base);
+    try {
+      const depth = 200;
+      await Deno.mkdir([`${base}/skills/deep`, ...Array(depth).fill("d")].join("/"), {
+        recursive: true,
+      });
+      h.tree.subscribe(1, base, base);
+      h.settle();
+      h.resetOpens();
+      // One syscall of the attacker's.
+      await Deno.rename(`${base}/skills/deep`, `${base}/skills/deep2`);
+      h.settle();
+      const folders = depth + 1;
+      // Each re-watched folder may cost a few opens (itself, a re-anchor now and then); hA opens
+      // every folder's whole chain from "/" (~21,000 opens for these 201 folders).
+      assert.ok(
+        h.opens <= 8 * folders,
+        `${h.opens} openat calls for one rename of a ${folders}-folder chain`,
+      );
+    } finally {
+      h.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "attack: the worker asks the trusted part's watch about outside paths: an existing and a missing one get the same answer",
+  ignore,
+  async fn() {
+    const base = await tempBase();
+    const root = `${base}/root`;
+    await Deno.mkdir(`${root}/alpha`, { recursive: true });
+    await Deno.mkdir(`${base}/outside/secret-project`, { recursive: true });
+    const service = modules!.startWatchService();
+    assert.ok(service);
+    const channel = new MessageChannel();
+    const detach = service.attach(channel.port2, [root]);
+    try {
+      const answered = new Promise<{ lost: { root: string; why: string }[] }>((resolve) => {
+        channel.port1.onmessage = (event) => {
+          if (event.data?.type === "opened") resolve(event.data);
+        };
+      });
+      channel.port1.postMessage({
+        type: "open-plan",
+        id: 1,
+        // A compromised worker probes: the trusted part resolves and stats with --allow-all.
+        paths: [root, `${base}/outside/secret-project`, `${base}/outside/no-such-project`],
+      });
+      const opened = await answered;
+      const why = (path: string) => opened.lost.find((lost) => lost.root === path)?.why;
+      assert.equal(
+        why(`${base}/outside/secret-project`),
+        why(`${base}/outside/no-such-project`),
+        "an outside path's answer tells whether it exists",
+      );
+      assert.notEqual(why(`${base}/outside/secret-project`), undefined);
+    } finally {
+      detach();
+      channel.port1.close();
+      await service.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "attack: a folder watched by two subscriptions (the owner files' folder inside a root) reports its edits to both",
+  ignore,
+  async fn() {
+    const base = await tempBase();
+    const h = harness(modules!, base);
+    try {
+      await Deno.mkdir(`${base}/skills/owner`, { recursive: true });
+      // The worker's root first (hB opens the owner files' watch after the worker's first answer).
+      h.tree.subscribe(1, base, base);
+      h.settle();
+      h.tree.subscribe(2, "/OWNER", `${base}/skills/owner`, true);
+      h.settle();
+      await Deno.writeTextFile(`${base}/skills/owner/config.json`, "{}");
+      h.settle();
+      const seen = h.reports.filter((r) => r.type === "change").map((r) =>
+        `${r.subscriber} ${r.path}`
+      );
+      assert.ok(seen.includes(`1 ${base}/skills/owner/config.json`), seen.join("\n"));
+      assert.ok(seen.includes("2 /OWNER/config.json"), `the owner watch saw: ${seen.join("\n")}`);
+    } finally {
+      h.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
