@@ -4,7 +4,8 @@
  * rename cost O(folders x depth) opens on the trusted thread, a worker that
  * learns whether any path on the machine exists from the watch's answers, and
  * a folder that two subscriptions watch (a nested root, the owner files'
- * folder inside a root) whose events reach only one of them.
+ * folder inside a root) whose events reach only one of them, and folders made
+ * without pause that hold back the first walk's answer for ever.
  *
  * Real inotify on temporary folders. Ignored where the inotify modules are
  * absent (main before hA merges), so the file runs on every branch.
@@ -212,6 +213,37 @@ Deno.test({
       );
       assert.ok(seen.includes(`1 ${base}/skills/owner/config.json`), seen.join("\n"));
       assert.ok(seen.includes("2 /OWNER/config.json"), `the owner watch saw: ${seen.join("\n")}`);
+    } finally {
+      h.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "attack: folders made without pause while a root is first walked never hold back its walked answer (the worker's opened)",
+  ignore,
+  async fn() {
+    const base = await tempBase();
+    const h = harness(modules!, base);
+    try {
+      await Deno.mkdir(`${base}/skills/a/sub`, { recursive: true });
+      await Deno.mkdir(`${base}/skills/b`, { recursive: true });
+      h.tree.subscribe(1, base, base);
+      // The attacker makes one new folder per walk step, for as long as it likes: here 40 turns,
+      // 8 times the 5 folders the root held when its walk began.
+      for (let turn = 0; turn < 40; turn++) {
+        await Deno.mkdir(`${base}/skills/made-${turn}`);
+        h.tree.drain();
+        h.tree.step(1);
+      }
+      assert.ok(
+        h.reports.some((r) => r.type === "walked"),
+        "the first walk is still not over: the worker's open is not answered, live refresh and " +
+          "the owner's narrowing edits wait",
+      );
+      h.settle();
     } finally {
       h.close();
       await Deno.remove(base, { recursive: true });
