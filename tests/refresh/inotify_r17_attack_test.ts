@@ -250,3 +250,32 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "attack: a folder the tree cannot watch, its mode flipped in a loop, is said lost once, not once per flip",
+  ignore: ignore || Deno.uid() === 0,
+  async fn() {
+    const base = await tempBase();
+    const h = harness(modules!, base);
+    try {
+      await Deno.mkdir(`${base}/skills/locked`, { recursive: true });
+      await Deno.chmod(`${base}/skills/locked`, 0o000);
+      h.tree.subscribe(1, base, base);
+      h.settle();
+      // Two syscalls of the attacker's per turn (two modes, so inotify does not merge the events);
+      // each `lost` becomes a message to the worker, whose list of unwatched folders grows by one.
+      for (let turn = 0; turn < 20; turn++) {
+        await Deno.chmod(`${base}/skills/locked`, 0o100);
+        await Deno.chmod(`${base}/skills/locked`, 0o000);
+        h.settle();
+      }
+      const lost = h.reports.filter((r) => r.type === "lost");
+      assert.ok(lost.length <= 2, `${lost.length} lost reports for one unwatchable folder`);
+    } finally {
+      await Deno.chmod(`${base}/skills/locked`, 0o700);
+      h.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
