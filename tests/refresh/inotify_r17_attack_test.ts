@@ -5,7 +5,8 @@
  * learns whether any path on the machine exists from the watch's answers, and
  * a folder that two subscriptions watch (a nested root, the owner files'
  * folder inside a root) whose events reach only one of them, and folders made
- * without pause that hold back the first walk's answer for ever.
+ * without pause that hold back the first walk's answer for ever, and a flood
+ * in a root that overflows the one inotify queue and so loses an owner edit.
  *
  * Real inotify on temporary folders. Ignored where the inotify modules are
  * absent (main before hA merges), so the file runs on every branch.
@@ -275,6 +276,95 @@ Deno.test({
     } finally {
       await Deno.chmod(`${base}/skills/locked`, 0o700);
       h.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "attack: a flood in a root overflows the one inotify queue while the owner edits overrides.json: the narrowing is still applied",
+  ignore,
+  async fn() {
+    const { watchOwnerFiles } = await import("../../src/config/file/watch_owner_files.ts");
+    const { parseCommandLine } = await import("../../src/config/cli.ts");
+    const base = await tempBase();
+    const root = `${base}/root`;
+    const owner = `${base}/owner`;
+    await Deno.mkdir(`${root}/flood`, { recursive: true });
+    await Deno.mkdir(owner);
+    const service = modules!.startWatchService();
+    assert.ok(service);
+    const input = { args: [root], getEnv: () => undefined, cwd: "/" };
+    const running = parseCommandLine(input);
+    const seen: unknown[] = [];
+    const watch = watchOwnerFiles(
+      {
+        input,
+        running,
+        location: {
+          path: `${owner}/config.json`,
+          overridesPath: `${owner}/overrides.json`,
+          isExplicit: false,
+        },
+        overrides: {},
+        caps: running.caps,
+      },
+      // The option exists where the service does (hA); elsewhere this test is ignored.
+      {
+        onChange: ({ overlay }: { overlay: { overrides: unknown } }) =>
+          seen.push(overlay.overrides),
+        log: () => {},
+        quietMs: 20,
+        service,
+      } as unknown as Parameters<typeof watchOwnerFiles>[1],
+    );
+    assert.ok(watch);
+    const channel = new MessageChannel();
+    const detach = service.attach(channel.port2, [root]);
+    const until = async (what: string, check: () => boolean) => {
+      const deadline = Date.now() + 15_000;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`no ${what}: ${JSON.stringify(seen)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      // The owner watch is live once a first edit is applied.
+      await Deno.writeTextFile(
+        `${owner}/overrides.json`,
+        '{ "skills": { "a": { "enabled": false } } }',
+      );
+      await until("first overlay", () => seen.length >= 1);
+      // The worker's watch of the root (the same inotify descriptor).
+      const opened = new Promise<void>((resolve) => {
+        channel.port1.onmessage = (event) => {
+          if (event.data?.type === "opened") resolve();
+        };
+      });
+      channel.port1.postMessage({ type: "open-plan", id: 1, paths: [root] });
+      await opened;
+      // Someone who can write in the root fills the kernel queue (this thread holds the
+      // service's loop meanwhile), then the owner turns a skill off: its event is lost.
+      const max = Number(
+        (await Deno.readTextFile("/proc/sys/fs/inotify/max_queued_events")).trim(),
+      );
+      for (let i = 0; i < Math.ceil(max / 3) + 200; i++) {
+        Deno.writeTextFileSync(`${root}/flood/f${i}`, "x");
+      }
+      Deno.writeTextFileSync(
+        `${owner}/overrides.json`,
+        '{ "skills": { "a": { "enabled": false }, "b": { "enabled": false } } }',
+      );
+      await until(
+        "the owner's narrowing after the overflow",
+        () => seen.some((overrides) => JSON.stringify(overrides).includes('"b"')),
+      );
+    } finally {
+      detach();
+      channel.port1.close();
+      await watch.close();
+      await service.close();
       await Deno.remove(base, { recursive: true });
     }
   },
