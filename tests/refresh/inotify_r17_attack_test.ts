@@ -40,7 +40,7 @@ interface Sink {
 interface Modules {
   openLibc(): Libc | null;
   createWatchTree(libc: Libc, fd: number, sink: Sink, options?: object): WatchTree;
-  startWatchService(): {
+  startWatchService(options?: { maxWatches?: number }): {
     attach(port: MessagePort, allowed: readonly string[]): () => void;
     close(): Promise<void>;
   } | null;
@@ -363,6 +363,59 @@ Deno.test({
     } finally {
       detach();
       channel.port1.close();
+      await watch.close();
+      await service.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "the owner files' watch that inotify cannot hold (the watch budget spent) says that edits apply at the next start",
+  ignore,
+  async fn() {
+    const { watchOwnerFiles } = await import("../../src/config/file/watch_owner_files.ts");
+    const { parseCommandLine } = await import("../../src/config/cli.ts");
+    const base = await tempBase();
+    const owner = `${base}/owner`;
+    await Deno.mkdir(owner);
+    // A budget already spent (as when the user's other watchers hold fs.inotify.max_user_watches).
+    const service = modules!.startWatchService({ maxWatches: 0 });
+    assert.ok(service);
+    const input = { args: [base], getEnv: () => undefined, cwd: "/" };
+    const running = parseCommandLine(input);
+    const lines: string[] = [];
+    const watch = watchOwnerFiles(
+      {
+        input,
+        running,
+        location: {
+          path: `${owner}/config.json`,
+          overridesPath: `${owner}/overrides.json`,
+          isExplicit: false,
+        },
+        overrides: {},
+        caps: running.caps,
+      },
+      {
+        onChange: () => {},
+        log: (line: string) => lines.push(line),
+        quietMs: 20,
+        service,
+      } as unknown as Parameters<typeof watchOwnerFiles>[1],
+    );
+    assert.ok(watch);
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!lines.some((line) => line.includes("not applied live")) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(
+        lines.some((line) => line.includes("not applied live")),
+        `the owner is not told their edits wait for a restart: ${JSON.stringify(lines)}`,
+      );
+    } finally {
       await watch.close();
       await service.close();
       await Deno.remove(base, { recursive: true });
