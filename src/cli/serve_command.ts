@@ -131,8 +131,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     getEnv: (name) => Deno.env.get(name),
     overrides: () => overridesInForce,
   });
-  // The process's one inotify watch (live refresh's and the owner files'), here in the trusted
-  // part: the worker gets no FFI; null under --static or where inotify cannot be used.
+  // Live refresh's inotify watch of the roots, here in the trusted part: the worker gets no FFI;
+  // null under --static or where inotify cannot be used. The owner files' watch holds an inotify
+  // service of its own (a root writer cannot overflow its queue: review r17, hA-7).
   const watchService = config.options.static ? null : startWatchService();
   // The owner's files are watched here, never by the worker: it only receives what narrows.
   let ownerWatch: OwnerFilesWatch | null = null;
@@ -184,7 +185,6 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         session.postOverlay(update);
       },
       log: logErrorLine,
-      service: watchService,
     },
   );
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave

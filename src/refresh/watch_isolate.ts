@@ -157,7 +157,10 @@ export interface WatchIsolateOptions {
    * is when the watch was asked for (`Date.now()` ms); `why` says why.
    */
   readonly onGivenUp: (sinceMs: number, why: string) => void;
-  /** Folders of an open watch lost since it was answered (the watch budget). @default ignored */
+  /**
+   * Folders an open watch could not hold: those `openOne`'s answer names and
+   * those lost since any answer (the watch budget, EACCES). @default ignored
+   */
   readonly onLost?: (lost: readonly LostFolder[]) => void;
 }
 
@@ -351,7 +354,11 @@ export function startWatchIsolate(options: WatchIsolateOptions): WatchBackend {
       if (answer.type !== "opened" || answer.watches.length !== 1) {
         throw new WatchIsolateStopped("unexpected answer");
       }
-      return adoptRemote(answer.watches)[0]!;
+      const [remote] = adoptRemote(answer.watches);
+      // What the watch could not hold at its answer goes where a later loss goes (review r17,
+      // hA-8: the owner files' watch was silently deaf).
+      if (answer.lost.length > 0) options.onLost?.(answer.lost);
+      return remote!;
     },
     close: () => isStopped ? Promise.resolve() : giveUp(),
   };

@@ -5,13 +5,19 @@
  * new overlay is handed to the worker and each new problem is said on
  * stderr. The worker cannot read these files; it only receives the overlay.
  *
- * The folder is watched flat through the trusted part's inotify service
- * (`src/refresh/inotify/watch_service.ts`, shared with live refresh; confined
- * to the folder's nearest existing ancestor): inotify opens nothing, so a
- * FIFO made in the watched folder (or, while waiting for it, in a parent
- * such as a shared `/tmp`) holds no thread (Deno's watchFs thread did, and
- * blocked the thread that answers the worker's requests). Where inotify
- * cannot be used, one stderr line says edits apply at the next start.
+ * The folder is watched flat through an inotify service of this watch's own
+ * (`src/refresh/inotify/watch_service.ts`: its own inotify descriptor and
+ * kernel queue, one watch; confined to the folder's nearest existing
+ * ancestor), never the one live refresh's roots use: whoever can write in a
+ * root could overflow that queue and so drop the owner's narrowing edit
+ * (review r17, hA-7). inotify opens nothing, so a FIFO made in the watched
+ * folder (or, while waiting for it, in a parent such as a shared `/tmp`)
+ * holds no thread (Deno's watchFs thread did, and blocked the thread that
+ * answers the worker's requests). Both files are read again on any sign
+ * that events were lost (a `rescan` event: the queue overflowed; a folder
+ * said `lost`). Where inotify cannot be used, or cannot hold the folder (the
+ * user's watch budget spent, review r17 hA-8), one stderr line says edits
+ * apply at the next start.
  *
  * @module
  */
@@ -60,8 +66,11 @@ export interface WatchOwnerFilesOptions {
   /** Quiet period after the last event, in ms. @default 200 */
   readonly quietMs?: number;
   /**
-   * The process's inotify service (`serve_command.ts` shares its one); null
-   * where inotify cannot be used. @default a service of this watch's own
+   * An inotify service to watch through instead of one of this watch's own
+   * (tests: a lowered watch budget); null where inotify cannot be used.
+   * Production passes none: a service shared with the roots' watch shares
+   * its kernel queue, which a root writer can overflow (review r17, hA-7).
+   * @default a service of this watch's own (closed with the watch)
    */
   readonly service?: WatchService | null;
 }
@@ -90,18 +99,27 @@ export function watchOwnerFiles(
   const start = nearestExisting(folder);
   if (!isFolder(start)) return null;
   let watcher: WatchHandle | null = null;
-  // The folder is watched through inotify (nothing opened per event: a FIFO holds no thread).
+  /** Reasons already said on stderr (each said once). */
+  const saidNotLive = new Set<string>();
+  const sayNotLive = (why: string) => {
+    if (isClosed || saidNotLive.has(why)) return;
+    saidNotLive.add(why);
+    options.log(
+      `skillgate: edits to ${folder} are not applied live (${why}); they apply at the next start`,
+    );
+  };
+  // The folder is watched through inotify (nothing opened per event: a FIFO holds no thread),
+  // in a service and kernel queue of its own (a flood in a root cannot overflow it: hA-7).
   const backend: WatchBackend = startWatchIsolate({
     starter: options.service === undefined
       ? directStarter([start])
       : serviceStarter(options.service, [start]),
-    onGivenUp: (_sinceMs, why) => {
-      if (!isClosed) {
-        options.log(
-          `skillgate: edits to ${folder} are not applied live (${why}); they apply at ` +
-            "the next start",
-        );
-      }
+    onGivenUp: (_sinceMs, why) => sayNotLive(why),
+    // The folder (or the parent waited on) is not watched (the watch budget, EACCES): said once
+    // per reason; both files are read again (an edit may have come before the loss).
+    onLost: (lost) => {
+      for (const folder of lost) sayNotLive(folder.why);
+      rereadBoth();
     },
   });
   // The view's switches at start are only those still off (serve's start-up keeps them so too).
@@ -155,6 +173,10 @@ export function watchOwnerFiles(
       options.log(`skillgate: could not read the configuration again: ${String(error)}`);
     });
   }, { quietMs: options.quietMs ?? 200 });
+  /** Reads both files again after the quiet period (events may have been lost). */
+  const rereadBoth = () => {
+    if (!isClosed) debouncer.add([state.location.path]);
+  };
   const pump = (async () => {
     let target = start;
     while (!isClosed) {
@@ -177,7 +199,11 @@ export function watchOwnerFiles(
         debouncer.add([state.location.path]);
         for await (const event of opened) {
           if (event.kind === "access") continue;
-          if (event.paths.some((path) => names.has(basename(path)))) debouncer.add(event.paths);
+          // Events were lost (the queue overflowed): an edit among them is read now (hA-7).
+          if (event.flag === "rescan") rereadBoth();
+          else if (event.paths.some((path) => names.has(basename(path)))) {
+            debouncer.add(event.paths);
+          }
         }
         // Ended: closed (the loop ends), or stopped (watched again above).
         continue;
