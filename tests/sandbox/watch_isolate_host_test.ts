@@ -88,6 +88,52 @@ Deno.test("attack: the worker asks to watch a folder outside the roots: lost Not
   }
 });
 
+Deno.test("attack: the worker probes paths through the roots (dot-dot, links out, unclean or relative paths): one NotCapable answer whether or not the target exists", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-watch-host-" }));
+  const root = `${base}/root`;
+  await Deno.mkdir(`${root}/alpha`, { recursive: true });
+  await Deno.mkdir(`${base}/outside/exists`, { recursive: true });
+  await Deno.symlink(`${base}/outside/exists`, `${root}/link-exists`);
+  await Deno.symlink(`${base}/outside/missing`, `${root}/link-missing`);
+  const service = startWatchService();
+  assert.ok(service);
+  const host = createWatchIsolateHost(service, [`${root}/`]);
+  const channel = new MessageChannel();
+  const worker = listen(channel.port1);
+  // Pairs: the same probe at an existing and at a missing target.
+  const probes = [
+    [`${root}/../outside/exists`, `${root}/../outside/missing`],
+    [`${root}/link-exists`, `${root}/link-missing`],
+    [`${root}/./alpha/../../outside/exists`, `${root}/./alpha/../../outside/missing`],
+    [`${root}//alpha`, `${root}//no-such`],
+    ["root/alpha", "root/no-such"],
+    [`${root}/alpha\0`, `${root}/no-such\0`],
+    [`${root}-sibling`, `${root}-sibling-missing`],
+  ];
+  try {
+    host.start(channel.port2, () => assert.fail("no inotify?"));
+    channel.port1.postMessage({
+      type: "open-plan",
+      id: 1,
+      paths: [root, ...probes.flat()],
+      knownError: null,
+    });
+    const opened = await worker.next((m) => m.type === "opened");
+    assert.ok(opened.type === "opened");
+    const why = (path: string) => opened.lost.find((lost) => lost.root === path)?.why;
+    for (const [present, absent] of probes) {
+      assert.equal(why(present!), "NotCapable", present);
+      assert.equal(why(absent!), "NotCapable", absent);
+    }
+    assert.equal(why(root), undefined, "the root itself is watched");
+  } finally {
+    host.stop();
+    channel.port1.close();
+    await service.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("attack: a worker opening watches without end is refused past the bound; a flat watch of a root's folder does not flatten the root's watch", async () => {
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-watch-host-" }));
   const root = `${base}/root`;

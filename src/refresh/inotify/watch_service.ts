@@ -11,9 +11,11 @@
  *
  * Each attached port speaks the watch protocol of `../watch_messages.ts`
  * (the serving worker's side, `../watch_isolate.ts`, is unchanged): `open-plan`
- * / `open-one` subscribe the asked folders (each allowed only at or under an
- * allowed path's real path: the roots; another is answered lost,
- * `NotCapable`), answered `opened` once their first walk is over; events go
+ * / `open-one` subscribe the asked folders (each allowed only when, as written,
+ * it is a clean absolute path at or under an allowed path (checked before
+ * any file-system call), and its real path is at or under an allowed path's
+ * real path; any other is answered lost, `NotCapable`, whether or not it
+ * exists), answered `opened` once their first walk is over; events go
  * back in one `events` batch per turn, each "something changed at P" (P
  * under the asked path); an overflow asks for a rescan (`flag: "rescan"`);
  * a folder lost later (the watch budget, a folder made unreadable) is told
@@ -244,13 +246,17 @@ function runService(
     const allowedReals = realPaths(allowed);
     const seen = new Set<string>();
     for (const path of paths) {
-      const real = realPathOf(path);
-      if (real === null) {
-        sub.lost.push({ root: path, folder: ".", why: "NotFound" });
+      // Confined as written BEFORE any file-system call (review r17, hA-2): the trusted part's
+      // realpath/stat of a worker-chosen path would tell the worker whether it exists.
+      if (!isLexicallyUnder(path, allowed)) {
+        sub.lost.push({ root: path, folder: ".", why: NOT_CAPABLE });
         continue;
       }
-      if (!allowedReals.some((at) => real === at || real.startsWith(`${at}/`))) {
-        sub.lost.push({ root: path, folder: ".", why: "NotCapable" });
+      // Then by its real path: a link inside a root leading out (or nowhere: the same answer,
+      // whether or not its target exists) is refused alike.
+      const real = realPathOf(path);
+      if (real === null || !isUnderAny(real, allowedReals)) {
+        sub.lost.push({ root: path, folder: ".", why: NOT_CAPABLE });
         continue;
       }
       if (!isFolder(real)) {
@@ -326,11 +332,41 @@ function runService(
   };
 }
 
+/** The one answer for a path the worker may not watch (outside, unclean, or not resolvable). */
+export const NOT_CAPABLE = "NotCapable";
+
+/** Whether `path` is `at` or below it (both absolute and clean). */
+function isUnderAny(path: string, ats: readonly string[]): boolean {
+  return ats.some((at) => path === at || path.startsWith(at === "/" ? "/" : `${at}/`));
+}
+
+/**
+ * Whether `path`, as written, is a clean absolute path (no empty, `.` or
+ * `..` segment, no NUL, no trailing `/`) at or under one of `allowed` (as
+ * written; a trailing `/` of an allowed path is ignored). Touches no file
+ * system: the worker-supplied path is confined before anything resolves it.
+ *
+ * @param path A path the worker asked to watch.
+ * @param allowed The roots, as configured and real (`watchRoots` in `worker_set.ts`).
+ * @returns True only for a clean path under an allowed one.
+ */
+export function isLexicallyUnder(path: string, allowed: readonly string[]): boolean {
+  if (!path.startsWith("/") || path.includes("\0")) return false;
+  if (path !== "/") {
+    const segments = path.slice(1).split("/");
+    if (segments.some((part) => part === "" || part === "." || part === "..")) return false;
+  }
+  const clean = allowed
+    .filter((at) => at.startsWith("/"))
+    .map((at) => (at.length > 1 && at.endsWith("/") ? at.slice(0, -1) : at));
+  return isUnderAny(path, clean);
+}
+
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
-/** The real path of `path` (the owner's root or a folder under it), or null. */
+/** The real path of `path` (a root or a folder under it, already confined as written), or null. */
 function realPathOf(path: string): string | null {
   try {
     return Deno.realPathSync(path);
