@@ -33,9 +33,14 @@
  * slices. Per event the work is O(depth) (a report) or O(dropped subtree).
  *
  * One inotify instance gives one watch per folder (inode): a folder reached
- * from two roots (nested roots, or the owner files' folder inside a root)
- * is held by the first walk that reached it; the other root does not walk
- * below it, and its events are reported under the first root's path.
+ * from two roots (nested roots, or a flat subscription of a folder inside a
+ * root) is held once, in the tree of the outermost root walked over it (an
+ * inner root's folder reached from above is adopted into the outer tree).
+ * Reports fan out by real path (review r17, hA-3): an event at real path P
+ * goes to every subscription whose root's real path holds P, re-based on the
+ * path that subscription names its root by; a flat subscription hears of its
+ * root folder's own entries only. A root covered by another's tree walks
+ * again (and rescans) when that tree is dropped by an unsubscribe.
  *
  * Requires `--allow-all` in the calling thread (`/proc` reads) and the
  * loaded libc (`libc.ts`, `--allow-ffi`).
@@ -160,9 +165,11 @@ interface Root {
 
 interface Node {
   readonly wd: number;
-  readonly parent: Node | null;
-  readonly name: string;
-  readonly root: Root;
+  /** The watched parent; null for the top of a tree (its root's folder). */
+  parent: Node | null;
+  name: string;
+  /** The root whose walk holds it (the outermost one over it). */
+  root: Root;
   readonly children: Map<string, Node>;
 }
 
@@ -217,12 +224,34 @@ export function createWatchTree(
     return names.reverse();
   }
 
-  function report(root: Root, names: readonly string[], kind: ChangeKind): void {
-    const rel = names.join("/");
-    for (const [subscriber, path] of root.subscribers) {
-      if (names.length > 1 && root.flatSubscribers.has(subscriber)) continue;
-      sink.change(subscriber, kind, rel === "" ? path : `${path}/${rel}`);
+  /**
+   * Calls `each` for every root whose real path holds `root.real` + `names`
+   * (the root itself and any nested root), with the names below that root.
+   * O(roots).
+   */
+  function fanOut(
+    root: Root,
+    names: readonly string[],
+    each: (at: Root, below: readonly string[]) => void,
+  ): void {
+    const full = [...root.components, ...names];
+    for (const at of roots.values()) {
+      const depth = at.components.length;
+      if (depth > full.length) continue;
+      let isUnder = true;
+      for (let i = 0; i < depth && isUnder; i++) isUnder = at.components[i] === full[i];
+      if (isUnder) each(at, full.slice(depth));
     }
+  }
+
+  function report(root: Root, names: readonly string[], kind: ChangeKind): void {
+    fanOut(root, names, (at, below) => {
+      const rel = below.join("/");
+      for (const [subscriber, path] of at.subscribers) {
+        if (below.length > 1 && at.flatSubscribers.has(subscriber)) continue;
+        sink.change(subscriber, kind, rel === "" ? path : `${path}/${rel}`);
+      }
+    });
   }
 
   /** Removes `node` and everything under it from the tree and the kernel. O(subtree). */
@@ -313,24 +342,34 @@ export function createWatchTree(
         location = null;
       }
       const existing = nodes.get(wd);
+      let node: Node;
       if (existing !== undefined) {
-        // The same folder is in the tree under another name (moved inside the root, its events
-        // not handled yet): they drop it and name the new place; nothing to add here.
-        return;
-      }
-      if (location !== expected) {
-        // Moved or swapped since the open: never watched, never listed.
-        libc.rmWatch(inotifyFd, wd);
-        return;
-      }
-      const node: Node = { wd, parent, name: step.name, root, children: new Map() };
-      nodes.set(wd, node);
-      if (parent === null) {
-        root.node = node;
+        const isOtherTop = existing.parent === null && existing.root !== root;
+        if (parent === null || !isOtherTop || location !== expected) {
+          // Already held: in another root's tree that covers this root (its reports fan out
+          // here by path), or in this tree under another name (moved inside the root, its events
+          // not handled yet: they drop it and name the new place). Nothing to add.
+          return;
+        }
+        // Another root's folder reached from above: held in this (outer) tree from now on, and
+        // listed below if that root watched it flat.
+        adopt(existing, parent, step.name, root);
+        node = existing;
       } else {
-        const stale = parent.children.get(step.name);
-        if (stale !== undefined) drop(stale);
-        parent.children.set(step.name, node);
+        if (location !== expected) {
+          // Moved or swapped since the open: never watched, never listed.
+          libc.rmWatch(inotifyFd, wd);
+          return;
+        }
+        node = { wd, parent, name: step.name, root, children: new Map() };
+        nodes.set(wd, node);
+        if (parent === null) {
+          root.node = node;
+        } else {
+          const stale = parent.children.get(step.name);
+          if (stale !== undefined) drop(stale);
+          parent.children.set(step.name, node);
+        }
       }
       if (step.isNew) report(root, names, "create");
       if (isFlat(root)) return;
@@ -353,8 +392,30 @@ export function createWatchTree(
   }
 
   function lose(root: Root, names: readonly string[], why: string): void {
-    const folder = names.length === 0 ? "." : names.join("/");
-    for (const [subscriber, path] of root.subscribers) sink.lost(subscriber, path, folder, why);
+    fanOut(root, names, (at, below) => {
+      const folder = below.length === 0 ? "." : below.join("/");
+      for (const [subscriber, path] of at.subscribers) sink.lost(subscriber, path, folder, why);
+    });
+  }
+
+  /**
+   * Moves another root's top node (its folder, reached now from above by
+   * `root`'s walk) and its subtree into `root`'s tree under `parent`. The
+   * other root is then covered (its reports fan out by path). O(subtree).
+   */
+  function adopt(node: Node, parent: Node, name: string, root: Root): void {
+    if (node.root.node === node) node.root.node = null;
+    node.parent = parent;
+    node.name = name;
+    const stale = parent.children.get(name);
+    if (stale !== undefined && stale !== node) drop(stale);
+    parent.children.set(name, node);
+    const stack = [node];
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      at.root = root;
+      for (const child of at.children.values()) stack.push(child);
+    }
   }
 
   function overflow(): void {
@@ -442,15 +503,25 @@ export function createWatchTree(
       queue({ root, parent: null, name: "", isNew: false });
     },
     unsubscribe(subscriber) {
+      let isDropped = false;
       for (const [key, root] of roots) {
         root.subscribers.delete(subscriber);
         root.flatSubscribers.delete(subscriber);
         root.awaiting.delete(subscriber);
         if (root.subscribers.size === 0) {
+          isDropped ||= root.node !== null;
           dropRoot(root);
           root.isListed = false;
           roots.delete(key);
         }
+      }
+      if (!isDropped) return;
+      // A root its tree covered (nested in it) is watched no more: walked again on its own, then
+      // rescanned (its events meanwhile were not read).
+      for (const root of roots.values()) {
+        if (root.node !== null || root.isLimited) continue;
+        root.isRescanDue = true;
+        queue({ root, parent: null, name: "", isNew: false });
       }
     },
     handle(events) {
