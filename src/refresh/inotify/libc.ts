@@ -49,6 +49,8 @@ export const IN_CLOEXEC = 0o2000000;
 
 /** errno values the watcher tells apart. */
 export const ENOENT = 2;
+/** A bad descriptor (an open that named no folder: nothing was opened). */
+export const EBADF = 9;
 /** Not a folder. */
 export const ENOTDIR = 20;
 /** A symlink refused (`O_NOFOLLOW`). */

@@ -34,14 +34,14 @@ import type { LostFolder } from "../watch_plan.ts";
 /**
  * Longest stretch of walk steps before the loop yields to the event loop, in
  * ms (as the catalog build's slices, `DEFAULT_SLICE_MS`): a folder step costs
- * ~0.1-0.4 ms (about 15 system calls: the anchored opens from `/`, the watch,
- * the location, the listing), and a fixed 256-folder slice was measured
- * holding the trusted thread 433 ms under load 10.
+ * a few system calls (an open from its held parent, the watch, the location,
+ * the listing), and a fixed 256-folder slice was measured holding the
+ * trusted thread 433 ms under load 10 (when each step opened from `/`).
  */
 export const WALK_SLICE_MS = 10;
 
-/** Folder steps run between two clock reads within a slice. */
-const STEPS_PER_CLOCK_READ = 8;
+/** `openat` calls walk steps make between two clock reads within a slice (a step from a held parent: 1). */
+const OPENS_PER_CLOCK_READ = 32;
 
 /**
  * Watches one port may hold open at once (live refresh holds 1-3: the roots'
@@ -207,7 +207,7 @@ function runService(
       tree.drain();
       if (tree.hasWork || tree.isDrainCut) {
         const untilMs = performance.now() + WALK_SLICE_MS;
-        while (tree.step(STEPS_PER_CLOCK_READ) && performance.now() < untilMs);
+        while (tree.step(OPENS_PER_CLOCK_READ) && performance.now() < untilMs);
         // A slice is over: requests, timers and messages get their turn.
         await new Promise<void>((resolve) => setTimeout(resolve, 0));
         continue;

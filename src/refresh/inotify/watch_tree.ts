@@ -1,13 +1,21 @@
 /**
  * The anchored inotify watch tree of the trusted part: every watched folder
- * is reached from its root by no-follow opens of one name at a time
- * (`openat(fd, name, O_PATH|O_DIRECTORY|O_NOFOLLOW)`, from `/` down through
- * the root's real path), its watch added through `/proc/self/fd/<fd>` (so it
- * lands on that very inode, whatever the path leads to by then), and kept
- * only when the kernel's path for the descriptor, read AFTER the watch was
- * added, is still the expected one (root's real path + names). Descriptors
- * are closed at once: the tree keeps `wd -> (parent, name)` only (10,000
- * skills are 20,000-30,000 folders).
+ * is reached by no-follow opens of one name at a time
+ * (`openat(fd, name, O_PATH|O_DIRECTORY|O_NOFOLLOW)`): a root from `/` down
+ * through its real path, a sub-folder from its parent's descriptor (the
+ * inode that was checked: review r17, hA-1), or from the nearest ancestor
+ * whose descriptor is held, else from `/`. Its watch is added through
+ * `/proc/self/fd/<fd>` (so it lands on that very inode, whatever the path
+ * leads to by then), and kept only when the kernel's path for the
+ * descriptor, read AFTER the watch was added, is still the expected one
+ * (root's real path + names): a parent moved out since its check yields a
+ * child whose location differs, never watched. A folder's descriptor is held
+ * only while steps of its sub-folders are queued, at most
+ * {@linkcode MAX_HELD_DESCRIPTORS} at once (walks go depth first, so that is
+ * the depth being walked); the tree keeps `wd -> (parent, name)` only
+ * (10,000 skills are 20,000-30,000 folders). Folders deeper than
+ * {@linkcode MAX_WATCH_DEPTH} below their root are not watched (said lost,
+ * `TooDeep`): a walk costs O(folders) opens, a step at most O(depth bound).
  *
  * Listing a folder to find its sub-folders reads the open descriptor
  * (`/proc/self/fd/<fd>`, `src/files/fd_listing.ts`), never a path, and its
@@ -66,7 +74,16 @@ import {
   READ_BUFFER_BYTES,
   WATCH_MASK,
 } from "./events.ts";
-import { EACCES, ENOSPC, type Libc, O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_PATH } from "./libc.ts";
+import {
+  EACCES,
+  EBADF,
+  ENOSPC,
+  type Libc,
+  O_CLOEXEC,
+  O_DIRECTORY,
+  O_NOFOLLOW,
+  O_PATH,
+} from "./libc.ts";
 
 /** What a change report says happened (as live refresh reads Deno's kinds). */
 export type ChangeKind = "create" | "modify" | "remove" | "rename";
@@ -105,8 +122,25 @@ export interface WatchTreeOptions {
  */
 export const MAX_TREE_WATCHES = 131_072;
 
+/**
+ * Folder levels below a root that are watched; a deeper folder is said lost
+ * (`TooDeep`). A skill's folders are a few levels deep; 64 bounds what one
+ * step may cost when it re-anchors from `/` (review r17, hA-1).
+ */
+export const MAX_WATCH_DEPTH = 64;
+
+/**
+ * Descriptors the tree holds at once for folders whose sub-folders are being
+ * walked (each is the parent the children are opened from). Past it a child
+ * opens from the nearest held ancestor, or from `/`.
+ */
+export const MAX_HELD_DESCRIPTORS = 64;
+
 /** The reason named for a root the watch budget left unwatched (as `watch_plan.ts`'s). */
 export const WATCH_LIMIT_WHY = "WatchLimit";
+
+/** The reason named for a folder deeper than {@linkcode MAX_WATCH_DEPTH} below its root. */
+export const TOO_DEEP_WHY = "TooDeep";
 
 /** The anchored watch tree over one inotify descriptor. */
 export interface WatchTree {
@@ -131,8 +165,13 @@ export interface WatchTree {
   drain(maxReads?: number): number;
   /** Whether the last `drain` stopped at its bound (events may be left queued). */
   readonly isDrainCut: boolean;
-  /** Runs up to `maxFolders` queued folder steps. @returns Whether work is left. */
-  step(maxFolders: number): boolean;
+  /**
+   * Runs queued folder steps (depth first) until they made `maxOpens`
+   * `openat` calls (a step that opens nothing counts as one; at least one
+   * step runs). A step costs 1 open from a held parent, up to the depth
+   * bound + the root's depth when it re-anchors. @returns Whether work is left.
+   */
+  step(maxOpens: number): boolean;
   /** Whether walk steps are queued. */
   readonly hasWork: boolean;
   /** Watches held now. */
@@ -180,6 +219,14 @@ interface Step {
   readonly name: string;
   /** Report the folder as created once watched (a create event named it). */
   readonly isNew: boolean;
+  /** Set when queued while the parent's descriptor was held (it counts this step). */
+  holdsParent?: boolean;
+}
+
+/** A held descriptor of a watched folder and its queued sub-folder steps. */
+interface Held {
+  readonly fd: number;
+  pending: number;
 }
 
 const AT_FDCWD = -100;
@@ -203,14 +250,46 @@ export function createWatchTree(
   const maxWatches = options.maxWatches ?? MAX_TREE_WATCHES;
   const roots = new Map<string, Root>();
   const nodes = new Map<number, Node>();
+  /** Queued folder steps, run last in first out (depth first: few held descriptors). */
   const steps: Step[] = [];
-  let stepAt = 0;
+  /** wd -> the folder's checked descriptor, held while its sub-folder steps are queued. */
+  const held = new Map<number, Held>();
+  /** `openat` calls made (the step budget's unit). */
+  let opens = 0;
   const buffer = new Uint8Array(READ_BUFFER_BYTES);
   let isDrainCut = false;
 
   function queue(step: Step): void {
     step.root.pendingSteps++;
+    if (step.parent !== null) {
+      const parentFd = held.get(step.parent.wd);
+      if (parentFd !== undefined) {
+        parentFd.pending++;
+        step.holdsParent = true;
+      }
+    }
     steps.push(step);
+  }
+
+  /** A step is over: its parent's descriptor is closed once no step needs it. */
+  function releaseParent(step: Step): void {
+    if (step.holdsParent !== true || step.parent === null) return;
+    const parentFd = held.get(step.parent.wd);
+    if (parentFd === undefined || --parentFd.pending > 0) return;
+    held.delete(step.parent.wd);
+    libc.close(parentFd.fd);
+  }
+
+  function closeHeld(wd: number): void {
+    const found = held.get(wd);
+    if (found === undefined) return;
+    held.delete(wd);
+    libc.close(found.fd);
+  }
+
+  function openAt(dirFd: number, name: string): number {
+    opens++;
+    return libc.openAt(dirFd, name, OPEN_FLAGS);
   }
 
   /** The names from the root down to `node` (none for the root). */
@@ -263,6 +342,7 @@ export function createWatchTree(
     while (stack.length > 0) {
       const at = stack.pop()!;
       nodes.delete(at.wd);
+      closeHeld(at.wd);
       libc.rmWatch(inotifyFd, at.wd);
       for (const child of at.children.values()) stack.push(child);
     }
@@ -277,14 +357,38 @@ export function createWatchTree(
    * `/`: a descriptor, or `-errno`.
    */
   function openChain(root: Root, names: readonly string[]): number {
-    let fd = libc.openAt(AT_FDCWD, "/", OPEN_FLAGS);
-    for (const name of [...root.components, ...names]) {
-      if (fd < 0) return fd;
-      const next = libc.openAt(fd, name, OPEN_FLAGS);
-      libc.close(fd);
+    const fd = openAt(AT_FDCWD, "/");
+    if (fd < 0) return fd;
+    const opened = openNames(fd, [...root.components, ...names]);
+    libc.close(fd);
+    return opened;
+  }
+
+  /** Opens `names` one no-follow name at a time below `baseFd` (left open): a descriptor or `-errno`. */
+  function openNames(baseFd: number, names: readonly string[]): number {
+    let fd = baseFd;
+    for (const name of names) {
+      const next = openAt(fd, name);
+      if (fd !== baseFd) libc.close(fd);
+      if (next < 0) return next;
       fd = next;
     }
-    return fd;
+    return fd === baseFd ? -EBADF : fd;
+  }
+
+  /**
+   * Opens the folder `names` (below `root`; its parent `parent`) from the
+   * nearest ancestor whose checked descriptor is held, else from `/`.
+   */
+  function openFolder(root: Root, parent: Node | null, names: readonly string[]): number {
+    let depth = names.length - 1;
+    for (let at = parent; at !== null; at = at.parent, depth--) {
+      const found = held.get(at.wd);
+      if (found !== undefined && nodes.get(at.wd) === at) {
+        return openNames(found.fd, names.slice(depth));
+      }
+    }
+    return openChain(root, names);
   }
 
   function limit(root: Root): void {
@@ -318,14 +422,20 @@ export function createWatchTree(
     if (parent === null && (root.node !== null || !root.isListed)) return;
     if (root.isLimited || root.subscribers.size === 0) return;
     const names = parent === null ? [] : [...namesOf(parent), step.name];
+    if (names.length > MAX_WATCH_DEPTH) {
+      // Never opened: a chain deeper than this would make each step cost its depth.
+      lose(root, names, TOO_DEEP_WHY);
+      return;
+    }
     const expected = names.length === 0 ? root.real : `${root.real}/${names.join("/")}`;
-    const fd = openChain(root, names);
+    const fd = openFolder(root, parent, names);
     if (fd < 0) {
       // Gone, not a folder, or a symlink now (refused, never followed): nothing to watch. A
       // folder that cannot be searched is lost (named once).
       if (fd === -EACCES) lose(root, names, "PermissionDenied");
       return;
     }
+    let isHeld = false;
     try {
       if (nodes.size >= maxWatches) return limit(root);
       const at = `/proc/self/fd/${fd}`;
@@ -383,11 +493,16 @@ export function createWatchTree(
         lose(root, names, "TooManyEntries");
         return;
       }
-      for (const entry of read.entries) {
-        if (entry.kind === "dir") queue({ root, parent: node, name: entry.name, isNew: false });
+      const folders = read.entries.filter((entry) => entry.kind === "dir");
+      if (folders.length === 0) return;
+      // Its sub-folders are opened from this checked descriptor while their steps are queued.
+      if (held.size < MAX_HELD_DESCRIPTORS && !held.has(node.wd)) {
+        held.set(node.wd, { fd, pending: 0 });
+        isHeld = true;
       }
+      for (const entry of folders) queue({ root, parent: node, name: entry.name, isNew: false });
     } finally {
-      libc.close(fd);
+      if (!isHeld) libc.close(fd);
     }
   }
 
@@ -542,27 +657,25 @@ export function createWatchTree(
         for (const event of events) handleOne(event);
       }
     },
-    step(maxFolders) {
-      for (let done = 0; done < maxFolders && stepAt < steps.length; done++) {
-        const step = steps[stepAt]!;
-        steps[stepAt++] = undefined as unknown as Step;
+    step(maxOpens) {
+      for (let spent = 0; spent < maxOpens && steps.length > 0;) {
+        const step = steps.pop()!;
+        const before = opens;
         try {
           runStep(step);
         } finally {
+          releaseParent(step);
           finishStep(step.root);
         }
+        spent += Math.max(1, opens - before);
       }
-      if (stepAt === steps.length) {
-        steps.length = 0;
-        stepAt = 0;
-      }
-      return stepAt < steps.length;
+      return steps.length > 0;
     },
     get isDrainCut() {
       return isDrainCut;
     },
     get hasWork() {
-      return stepAt < steps.length;
+      return steps.length > 0;
     },
     get watchCount() {
       return nodes.size;
@@ -585,7 +698,8 @@ export function createWatchTree(
       }
       roots.clear();
       steps.length = 0;
-      stepAt = 0;
+      for (const found of held.values()) libc.close(found.fd);
+      held.clear();
     },
   };
 }

@@ -8,7 +8,11 @@
 
 import assert from "node:assert/strict";
 import { leaksOutside, treeHarness } from "./_tree_harness.ts";
-import { WATCH_LIMIT_WHY } from "../../../src/refresh/inotify/watch_tree.ts";
+import {
+  MAX_WATCH_DEPTH,
+  TOO_DEEP_WHY,
+  WATCH_LIMIT_WHY,
+} from "../../../src/refresh/inotify/watch_tree.ts";
 import { IN_Q_OVERFLOW } from "../../../src/refresh/inotify/events.ts";
 
 Deno.test("the tree watches every folder of the root after its first walk, and reports edits", async () => {
@@ -215,4 +219,38 @@ Deno.test("finding 5 (anchoring alone): a root whose parent was swapped for a li
   h.settle();
   assert.deepEqual(leaksOutside(h), []);
   h.tree.unsubscribe(2);
+});
+
+Deno.test("hA-1 (r17): a deep chain with a side folder at every level, renamed, re-opens each folder once from its held parent; past the depth bound folders are said lost, never opened", async () => {
+  await using h = await treeHarness();
+  const depth = MAX_WATCH_DEPTH - 2;
+  // A comb: every level holds the next level and a side folder (its parent's descriptor is
+  // needed twice, so held across the walk below it).
+  let at = `${h.root}/skills/deep`;
+  for (let level = 0; level < depth; level++) {
+    await Deno.mkdir(`${at}/side`, { recursive: true });
+    at = `${at}/d`;
+  }
+  await Deno.mkdir(at, { recursive: true });
+  h.settle();
+  const folders = h.watched().filter((path) => path.startsWith(`${h.root}/skills/deep`)).length;
+  assert.equal(folders, 2 * depth + 1);
+  h.calls.clear();
+  await Deno.rename(`${h.root}/skills/deep`, `${h.root}/skills/deep2`);
+  h.settle();
+  const opens = h.calls.get("openAt") ?? 0;
+  // One open a folder, plus the renamed folder's own re-anchoring from "/".
+  assert.ok(opens <= folders + 16, `${opens} openat calls for ${folders} folders`);
+  assert.equal(
+    h.watched().filter((path) => path.startsWith(`${h.root}/skills/deep2`)).length,
+    folders,
+  );
+  // Three more levels: the one past the bound is lost (named once), not opened.
+  await Deno.mkdir(`${at.replace("/deep/", "/deep2/")}/e/f/g`, { recursive: true });
+  h.settle();
+  assert.ok(
+    h.reports.some((r) => r.type === "lost" && r.detail.endsWith(`:${TOO_DEEP_WHY}`)),
+    JSON.stringify(h.reports.filter((r) => r.type === "lost")),
+  );
+  assert.ok(!h.watched().some((path) => path.endsWith("/e/f/g")));
 });
