@@ -196,7 +196,11 @@ interface Root {
   isLimited: boolean;
   /** Set after an overflow: the subscribers rescan once the walk is over. */
   isRescanDue: boolean;
-  /** Walk steps of this root still queued. */
+  /**
+   * Steps of this root's walks (first walk, re-walk after an overflow) still
+   * queued; steps an event queued (a folder made or moved in, and what is
+   * below it) never count: they cannot hold back `walked` (review r17, hA-4).
+   */
   pendingSteps: number;
   /** False once nobody subscribes it (its queued steps do nothing). */
   isListed: boolean;
@@ -219,6 +223,8 @@ interface Step {
   readonly name: string;
   /** Report the folder as created once watched (a create event named it). */
   readonly isNew: boolean;
+  /** Part of a walk of the root (counted in `pendingSteps`), not of an event's. */
+  readonly isWalk: boolean;
   /** Set when queued while the parent's descriptor was held (it counts this step). */
   holdsParent?: boolean;
 }
@@ -250,8 +256,14 @@ export function createWatchTree(
   const maxWatches = options.maxWatches ?? MAX_TREE_WATCHES;
   const roots = new Map<string, Root>();
   const nodes = new Map<number, Node>();
-  /** Queued folder steps, run last in first out (depth first: few held descriptors). */
-  const steps: Step[] = [];
+  /**
+   * Queued folder steps, each stack run last in first out (depth first: few
+   * held descriptors): the roots' walks, and what events asked for. `step`
+   * takes from both in turn, so neither holds the other back.
+   */
+  const walkSteps: Step[] = [];
+  const eventSteps: Step[] = [];
+  let isEventTurn = false;
   /** wd -> the folder's checked descriptor, held while its sub-folder steps are queued. */
   const held = new Map<number, Held>();
   /** `openat` calls made (the step budget's unit). */
@@ -260,7 +272,7 @@ export function createWatchTree(
   let isDrainCut = false;
 
   function queue(step: Step): void {
-    step.root.pendingSteps++;
+    if (step.isWalk) step.root.pendingSteps++;
     if (step.parent !== null) {
       const parentFd = held.get(step.parent.wd);
       if (parentFd !== undefined) {
@@ -268,7 +280,14 @@ export function createWatchTree(
         step.holdsParent = true;
       }
     }
-    steps.push(step);
+    (step.isWalk ? walkSteps : eventSteps).push(step);
+  }
+
+  /** The next step: from the walks and the events' stacks in turn. */
+  function nextStep(): Step | undefined {
+    isEventTurn = !isEventTurn;
+    const first = isEventTurn ? eventSteps : walkSteps;
+    return first.pop() ?? (isEventTurn ? walkSteps : eventSteps).pop();
   }
 
   /** A step is over: its parent's descriptor is closed once no step needs it. */
@@ -400,7 +419,9 @@ export function createWatchTree(
     }
   }
 
-  function finishStep(root: Root): void {
+  function finishStep(step: Step): void {
+    const { root } = step;
+    if (!step.isWalk) return;
     root.pendingSteps--;
     if (root.pendingSteps > 0) return;
     for (const subscriber of root.awaiting) {
@@ -500,7 +521,9 @@ export function createWatchTree(
         held.set(node.wd, { fd, pending: 0 });
         isHeld = true;
       }
-      for (const entry of folders) queue({ root, parent: node, name: entry.name, isNew: false });
+      for (const entry of folders) {
+        queue({ root, parent: node, name: entry.name, isNew: false, isWalk: step.isWalk });
+      }
     } finally {
       if (!isHeld) libc.close(fd);
     }
@@ -538,7 +561,7 @@ export function createWatchTree(
       dropRoot(root);
       root.isRescanDue = true;
       root.isLimited = false;
-      queue({ root, parent: null, name: "", isNew: false });
+      queue({ root, parent: null, name: "", isNew: false, isWalk: true });
     }
   }
 
@@ -569,14 +592,14 @@ export function createWatchTree(
       // Watched, then reported as created (what it got before its watch held is read then).
       const child = node.children.get(event.name);
       if (child !== undefined) drop(child);
-      queue({ root, parent: node, name: event.name, isNew: true });
+      queue({ root, parent: node, name: event.name, isNew: true, isWalk: false });
       return;
     }
     if (
       isFolder && !isFlat(root) && (event.mask & IN_ATTRIB) !== 0 && !node.children.has(event.name)
     ) {
       // A sub-folder not watched (unreadable when walked) changed its mode: tried again.
-      queue({ root, parent: node, name: event.name, isNew: true });
+      queue({ root, parent: node, name: event.name, isNew: true, isWalk: false });
       return;
     }
     const kind: ChangeKind = (event.mask & (IN_CREATE | IN_MOVED_TO)) !== 0
@@ -615,7 +638,7 @@ export function createWatchTree(
       root.awaiting.add(subscriber);
       // A new subscription tries a root the budget stopped again (the worker's 30 s retry).
       root.isLimited = false;
-      queue({ root, parent: null, name: "", isNew: false });
+      queue({ root, parent: null, name: "", isNew: false, isWalk: true });
     },
     unsubscribe(subscriber) {
       let isDropped = false;
@@ -636,7 +659,7 @@ export function createWatchTree(
       for (const root of roots.values()) {
         if (root.node !== null || root.isLimited) continue;
         root.isRescanDue = true;
-        queue({ root, parent: null, name: "", isNew: false });
+        queue({ root, parent: null, name: "", isNew: false, isWalk: true });
       }
     },
     handle(events) {
@@ -658,24 +681,25 @@ export function createWatchTree(
       }
     },
     step(maxOpens) {
-      for (let spent = 0; spent < maxOpens && steps.length > 0;) {
-        const step = steps.pop()!;
+      for (let spent = 0; spent < maxOpens;) {
+        const step = nextStep();
+        if (step === undefined) break;
         const before = opens;
         try {
           runStep(step);
         } finally {
           releaseParent(step);
-          finishStep(step.root);
+          finishStep(step);
         }
         spent += Math.max(1, opens - before);
       }
-      return steps.length > 0;
+      return walkSteps.length + eventSteps.length > 0;
     },
     get isDrainCut() {
       return isDrainCut;
     },
     get hasWork() {
-      return steps.length > 0;
+      return walkSteps.length + eventSteps.length > 0;
     },
     get watchCount() {
       return nodes.size;
@@ -697,7 +721,8 @@ export function createWatchTree(
         root.isListed = false;
       }
       roots.clear();
-      steps.length = 0;
+      walkSteps.length = 0;
+      eventSteps.length = 0;
       for (const found of held.values()) libc.close(found.fd);
       held.clear();
     },
