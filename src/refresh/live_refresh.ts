@@ -786,7 +786,8 @@ export async function startLiveRefresh(
       onGivenUp: onWatchGivenUp,
       onLost: (lost) => {
         if (isClosed || isPolling) return;
-        unwatched = [...unwatched, ...lost];
+        // Keyed by root + folder: a folder said lost again adds nothing (review r17, hA-5).
+        unwatched = withLost(unwatched, lost);
         warnLost(lost);
       },
     });
@@ -995,6 +996,24 @@ const MANY_WATCHED_PATHS = 256;
 // `Deno.watchFs` in the serving thread hung it whenever the first watcher's thread was stuck in a
 // FIFO's open; now every watcher opens in the isolate, which alone would stop.
 const SKILL_FILE_WATCH_MAX_PATHS = 64;
+
+/**
+ * `known` with the folders of `lost` it does not name yet (by root and
+ * folder). O(known + lost).
+ */
+function withLost(
+  known: readonly LostFolder[],
+  lost: readonly LostFolder[],
+): readonly LostFolder[] {
+  const keys = new Set(known.map((at) => `${at.root}\0${at.folder}`));
+  const added = lost.filter((at) => {
+    const key = `${at.root}\0${at.folder}`;
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
+  });
+  return added.length === 0 ? known : [...known, ...added];
+}
 
 /**
  * How often a root the user's inotify watch limit left unwatched is tried

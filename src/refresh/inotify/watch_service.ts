@@ -213,8 +213,13 @@ function runService(
         continue;
       }
       if (subscriptions.size === 0) return;
+      // A deferred overflow re-walk (hA-6) wakes the loop when due.
+      const dueMs = tree.rewalkDueInMs;
       isPolling = true;
-      const ready = await libc.pollReadable([inotifyFd, wakeFd], -1);
+      const ready = await libc.pollReadable(
+        [inotifyFd, wakeFd],
+        dueMs === null ? -1 : Math.ceil(dueMs) + 1,
+      );
       isPolling = false;
       if (ready === null) {
         // poll itself failed (never seen): a short pause, then read again.

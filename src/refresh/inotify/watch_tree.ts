@@ -114,7 +114,23 @@ export interface WatchTreeOptions {
    * folders there, at the worst moment). @default none
    */
   readonly afterCheck?: (path: string) => void;
+  /**
+   * Least time between two overflow re-walks, in ms: an overflow within it of
+   * the previous re-walk's start drops every watch at once (as always) but
+   * walks again only when it is over, once for every overflow meanwhile.
+   * @default {@linkcode MIN_REWALK_GAP_MS}
+   */
+  readonly minRewalkGapMs?: number;
+  /** The clock, in ms (tests drive it). @default `performance.now()` */
+  readonly nowMs?: () => number;
 }
+
+/**
+ * Least time between two re-walks after inotify queue overflows, in ms
+ * (review r17, hA-6: a root writer can overflow the queue at will; each
+ * re-walk is O(folders) on the trusted thread and a full rescan in the worker).
+ */
+export const MIN_REWALK_GAP_MS = 1_000;
 
 /**
  * Most watches one tree holds: 10,000 skills are 20,000-30,000 folders; the
@@ -172,8 +188,13 @@ export interface WatchTree {
    * bound + the root's depth when it re-anchors. @returns Whether work is left.
    */
   step(maxOpens: number): boolean;
-  /** Whether walk steps are queued. */
+  /** Whether walk steps are queued (or an overflow's re-walk is due now). */
   readonly hasWork: boolean;
+  /**
+   * In how many ms a deferred overflow re-walk is due (the caller wakes
+   * then), or null when none waits.
+   */
+  readonly rewalkDueInMs: number | null;
   /** Watches held now. */
   readonly watchCount: number;
   /** The path (real, for tests) each watched folder had when added, by wd. */
@@ -268,6 +289,13 @@ export function createWatchTree(
   const held = new Map<number, Held>();
   /** `openat` calls made (the step budget's unit). */
   let opens = 0;
+  const minRewalkGapMs = options.minRewalkGapMs ?? MIN_REWALK_GAP_MS;
+  const nowMs = options.nowMs ?? (() => performance.now());
+  /** When the last overflow re-walk began (ms), and whether one waits for its turn. */
+  let lastRewalkAtMs = -Infinity;
+  let isRewalkWaiting = false;
+  /** Folders said lost, by their watched parent (or their root, for a root): names. */
+  const saidLost = new Map<object, Set<string>>();
   const buffer = new Uint8Array(READ_BUFFER_BYTES);
   let isDrainCut = false;
 
@@ -361,6 +389,7 @@ export function createWatchTree(
     while (stack.length > 0) {
       const at = stack.pop()!;
       nodes.delete(at.wd);
+      saidLost.delete(at);
       closeHeld(at.wd);
       libc.rmWatch(inotifyFd, at.wd);
       for (const child of at.children.values()) stack.push(child);
@@ -437,15 +466,27 @@ export function createWatchTree(
 
   /** One folder: opened anchored, watched, checked, listed (sub-folders queued). */
   function runStep(step: Step): void {
-    const { root, parent } = step;
+    const { parent } = step;
     // The parent was dropped (moved or removed) since: its events say what happened.
     if (parent !== null && nodes.get(parent.wd) !== parent) return;
+    // The parent's tree (it may have been adopted into an outer root's since the step was queued).
+    const root = parent === null ? step.root : parent.root;
+    // A folder is said lost once until it is watched (or its parent dropped): a mode flipped in
+    // a loop is one message, not one per flip (review r17, hA-5).
+    const lostOwner: object = parent ?? root;
+    const loseOnce = (why: string) => {
+      let said = saidLost.get(lostOwner);
+      if (said === undefined) saidLost.set(lostOwner, said = new Set());
+      if (said.has(step.name)) return;
+      said.add(step.name);
+      lose(root, names, why);
+    };
     if (parent === null && (root.node !== null || !root.isListed)) return;
     if (root.isLimited || root.subscribers.size === 0) return;
     const names = parent === null ? [] : [...namesOf(parent), step.name];
     if (names.length > MAX_WATCH_DEPTH) {
       // Never opened: a chain deeper than this would make each step cost its depth.
-      lose(root, names, TOO_DEEP_WHY);
+      loseOnce(TOO_DEEP_WHY);
       return;
     }
     const expected = names.length === 0 ? root.real : `${root.real}/${names.join("/")}`;
@@ -453,7 +494,7 @@ export function createWatchTree(
     if (fd < 0) {
       // Gone, not a folder, or a symlink now (refused, never followed): nothing to watch. A
       // folder that cannot be searched is lost (named once).
-      if (fd === -EACCES) lose(root, names, "PermissionDenied");
+      if (fd === -EACCES) loseOnce("PermissionDenied");
       return;
     }
     let isHeld = false;
@@ -463,7 +504,7 @@ export function createWatchTree(
       const wd = libc.addWatch(inotifyFd, at, WATCH_MASK);
       if (wd === -ENOSPC) return limit(root);
       if (wd < 0) {
-        if (wd === -EACCES) lose(root, names, "PermissionDenied");
+        if (wd === -EACCES) loseOnce("PermissionDenied");
         return;
       }
       let location: string | null = null;
@@ -502,6 +543,8 @@ export function createWatchTree(
           parent.children.set(step.name, node);
         }
       }
+      // Watchable again: a later loss is said again.
+      saidLost.get(lostOwner)?.delete(step.name);
       if (step.isNew) report(root, names, "create");
       if (isFlat(root)) return;
       options.afterCheck?.(expected);
@@ -511,7 +554,7 @@ export function createWatchTree(
       if (read === null) return;
       if (read.tooManyEntries !== undefined) {
         // Its sub-folders are not listed in one read: they stay unwatched (named once).
-        lose(root, names, "TooManyEntries");
+        loseOnce("TooManyEntries");
         return;
       }
       const folders = read.entries.filter((entry) => entry.kind === "dir");
@@ -557,10 +600,23 @@ export function createWatchTree(
   }
 
   function overflow(): void {
+    // Every watch goes at once (a move-out may be among the lost events); the walk waits its
+    // turn: at most one re-walk a MIN_REWALK_GAP_MS, every overflow meanwhile folded into it.
     for (const root of roots.values()) {
       dropRoot(root);
       root.isRescanDue = true;
       root.isLimited = false;
+    }
+    isRewalkWaiting = true;
+    startRewalkIfDue();
+  }
+
+  function startRewalkIfDue(): void {
+    if (!isRewalkWaiting || nowMs() - lastRewalkAtMs < minRewalkGapMs) return;
+    isRewalkWaiting = false;
+    lastRewalkAtMs = nowMs();
+    for (const root of roots.values()) {
+      root.isRescanDue = true;
       queue({ root, parent: null, name: "", isNew: false, isWalk: true });
     }
   }
@@ -681,6 +737,7 @@ export function createWatchTree(
       }
     },
     step(maxOpens) {
+      startRewalkIfDue();
       for (let spent = 0; spent < maxOpens;) {
         const step = nextStep();
         if (step === undefined) break;
@@ -699,7 +756,11 @@ export function createWatchTree(
       return isDrainCut;
     },
     get hasWork() {
+      startRewalkIfDue();
       return walkSteps.length + eventSteps.length > 0;
+    },
+    get rewalkDueInMs() {
+      return isRewalkWaiting ? Math.max(0, lastRewalkAtMs + minRewalkGapMs - nowMs()) : null;
     },
     get watchCount() {
       return nodes.size;

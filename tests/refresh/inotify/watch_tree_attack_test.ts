@@ -254,3 +254,52 @@ Deno.test("hA-1 (r17): a deep chain with a side folder at every level, renamed, 
   );
   assert.ok(!h.watched().some((path) => path.endsWith("/e/f/g")));
 });
+
+Deno.test("hA-5 (r17): a folder the tree cannot watch, its mode flipped in a loop, is said lost once (runs as root: a folder past the depth bound)", async () => {
+  await using h = await treeHarness();
+  let at = `${h.root}/skills`;
+  for (let level = 1; level < MAX_WATCH_DEPTH; level++) at = `${at}/d`;
+  await Deno.mkdir(at, { recursive: true });
+  h.settle();
+  await Deno.mkdir(`${at}/too-deep`);
+  h.settle();
+  const lost = () => h.reports.filter((r) => r.type === "lost");
+  assert.equal(lost().length, 1, JSON.stringify(lost()));
+  // Two modes a turn, so inotify does not merge the events; each is an ATTRIB of an unwatched
+  // sub-folder, which the tree tries again.
+  for (let turn = 0; turn < 20; turn++) {
+    await Deno.chmod(`${at}/too-deep`, 0o700);
+    await Deno.chmod(`${at}/too-deep`, 0o755);
+    h.settle();
+  }
+  assert.equal(lost().length, 1, JSON.stringify(lost()));
+});
+
+Deno.test("hA-6 (r17): overflows in a row re-walk the roots at most once a gap, folded into one re-walk and one rescan", async () => {
+  let clockMs = 0;
+  await using h = await treeHarness({ minRewalkGapMs: 1_000, nowMs: () => clockMs });
+  const watches = h.tree.watchCount;
+  const overflowNow = () => h.tree.handle([{ wd: -1, mask: IN_Q_OVERFLOW, cookie: 0, name: "" }]);
+  overflowNow();
+  h.settle();
+  assert.equal(h.tree.watchCount, watches);
+  assert.equal(h.reports.filter((r) => r.type === "rescan").length, 1);
+  h.calls.clear();
+  // Five more within the gap: every watch dropped at once, no walk until the gap is over.
+  for (let i = 0; i < 5; i++) {
+    clockMs += 100;
+    overflowNow();
+    h.settle();
+  }
+  assert.equal(h.tree.watchCount, 0);
+  assert.equal(h.calls.get("addWatch") ?? 0, 0);
+  assert.equal(h.tree.rewalkDueInMs, 500);
+  assert.equal(h.reports.filter((r) => r.type === "rescan").length, 1);
+  clockMs += 500;
+  assert.equal(h.tree.rewalkDueInMs, 0);
+  h.settle();
+  assert.equal(h.tree.watchCount, watches);
+  assert.equal(h.calls.get("addWatch"), watches);
+  assert.equal(h.reports.filter((r) => r.type === "rescan").length, 2);
+  assert.equal(h.tree.rewalkDueInMs, null);
+});
