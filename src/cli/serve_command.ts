@@ -268,8 +268,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     log: (line) => logErrorLine(`skillgate: ${line}`),
   });
   const exit = await session.exited;
-  // Not closed: the process exits next, and its watch isolate with it (a stuck one never blocks).
-  void ownerWatch;
+  // The watches end (their descriptors closed, the parked poll woken); not awaited: the process
+  // exits next whatever they do (review r17, hA-L4).
+  void ownerWatch?.close().catch(() => {});
+  void watchService?.close().catch(() => {});
   remoteRefresh?.close();
   envRelease.reader.close();
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);

@@ -155,6 +155,21 @@ export const MAX_HELD_DESCRIPTORS = 64;
 /** The reason named for a root the watch budget left unwatched (as `watch_plan.ts`'s). */
 export const WATCH_LIMIT_WHY = "WatchLimit";
 
+/**
+ * The reason named for a folder whose name is not UTF-8 (events and listings
+ * decode names with U+FFFD for invalid bytes, so the name read is not the
+ * folder's; a name holding U+FFFD itself is treated alike, as the serving
+ * listing skips such names).
+ */
+export const NOT_UTF8_WHY = "NotUtf8";
+
+const REPLACED_NAME_CHAR = "\uFFFD";
+
+/** Linux's PATH_MAX, in bytes: a longer path cannot be read back from `/proc/self/fd`. */
+const PATH_MAX_BYTES = 4096;
+
+const encoder = new TextEncoder();
+
 /** The reason named for a folder deeper than {@linkcode MAX_WATCH_DEPTH} below its root. */
 export const TOO_DEEP_WHY = "TooDeep";
 
@@ -489,6 +504,11 @@ export function createWatchTree(
       loseOnce(TOO_DEEP_WHY);
       return;
     }
+    if (step.name.includes(REPLACED_NAME_CHAR)) {
+      // Not UTF-8 (decoded with U+FFFD): that name opens nothing, or another folder (r17 hA-L2).
+      loseOnce(NOT_UTF8_WHY);
+      return;
+    }
     const expected = names.length === 0 ? root.real : `${root.real}/${names.join("/")}`;
     const fd = openFolder(root, parent, names);
     if (fd < 0) {
@@ -508,10 +528,12 @@ export function createWatchTree(
         return;
       }
       let location: string | null = null;
+      let unreadable: string | null = null;
       try {
         location = Deno.readLinkSync(at);
-      } catch {
-        location = null;
+      } catch (error) {
+        // The kernel cannot name it (a path past PATH_MAX): never watched, but said (r17 hA-L1).
+        unreadable = error instanceof Error ? error.name : "Error";
       }
       const existing = nodes.get(wd);
       let node: Node;
@@ -531,6 +553,11 @@ export function createWatchTree(
         if (location !== expected) {
           // Moved or swapped since the open: never watched, never listed.
           libc.rmWatch(inotifyFd, wd);
+          if (unreadable !== null) {
+            loseOnce(
+              encoder.encode(expected).length >= PATH_MAX_BYTES ? "NameTooLong" : unreadable,
+            );
+          }
           return;
         }
         node = { wd, parent, name: step.name, root, children: new Map() };

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { leaksOutside, treeHarness } from "./_tree_harness.ts";
 import {
   MAX_WATCH_DEPTH,
+  NOT_UTF8_WHY,
   TOO_DEEP_WHY,
   WATCH_LIMIT_WHY,
 } from "../../../src/refresh/inotify/watch_tree.ts";
@@ -302,4 +303,27 @@ Deno.test("hA-6 (r17): overflows in a row re-walk the roots at most once a gap, 
   assert.equal(h.calls.get("addWatch"), watches);
   assert.equal(h.reports.filter((r) => r.type === "rescan").length, 2);
   assert.equal(h.tree.rewalkDueInMs, null);
+});
+
+/** Runs `script` in `sh` with `folder` as `$1` (names a string path cannot make). */
+async function shell(script: string, folder: string): Promise<void> {
+  const { success } = await new Deno.Command("sh", { args: ["-c", script, "sh", folder] }).output();
+  assert.ok(success, script);
+}
+
+Deno.test("hA-L1, hA-L2 (r17): a folder whose path passes PATH_MAX, and one whose name is not UTF-8, are said lost (NameTooLong, NotUtf8), never silently unwatched", async () => {
+  await using h = await treeHarness();
+  const long = "n".repeat(250);
+  // 17 levels of 250 bytes: past 4,096 bytes, within the depth bound.
+  await shell(
+    `cd "$1" && for i in $(seq 17); do mkdir ${long} && cd -P ${long} || exit 1; done`,
+    `${h.root}/skills/a`,
+  );
+  await shell(`mkdir "$1/$(printf 'bad\\377')"`, `${h.root}/skills/b`);
+  h.settle();
+  const lost = h.reports.filter((r) => r.type === "lost").map((r) => r.detail);
+  assert.ok(lost.some((detail) => detail.endsWith(":NameTooLong")), JSON.stringify(lost));
+  assert.ok(lost.includes(`skills/b/bad\ufffd:${NOT_UTF8_WHY}`), JSON.stringify(lost));
+  assert.ok(!h.watched().some((path) => path.includes("bad")));
+  await shell(`rm -rf "$1/${long}"`, `${h.root}/skills/a`);
 });
