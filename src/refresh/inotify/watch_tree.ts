@@ -461,6 +461,21 @@ export function createWatchTree(
     for (const [subscriber, path] of root.subscribers) {
       sink.lost(subscriber, path, ".", WATCH_LIMIT_WHY);
     }
+    walkUncovered();
+  }
+
+  /**
+   * Roots a dropped tree covered (nested in a root unsubscribed or stopped by
+   * the budget) are watched no more: each is walked again on its own, then
+   * rescanned (its events meanwhile were not read). A root whose folder is
+   * missing costs one open. O(roots).
+   */
+  function walkUncovered(): void {
+    for (const root of roots.values()) {
+      if (root.node !== null || root.isLimited || !root.isListed) continue;
+      root.isRescanDue = true;
+      queue({ root, parent: null, name: "", isNew: false, isWalk: true });
+    }
   }
 
   function finishStep(step: Step): void {
@@ -736,14 +751,7 @@ export function createWatchTree(
           roots.delete(key);
         }
       }
-      if (!isDropped) return;
-      // A root its tree covered (nested in it) is watched no more: walked again on its own, then
-      // rescanned (its events meanwhile were not read).
-      for (const root of roots.values()) {
-        if (root.node !== null || root.isLimited) continue;
-        root.isRescanDue = true;
-        queue({ root, parent: null, name: "", isNew: false, isWalk: true });
-      }
+      if (isDropped) walkUncovered();
     },
     handle(events) {
       for (const event of events) handleOne(event);

@@ -50,3 +50,22 @@ Deno.test("nested roots watched whole: an edit deep inside reaches both, each un
   assert.ok(changed.includes(`${h.root}/skills/b/SKILL.md`), changed.join("\n"));
   assert.ok(changed.includes("/INNER/b/SKILL.md"), changed.join("\n"));
 });
+
+Deno.test("a flat watch covered by a root the watch budget then stops is watched on its own again (not silently deaf)", async () => {
+  // Budget 6: the root's 5 folders fit; one more folder stops the root (walked whole or not at all).
+  await using h = await treeHarness({ maxWatches: 6 });
+  const owner = `${h.root}/skills/a`;
+  h.tree.subscribe(2, "/OWNER", owner, true);
+  h.settle();
+  assert.equal(h.tree.watchCount, 5);
+  await Deno.mkdir(`${h.root}/skills/c`);
+  await Deno.mkdir(`${h.root}/skills/d`);
+  h.settle();
+  assert.ok(h.reports.some((r) => r.type === "lost" && r.path === h.root));
+  assert.deepEqual(h.watched(), [owner]);
+  h.reports.length = 0;
+  await Deno.writeTextFile(`${owner}/config.json`, "{}");
+  h.settle();
+  const changed = h.reports.filter((r) => r.type === "change").map((r) => r.path);
+  assert.ok(changed.includes("/OWNER/config.json"), changed.join("\n"));
+});
