@@ -224,6 +224,8 @@ Deno.test("finding 5 (anchoring alone): a root whose parent was swapped for a li
 
 Deno.test("hA-1 (r17): a deep chain with a side folder at every level, renamed, re-opens each folder once from its held parent; past the depth bound folders are said lost, never opened", async () => {
   await using h = await treeHarness();
+  const openFds = () => [...Deno.readDirSync("/proc/self/fd")].length;
+  const fdsBefore = openFds();
   const depth = MAX_WATCH_DEPTH - 2;
   // A comb: every level holds the next level and a side folder (its parent's descriptor is
   // needed twice, so held across the walk below it).
@@ -246,6 +248,8 @@ Deno.test("hA-1 (r17): a deep chain with a side folder at every level, renamed, 
     h.watched().filter((path) => path.startsWith(`${h.root}/skills/deep2`)).length,
     folders,
   );
+  // Every descriptor held for the walks is closed once they are over.
+  assert.equal(openFds(), fdsBefore);
   // Three more levels: the one past the bound is lost (named once), not opened.
   await Deno.mkdir(`${at.replace("/deep/", "/deep2/")}/e/f/g`, { recursive: true });
   h.settle();
@@ -326,4 +330,25 @@ Deno.test("hA-L1, hA-L2 (r17): a folder whose path passes PATH_MAX, and one whos
   assert.ok(lost.includes(`skills/b/bad\ufffd:${NOT_UTF8_WHY}`), JSON.stringify(lost));
   assert.ok(!h.watched().some((path) => path.includes("bad")));
   await shell(`rm -rf "$1/${long}"`, `${h.root}/skills/a`);
+});
+
+Deno.test("hA-1 (r17): descriptors held for a walk are closed when its root is unsubscribed midway or an overflow drops the tree", async () => {
+  await using h = await treeHarness();
+  for (let i = 0; i < 20; i++) await Deno.mkdir(`${h.root}/skills/s${i}/x/y`, { recursive: true });
+  h.settle();
+  const openFds = () => [...Deno.readDirSync("/proc/self/fd")].length;
+  const fdsBefore = openFds();
+  h.tree.unsubscribe(1);
+  h.tree.subscribe(1, h.root, h.root);
+  assert.equal(h.tree.step(8), true);
+  assert.ok(openFds() > fdsBefore, "the walk holds its parents' descriptors");
+  h.tree.unsubscribe(1);
+  h.settle();
+  assert.equal(openFds(), fdsBefore);
+  h.tree.subscribe(1, h.root, h.root);
+  assert.equal(h.tree.step(8), true);
+  h.tree.handle([{ wd: -1, mask: IN_Q_OVERFLOW, cookie: 0, name: "" }]);
+  h.settle();
+  assert.equal(openFds(), fdsBefore);
+  assert.ok(h.watched().includes(`${h.root}/skills/s19/x/y`));
 });
