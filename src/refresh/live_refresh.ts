@@ -652,8 +652,9 @@ export async function startLiveRefresh(
           : lost.folder === "."
           ? `skillgate: live refresh is off for "${lost.root}": cannot watch it (${lost.why})`
           : `skillgate: live refresh misses the folder "${lost.folder}" in "${lost.root}": ` +
-            `cannot watch it (${lost.why}); the rest of that root refreshes. Make the folder ` +
-            "readable (its changes are read at the next refresh), or move it out of the root",
+            `cannot watch it (${lost.why}); the rest of that root refreshes. ` +
+            `${LOST_REMEDIES[lost.why] ?? LOST_REMEDIES.PermissionDenied} (its changes are ` +
+            "read at the next refresh), or move it out of the root",
       );
     }
     if (
@@ -996,6 +997,18 @@ const MANY_WATCHED_PATHS = 256;
 // `Deno.watchFs` in the serving thread hung it whenever the first watcher's thread was stuck in a
 // FIFO's open; now every watcher opens in the isolate, which alone would stop.
 const SKILL_FILE_WATCH_MAX_PATHS = 64;
+
+/**
+ * What the owner can do about a folder the watch lost, by the reason
+ * `inotify/watch_tree.ts` names (others: as for an unreadable folder).
+ */
+const LOST_REMEDIES: Readonly<Record<string, string>> = {
+  PermissionDenied: "Make the folder readable",
+  TooDeep: "Move it to 64 folder levels or fewer below the root",
+  NotUtf8: "Rename it to a UTF-8 name",
+  NameTooLong: "Shorten its path to under 4,096 bytes",
+  TooManyEntries: "Move some of its entries into sub-folders",
+};
 
 /**
  * `known` with the folders of `lost` it does not name yet (by root and
