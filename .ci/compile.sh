@@ -30,7 +30,6 @@ SUMS=${SKILLGATE_DENORT_SUMS:-.ci/denort-$DENO_VERSION.sha256}
 FETCHER_ENTRY=src/remote/fetcher_entry.ts
 DECLARATIONS_ENTRY=src/sandbox/declared_env_entry.ts
 DIGESTS_ENTRY=src/mcp/skills_extension/digest_entry.ts
-WATCH_ENTRY=src/refresh/watch_entry.ts
 # The trusted part's one-shot commands, loaded by URL so that serve starts without them.
 ON_DEMAND_ENTRY=src/cli/on_demand.ts
 PROBE=skillgate-denort-probe
@@ -83,7 +82,7 @@ if [ "$target" != "$host" ]; then
 fi
 # The worker modules (and the trusted part's on-demand modules) are loaded at run time by URL,
 # so they must be named to be embedded.
-set -- compile "$@" --include "$WORKER_ENTRY" --include "$FETCHER_ENTRY" --include "$DECLARATIONS_ENTRY" --include "$DIGESTS_ENTRY" --include "$WATCH_ENTRY" --include "$ON_DEMAND_ENTRY" --output "$output" "$ENTRY"
+set -- compile "$@" --include "$WORKER_ENTRY" --include "$FETCHER_ENTRY" --include "$DECLARATIONS_ENTRY" --include "$DIGESTS_ENTRY" --include "$ON_DEMAND_ENTRY" --output "$output" "$ENTRY"
 
 if [ "$plan" = true ]; then
   printf '%s\n' "$deno" "$@"

@@ -12,17 +12,11 @@
 
 /**
  * The entry modules skillgate loads by URL: each isolate's (the worker, the
- * declaration reader, the fetcher, the digest isolate, the watch isolate),
- * and `on-demand`, the trusted part's modules `serve` does not start with
- * (`src/cli/on_demand.ts` says why it is loaded by URL).
+ * declaration reader, the fetcher, the digest isolate), and `on-demand`, the
+ * trusted part's modules `serve` does not start with (`src/cli/on_demand.ts`
+ * says why it is loaded by URL).
  */
-export type IsolateEntry =
-  | "worker"
-  | "declaration-reader"
-  | "fetcher"
-  | "digests"
-  | "watch"
-  | "on-demand";
+export type IsolateEntry = "worker" | "declaration-reader" | "fetcher" | "digests" | "on-demand";
 
 /** Each entry module's path under `src/` (source form: `.ts`; bundled: the same path, `.js`). */
 const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
@@ -30,7 +24,6 @@ const ENTRY_PATHS: Readonly<Record<IsolateEntry, string>> = {
   "declaration-reader": "sandbox/declared_env_entry",
   "fetcher": "remote/fetcher_entry",
   "digests": "mcp/skills_extension/digest_entry",
-  "watch": "refresh/watch_entry",
   "on-demand": "cli/on_demand",
 };
 

@@ -53,12 +53,6 @@ export interface PermissionsReport {
    * when not computed.
    */
   readonly digests?: Record<WorkerPermissionKind, string[]>;
-  /**
-   * The watch isolate's set (`src/sandbox/watch_isolate_host.ts`: the
-   * isolate that opens every watcher of live refresh; its reasons are keyed
-   * `watch:kind:value`); absent when not computed.
-   */
-  readonly watch?: Record<WorkerPermissionKind, string[]>;
   readonly reasons: Record<string, string>;
   /** How scripts are contained here (`sandbox`, `pid-namespace` or `process-group`), and why. */
   readonly isolation?: { readonly mode: string; readonly note: string };
@@ -88,7 +82,7 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
   // The one-shot command reads the skills to describe each granted script's containment;
   // the set itself is decided from the grant alone, exactly as for `serve`.
   const describe = await buildCatalog(config.roots, config.caps);
-  const { scripts, explained, declarationReader, digestIsolate, watchIsolate, indexCacheProblem } =
+  const { scripts, explained, declarationReader, digestIsolate, indexCacheProblem } =
     await computeWorkerSet(
       config,
       [...paths, ...remote?.paths ?? []],
@@ -118,8 +112,6 @@ export async function runPermissionsCommand(given: Config, io: CommandIo): Promi
     fetcher: remote?.setup.fetcher ?? null,
     declarations: declarationReader,
     digests: digestIsolate,
-    // Live refresh's watchers; none under --static.
-    watch: config.options.static ? null : watchIsolate,
   });
   await io.writeOut(
     config.options.json ? `${jsonForTerminal(report)}\n` : renderPermissions(report),
@@ -148,15 +140,13 @@ export function permissionsReport(
     readonly fetcher?: ExplainedPermissions | null;
     readonly declarations?: ExplainedPermissions | null;
     readonly digests?: ExplainedPermissions | null;
-    readonly watch?: ExplainedPermissions | null;
   } = {},
 ): PermissionsReport {
-  const { fetcher = null, declarations = null, digests = null, watch = null, ...scripts } = extras;
+  const { fetcher = null, declarations = null, digests = null, ...scripts } = extras;
   const parts = [
     ["worker", worker],
     ["declaration reader", declarations],
     ["digest isolate", digests],
-    ["watch isolate", watch],
   ] as const;
   for (const [part, set] of parts) {
     if (set !== null && set.permissions.ffi.length > 0) {
@@ -207,21 +197,12 @@ export function permissionsReport(
       }
     }
   }
-  if (watch !== null) {
-    for (const kind of WORKER_PERMISSION_KINDS) {
-      for (const value of watch.permissions[kind]) {
-        reasons[`watch:${kind}:${value}`] = watch.reasons[`${kind}:${value}`] ??
-          "no reason recorded";
-      }
-    }
-  }
   return {
     trusted: { flags },
     worker: kinds(set),
     ...(fetcher === null ? {} : { fetcher: kinds(fetcher.permissions) }),
     ...(declarations === null ? {} : { declarations: kinds(declarations.permissions) }),
     ...(digests === null ? {} : { digests: kinds(digests.permissions) }),
-    ...(watch === null ? {} : { watch: kinds(watch.permissions) }),
     reasons,
     ...scripts,
   };
@@ -277,14 +258,6 @@ export function renderPermissions(report: PermissionsReport): string {
         "skills is first built):",
     );
     pushKinds(lines, report.digests, report.reasons, "digests:");
-  }
-  if (report.watch !== undefined) {
-    lines.push(
-      "",
-      "Watch isolate (opens every file watcher of live refresh, so a FIFO that holds Deno's " +
-        "watcher thread stops only it):",
-    );
-    pushKinds(lines, report.watch, report.reasons, "watch:");
   }
   if (report.fetcher !== undefined) {
     lines.push("", "Fetcher (remote sources: the only part that reaches the network):");

@@ -22,6 +22,7 @@ import type { SkillOverrides } from "../skills/overrides.ts";
 import { createEnvReleaseService } from "../sandbox/env_release_service.ts";
 import { createDigestIsolateHost } from "../sandbox/digest_isolate_host.ts";
 import { createWatchIsolateHost } from "../sandbox/watch_isolate_host.ts";
+import { startWatchService } from "../refresh/inotify/watch_service.ts";
 import type { PreparedProcess } from "../sandbox/process_prep.ts";
 import { startWorker } from "../sandbox/worker_host.ts";
 import type { RootPaths, WorkerPermissions } from "../sandbox/worker_permissions.ts";
@@ -134,6 +135,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     getEnv: (name) => Deno.env.get(name),
     overrides: () => overridesInForce,
   });
+  // Live refresh's inotify watch of the roots, here in the trusted part: the worker gets no FFI;
+  // null under --static or where inotify cannot be used. The owner files' watch holds an inotify
+  // service of its own (a root writer cannot overflow its queue: review r17, hA-7).
+  const watchService = config.options.static ? null : startWatchService();
   // The owner's files are watched here, never by the worker: it only receives what narrows. The
   // watch opens after the first answer (or at a settings view's first write, which needs it), off
   // that answer's path (issue 13; deferred_owner_watch.ts).
@@ -163,11 +168,8 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         isolateEntryUrl("digests"),
         workerSet.digestIsolate.permissions,
       ),
-      // Opens every watcher of live refresh, so a FIFO holding Deno's watcher thread stops only it.
-      watchIsolate: createWatchIsolateHost(
-        isolateEntryUrl("watch"),
-        workerSet.watchIsolate.permissions,
-      ),
+      // Answers live refresh's watch requests from the inotify service, confined to the roots.
+      watchIsolate: createWatchIsolateHost(watchService, workerSet.watchRoots),
       ...(preloaded === null ? {} : { worker: preloaded }),
       ...(scripts.pendingIsolation === null ? {} : { isolationWanted: () => probeLate() }),
     },
@@ -281,8 +283,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     log: (line) => logErrorLine(`skillgate: ${line}`),
   });
   const exit = await session.exited;
-  // Not closed: the process exits next, and its watch isolate with it (a stuck one never blocks).
-  void ownerWatch;
+  // The watches end (their descriptors closed, the parked poll woken); not awaited: the process
+  // exits next whatever they do (review r17, hA-L4).
+  void (ownerWatch.isOpened ? ownerWatch.now() : null)?.close().catch(() => {});
+  void watchService?.close().catch(() => {});
   remoteRefresh?.close();
   envRelease.reader.close();
   if (exit.message !== undefined) logErrorLine(`skillgate: ${exit.message}`);

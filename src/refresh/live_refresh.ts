@@ -36,6 +36,7 @@ import {
   startWatchIsolate,
   trustedPartStarter,
   type TrustedPeer,
+  type WatchIsolateStarter,
 } from "./watch_isolate.ts";
 import { skillsChangedSince } from "./catch_up.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
@@ -54,27 +55,28 @@ export interface LiveRefreshOptions {
   /** Called after every refresh, for logs, tests and benchmarks. */
   readonly onRefresh?: (report: RefreshReport) => void;
   /**
-   * Opens watchers in this thread (tests inject one that fails for a folder).
-   * @default none: every watcher is opened in the watch isolate (`watch_isolate.ts`)
+   * Opens Deno.watchFs watchers in this thread (tests of the split-watch
+   * logic inject one that fails for a folder).
+   * @default none: the trusted part's inotify watch (`watch_isolate.ts`)
    */
   readonly watchFs?: WatchOpener;
-  /**
-   * The watch isolate's probe interval, stuck bound and replacements, in ms
-   * and count (tests lower them). @default `watch_isolate.ts`'s
-   */
+  /** Where the watch comes from. */
   readonly watchIsolate?: {
     /**
-     * The serving worker's `self`: its watch isolates are started by the
-     * trusted part. @default none: this thread starts them (tests)
+     * The serving worker's `self`: its watch is the trusted part's.
+     * @default none: this thread runs an inotify service of its own (tests)
      */
     readonly parent?: TrustedPeer;
-    readonly probeIntervalMs?: number;
-    readonly stuckAfterMs?: number;
-    readonly maxReplacements?: number;
+    /**
+     * Where the watch comes from (tests force the fallback with a starter
+     * that has no inotify). @default the trusted part's (`parent`), else
+     * `directStarter`
+     */
+    readonly starter?: WatchIsolateStarter;
   };
   /**
-   * How often the roots are read once watching was given up (stuck watch
-   * isolates past the bound), in ms. @default 30000
+   * How often the roots are read where nothing can watch (no inotify), in
+   * ms. @default 30000
    */
   readonly pollMs?: number;
   /**
@@ -209,8 +211,6 @@ export async function startLiveRefresh(
   let skillFileWatcher: WatchHandle | null = null;
   /** The skill-file watcher's updates, one at a time (each waits for the isolate's answer). */
   let skillFileChain: Promise<void> = Promise.resolve();
-  /** Set when a stuck watch isolate was replaced: what changed since then is read again. */
-  let catchUpSinceMs: number | null = null;
   /** Set once watching was given up: the roots are read every `pollMs` instead. */
   let isPolling = false;
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
@@ -242,19 +242,9 @@ export async function startLiveRefresh(
       while ((pending.size > 0 || isFreshBuildPending || isRewatchPending) && !isClosed) {
         if (isRewatchPending && pending.size === 0 && !isFreshBuildPending) {
           isRewatchPending = false;
-          const sinceMs = catchUpSinceMs;
-          catchUpSinceMs = null;
           await rewatch(true);
           // A removed root made again: read once the new watch covers it.
           for (const root of returnedRoots.splice(0)) pending.add(root);
-          // A stuck watch isolate was replaced: what changed while it was stuck is read now that
-          // the fresh one watches (the roots rescanned, skills whose folders changed reloaded;
-          // linked skills' folders are not named: each would be read again, r9).
-          if (sinceMs !== null && !isClosed) {
-            for (const path of [...localRoots(), ...skillsChangedSince(store.base(), sinceMs)]) {
-              pending.add(path);
-            }
-          }
           continue;
         }
         const batch = [...pending];
@@ -662,8 +652,9 @@ export async function startLiveRefresh(
           : lost.folder === "."
           ? `skillgate: live refresh is off for "${lost.root}": cannot watch it (${lost.why})`
           : `skillgate: live refresh misses the folder "${lost.folder}" in "${lost.root}": ` +
-            `cannot watch it (${lost.why}); the rest of that root refreshes. Make the folder ` +
-            "readable (its changes are read at the next refresh), or move it out of the root",
+            `cannot watch it (${lost.why}); the rest of that root refreshes. ` +
+            `${LOST_REMEDIES[lost.why] ?? LOST_REMEDIES.PermissionDenied} (its changes are ` +
+            "read at the next refresh), or move it out of the root",
       );
     }
     if (
@@ -752,20 +743,6 @@ export async function startLiveRefresh(
     );
   }
 
-  /**
-   * A stuck watch isolate was replaced by a fresh one (its watchers ended
-   * with it): the watch is planned again in the new one, then what changed
-   * since `sinceMs` is read (see `drain`).
-   */
-  function onIsolateReplaced(sinceMs: number): void {
-    if (isClosed) return;
-    catchUpSinceMs = Math.min(catchUpSinceMs ?? sinceMs, sinceMs);
-    skillFileWatcher = null;
-    skillFilePaths = [];
-    isRewatchPending = true;
-    running ??= drain();
-  }
-
   /** Watching was given up: the roots are read every `pollMs` from now on (one stderr line). */
   function onWatchGivenUp(sinceMs: number, why: string): void {
     if (isClosed || isPolling) return;
@@ -777,9 +754,8 @@ export async function startLiveRefresh(
     clearTimeout(limitRetryTimer);
     clearTimeout(rootReturnTimer);
     logErrorLine(
-      `skillgate: live refresh no longer watches the roots (${why}); it reads them every ` +
-        `${pollMs / 1000} s instead. Remove FIFOs (named pipes) from the roots, or serve with ` +
-        "--static where others can write to them; restart skillgate to watch again",
+      `skillgate: live refresh does not watch the roots (${why}); it reads them every ` +
+        `${pollMs / 1000} s instead`,
     );
     const poll = (fromMs: number) => {
       pollTimer = setTimeout(() => {
@@ -803,11 +779,18 @@ export async function startLiveRefresh(
     ? inProcessWatch(options.watchFs)
     : startWatchIsolate({
       ...options.watchIsolate,
-      starter: options.watchIsolate?.parent !== undefined
+      starter: options.watchIsolate?.starter !== undefined
+        ? options.watchIsolate.starter
+        : options.watchIsolate?.parent !== undefined
         ? trustedPartStarter(options.watchIsolate.parent)
         : directStarter(await isolateReadPaths(store.base())),
-      onReplaced: onIsolateReplaced,
       onGivenUp: onWatchGivenUp,
+      onLost: (lost) => {
+        if (isClosed || isPolling) return;
+        // Keyed by root + folder: a folder said lost again adds nothing (review r17, hA-5).
+        unwatched = withLost(unwatched, lost);
+        warnLost(lost);
+      },
     });
   const initial = await watchPaths(store.base());
   try {
@@ -841,7 +824,7 @@ export async function startLiveRefresh(
     clearTimeout(pollTimer);
     for (const watcher of watchers) watcher.close();
     skillFileWatcher?.close();
-    backend.close();
+    await backend.close();
     await pump;
     await skillFileChain;
     await skillFilePump;
@@ -1014,6 +997,36 @@ const MANY_WATCHED_PATHS = 256;
 // `Deno.watchFs` in the serving thread hung it whenever the first watcher's thread was stuck in a
 // FIFO's open; now every watcher opens in the isolate, which alone would stop.
 const SKILL_FILE_WATCH_MAX_PATHS = 64;
+
+/**
+ * What the owner can do about a folder the watch lost, by the reason
+ * `inotify/watch_tree.ts` names (others: as for an unreadable folder).
+ */
+const LOST_REMEDIES: Readonly<Record<string, string>> = {
+  PermissionDenied: "Make the folder readable",
+  TooDeep: "Move it to 64 folder levels or fewer below the root",
+  NotUtf8: "Rename it to a UTF-8 name",
+  NameTooLong: "Shorten its path to under 4,096 bytes",
+  TooManyEntries: "Move some of its entries into sub-folders",
+};
+
+/**
+ * `known` with the folders of `lost` it does not name yet (by root and
+ * folder). O(known + lost).
+ */
+function withLost(
+  known: readonly LostFolder[],
+  lost: readonly LostFolder[],
+): readonly LostFolder[] {
+  const keys = new Set(known.map((at) => `${at.root}\0${at.folder}`));
+  const added = lost.filter((at) => {
+    const key = `${at.root}\0${at.folder}`;
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
+  });
+  return added.length === 0 ? known : [...known, ...added];
+}
 
 /**
  * How often a root the user's inotify watch limit left unwatched is tried

@@ -1,8 +1,9 @@
 /**
- * The only messages between the serving worker and its watch isolate
- * (`watch_entry.ts`, started by `watch_isolate.ts`). The isolate only reads
- * the roots; what it sends is checked here before the serving worker uses
- * it (an isolate is never trusted further than its shape).
+ * The only messages between the serving worker (`watch_isolate.ts`) and the
+ * trusted part's inotify watch (`inotify/watch_service.ts`), over the port
+ * the worker hands the trusted part. What comes back is checked here before
+ * the serving worker uses it (by shape), and names only "something changed
+ * at P" under a path the worker asked for.
  *
  * @module
  */
@@ -32,9 +33,7 @@ export type ToWatchIsolate =
     readonly recursive: boolean;
   }
   /** Closes these watchers. */
-  | { readonly type: "close"; readonly watches: readonly number[] }
-  /** Opens and closes a watcher over no path (it takes Deno's watcher lock), then answers. */
-  | { readonly type: "probe"; readonly id: number };
+  | { readonly type: "close"; readonly watches: readonly number[] };
 
 /** One event of one watcher. */
 export interface CarriedEvent {
@@ -60,8 +59,8 @@ export type FromWatchIsolate =
   | { readonly type: "events"; readonly events: readonly CarriedEvent[] }
   /** A watcher's iteration ended by itself (an error, named). */
   | { readonly type: "watch-ended"; readonly watch: number; readonly error: string | null }
-  /** A probe's answer, or a heartbeat while the isolate opens watchers (`id` -1). */
-  | { readonly type: "alive"; readonly id: number };
+  /** Folders of an opened watch lost since its answer (the watch budget, a folder unreadable). */
+  | { readonly type: "lost"; readonly watch: number; readonly lost: readonly LostFolder[] };
 
 /**
  * Carries `error` across: its name and message.
@@ -115,8 +114,10 @@ export function parseFromWatchIsolate(data: unknown): FromWatchIsolate | null {
   if (typeof data !== "object" || data === null) return null;
   const message = data as Record<string, unknown>;
   switch (message.type) {
-    case "alive":
-      return isId(message.id) ? { type: "alive", id: message.id } : null;
+    case "lost":
+      return isId(message.watch) && Array.isArray(message.lost) && message.lost.every(isLost)
+        ? { type: "lost", watch: message.watch, lost: message.lost }
+        : null;
     case "open-failed":
       return isId(message.id) && isCarried(message.error)
         ? { type: "open-failed", id: message.id, error: message.error }

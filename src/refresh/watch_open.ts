@@ -50,8 +50,8 @@ export interface WatchBackend {
    *   when the backend stopped.
    */
   openOne(paths: readonly string[], recursive: boolean): Promise<WatchHandle>;
-  /** Ends every watcher it opened (the isolate terminated). Idempotent. */
-  close(): void;
+  /** Ends every watcher it opened; resolves once its descriptors are closed. Idempotent. */
+  close(): void | Promise<void>;
 }
 
 /**

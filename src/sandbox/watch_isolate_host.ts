@@ -1,105 +1,67 @@
 /**
- * The trusted part's side of the watch isolate (`src/refresh/watch_entry.ts`):
- * starts one when the serving worker asks, with a permission set of reading
- * the roots only, and hands it the worker's end of their channel. The worker
- * cannot start it itself: a worker may load no module it cannot read, and
- * the serving worker reads the roots alone. A new request ends the running
- * isolate first (the worker found it stuck: a FIFO holds Deno's watcher
- * thread, which `terminate()` leaves blocked until the process exits, never
- * blocking this thread; measured under Deno 2.9.6), up to
- * {@linkcode MAX_WATCH_ISOLATES} in all per worker, whatever it asks: each
- * stuck one leaks its threads.
+ * The trusted part's side of the serving worker's live-refresh watch: when
+ * the worker asks (a `watch-isolate` message carrying its end of a channel),
+ * the trusted part's inotify service (`src/refresh/inotify/watch_service.ts`)
+ * answers the watch protocol on that port, confined to the roots (as
+ * configured and real). No isolate is started: inotify opens nothing, so a
+ * FIFO in a root holds no thread, and the worker gets no FFI. A new request
+ * detaches the previous port first. Where inotify cannot be used (not
+ * Linux), the worker is told at once (`watch-isolate-ended`) and reads the
+ * roots periodically instead.
  *
  * @module
  */
 
 import type { WatchIsolateEndedMessage } from "./messages.ts";
-import { toWorkerOption, type WorkerPermissions } from "./worker_permissions.ts";
+import type { WatchService } from "../refresh/inotify/watch_service.ts";
+import { NO_INOTIFY } from "../refresh/watch_isolate.ts";
 
-/**
- * Watch isolates started at most per serving worker: the first and four
- * replacements of stuck ones (`src/refresh/watch_isolate.ts` gives up after
- * as many).
- */
-export const MAX_WATCH_ISOLATES = 5;
-
-/** Starts and ends the watch isolates of one serving worker. */
+/** Answers one serving worker's watch requests. */
 export interface WatchIsolateHost {
   /**
-   * Ends the running isolate, if any, then starts a fresh one and hands it
-   * `port`; past {@linkcode MAX_WATCH_ISOLATES} it starts nothing.
+   * Detaches the previous port, if any, then answers the watch protocol on
+   * `port`.
    *
-   * @param port The worker's end of the channel (transferred to the isolate).
-   * @param onEnded Called once if the isolate fails (it is ended first), or
-   *   at once when it cannot be created or the bound is reached, with the
+   * @param port The worker's end of the channel.
+   * @param onEnded Called at once when nothing can watch here, with the
    *   message to post to the worker.
    */
   start(port: MessagePort, onEnded: (message: WatchIsolateEndedMessage) => void): void;
-  /** Ends the running isolate, if one runs (never blocks). */
+  /** Detaches the port, if one is attached (its watches end). */
   stop(): void;
-  /** Isolates started so far (for tests). */
+  /** Ports attached so far (for tests). */
   readonly started: number;
 }
 
 /**
- * Creates the host. Nothing starts until the worker asks.
+ * Creates the host. Nothing is watched until the worker asks.
  *
- * @param entry URL of `src/refresh/watch_entry.ts` (`isolateEntryUrl("watch")`).
- * @param permissions The isolate's set: the roots read only, nothing else
- *   (`watchIsolatePermissions` in `worker_set.ts`).
- * @param maxIsolates @default MAX_WATCH_ISOLATES
+ * @param service The trusted part's inotify service, or null where inotify
+ *   cannot be used.
+ * @param roots What a watch may be at or under: the local roots, as
+ *   configured and real (`watchRoots` in `worker_set.ts`).
  * @returns The host.
- *
- * Requires `--unstable-worker-options`; the trusted part holds every
- * permission it hands down.
  */
 export function createWatchIsolateHost(
-  entry: URL,
-  permissions: WorkerPermissions,
-  maxIsolates = MAX_WATCH_ISOLATES,
+  service: WatchService | null,
+  roots: readonly string[],
 ): WatchIsolateHost {
-  let running: Worker | null = null;
+  let detach: (() => void) | null = null;
   let started = 0;
   const stop = () => {
-    running?.terminate();
-    running = null;
+    detach?.();
+    detach = null;
   };
   return {
     start(port, onEnded) {
       stop();
-      if (started >= maxIsolates) {
+      if (service === null) {
         port.close();
-        onEnded({
-          type: "watch-isolate-ended",
-          reason: `${maxIsolates} watch isolates were started already`,
-        });
+        onEnded({ type: "watch-isolate-ended", reason: NO_INOTIFY });
         return;
       }
       started++;
-      let isolate: Worker;
-      try {
-        isolate = new Worker(entry, {
-          type: "module",
-          name: "skillgate-watch",
-          deno: { permissions: toWorkerOption(permissions) },
-        });
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        port.close();
-        onEnded({ type: "watch-isolate-ended", reason: `the watch isolate did not start: ${why}` });
-        return;
-      }
-      running = isolate;
-      isolate.onerror = (event: ErrorEvent) => {
-        event.preventDefault();
-        if (running !== isolate) return;
-        stop();
-        onEnded({
-          type: "watch-isolate-ended",
-          reason: `the watch isolate failed: ${event.message}`,
-        });
-      };
-      isolate.postMessage({ type: "watch-port", port }, [port]);
+      detach = service.attach(port, roots);
     },
     stop,
     get started() {

@@ -155,31 +155,6 @@ export function toWorkerOption(permissions: WorkerPermissions): Deno.PermissionO
 }
 
 /**
- * The watch isolate's permission set (`src/refresh/watch_entry.ts`): every
- * `Deno.watchFs` of live refresh runs there, so a FIFO that holds Deno's
- * watcher thread stops only that isolate. It reads the roots (as configured
- * and real: watching needs read permission of every watched folder, and
- * planning a split watch lists folders) and nothing else: no write, run,
- * net, env, sys or ffi. Remote sources are never watched. Pure.
- *
- * @param roots The roots with their real paths.
- * @returns The permissions and a reason per entry.
- */
-export function watchIsolatePermissions(roots: readonly RootPaths[]): ExplainedPermissions {
-  const base = computeWorkerPermissions(roots);
-  const reasons: Record<string, string> = {};
-  for (const path of base.permissions.read) {
-    reasons[`read:${path}`] = "live refresh's watchers (local roots watched, their folders " +
-      "listed to plan the watch; never a file read) (" +
-      (base.reasons[`read:${path}`] ?? "a skill folder") + ")";
-  }
-  return Object.freeze({
-    permissions: Object.freeze({ ...base.permissions, env: Object.freeze([]) }),
-    reasons: Object.freeze(reasons),
-  });
-}
-
-/**
  * The digest isolate's permission set (`digest_entry.ts`, issue 13): what the
  * worker reads skills from, read only (each root as configured and real, and
  * the configured remote sources' folders in the sources cache), and nothing else:

@@ -22,7 +22,6 @@ import {
   type ExplainedPermissions,
   type PermittedProgram,
   type RootPaths,
-  watchIsolatePermissions,
 } from "./worker_permissions.ts";
 import { realPathOr, runsRefusedOverTransport } from "./worker_prediction.ts";
 
@@ -56,10 +55,10 @@ export interface WorkerSet {
    */
   readonly digestIsolate: ExplainedPermissions;
   /**
-   * The watch isolate's permissions (`watch_isolate_host.ts`): the roots,
-   * read only, nothing else.
+   * What live refresh's watch may be at or under (`watch_isolate_host.ts`,
+   * the trusted part's inotify): each local root as configured and real.
    */
-  readonly watchIsolate: ExplainedPermissions;
+  readonly watchRoots: readonly string[];
   /**
    * Folders a skill folder must lie inside for the declaration reader, each
    * with the prefix its skills are served under: every root's real path, and
@@ -153,7 +152,11 @@ export async function computeWorkerSet(
     // Without grant rows a remote skill's declaration releases nothing: no read on its cache then.
     declarationReader: computeWorkerPermissions(roots, scripts.grant.rows === null ? {} : sources),
     digestIsolate: digestIsolatePermissions(roots, sources),
-    watchIsolate: watchIsolatePermissions(roots),
+    watchRoots: [
+      ...new Set(
+        roots.flatMap((root) => root.realPath === null ? [root.path] : [root.path, root.realPath]),
+      ),
+    ],
     declarationBases: declarationBasesOf(config, roots, sourcesBase),
     declarationSourcesBase: sourcesBase,
   };

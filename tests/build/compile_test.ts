@@ -73,8 +73,6 @@ Deno.test("make compile embeds exactly the trusted flags and includes every work
     "--include",
     "src/mcp/skills_extension/digest_entry.ts",
     "--include",
-    "src/refresh/watch_entry.ts",
-    "--include",
     "src/cli/on_demand.ts",
     "--output",
     `dist/${BINARY_NAME}`,

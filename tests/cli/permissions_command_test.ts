@@ -25,7 +25,6 @@ Deno.test("permissions --json has exactly the documented shape, with a reason fo
     "worker",
     "declarations",
     "digests",
-    "watch",
     "reasons",
     "isolation",
     "scripts",
@@ -43,9 +42,6 @@ Deno.test("permissions --json has exactly the documented shape, with a reason fo
     ),
     ...Object.entries(report.digests ?? {}).flatMap(([kind, values]) =>
       values.map((value) => `digests:${kind}:${value}`)
-    ),
-    ...Object.entries(report.watch ?? {}).flatMap(([kind, values]) =>
-      values.map((value) => `watch:${kind}:${value}`)
     ),
   ];
   assert.deepEqual(Object.keys(report.reasons).sort(), expectedKeys.sort());

@@ -106,7 +106,6 @@ Deno.test("attack: permissions --json over a hostile root prints no raw control 
     "worker",
     "declarations",
     "digests",
-    "watch",
     "reasons",
     "isolation",
     "scripts",

@@ -1,9 +1,10 @@
 /**
  * Attack (found while driving issue 11 item 6's start-up race): a FIFO
- * renamed through a watched skill folder blocks Deno's file-watcher thread
- * for good (it opens event paths), and closing that watcher blocked the
- * worker, so skillgate never exited at the end of its input. At exit the
- * worker now leaves the watcher to the process exit.
+ * renamed through a watched skill folder blocked Deno's file-watcher thread
+ * for good (it opened event paths), and closing that watcher blocked the
+ * worker, so skillgate never exited at the end of its input. The watch is
+ * now the trusted part's inotify (it opens nothing): no thread waits, and
+ * skillgate exits at the end of its input.
  */
 
 import assert from "node:assert/strict";
@@ -49,19 +50,16 @@ Deno.test("attack: a FIFO renamed through a watched skill folder does not keep s
     }
     assert.match(out, /"protocolVersion"/, "the server answered initialize");
     // The watcher runs once the server answers; a FIFO renamed in is what blocks its thread.
-    for (let attempt = 0; attempt < 20 && !hasThreadInFifoOpen(child.pid); attempt++) {
+    // FIFOs renamed into a watched skill folder: Deno's watchFs thread opened each event's path
+    // and waited there for good; the inotify watch opens nothing.
+    for (let attempt = 0; attempt < 3; attempt++) {
       const fifo = join(tree.path, "stage", `f${attempt}`);
       const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
       assert.ok(made.success);
       await Deno.rename(fifo, join(tree.path, "demo", `pipe${attempt}`));
       await eventually(() => hasThreadInFifoOpen(child.pid), 1);
     }
-    assert.ok(
-      hasThreadInFifoOpen(child.pid),
-      "the watcher's thread waits in a FIFO open (if Deno stops opening event paths, this " +
-        "attack is gone and the test can go)",
-    );
-    // Requests are still answered while the watcher's thread is stuck.
+    assert.ok(!hasThreadInFifoOpen(child.pid), "no thread of skillgate waits in a FIFO open");
     const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "skill_list" } };
     await writer.write(
       new TextEncoder().encode(INITIALIZED + "\n" + JSON.stringify(call) + "\n"),

@@ -1,8 +1,10 @@
 /**
- * Test helper: holds Deno's file watcher thread, as a busy machine delays it.
- * Deno 2.9.6's event filter opens each event's path on the watcher's one
- * thread; a FIFO's open waits for a writer, so every event queued after the
- * FIFO's creation is filtered only after the release, in one go.
+ * Test helper: held Deno's file watcher thread, as a busy machine delays it
+ * (Deno 2.9.6's event filter opened each event's path on the watcher's one
+ * thread; a FIFO's open waits for a writer). Live refresh's watch is now the
+ * trusted part's inotify, which opens nothing: the FIFO holds no thread, and
+ * the tests using this helper check that the swaps they stage are still seen
+ * with the events handled in queue order.
  *
  * @module
  */

@@ -89,12 +89,10 @@ function hasThreadInFifoOpen(pid: number | null): boolean {
   return false;
 }
 
-Deno.test("attack: a FIFO holds the watcher thread, then another skill is edited: the edit is still served (live refresh goes on)", async () => {
+Deno.test("attack: FIFOs made in a watched root hold no thread, and a later edit of another skill is served", async () => {
   const root = await Deno.makeTempDir({ prefix: "h2-fifo-later-" });
   let release: (() => Promise<void>) | undefined;
-  // Finding the stuck watch isolate, replacing it and catching up takes ~20 s by design (a probe
-  // every 5 s, stuck after 15 s silent); the ceiling is far above that.
-  const ceilingMs = 90_000;
+  const ceilingMs = CEILING_MS;
   try {
     for (const name of ["alpha", "beta"]) {
       await Deno.mkdir(join(root, name));
@@ -106,8 +104,8 @@ Deno.test("attack: a FIFO holds the watcher thread, then another skill is edited
     const session = await connectStdio(["serve", root]);
     try {
       await within("skill_list", session.call("skill_list", {}));
-      // The watcher starts once the first answer went out; each FIFO made in a watched root is
-      // opened by Deno's event filter, which then waits for a writer for good.
+      // The watcher starts once the first answer went out. Deno's watchFs thread opened each
+      // event's path and waited in a FIFO's open for good; the inotify watch opens nothing.
       const fifos: string[] = [];
       release = async () => {
         for (const path of fifos) {
@@ -115,7 +113,7 @@ Deno.test("attack: a FIFO holds the watcher thread, then another skill is edited
           handle.close();
         }
       };
-      for (let attempt = 0; attempt < 40 && !hasThreadInFifoOpen(session.pid()); attempt++) {
+      for (let attempt = 0; attempt < 4; attempt++) {
         const fifo = join(root, "alpha", `pipe${attempt}`);
         const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
         assert.equal(made.code, 0);
@@ -123,11 +121,10 @@ Deno.test("attack: a FIFO holds the watcher thread, then another skill is edited
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       assert.ok(
-        hasThreadInFifoOpen(session.pid()),
-        "Deno's watcher thread waits in the FIFO's open (if Deno stops opening event paths, " +
-          "this attack is gone)",
+        !hasThreadInFifoOpen(session.pid()),
+        "no thread of skillgate waits in a FIFO's open",
       );
-      // LATER: an edit to another skill, while that thread still waits.
+      // LATER: an edit to another skill.
       await Deno.writeTextFile(
         join(root, "beta", "SKILL.md"),
         "---\nname: beta\ndescription: Edited later.\n---\nBody.\n",

@@ -1,14 +1,15 @@
 /**
  * parseFromWatchIsolate(): the serving worker uses only messages of the
- * expected shape from its watch isolate (it reads the roots only, but its
- * word is checked like any other part's).
+ * expected shape from the trusted part's watch (its word is checked like
+ * any other part's).
  */
 
 import assert from "node:assert/strict";
 import { carryError, parseFromWatchIsolate, revive } from "../../src/refresh/watch_messages.ts";
 
 Deno.test("parseFromWatchIsolate() keeps well-formed messages and drops a rescan flag it does not know", () => {
-  assert.deepEqual(parseFromWatchIsolate({ type: "alive", id: 3 }), { type: "alive", id: 3 });
+  const lost = { type: "lost", watch: 3, lost: [{ root: "/r", folder: ".", why: "WatchLimit" }] };
+  assert.deepEqual(parseFromWatchIsolate(lost), lost);
   assert.deepEqual(
     parseFromWatchIsolate({
       type: "events",
@@ -44,9 +45,9 @@ Deno.test("parseFromWatchIsolate() keeps well-formed messages and drops a rescan
 Deno.test("parseFromWatchIsolate() drops every malformed message", () => {
   const bad: unknown[] = [
     null,
-    "alive",
-    { type: "alive" },
-    { type: "alive", id: 1.5 },
+    { type: "alive", id: 1 },
+    { type: "lost", watch: 1.5, lost: [] },
+    { type: "lost", watch: 1, lost: [{ root: "/r" }] },
     { type: "events", events: "x" },
     { type: "events", events: [{ watch: 1, kind: "explode", paths: [] }] },
     { type: "events", events: [{ watch: 1, kind: "create", paths: [7] }] },

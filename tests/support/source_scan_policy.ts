@@ -286,12 +286,28 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "read, paths from the roots and the watch plan, never from a client",
   },
   {
-    path: "src/refresh/watch_entry.ts",
-    apis: ["Deno.watchFs"],
+    path: "src/refresh/inotify/libc.ts",
+    apis: ["Deno.dlopen"],
+    reason: "live refresh's watch (FFI is a door): the ONLY module of the watcher that loads " +
+      "libc (fixed library names, fixed symbols: inotify, openat, read/write/close, eventfd, " +
+      "poll); loaded by the trusted part (and main-thread tests) only, the serving worker's set " +
+      "holds no ffi",
+  },
+  {
+    path: "src/refresh/inotify/watch_tree.ts",
+    apis: ["Deno.readLink"],
     reason:
-      "the watch isolate: the ONLY module that opens a file watcher (live refresh's and the " +
-      "owner files' watchers, and the probe over no path); a FIFO in a watched folder holds only " +
-      "this isolate's thread, never the serving worker's or the trusted part's",
+      "trusted part: reads /proc/self/fd/<fd> of a folder it just opened anchored (no-follow, " +
+      "O_PATH) and watched, to keep the watch only where the kernel says the folder is (the " +
+      "root's real path + names); never a file's content, never a client path",
+  },
+  {
+    path: "src/refresh/inotify/watch_service.ts",
+    apis: ["Deno.realPath", "Deno.stat"],
+    reason:
+      "trusted part: resolves the folders a watch is asked for (the roots, by the worker or " +
+      "the owner files' watch) to confine them to the allowed roots' real paths, and tells a " +
+      "folder from a file; never reads content",
   },
   {
     path: "src/refresh/watch_plan.ts",

@@ -1,12 +1,13 @@
 /**
  * When `serve` opens its watch over the owner's files (issue 13): after the
- * worker's first answer, not at start-up. Opening it starts a watch isolate
- * (`watch_owner_files.ts`), whose creation holds the trusted part's thread
+ * worker's first answer, not at start-up. When hB measured it, opening it
+ * started a watch isolate, whose creation held the trusted part's thread
  * (the one that answers the worker's descriptor requests while it builds the
- * catalog) and whose module loading takes ~60-85 ms of CPU from the worker's
- * on a two-core machine (measured at 12 skills: the process's CPU at the
- * first answer ~684 -> ~600 ms without it; bench/results/issue13.md, section
- * s11-hB).
+ * catalog) and whose module loading took ~60-85 ms of CPU from the worker's
+ * on a two-core machine (bench/results/issue13.md, section s11-hB). Since the
+ * inotify watch (`src/refresh/inotify/`) it opens an inotify service of its
+ * own instead (an inotify descriptor, an eventfd, libc loaded once, a parked
+ * poll) and reads both files: less, but still nothing the first answer needs.
  *
  * Nothing is missed by waiting: the watch reads both files once it is live
  * and applies whatever changed since start-up (an edit made before it, as

@@ -5,16 +5,19 @@
  * new overlay is handed to the worker and each new problem is said on
  * stderr. The worker cannot read these files; it only receives the overlay.
  *
- * The watcher is opened in a watch isolate of its own (`src/refresh/
- * watch_isolate.ts`, read of the folder's nearest existing ancestor only):
- * Deno 2.9.6's watcher thread opens each event's path while holding the lock
- * every `Deno.watchFs` (and a close) of its isolate takes, so a FIFO made in
- * the watched folder (or, while waiting for it, in a parent such as a shared
- * `/tmp`) held it for good, and the next open or close, here in the trusted
- * part, blocked the thread that answers the worker's requests (measured: a
- * close after a FIFO event left this isolate's event loop stuck). A stuck
- * isolate is replaced (the folder watched again, both files read again);
- * past the bound, one stderr line says edits apply at the next start.
+ * The folder is watched flat through an inotify service of this watch's own
+ * (`src/refresh/inotify/watch_service.ts`: its own inotify descriptor and
+ * kernel queue, one watch; confined to the folder's nearest existing
+ * ancestor), never the one live refresh's roots use: whoever can write in a
+ * root could overflow that queue and so drop the owner's narrowing edit
+ * (review r17, hA-7). inotify opens nothing, so a FIFO made in the watched
+ * folder (or, while waiting for it, in a parent such as a shared `/tmp`)
+ * holds no thread (Deno's watchFs thread did, and blocked the thread that
+ * answers the worker's requests). Both files are read again on any sign
+ * that events were lost (a `rescan` event: the queue overflowed; a folder
+ * said `lost`). Where inotify cannot be used, or cannot hold the folder (the
+ * user's watch budget spent, review r17 hA-8), one stderr line says edits
+ * apply at the next start.
  *
  * @module
  */
@@ -30,7 +33,8 @@ import { dropStaleSetByView } from "./view_override_write.ts";
 import { ConfigFileError } from "./json_document.ts";
 import type { SetByView } from "./overrides_file.ts";
 import type { WatchBackend, WatchHandle } from "../../refresh/watch_open.ts";
-import { directStarter, isWatchStopped, startWatchIsolate } from "../../refresh/watch_isolate.ts";
+import { directStarter, serviceStarter, startWatchIsolate } from "../../refresh/watch_isolate.ts";
+import type { WatchService } from "../../refresh/inotify/watch_service.ts";
 
 /** The overrides in force and the switches a settings view turned off. */
 export interface OverridesInForce {
@@ -61,12 +65,14 @@ export interface WatchOwnerFilesOptions {
   readonly log: (line: string) => void;
   /** Quiet period after the last event, in ms. @default 200 */
   readonly quietMs?: number;
-  /** The watch isolate's probe bounds (tests lower them). @default `watch_isolate.ts`'s */
-  readonly watchIsolate?: {
-    readonly probeIntervalMs?: number;
-    readonly stuckAfterMs?: number;
-    readonly maxReplacements?: number;
-  };
+  /**
+   * An inotify service to watch through instead of one of this watch's own
+   * (tests: a lowered watch budget); null where inotify cannot be used.
+   * Production passes none: a service shared with the roots' watch shares
+   * its kernel queue, which a root writer can overflow (review r17, hA-7).
+   * @default a service of this watch's own (closed with the watch)
+   */
+  readonly service?: WatchService | null;
 }
 
 /**
@@ -82,7 +88,7 @@ export interface WatchOwnerFilesOptions {
  * @returns The running watch, or null.
  *
  * Requires `--allow-read` on the configuration folder and its parents and
- * `--unstable-worker-options` (the watch isolate; trusted part only).
+ * the inotify service's (`--allow-all`: the trusted part only).
  */
 export function watchOwnerFiles(
   state: LiveConfigState,
@@ -93,21 +99,27 @@ export function watchOwnerFiles(
   const start = nearestExisting(folder);
   if (!isFolder(start)) return null;
   let watcher: WatchHandle | null = null;
-  let isGivenUp = false;
-  // Every watcher opens in an isolate of its own: a FIFO holding its thread stops only it.
+  /** Reasons already said on stderr (each said once). */
+  const saidNotLive = new Set<string>();
+  const sayNotLive = (why: string) => {
+    if (isClosed || saidNotLive.has(why)) return;
+    saidNotLive.add(why);
+    options.log(
+      `skillgate: edits to ${folder} are not applied live (${why}); they apply at the next start`,
+    );
+  };
+  // The folder is watched through inotify (nothing opened per event: a FIFO holds no thread),
+  // in a service and kernel queue of its own (a flood in a root cannot overflow it: hA-7).
   const backend: WatchBackend = startWatchIsolate({
-    ...options.watchIsolate,
-    starter: directStarter([start]),
-    // Its watcher ended with it: the pump below opens it again and reads both files.
-    onReplaced: () => {},
-    onGivenUp: (_sinceMs, why) => {
-      isGivenUp = true;
-      if (!isClosed) {
-        options.log(
-          `skillgate: edits to ${folder} are no longer applied live (${why}); they apply at ` +
-            "the next start. Remove FIFOs (named pipes) from that folder and its parents",
-        );
-      }
+    starter: options.service === undefined
+      ? directStarter([start])
+      : serviceStarter(options.service, [start]),
+    onGivenUp: (_sinceMs, why) => sayNotLive(why),
+    // The folder (or the parent waited on) is not watched (the watch budget, EACCES): said once
+    // per reason; both files are read again (an edit may have come before the loss).
+    onLost: (lost) => {
+      for (const folder of lost) sayNotLive(folder.why);
+      rereadBoth();
     },
   });
   // The view's switches at start are only those still off (serve's start-up keeps them so too).
@@ -161,6 +173,10 @@ export function watchOwnerFiles(
       options.log(`skillgate: could not read the configuration again: ${String(error)}`);
     });
   }, { quietMs: options.quietMs ?? 200 });
+  /** Reads both files again after the quiet period (events may have been lost). */
+  const rereadBoth = () => {
+    if (!isClosed) debouncer.add([state.location.path]);
+  };
   const pump = (async () => {
     let target = start;
     while (!isClosed) {
@@ -168,8 +184,8 @@ export function watchOwnerFiles(
       try {
         opened = await backend.openOne([target], false);
       } catch (error) {
-        // Replaced while opening: open again in the fresh isolate; else nothing can be watched.
-        if (isWatchStopped(error) && !isGivenUp && !isClosed) continue;
+        // Stopped, or nothing can watch here: edits apply at the next start.
+        void error;
         return;
       }
       if (isClosed) {
@@ -178,14 +194,18 @@ export function watchOwnerFiles(
       }
       watcher = opened;
       if (target === folder) {
-        // Both files are read once the watch is live: an edit made before (while the isolate
+        // Both files are read once the watch is live: an edit made before (while the watch
         // started, or a stuck one was replaced) is applied too; an unchanged outcome posts nothing.
         debouncer.add([state.location.path]);
         for await (const event of opened) {
           if (event.kind === "access") continue;
-          if (event.paths.some((path) => names.has(basename(path)))) debouncer.add(event.paths);
+          // Events were lost (the queue overflowed): an edit among them is read now (hA-7).
+          if (event.flag === "rescan") rereadBoth();
+          else if (event.paths.some((path) => names.has(basename(path)))) {
+            debouncer.add(event.paths);
+          }
         }
-        // Ended: closed, or its isolate was found stuck and replaced (watched again above).
+        // Ended: closed (the loop ends), or stopped (watched again above).
         continue;
       }
       // Waiting for the folder: any change in the parent may be it (or a folder on the way).
@@ -208,7 +228,7 @@ export function watchOwnerFiles(
     isClosed = true;
     debouncer.close();
     watcher?.close();
-    backend.close();
+    await backend.close();
     await pump;
     await running.catch(() => {});
   };

@@ -1,0 +1,159 @@
+/**
+ * The libc calls live refresh's inotify watch needs, through Deno's FFI: the
+ * ONLY module of the watcher that calls `Deno.dlopen` (fixed library name,
+ * fixed symbols). Loaded by the trusted part alone (it holds `--allow-all`,
+ * which includes `--allow-ffi`); the serving worker's set holds no `ffi`, so
+ * it can never load it. Deno 2.9.6 needs no unstable flag for `Deno.dlopen`.
+ *
+ * Every call answers what the kernel answered: a result, or `-errno` read
+ * from `__errno_location()` right after the call on the same thread (a
+ * synchronous FFI call runs on this thread, so nothing can run between).
+ * Only `poll` is asynchronous (`nonblocking: true`: it runs on a thread of
+ * its own, so the event loop keeps turning while it waits); its errno is
+ * not read (another thread's), a negative answer is enough.
+ *
+ * Linux only: {@linkcode openLibc} answers null elsewhere (no inotify).
+ *
+ * Source: inotify(7), inotify_add_watch(2), openat(2), poll(2), eventfd(2).
+ *
+ * @module
+ */
+
+const SYMBOLS = {
+  inotify_init1: { parameters: ["i32"], result: "i32" },
+  inotify_add_watch: { parameters: ["i32", "buffer", "u32"], result: "i32" },
+  inotify_rm_watch: { parameters: ["i32", "i32"], result: "i32" },
+  openat: { parameters: ["i32", "buffer", "i32", "u32"], result: "i32" },
+  read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  close: { parameters: ["i32"], result: "i32" },
+  eventfd: { parameters: ["u32", "i32"], result: "i32" },
+  poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
+  __errno_location: { parameters: [], result: "pointer" },
+} as const;
+
+/** `O_*` and `IN_*` constants of Linux x86_64 and aarch64 (the same values on both). */
+export const O_RDONLY = 0;
+/** Open the file itself as a location only (no read, no open of a FIFO's other end). */
+export const O_PATH = 0o10000000;
+/** Fail unless a folder. */
+export const O_DIRECTORY = 0o200000;
+/** Fail (ELOOP) when the last component is a symlink. */
+export const O_NOFOLLOW = 0o400000;
+/** Closed on exec (no script inherits it). */
+export const O_CLOEXEC = 0o2000000;
+/** `inotify_init1` / `eventfd` flags. */
+export const IN_NONBLOCK = 0o4000;
+/** Closed on exec. */
+export const IN_CLOEXEC = 0o2000000;
+
+/** errno values the watcher tells apart. */
+export const ENOENT = 2;
+/** A bad descriptor (an open that named no folder: nothing was opened). */
+export const EBADF = 9;
+/** Not a folder. */
+export const ENOTDIR = 20;
+/** A symlink refused (`O_NOFOLLOW`). */
+export const ELOOP = 40;
+/** Out of watches (`max_user_watches`) for `inotify_add_watch`. */
+export const ENOSPC = 28;
+/** Nothing to read on a non-blocking descriptor. */
+export const EAGAIN = 11;
+/** No permission. */
+export const EACCES = 13;
+/** A bad descriptor or watch (already removed). */
+export const EINVAL = 22;
+
+/** The libc entry points, each answering the kernel's result or `-errno`. */
+export interface Libc {
+  inotifyInit(): number;
+  /** `inotify_add_watch(fd, path, mask)`: the watch descriptor, or `-errno`. */
+  addWatch(fd: number, path: string, mask: number): number;
+  /** `inotify_rm_watch`: 0, or `-errno` (EINVAL once the kernel dropped it). */
+  rmWatch(fd: number, wd: number): number;
+  /** `openat(dirFd, name, flags)`: a descriptor, or `-errno`. */
+  openAt(dirFd: number, name: string, flags: number): number;
+  /** `read` into `buffer`: bytes read, or `-errno` (`-EAGAIN`: nothing queued). */
+  read(fd: number, buffer: Uint8Array): number;
+  /** Adds 1 to an eventfd's counter (wakes a poll on it); answers bytes written or `-errno`. */
+  signal(eventFd: number): number;
+  close(fd: number): number;
+  /** A non-blocking, close-on-exec eventfd, or `-errno`. */
+  eventFd(): number;
+  /**
+   * Waits until one of `fds` is readable (or `timeoutMs`, -1 for ever), on
+   * a thread of its own: the count of ready ones (0 on timeout) and which.
+   */
+  pollReadable(fds: readonly number[], timeoutMs: number): Promise<readonly boolean[] | null>;
+  /** Unloads the library (after the last call answered). */
+  unload(): void;
+}
+
+/** The library names tried, in order (glibc, then musl). */
+const NAMES = ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
+
+const encoder = new TextEncoder();
+
+/** `text` as a NUL-terminated C string. */
+function cString(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = encoder.encode(text);
+  const out = new Uint8Array(bytes.length + 1);
+  out.set(bytes);
+  return out;
+}
+
+/**
+ * Loads libc for the inotify watch.
+ *
+ * @returns The calls, or null off Linux, without `--allow-ffi`, or when no
+ *   libc loads (the caller falls back to reading the roots periodically).
+ *
+ * Requires `--allow-ffi` (the trusted part's `--allow-all`).
+ */
+export function openLibc(): Libc | null {
+  if (Deno.build.os !== "linux") return null;
+  let library: Deno.DynamicLibrary<typeof SYMBOLS> | null = null;
+  for (const name of NAMES) {
+    try {
+      library = Deno.dlopen(name, SYMBOLS);
+      break;
+    } catch {
+      // The next name.
+    }
+  }
+  if (library === null) return null;
+  const lib = library;
+  const errnoAt = lib.symbols.__errno_location();
+  const errnoView = errnoAt === null ? null : new Deno.UnsafePointerView(errnoAt);
+  /** `result` when not negative, else `-errno`. */
+  const answer = (result: number): number =>
+    result >= 0 ? result : -(errnoView?.getInt32() ?? EINVAL);
+  const one = new BigUint64Array([1n]);
+  const oneBytes = new Uint8Array(one.buffer);
+  return {
+    inotifyInit: () => answer(lib.symbols.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)),
+    addWatch: (fd, path, mask) => answer(lib.symbols.inotify_add_watch(fd, cString(path), mask)),
+    rmWatch: (fd, wd) => answer(lib.symbols.inotify_rm_watch(fd, wd)),
+    openAt: (dirFd, name, flags) => answer(lib.symbols.openat(dirFd, cString(name), flags, 0)),
+    read: (fd, buffer) => answer(Number(lib.symbols.read(fd, buffer, BigInt(buffer.length)))),
+    signal: (eventFd) => answer(Number(lib.symbols.write(eventFd, oneBytes, 8n))),
+    close: (fd) => answer(lib.symbols.close(fd)),
+    eventFd: () => answer(lib.symbols.eventfd(0, IN_NONBLOCK | IN_CLOEXEC)),
+    async pollReadable(fds, timeoutMs) {
+      // struct pollfd { int fd; short events; short revents; }: 8 bytes each.
+      const table = new Uint8Array(8 * fds.length);
+      const view = new DataView(table.buffer);
+      fds.forEach((fd, i) => {
+        view.setInt32(8 * i, fd, true);
+        view.setInt16(8 * i + 4, POLLIN, true);
+      });
+      const ready = await lib.symbols.poll(table, BigInt(fds.length), timeoutMs);
+      if (ready < 0) return null;
+      return fds.map((_, i) => view.getInt16(8 * i + 6, true) !== 0);
+    },
+    unload: () => lib.close(),
+  };
+}
+
+/** `poll` event: readable. */
+const POLLIN = 1;
