@@ -1039,10 +1039,32 @@ export async function retryingOnDescriptorShortage<T>(
     try {
       return await read();
     } catch (error) {
-      if (attempt >= tries || !isDescriptorShortage(error)) throw error;
+      if (!isDescriptorShortage(error)) throw error;
+      if (attempt >= tries) {
+        shortagesGivenUp++;
+        throw error;
+      }
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
+}
+
+/** Reads {@linkcode retryingOnDescriptorShortage} gave up on, in this isolate, so far. */
+let shortagesGivenUp = 0;
+
+/**
+ * How many reads {@linkcode retryingOnDescriptorShortage} gave up on in this
+ * isolate so far (a shortage that outlasted every try). A caller compares it
+ * before and after a piece of work: when it moved, what that work found
+ * missing or unreadable may only have lacked a descriptor, so its result
+ * must not replace what is served (live refresh then tries again: hG).
+ *
+ * @returns A count that only grows.
+ *
+ * Needs no Deno permission.
+ */
+export function descriptorShortagesGivenUp(): number {
+  return shortagesGivenUp;
 }
 
 /**

@@ -40,6 +40,7 @@ import {
 } from "./watch_isolate.ts";
 import { skillsChangedSince } from "./catch_up.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
+import { descriptorShortagesGivenUp } from "../files/bounded_read.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
 export interface LiveRefreshOptions {
@@ -220,10 +221,44 @@ export async function startLiveRefresh(
   /** Reads the events of every `skillFileWatcher` opened (kept apart: a re-plan awaits `pump`). */
   let skillFilePump: Promise<void> = Promise.resolve();
 
+  /** Paths whose rebuild met a descriptor shortage, read again by `shortageRetryTimer`. */
+  const shortagePaths = new Set<string>();
+  let isShortageFresh = false;
+  let isShortageSaid = false;
+  let shortageRetryTimer: ReturnType<typeof setTimeout> | undefined;
+
   const debouncer = createPathDebouncer((paths) => void schedule(paths), {
     ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs }),
     ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
   });
+
+  /**
+   * Reads `paths` again after {@linkcode SHORTAGE_RETRY_MS} (a rebuild that met
+   * a descriptor shortage is not swapped in); one stderr line per run of them.
+   */
+  function retryAfterShortage(paths: readonly string[], isFresh: boolean): void {
+    if (!isShortageSaid) {
+      isShortageSaid = true;
+      logErrorLine(
+        "skillgate: live refresh is out of file descriptors for now (ulimit -n); the catalog " +
+          "stays as it was and the change is read again in a moment",
+      );
+    }
+    for (const path of paths) shortagePaths.add(path);
+    if (isFresh) isShortageFresh = true;
+    if (shortageRetryTimer !== undefined) return;
+    shortageRetryTimer = setTimeout(() => {
+      shortageRetryTimer = undefined;
+      if (isClosed) return;
+      const again = [...shortagePaths];
+      shortagePaths.clear();
+      if (isShortageFresh) {
+        isShortageFresh = false;
+        isFreshBuildPending = true;
+      }
+      void schedule(again);
+    }, SHORTAGE_RETRY_MS);
+  }
 
   function schedule(
     paths: readonly string[],
@@ -280,6 +315,7 @@ export async function startLiveRefresh(
             giveWay: { ...giveWay, isUrgent: () => pending.size > 0 || isFreshBuildPending },
           }),
         });
+      const shortagesBefore = descriptorShortagesGivenUp();
       let rebuilt = await rebuildFrom(previous);
       // Another swap while this one was built (new remote roots, time-sliced background work):
       // build again on top of it, so neither is lost (a catch-up once reverted remote roots).
@@ -287,6 +323,14 @@ export async function startLiveRefresh(
         previous = store.base();
         previousView = store.current();
         rebuilt = await rebuildFrom(previous);
+      }
+      if (descriptorShortagesGivenUp() !== shortagesBefore) {
+        // A read gave up for want of a descriptor while this was built: a skill it found
+        // unreadable or missing may only have lacked one, and swapping it in dropped whole skills
+        // under `ulimit -n` (hG: 591 of 1,100 served). The catalog stays; the same paths are read
+        // again a moment later.
+        retryAfterShortage(paths, isFresh);
+        return;
       }
       const isSwapped = rebuilt.catalog !== previous;
       let change: CatalogChange | null = null;
@@ -822,6 +866,7 @@ export async function startLiveRefresh(
     clearTimeout(limitRetryTimer);
     clearTimeout(rootReturnTimer);
     clearTimeout(pollTimer);
+    clearTimeout(shortageRetryTimer);
     for (const watcher of watchers) watcher.close();
     skillFileWatcher?.close();
     await backend.close();
@@ -851,6 +896,7 @@ export async function startLiveRefresh(
       clearTimeout(limitRetryTimer);
       clearTimeout(rootReturnTimer);
       clearTimeout(pollTimer);
+      clearTimeout(shortageRetryTimer);
       backend.close();
     },
     close,
@@ -1049,6 +1095,12 @@ const RETIRE_MS = 250;
  * unchanged skills by stat, as after a watch limit.
  */
 const POLL_MS = 30_000;
+
+/**
+ * How long after a rebuild that met a descriptor shortage its paths are read
+ * again, in ms (a shortage lasts while concurrent reads hold descriptors).
+ */
+const SHORTAGE_RETRY_MS = 1_000;
 
 /**
  * Starts live refresh as the configuration asks: nothing under `--static`

@@ -207,6 +207,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "reads inside",
   },
   {
+    path: "src/config/index_cache_key.ts",
+    apis: ["Deno.realPath"],
+    reason: "trusted part at start-up: the roots' real paths, to leave a configured index " +
+      "cache folder at a root as configured (refused by the start-up check) instead of " +
+      "narrowing it to a sub-folder beside the roots (review r16, A4)",
+  },
+  {
     path: "src/skills/_index_file.ts",
     apis: ["Deno.lstat", "Deno.readFile"],
     reason: "the worker reads its own index cache files (regular files in the cache folder, " +
