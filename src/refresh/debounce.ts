@@ -41,6 +41,8 @@ export function createPathDebouncer(
   let batch = new Set<string>();
   let quietTimer: ReturnType<typeof setTimeout> | undefined;
   let maxTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the last path came (`performance.now()` ms). */
+  let lastAddMs = 0;
   const flush = () => {
     clearTimeout(quietTimer);
     clearTimeout(maxTimer);
@@ -50,12 +52,23 @@ export function createPathDebouncer(
     batch = new Set();
     if (paths.length > 0) onBatch(paths);
   };
+  // The quiet timer is moved lazily: it fires, sees a later path, and waits out the rest. An add
+  // costs no timer, so a flood of events (a folder exchanged in a tight loop: ~150,000 a second)
+  // does not keep the thread busy clearing and setting timers.
+  const onQuiet = () => {
+    const sinceLastMs = performance.now() - lastAddMs;
+    if (sinceLastMs >= quietMs) {
+      flush();
+      return;
+    }
+    quietTimer = setTimeout(onQuiet, Math.ceil(quietMs - sinceLastMs));
+  };
   return {
     add(paths) {
       if (paths.length === 0) return;
       for (const path of paths) batch.add(path);
-      clearTimeout(quietTimer);
-      quietTimer = setTimeout(flush, quietMs);
+      lastAddMs = performance.now();
+      quietTimer ??= setTimeout(onQuiet, quietMs);
       maxTimer ??= setTimeout(flush, maxWaitMs);
     },
     close() {

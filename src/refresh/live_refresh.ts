@@ -183,6 +183,8 @@ export async function startLiveRefresh(
   let rescanCheckTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the pending check runs at the latest (`performance.now()` ms), while one is armed. */
   let rescanCheckDueMs: number | undefined;
+  /** When the last event came (`performance.now()` ms), for the rescan check. */
+  let lastEventMs = 0;
   /** Folders removed since the watch was planned (their paths still listed by a watcher). */
   let gonePaths = new Set<string>();
   /**
@@ -753,24 +755,38 @@ export async function startLiveRefresh(
   function armRescanCheck(): void {
     const isSplit = flatFolders.size > 0 || unwatched.length > 0;
     if (isClosed || (!isSplit && watchedPathCount < MANY_WATCHED_PATHS)) return;
-    clearTimeout(rescanCheckTimer);
+    lastEventMs = performance.now();
+    // Armed already: the timer sees this event when it fires (an event costs no timer, so a flood
+    // of them does not keep the thread clearing and setting timers).
+    if (rescanCheckTimer !== undefined) return;
     // A steady stream of events (a log file, a build) must not push the check out forever (r9),
     // nor make it a poll: each check the stream forces waits twice as long (3 s, 6 s ... 48 s),
     // until one comes after a quiet time again.
     const maxWaitMs = RESCAN_CHECK_MAX_WAIT_MS * 2 ** Math.min(streamChecks, MAX_STREAM_DOUBLINGS);
-    rescanCheckDueMs ??= performance.now() + maxWaitMs;
-    const waitMs = Math.min(RESCAN_CHECK_QUIET_MS, rescanCheckDueMs - performance.now());
-    const isForced = waitMs < RESCAN_CHECK_QUIET_MS;
-    rescanCheckTimer = setTimeout(() => {
+    rescanCheckDueMs ??= lastEventMs + maxWaitMs;
+    const onDue = () => {
+      const nowMs = performance.now();
+      const quietLeftMs = lastEventMs + RESCAN_CHECK_QUIET_MS - nowMs;
+      const dueLeftMs = (rescanCheckDueMs ?? nowMs) - nowMs;
+      if (quietLeftMs > 0 && dueLeftMs > 0) {
+        rescanCheckTimer = setTimeout(onDue, Math.ceil(Math.min(quietLeftMs, dueLeftMs)));
+        return;
+      }
+      const isForced = quietLeftMs > 0;
       rescanCheckTimer = undefined;
       rescanCheckDueMs = undefined;
       streamChecks = isForced ? streamChecks + 1 : 0;
       // Roots only when not split: a linked skill's folder given as a path marks it touched, so
       // every linked skill would be read again instead of reused by stat (r9).
-      const roots = isSplit ? splitRoots() : localRoots();
+      const isSplitNow = flatFolders.size > 0 || unwatched.length > 0;
+      const roots = isSplitNow ? splitRoots() : localRoots();
       // Background work: it gives way to client requests (a change from the watcher ends that).
       if (!isClosed && roots.length > 0) void schedule(roots, RESCAN_GIVE_WAY);
-    }, Math.max(0, waitMs));
+    };
+    rescanCheckTimer = setTimeout(
+      onDue,
+      Math.max(0, Math.min(RESCAN_CHECK_QUIET_MS, rescanCheckDueMs - lastEventMs)),
+    );
   }
 
   /** The watched paths that are local roots (not linked skills' folders). */
@@ -795,6 +811,7 @@ export async function startLiveRefresh(
     skillFileWatcher = null;
     skillFilePaths = [];
     clearTimeout(rescanCheckTimer);
+    rescanCheckTimer = undefined;
     clearTimeout(limitRetryTimer);
     clearTimeout(rootReturnTimer);
     logErrorLine(
@@ -863,6 +880,7 @@ export async function startLiveRefresh(
     unsetStaleHandler();
     debouncer.close();
     clearTimeout(rescanCheckTimer);
+    rescanCheckTimer = undefined;
     clearTimeout(limitRetryTimer);
     clearTimeout(rootReturnTimer);
     clearTimeout(pollTimer);
@@ -893,6 +911,7 @@ export async function startLiveRefresh(
       unsetStaleHandler();
       debouncer.close();
       clearTimeout(rescanCheckTimer);
+      rescanCheckTimer = undefined;
       clearTimeout(limitRetryTimer);
       clearTimeout(rootReturnTimer);
       clearTimeout(pollTimer);

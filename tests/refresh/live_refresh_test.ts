@@ -111,3 +111,33 @@ Deno.test("startLiveRefresh() watches a symlinked skill's real folder and notifi
   assert.ok(reports.every((loaded) => loaded <= 1), "only the linked skill was read again");
   assert.equal(store.current().byName.get("plain"), catalog.byName.get("plain"));
 });
+
+Deno.test("attack: a flood of events costs the debouncer no timer per event, and the batch still waits out the quiet time", async () => {
+  const batches: string[][] = [];
+  const realSetTimeout = globalThis.setTimeout;
+  let timersSet = 0;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    timersSet++;
+    return realSetTimeout(...args);
+  }) as typeof setTimeout;
+  const debouncer = createPathDebouncer((paths) => batches.push(paths), {
+    quietMs: 80,
+    maxWaitMs: 5000,
+  });
+  try {
+    for (let index = 0; index < 100_000; index++) debouncer.add(["/r/team", "/r/team.link"]);
+    assert.ok(timersSet <= 2, `${timersSet} timers for 100,000 adds`);
+    // Paths keep coming for a while: the batch waits until they stop.
+    const startedMs = performance.now();
+    while (performance.now() - startedMs < 200) {
+      debouncer.add([`/r/late`]);
+      await new Promise((resolve) => realSetTimeout(resolve, 20));
+    }
+    assert.equal(batches.length, 0, "handed over while paths still came");
+    await until("the batch", () => batches.length > 0);
+    assert.deepEqual(batches, [["/r/team", "/r/team.link", "/r/late"]]);
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+    debouncer.close();
+  }
+});

@@ -30,6 +30,7 @@ import { type Libc, openLibc } from "./libc.ts";
 import { type ChangeKind, createWatchTree, type WatchTree } from "./watch_tree.ts";
 import type { CarriedEvent, FromWatchIsolate, ToWatchIsolate } from "../watch_messages.ts";
 import type { LostFolder } from "../watch_plan.ts";
+import { createEventBatch, type EventBatch } from "./event_batch.ts";
 
 /**
  * Longest stretch of walk steps before the loop yields to the event loop, in
@@ -75,6 +76,8 @@ export interface WatchService {
 export interface WatchServiceOptions {
   /** The tree's watch bound (tests lower it). @default MAX_TREE_WATCHES */
   readonly maxWatches?: number;
+  /** Distinct events in one `events` message (tests lower it). @default MAX_EVENTS_PER_BATCH */
+  readonly maxEventsPerBatch?: number;
 }
 
 interface Subscription {
@@ -89,7 +92,7 @@ interface Subscription {
 
 interface Peer {
   readonly port: MessagePort;
-  queued: CarriedEvent[];
+  readonly queued: EventBatch;
   isFlushQueued: boolean;
   readonly subscriptions: Set<number>;
 }
@@ -142,7 +145,7 @@ function runService(
     // Nothing goes out before the `opened` answer: the worker reads the roots after it.
     if (sub === undefined || sub.answerId !== null) return;
     const { peer } = sub;
-    peer.queued.push(event);
+    peer.queued.add(event);
     if (!peer.isFlushQueued) {
       peer.isFlushQueued = true;
       setTimeout(() => flush(peer), 0);
@@ -151,9 +154,8 @@ function runService(
 
   function flush(peer: Peer): void {
     peer.isFlushQueued = false;
-    if (peer.queued.length === 0) return;
-    const events = peer.queued;
-    peer.queued = [];
+    if (peer.queued.size === 0) return;
+    const events = peer.queued.take();
     post(peer, { type: "events", events });
   }
 
@@ -285,7 +287,12 @@ function runService(
 
   return {
     attach(port, allowed) {
-      const peer: Peer = { port, queued: [], isFlushQueued: false, subscriptions: new Set() };
+      const peer: Peer = {
+        port,
+        queued: createEventBatch(options.maxEventsPerBatch),
+        isFlushQueued: false,
+        subscriptions: new Set(),
+      };
       port.onmessage = (event: MessageEvent<ToWatchIsolate>) => {
         const message = event.data;
         if (isClosed || typeof message !== "object" || message === null) return;
