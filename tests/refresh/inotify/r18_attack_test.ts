@@ -64,3 +64,40 @@ Deno.test("attack (r18, hA-1): openat answering EMFILE (the process at its descr
     `skills/c silently unwatched: reports ${JSON.stringify(h.reports.slice(-6))}`,
   );
 });
+
+Deno.test({
+  name:
+    "attack (r18, hA-3): a root that is a bind mount of a folder inside another root (one inode, two real paths) hears nothing: it is told walked, never lost",
+  // Needs `mount --bind` (root, or a user namespace with CAP_SYS_ADMIN).
+  ignore: Deno.build.os !== "linux" || Deno.uid() !== 0,
+  async fn() {
+    await using h = await treeHarness();
+    const other = `${h.outside}/bound`;
+    await Deno.mkdir(other);
+    await Deno.mkdir(`${h.root}/skills/shared`);
+    const mount = await new Deno.Command("mount", {
+      args: ["--bind", `${h.root}/skills/shared`, other],
+      stderr: "piped",
+    }).output();
+    if (!mount.success) return; // No mount here: nothing to attack.
+    try {
+      h.settle();
+      h.tree.subscribe(2, other, other);
+      h.settle();
+      assert.ok(
+        h.reports.some((r) => r.type === "walked" && r.path === other),
+        "the second root is told it is watched",
+      );
+      await Deno.writeTextFile(`${other}/SKILL.md`, "x");
+      h.settle();
+      const heard = h.reports.filter((r) => r.path.startsWith(`${other}/`) || r.path === other);
+      const lost = h.reports.filter((r) => r.type === "lost");
+      assert.ok(
+        heard.some((r) => r.type === "change") || lost.length > 0,
+        `the bind-mounted root is silently deaf: ${JSON.stringify(h.reports.slice(-4))}`,
+      );
+    } finally {
+      await new Deno.Command("umount", { args: [other] }).output();
+    }
+  },
+});
