@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { leaksOutside, treeHarness } from "./_tree_harness.ts";
 import type { Libc } from "../../../src/refresh/inotify/libc.ts";
+import { IN_Q_OVERFLOW } from "../../../src/refresh/inotify/events.ts";
 
 const EMFILE = 24;
 
@@ -100,4 +101,38 @@ Deno.test({
       await new Deno.Command("umount", { args: [other] }).output();
     }
   },
+});
+
+Deno.test("attack (r18, hA-1): open errors midway through walks (EMFILE on every third name) leave no descriptor open after the walk, an unsubscribe or an overflow", async () => {
+  await using h = await treeHarness();
+  for (let i = 0; i < 12; i++) {
+    await Deno.mkdir(`${h.root}/skills/s${i}/x/y/z`, { recursive: true });
+  }
+  h.settle();
+  const openFds = () => [...Deno.readDirSync("/proc/self/fd")].length;
+  const fdsBefore = openFds();
+  const libc = h.libc as { -readonly [K in keyof Libc]: Libc[K] };
+  const realOpenAt = libc.openAt;
+  let calls = 0;
+  libc.openAt = (dirFd, name, flags) =>
+    ++calls % 3 === 0 ? -EMFILE : realOpenAt(dirFd, name, flags);
+  try {
+    h.tree.unsubscribe(1);
+    h.tree.subscribe(1, h.root, h.root);
+    h.settle();
+    assert.equal(openFds(), fdsBefore, "after a walk with errors");
+    h.tree.unsubscribe(1);
+    h.tree.subscribe(1, h.root, h.root);
+    h.tree.step(8);
+    h.tree.unsubscribe(1);
+    h.settle();
+    assert.equal(openFds(), fdsBefore, "after an unsubscribe midway");
+    h.tree.subscribe(1, h.root, h.root);
+    h.tree.step(8);
+    h.tree.handle([{ wd: -1, mask: IN_Q_OVERFLOW, cookie: 0, name: "" }]);
+    h.settle();
+    assert.equal(openFds(), fdsBefore, "after an overflow midway");
+  } finally {
+    libc.openAt = realOpenAt;
+  }
 });
