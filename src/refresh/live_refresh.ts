@@ -1054,6 +1054,12 @@ const LOST_REMEDIES: Readonly<Record<string, string>> = {
   NotUtf8: "Rename it to a UTF-8 name",
   NameTooLong: "Shorten its path to under 4,096 bytes",
   TooManyEntries: "Move some of its entries into sub-folders",
+  // Out of descriptors when it was watched (review r18, r18-1).
+  EMFILE: "Raise skillgate's open-file limit (ulimit -n)",
+  ENFILE: "Raise the system's open-file limit (fs.file-max)",
+  ListingFailed: "Raise skillgate's open-file limit (ulimit -n), or make the folder readable",
+  // One inode reached by two paths (a bind mount of a folder another root holds: r18-2).
+  SameFolderElsewhere: "Configure one of the two paths that reach it (a bind mount) as a root",
 };
 
 /**

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { leaksOutside, treeHarness } from "./_tree_harness.ts";
 import type { Libc } from "../../../src/refresh/inotify/libc.ts";
 import { IN_Q_OVERFLOW } from "../../../src/refresh/inotify/events.ts";
+import { LISTING_FAILED_WHY, SAME_FOLDER_WHY } from "../../../src/refresh/inotify/watch_tree.ts";
 
 const EMFILE = 24;
 
@@ -45,30 +46,102 @@ Deno.test("attack (r18, hA-1): a held parent moved out of the root between its l
   assert.ok(!h.watched().some((path) => path.includes("/m/")), "nothing below the moved folder");
 });
 
-Deno.test("attack (r18, hA-1): openat answering EMFILE (the process at its descriptor limit) for a new folder leaves it neither watched nor said lost", async () => {
+Deno.test("attack (r18, r18-1): openat answering EMFILE (the process at its descriptor limit) for a new folder: the folder is said lost and its create reported, never silently unwatched", async () => {
   await using h = await treeHarness();
   const libc = h.libc as { -readonly [K in keyof Libc]: Libc[K] };
   const realOpenAt = libc.openAt;
   libc.openAt = (dirFd, name, flags) => name === "c" ? -EMFILE : realOpenAt(dirFd, name, flags);
-  await Deno.mkdir(`${h.root}/skills/c`);
-  h.settle();
-  // The pressure is over; nothing is retried by itself.
-  libc.openAt = realOpenAt;
-  await Deno.mkdir(`${h.root}/skills/c/new-skill`);
-  await Deno.writeTextFile(`${h.root}/skills/c/new-skill/SKILL.md`, "x");
-  h.settle();
-  const isWatched = h.watched().includes(`${h.root}/skills/c`);
-  const isSaidLost = h.reports.some((r) => r.type === "lost" && r.detail.startsWith("skills/c:"));
-  const heardNewSkill = h.reports.some((r) => r.path === `${h.root}/skills/c/new-skill/SKILL.md`);
+  try {
+    await Deno.mkdir(`${h.root}/skills/c`);
+    h.settle();
+  } finally {
+    libc.openAt = realOpenAt;
+  }
+  assert.ok(!h.watched().includes(`${h.root}/skills/c`), "the open failed: not watched");
+  // Said lost (live refresh says so once and its re-read covers the folder) ...
+  assert.deepEqual(
+    h.reports.filter((r) => r.type === "lost"),
+    [{ type: "lost", path: h.root, detail: "skills/c:EMFILE" }],
+  );
+  // ... and its create reported, so the catalog is built again with what it holds.
   assert.ok(
-    isWatched || isSaidLost || heardNewSkill,
-    `skills/c silently unwatched: reports ${JSON.stringify(h.reports.slice(-6))}`,
+    h.reports.some((r) =>
+      r.type === "change" && r.detail === "create" && r.path === `${h.root}/skills/c`
+    ),
+    `the create of skills/c is reported: ${JSON.stringify(h.reports.slice(-4))}`,
+  );
+});
+
+for (const [name, errno] of [["ENFILE", 23], ["ENOMEM", 12], ["EIO", 5]] as const) {
+  Deno.test(`attack (r18, r18-1): inotify_add_watch or openat answering ${name} during a walk: the folder is said lost, never silently unwatched`, async () => {
+    await using h = await treeHarness();
+    await Deno.mkdir(`${h.root}/skills/a/deep`, { recursive: true });
+    h.settle();
+    const libc = h.libc as { -readonly [K in keyof Libc]: Libc[K] };
+    const [realOpenAt, realAddWatch] = [libc.openAt, libc.addWatch];
+    libc.openAt = (dirFd, at, flags) => at === "a" ? -errno : realOpenAt(dirFd, at, flags);
+    libc.addWatch = (fd, path, mask) => {
+      const isDeep = Deno.readLinkSync(path).endsWith("/skills/b/deep");
+      return isDeep ? -errno : realAddWatch(fd, path, mask);
+    };
+    try {
+      // A new walk (a root subscribed again) meets the error on the open of `a` ...
+      h.tree.unsubscribe(1);
+      h.tree.subscribe(1, h.root, h.root);
+      h.settle();
+      // ... and a folder moved in meets it on the watch of `b/deep`.
+      await Deno.mkdir(`${h.outside}/b/deep`, { recursive: true });
+      await Deno.rename(`${h.outside}/b`, `${h.root}/skills/b`);
+      h.settle();
+    } finally {
+      libc.openAt = realOpenAt;
+      libc.addWatch = realAddWatch;
+    }
+    const why = name === "EIO" ? "errno 5" : name;
+    const lost = h.reports.filter((r) => r.type === "lost").map((r) => r.detail).sort();
+    assert.deepEqual(lost, [`skills/a:${why}`, `skills/b/deep:${why}`]);
+  });
+}
+
+Deno.test("attack (r18, r18-1): the descriptor table full when a watched folder is listed: the folder is said lost (its sub-folders are not watched), never silently half-watched", async () => {
+  const fillers: Deno.FsFile[] = [];
+  let root = "";
+  await using h = await treeHarness({
+    afterCheck(path) {
+      // Right before `skills/x` is listed, this process is at its `ulimit -n` (EMFILE).
+      if (root === "" || path !== `${root}/skills/x` || fillers.length > 0) return;
+      try {
+        for (let i = 0; i < 1_000_000; i++) fillers.push(Deno.openSync("/dev/null"));
+      } catch { /* full */ }
+    },
+  });
+  root = h.root;
+  const libc = h.libc as { -readonly [K in keyof Libc]: Libc[K] };
+  const realOpenAt = libc.openAt;
+  // The pressure ends at the tree's next open (after the listing failed).
+  libc.openAt = (dirFd, name, flags) => {
+    for (const file of fillers.splice(0)) file.close();
+    return realOpenAt(dirFd, name, flags);
+  };
+  try {
+    await Deno.mkdir(`${h.outside}/x/inner`, { recursive: true });
+    await Deno.rename(`${h.outside}/x`, `${h.root}/skills/x`);
+    h.settle();
+  } finally {
+    for (const file of fillers.splice(0)) file.close();
+    libc.openAt = realOpenAt;
+  }
+  assert.ok(h.watched().includes(`${h.root}/skills/x`), "opened and watched before the listing");
+  assert.ok(!h.watched().includes(`${h.root}/skills/x/inner`), "the listing failed");
+  assert.deepEqual(
+    h.reports.filter((r) => r.type === "lost").map((r) => r.detail),
+    [`skills/x:${LISTING_FAILED_WHY}`],
   );
 });
 
 Deno.test({
   name:
-    "attack (r18, hA-3): a root that is a bind mount of a folder inside another root (one inode, two real paths) hears nothing: it is told walked, never lost",
+    "attack (r18, r18-2): a root that is a bind mount of a folder inside another root (one inode, two real paths) is said lost (SameFolderElsewhere), never walked and deaf",
   // Needs `mount --bind` (root, or a user namespace with CAP_SYS_ADMIN).
   ignore: Deno.build.os !== "linux" || Deno.uid() !== 0,
   async fn() {
@@ -89,13 +162,28 @@ Deno.test({
         h.reports.some((r) => r.type === "walked" && r.path === other),
         "the second root is told it is watched",
       );
+      // One inotify instance gives the inode one watch, whose events name the first root's
+      // path: the second root is said lost (its subscriber reads it again periodically).
+      assert.deepEqual(
+        h.reports.filter((r) => r.type === "lost"),
+        [{ type: "lost", path: other, detail: `.:${SAME_FOLDER_WHY}` }],
+        `the bind-mounted root is silently deaf: ${JSON.stringify(h.reports.slice(-4))}`,
+      );
+      // The first root still hears the folder (under its own path).
       await Deno.writeTextFile(`${other}/SKILL.md`, "x");
       h.settle();
-      const heard = h.reports.filter((r) => r.path.startsWith(`${other}/`) || r.path === other);
-      const lost = h.reports.filter((r) => r.type === "lost");
+      assert.ok(h.reports.some((r) => r.path === `${h.root}/skills/shared/SKILL.md`));
+      // Walked the other way round (the bind-mounted root first, then the outer root's walk
+      // reaches the same inode): the outer root's folder is said lost instead.
+      h.tree.unsubscribe(1);
+      h.settle();
+      h.tree.subscribe(1, h.root, h.root);
+      h.settle();
       assert.ok(
-        heard.some((r) => r.type === "change") || lost.length > 0,
-        `the bind-mounted root is silently deaf: ${JSON.stringify(h.reports.slice(-4))}`,
+        h.reports.some((r) =>
+          r.type === "lost" && r.path === h.root && r.detail === `skills/shared:${SAME_FOLDER_WHY}`
+        ),
+        `the outer root's copy is said lost: ${JSON.stringify(h.reports.slice(-4))}`,
       );
     } finally {
       await new Deno.Command("umount", { args: [other] }).output();
