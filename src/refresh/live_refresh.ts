@@ -81,8 +81,9 @@ export interface LiveRefreshOptions {
    */
   readonly pollMs?: number;
   /**
-   * How often a root the user's inotify watch limit left unwatched is tried
-   * again and read, in ms. @default 30000
+   * How often a root the user's inotify watch limit left unwatched (or a
+   * folder lost for want of descriptors or memory) is tried again and read,
+   * in ms. @default 30000
    */
   readonly watchLimitRetryMs?: number;
 }
@@ -703,7 +704,7 @@ export async function startLiveRefresh(
     }
     if (
       !isClosed && limitRetryTimer === undefined &&
-      lostFolders.some((lost) => lost.why === WATCH_LIMIT)
+      lostFolders.some((lost) => lost.why === WATCH_LIMIT || PASSING_LOSSES.has(lost.why))
     ) {
       // No watcher, no event: the watch is tried again (and what changed read) now and then.
       limitRetryTimer = setTimeout(() => {
@@ -1043,6 +1044,17 @@ const MANY_WATCHED_PATHS = 256;
 // `Deno.watchFs` in the serving thread hung it whenever the first watcher's thread was stuck in a
 // FIFO's open; now every watcher opens in the isolate, which alone would stop.
 const SKILL_FILE_WATCH_MAX_PATHS = 64;
+
+/**
+ * Why a folder was lost when the loss may pass by itself (out of descriptors
+ * or memory, review r18 r18-1): retried as the watch limit is.
+ */
+const PASSING_LOSSES: ReadonlySet<string> = new Set([
+  "EMFILE",
+  "ENFILE",
+  "ENOMEM",
+  "ListingFailed",
+]);
 
 /**
  * What the owner can do about a folder the watch lost, by the reason
