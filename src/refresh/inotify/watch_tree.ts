@@ -178,8 +178,8 @@ export const TOO_DEEP_WHY = "TooDeep";
 
 /**
  * The reason named for a folder watched whose entries could not be listed
- * (its sub-folders are not watched): the descriptor table full, a folder
- * that can be searched but not read (review r18, r18-1).
+ * where it is (its sub-folders are not watched): this process's or the
+ * system's descriptor table full, out of memory (review r18, r18-1).
  */
 export const LISTING_FAILED_WHY = "ListingFailed";
 
@@ -638,8 +638,8 @@ export function createWatchTree(
         (at) => (isListedThere = at === expected),
       );
       if (read === null) {
-        // Moved since (its events say so), or not listed where it is (EMFILE, a folder that can
-        // be searched but not read): its sub-folders are not watched, said lost (r18-1).
+        // Moved since (its events say so), or not listed where it is (EMFILE, ENFILE, ENOMEM):
+        // its sub-folders are not watched, said lost (r18-1).
         if (isListedThere) loseOnce(LISTING_FAILED_WHY);
         return;
       }
