@@ -81,8 +81,9 @@ export interface LiveRefreshOptions {
    */
   readonly pollMs?: number;
   /**
-   * How often a root the user's inotify watch limit left unwatched is tried
-   * again and read, in ms. @default 30000
+   * How often a root the user's inotify watch limit left unwatched (or a
+   * folder lost for want of descriptors or memory) is tried again and read,
+   * in ms. @default 30000
    */
   readonly watchLimitRetryMs?: number;
 }
@@ -705,7 +706,7 @@ export async function startLiveRefresh(
     }
     if (
       !isClosed && limitRetryTimer === undefined &&
-      lostFolders.some((lost) => lost.why === WATCH_LIMIT)
+      lostFolders.some((lost) => lost.why === WATCH_LIMIT || PASSING_LOSSES.has(lost.why))
     ) {
       // No watcher, no event: the watch is tried again (and what changed read) now and then.
       limitRetryTimer = setTimeout(() => {
@@ -1064,6 +1065,17 @@ const MANY_WATCHED_PATHS = 256;
 const SKILL_FILE_WATCH_MAX_PATHS = 64;
 
 /**
+ * Why a folder was lost when the loss may pass by itself (out of descriptors
+ * or memory, review r18 r18-1): retried as the watch limit is.
+ */
+const PASSING_LOSSES: ReadonlySet<string> = new Set([
+  "EMFILE",
+  "ENFILE",
+  "ENOMEM",
+  "ListingFailed",
+]);
+
+/**
  * What the owner can do about a folder the watch lost, by the reason
  * `inotify/watch_tree.ts` names (others: as for an unreadable folder).
  */
@@ -1073,6 +1085,12 @@ const LOST_REMEDIES: Readonly<Record<string, string>> = {
   NotUtf8: "Rename it to a UTF-8 name",
   NameTooLong: "Shorten its path to under 4,096 bytes",
   TooManyEntries: "Move some of its entries into sub-folders",
+  // Out of descriptors when it was watched (review r18, r18-1).
+  EMFILE: "Raise skillgate's open-file limit (ulimit -n)",
+  ENFILE: "Raise the system's open-file limit (fs.file-max)",
+  ListingFailed: "Raise skillgate's open-file limit (ulimit -n), or make the folder readable",
+  // One inode reached by two paths (a bind mount of a folder another root holds: r18-2).
+  SameFolderElsewhere: "Configure one of the two paths that reach it (a bind mount) as a root",
 };
 
 /**

@@ -145,8 +145,13 @@ export function serviceStarter(
   };
 }
 
-/** Why nothing watches where inotify cannot be used. */
-export const NO_INOTIFY = "inotify is not available here (Linux only)";
+/**
+ * Why nothing watches where inotify cannot be used: not Linux, or
+ * `inotify_init1` refused (this user's instances spent, review r18 r18-3).
+ */
+export const NO_INOTIFY =
+  "inotify cannot be used here (Linux only; or this user's inotify instances are spent: " +
+  "fs.inotify.max_user_instances)";
 
 /** Options of {@linkcode startWatchIsolate}. */
 export interface WatchIsolateOptions {

@@ -302,11 +302,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/refresh/inotify/watch_tree.ts",
-    apis: ["Deno.readLink"],
+    apis: ["Deno.readLink", "Deno.stat"],
     reason:
       "trusted part: reads /proc/self/fd/<fd> of a folder it just opened anchored (no-follow, " +
       "O_PATH) and watched, to keep the watch only where the kernel says the folder is (the " +
-      "root's real path + names); never a file's content, never a client path",
+      "root's real path + names), and stats two such descriptors to tell one folder reached " +
+      "by two real paths (a bind mount, review r18 r18-2); never a file's content, never a " +
+      "client path",
   },
   {
     path: "src/refresh/inotify/watch_service.ts",

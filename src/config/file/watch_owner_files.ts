@@ -7,17 +7,22 @@
  *
  * The folder is watched flat through an inotify service of this watch's own
  * (`src/refresh/inotify/watch_service.ts`: its own inotify descriptor and
- * kernel queue, one watch; confined to the folder's nearest existing
- * ancestor), never the one live refresh's roots use: whoever can write in a
- * root could overflow that queue and so drop the owner's narrowing edit
- * (review r17, hA-7). inotify opens nothing, so a FIFO made in the watched
+ * kernel queue, one watch: the folder, or its nearest existing ancestor
+ * while it is missing), never the one live refresh's roots use: whoever can
+ * write in a root could overflow that queue and so drop the owner's
+ * narrowing edit (review r17, hA-7). inotify opens nothing, so a FIFO made in the watched
  * folder (or, while waiting for it, in a parent such as a shared `/tmp`)
  * holds no thread (Deno's watchFs thread did, and blocked the thread that
  * answers the worker's requests). Both files are read again on any sign
  * that events were lost (a `rescan` event: the queue overflowed; a folder
- * said `lost`). Where inotify cannot be used, or cannot hold the folder (the
- * user's watch budget spent, review r17 hA-8), one stderr line says edits
- * apply at the next start.
+ * said `lost`). The folder removed or moved away (its watch ends with its
+ * inode: a `remove` event at the folder's own path) is waited for again from
+ * its nearest existing ancestor, then both files read (review r18, r18-4: a
+ * folder replaced whole left the watch deaf). Where inotify cannot be used
+ * (no instance left: `fs.inotify.max_user_instances`, review r18 r18-3; not
+ * Linux), or cannot hold the folder (the user's watch budget spent, r17
+ * hA-8), both files are read every {@linkcode OWNER_POLL_MS} instead and one
+ * stderr line says so: a narrowing edit is never lost silently.
  *
  * @module
  */
@@ -34,7 +39,7 @@ import { ConfigFileError } from "./json_document.ts";
 import type { SetByView } from "./overrides_file.ts";
 import type { WatchBackend, WatchHandle } from "../../refresh/watch_open.ts";
 import { directStarter, serviceStarter, startWatchIsolate } from "../../refresh/watch_isolate.ts";
-import type { WatchService } from "../../refresh/inotify/watch_service.ts";
+import { NOT_CAPABLE, type WatchService } from "../../refresh/inotify/watch_service.ts";
 
 /** The overrides in force and the switches a settings view turned off. */
 export interface OverridesInForce {
@@ -57,6 +62,16 @@ export interface OwnerFilesWatch extends AsyncDisposable {
   exclusive<T>(task: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * How often both files are read when inotify cannot watch their folder, in
+ * ms: a narrowing edit (a skill turned off, a grant revoked) is in force
+ * within it (two small reads; an unchanged outcome posts nothing).
+ */
+export const OWNER_POLL_MS = 2_000;
+
+/** Watches asked for in a row whose folder went before it was watched, before polling instead. */
+const MAX_VANISHED_RETRIES = 8;
+
 /** Options of {@linkcode watchOwnerFiles}. */
 export interface WatchOwnerFilesOptions {
   /** Receives each new overlay and the caps in force (post them to the worker). */
@@ -73,15 +88,22 @@ export interface WatchOwnerFilesOptions {
    * @default a service of this watch's own (closed with the watch)
    */
   readonly service?: WatchService | null;
+  /**
+   * How often both files are read when inotify cannot watch, in ms.
+   * @default {@linkcode OWNER_POLL_MS}
+   */
+  readonly pollMs?: number;
 }
 
 /**
  * Watches the folder of the configuration file. When that folder does not
  * exist yet (the owner never wrote a configuration), its nearest existing
  * parent is watched until it appears (`skillgate override` creates it), so
- * the first overrides apply live too. Returns null when no folder on the
- * way exists; a watch that cannot be opened ends quietly (edits then apply
- * at the next start).
+ * the first overrides apply live too; the folder removed or replaced is
+ * waited for the same way. Returns null when no folder on the way exists.
+ * Where inotify cannot watch (no instance left, not Linux, the folder lost
+ * to the watch budget or a permission), both files are read every
+ * `pollMs` instead (one stderr line).
  *
  * @param state What is in force at start-up.
  * @param options Where overlays and problem lines go.
@@ -98,26 +120,47 @@ export function watchOwnerFiles(
   const names = new Set([basename(state.location.path), basename(state.location.overridesPath)]);
   const start = nearestExisting(folder);
   if (!isFolder(start)) return null;
+  // What this watch's own port may ask for: the folder and any ancestor (it asks only for the
+  // folder or its nearest existing ancestor, from the owner's configuration location: no client
+  // input names it), so the folder or a parent removed or swapped is waited for from wherever
+  // the nearest existing ancestor is then (r18-4). Watched flat: nothing below it is listed.
+  const confinedTo = "/";
   let watcher: WatchHandle | null = null;
   /** Reasons already said on stderr (each said once). */
   const saidNotLive = new Set<string>();
+  const pollMs = options.pollMs ?? OWNER_POLL_MS;
+  let pollTimer: ReturnType<typeof setInterval> | undefined;
+  /**
+   * inotify cannot watch the folder: both files are read every `pollMs` from
+   * now on (review r18, r18-3), and each reason is said once.
+   */
   const sayNotLive = (why: string) => {
-    if (isClosed || saidNotLive.has(why)) return;
+    if (isClosed) return;
+    pollTimer ??= setInterval(rereadBoth, pollMs);
+    if (saidNotLive.has(why)) return;
     saidNotLive.add(why);
     options.log(
-      `skillgate: edits to ${folder} are not applied live (${why}); they apply at the next start`,
+      `skillgate: edits to ${folder} are not applied live (${why}); both files are read ` +
+        `again every ${pollMs / 1000} s instead`,
     );
   };
   // The folder is watched through inotify (nothing opened per event: a FIFO holds no thread),
   // in a service and kernel queue of its own (a flood in a root cannot overflow it: hA-7).
   const backend: WatchBackend = startWatchIsolate({
     starter: options.service === undefined
-      ? directStarter([start])
-      : serviceStarter(options.service, [start]),
+      ? directStarter([confinedTo])
+      : serviceStarter(options.service, [confinedTo]),
     onGivenUp: (_sinceMs, why) => sayNotLive(why),
     // The folder (or the parent waited on) is not watched (the watch budget, EACCES): said once
     // per reason; both files are read again (an edit may have come before the loss).
     onLost: (lost) => {
+      // The folder asked for went between its check and its watch (a swap midway: with this
+      // port's confinement, NotCapable says only that its path did not resolve): the pump asks
+      // again for whatever is there now (r18-4).
+      if (isOpening && lost.every((folder) => folder.why === NOT_CAPABLE)) {
+        isVanishedAtOpen = true;
+        return;
+      }
       for (const folder of lost) sayNotLive(folder.why);
       rereadBoth();
     },
@@ -138,6 +181,9 @@ export function watchOwnerFiles(
   let lastProblems: readonly Problem[] = [];
   let running: Promise<unknown> = Promise.resolve();
   let isClosed = false;
+  /** Set while the pump waits for a watch's answer, and when that answer found no folder. */
+  let isOpening = false;
+  let isVanishedAtOpen = false;
   const review = async () => {
     // A file that cannot be read (not a regular file, too large, not UTF-8)
     // is a config-invalid problem for that file; the other is still reviewed,
@@ -179,19 +225,35 @@ export function watchOwnerFiles(
   };
   const pump = (async () => {
     let target = start;
+    let vanishedInARow = 0;
     while (!isClosed) {
       let opened: WatchHandle;
+      isOpening = true;
+      isVanishedAtOpen = false;
       try {
         opened = await backend.openOne([target], false);
       } catch (error) {
-        // Stopped, or nothing can watch here: edits apply at the next start.
-        void error;
+        // Stopped, or nothing can watch here (said by `onGivenUp`): the files are polled.
+        if (isClosed) return;
+        if (saidNotLive.size === 0) sayNotLive(error instanceof Error ? error.message : "stopped");
+        pollTimer ??= setInterval(rereadBoth, pollMs);
         return;
+      } finally {
+        isOpening = false;
       }
       if (isClosed) {
         opened.close();
         return;
       }
+      if (isVanishedAtOpen) {
+        opened.close();
+        target = nearestExisting(folder);
+        // Asked again for what is there now; a folder swapped without end is polled instead.
+        if (++vanishedInARow <= MAX_VANISHED_RETRIES) continue;
+        sayNotLive(NOT_CAPABLE);
+        return;
+      }
+      vanishedInARow = 0;
       watcher = opened;
       if (target === folder) {
         // Both files are read once the watch is live: an edit made before (while the watch
@@ -199,13 +261,20 @@ export function watchOwnerFiles(
         debouncer.add([state.location.path]);
         for await (const event of opened) {
           if (event.kind === "access") continue;
+          // The folder itself went (removed, or moved away by a swap): its watch went with its
+          // inode. Waited for again from where it is now, both files read then (r18-4).
+          if (isSelfGone(event, target)) break;
           // Events were lost (the queue overflowed): an edit among them is read now (hA-7).
           if (event.flag === "rescan") rereadBoth();
           else if (event.paths.some((path) => names.has(basename(path)))) {
             debouncer.add(event.paths);
           }
         }
-        // Ended: closed (the loop ends), or stopped (watched again above).
+        // Ended: closed (the loop ends), stopped, or the folder went: watched again above.
+        opened.close();
+        // What the files hold now (gone with the folder: a widening, refused as ever) is read.
+        rereadBoth();
+        target = nearestExisting(folder);
         continue;
       }
       // Waiting for the folder: any change in the parent may be it (or a folder on the way).
@@ -214,18 +283,18 @@ export function watchOwnerFiles(
         for await (const event of opened) {
           if (event.kind === "access") continue;
           next = nearestExisting(folder);
-          if (next !== target) break;
+          // The folder waited on went (a swap may have put another in its place): watched again.
+          if (next !== target || isSelfGone(event, target)) break;
         }
       }
       opened.close();
-      next = nearestExisting(folder);
-      if (isClosed || next === target) continue;
-      target = next;
+      target = nearestExisting(folder);
     }
   })().catch(() => {});
   const close = async () => {
     if (isClosed) return;
     isClosed = true;
+    clearInterval(pollTimer);
     debouncer.close();
     watcher?.close();
     await backend.close();
@@ -259,6 +328,16 @@ export function watchOwnerFiles(
     exclusive,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/**
+ * Whether `event` says the watched folder `target` itself went: the service
+ * reports a `remove` at a watched folder's own path only when its inode was
+ * removed or moved away (`IN_DELETE_SELF`, `IN_MOVE_SELF`, `IN_IGNORED`),
+ * and the watch went with it.
+ */
+function isSelfGone(event: Deno.FsEvent, target: string): boolean {
+  return event.kind === "remove" && event.paths.includes(target);
 }
 
 /** Whether `path` is a folder now. */

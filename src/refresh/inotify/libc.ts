@@ -63,6 +63,32 @@ export const EAGAIN = 11;
 export const EACCES = 13;
 /** A bad descriptor or watch (already removed). */
 export const EINVAL = 22;
+/** Out of kernel memory. */
+export const ENOMEM = 12;
+/** The system's open-file table is full (`fs.file-max`). */
+export const ENFILE = 23;
+/** This process's descriptor table is full (`ulimit -n`). */
+export const EMFILE = 24;
+
+/** Names of the errno values a failed open or watch is said lost with (by value). */
+const ERRNO_NAMES: Readonly<Record<number, string>> = {
+  [EACCES]: "PermissionDenied",
+  [ENOMEM]: "ENOMEM",
+  [ENFILE]: "ENFILE",
+  [EMFILE]: "EMFILE",
+  [ENOSPC]: "ENOSPC",
+};
+
+/**
+ * The name a folder lost for a failed call is said with.
+ *
+ * @param negativeErrno A call's `-errno` answer (a negative integer).
+ * @returns `PermissionDenied` for EACCES (as Deno names it), `EMFILE`,
+ *   `ENFILE`, `ENOMEM`, `ENOSPC`; any other `errno N`.
+ */
+export function errnoName(negativeErrno: number): string {
+  return ERRNO_NAMES[-negativeErrno] ?? `errno ${-negativeErrno}`;
+}
 
 /** The libc entry points, each answering the kernel's result or `-errno`. */
 export interface Libc {

@@ -75,9 +75,12 @@ import {
   WATCH_MASK,
 } from "./events.ts";
 import {
-  EACCES,
   EBADF,
+  ELOOP,
+  ENOENT,
   ENOSPC,
+  ENOTDIR,
+  errnoName,
   type Libc,
   O_CLOEXEC,
   O_DIRECTORY,
@@ -172,6 +175,29 @@ const encoder = new TextEncoder();
 
 /** The reason named for a folder deeper than {@linkcode MAX_WATCH_DEPTH} below its root. */
 export const TOO_DEEP_WHY = "TooDeep";
+
+/**
+ * The reason named for a folder watched whose entries could not be listed
+ * where it is (its sub-folders are not watched): this process's or the
+ * system's descriptor table full, out of memory (review r18, r18-1).
+ */
+export const LISTING_FAILED_WHY = "ListingFailed";
+
+/**
+ * The reason named for a folder that is the very folder (one inode) the
+ * tree already holds at another real path (a bind mount: review r18,
+ * r18-2). One inotify descriptor gives an inode one watch, and its events
+ * name the path it is held at; this path is read again periodically instead.
+ */
+export const SAME_FOLDER_WHY = "SameFolderElsewhere";
+
+/**
+ * errno values of an open or a watch that mean the folder is not there
+ * (gone, not a folder, a symlink refused): nothing to watch, and its own
+ * events say what happened. Any other error leaves a folder there
+ * unwatched: it is said lost (review r18, r18-1).
+ */
+const GONE_ERRNOS: ReadonlySet<number> = new Set([-ENOENT, -ENOTDIR, -ELOOP]);
 
 /** The anchored watch tree over one inotify descriptor. */
 export interface WatchTree {
@@ -514,9 +540,15 @@ export function createWatchTree(
     if (parent === null && (root.node !== null || !root.isListed)) return;
     if (root.isLimited || root.subscribers.size === 0) return;
     const names = parent === null ? [] : [...namesOf(parent), step.name];
+    // A folder there that cannot be watched is said lost, and a create event's folder is
+    // reported all the same: the worker reads it through its own gate (review r18, r18-1).
+    const cannotWatch = (why: string) => {
+      loseOnce(why);
+      if (step.isNew) report(root, names, "create");
+    };
     if (names.length > MAX_WATCH_DEPTH) {
       // Never opened: a chain deeper than this would make each step cost its depth.
-      loseOnce(TOO_DEEP_WHY);
+      cannotWatch(TOO_DEEP_WHY);
       return;
     }
     if (step.name.includes(REPLACED_NAME_CHAR)) {
@@ -527,9 +559,9 @@ export function createWatchTree(
     const expected = names.length === 0 ? root.real : `${root.real}/${names.join("/")}`;
     const fd = openFolder(root, parent, names);
     if (fd < 0) {
-      // Gone, not a folder, or a symlink now (refused, never followed): nothing to watch. A
-      // folder that cannot be searched is lost (named once).
-      if (fd === -EACCES) loseOnce("PermissionDenied");
+      // Gone, not a folder, or a symlink now (refused, never followed): nothing to watch. Any
+      // other error (EACCES, EMFILE, ENFILE, ENOMEM...) leaves a folder there unwatched: lost.
+      if (!GONE_ERRNOS.has(fd)) cannotWatch(errnoName(fd));
       return;
     }
     let isHeld = false;
@@ -539,7 +571,7 @@ export function createWatchTree(
       const wd = libc.addWatch(inotifyFd, at, WATCH_MASK);
       if (wd === -ENOSPC) return limit(root);
       if (wd < 0) {
-        if (wd === -EACCES) loseOnce("PermissionDenied");
+        if (!GONE_ERRNOS.has(wd)) cannotWatch(errnoName(wd));
         return;
       }
       let location: string | null = null;
@@ -552,6 +584,14 @@ export function createWatchTree(
       }
       const existing = nodes.get(wd);
       let node: Node;
+      if (
+        existing !== undefined && location === expected && isHeldElsewhere(existing, expected, fd)
+      ) {
+        // One inode reached by two real paths (a bind mount): its events name the path it is
+        // held at only, so this path would hear nothing: said lost (review r18, r18-2).
+        cannotWatch(SAME_FOLDER_WHY);
+        return;
+      }
       if (existing !== undefined) {
         const isOtherTop = existing.parent === null && existing.root !== root;
         if (parent === null || !isOtherTop || location !== expected) {
@@ -569,7 +609,7 @@ export function createWatchTree(
           // Moved or swapped since the open: never watched, never listed.
           libc.rmWatch(inotifyFd, wd);
           if (unreadable !== null) {
-            loseOnce(
+            cannotWatch(
               encoder.encode(expected).length >= PATH_MAX_BYTES ? "NameTooLong" : unreadable,
             );
           }
@@ -592,8 +632,17 @@ export function createWatchTree(
       options.afterCheck?.(expected);
       // The listing is the descriptor's own folder (the one just checked); its names only plan
       // watches, each opened and checked again from the root.
-      const read = readFolderDirectlySync({ fd, maxStats: 0 }, (at) => at === expected);
-      if (read === null) return;
+      let isListedThere = false;
+      const read = readFolderDirectlySync(
+        { fd, maxStats: 0 },
+        (at) => (isListedThere = at === expected),
+      );
+      if (read === null) {
+        // Moved since (its events say so), or not listed where it is (EMFILE, ENFILE, ENOMEM):
+        // its sub-folders are not watched, said lost (r18-1).
+        if (isListedThere) loseOnce(LISTING_FAILED_WHY);
+        return;
+      }
       if (read.tooManyEntries !== undefined) {
         // Its sub-folders are not listed in one read: they stay unwatched (named once).
         loseOnce("TooManyEntries");
@@ -611,6 +660,33 @@ export function createWatchTree(
       }
     } finally {
       if (!isHeld) libc.close(fd);
+    }
+  }
+
+  /**
+   * Whether `existing` (the node the kernel gave this folder's wd) is held at
+   * another real path that still leads to the folder open on `fd` (a bind
+   * mount), rather than at a path it left (moved, its events not handled
+   * yet: they drop it). `expected` is where this step found it. Only when a
+   * wd is found held at another path: that path opened anchored (no-follow,
+   * one name at a time, as every watch) and both descriptors' inodes compared.
+   */
+  function isHeldElsewhere(existing: Node, expected: string, fd: number): boolean {
+    const names = namesOf(existing);
+    const heldAt = names.length === 0
+      ? existing.root.real
+      : `${existing.root.real}/${names.join("/")}`;
+    if (heldAt === expected) return false;
+    const otherFd = openChain(existing.root, names);
+    if (otherFd < 0) return false;
+    try {
+      const there = Deno.statSync(`/proc/self/fd/${otherFd}`);
+      const here = Deno.statSync(`/proc/self/fd/${fd}`);
+      return there.dev === here.dev && there.ino === here.ino;
+    } catch {
+      return false;
+    } finally {
+      libc.close(otherFd);
     }
   }
 
