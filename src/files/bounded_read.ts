@@ -246,8 +246,9 @@ export interface LocatedRead {
   readonly bytesRead: number;
   /**
    * With `reportsMove` only: true when the handle's size, mtime or change
-   * time moved while it was read (the bytes may be another version's; keep
-   * neither a parse nor a digest of them under this version, review r6).
+   * time moved while it was read, or its path holds anything but its inode
+   * after the read (the bytes may be another version's; keep neither a parse
+   * nor a digest of them under this version, review r6).
    */
   readonly isVersionMoved?: boolean;
 }
@@ -475,8 +476,13 @@ class LinkSeen extends Error {
 /**
  * The second half of {@linkcode readLocatedInChunks}: asks where the
  * kernel places the handle; exactly `skillRealDir/relPath` or nothing is
- * read. Then the whole file, in chunks, up to the handle's `fstat` size.
- * The handle is closed in every case.
+ * read. Then the whole file, in chunks, up to the handle's `fstat` size,
+ * then one `lstat` of that path: it must still hold the handle's own inode
+ * (device and inode) at the handle's version (size, mtime, change time), or
+ * the version moved while it was read (review r6; an `lstat` of the path
+ * rather than a second `fstat` of the handle since s12-hK, see
+ * `hasMovedAtPath`: as strict, and stricter where the file was replaced or
+ * renamed meanwhile). The handle is closed in every case.
  *
  * @param handle From {@linkcode openLocatedSync}, not read or closed yet; a regular file.
  * @param maxBytes Largest size accepted in bytes; a non-negative integer.
@@ -491,7 +497,8 @@ class LinkSeen extends Error {
  *   (without `reportsMove`) its version moved while it was read.
  * @throws {FileTooLargeError} When its size is over `maxBytes`.
  *
- * Requires the installed locator (in an isolate: the trusted part answers).
+ * Requires the installed locator (in an isolate: the trusted part answers), and
+ * `--allow-read` on the skill folder.
  */
 export async function readLocated(
   handle: LocatedHandle,
@@ -516,9 +523,14 @@ export async function readLocated(
     }
     const bytesRead = readChunks(fd, version.size, consume);
     // The bytes must be the version returned: the worker stores their digest under it (review r6).
-    const isVersionMoved = options.reportsMove === true
-      ? hasMovedSince(fd, version)
-      : (refuseIfMovedWhileRead(fd, version, quotePath(handle.relPath)), false);
+    // Checked by one `lstat` of the path, which must still hold this handle's inode unmoved.
+    const isVersionMoved = hasMovedAtPath(state.realPath, version);
+    if (isVersionMoved && options.reportsMove !== true) {
+      throw new PathRefusedError(
+        "not-a-file",
+        `File ${quotePath(handle.relPath)} changed while it was read`,
+      );
+    }
     return {
       dev: version.dev,
       ino: version.ino,
@@ -714,6 +726,40 @@ function hasMovedSince(
   const after = fs().fstatSync(fd);
   return after.size !== version.size || (after.mtime?.getTime() ?? null) !== version.mtimeMs ||
     (after.ctime?.getTime() ?? null) !== version.ctimeMs;
+}
+
+/**
+ * The post-read check of a located handle (review r6: the bytes read must be
+ * the version returned), by one `lstat` of the handle's path instead of an
+ * `fstat` of the handle (s12-hK: `node:fs`'s `fstatSync` builds a full
+ * `Stats` with its dates on every call, ~13 us against ~7-9 us for
+ * `Deno.lstatSync` even with the isolates' permission check; one of the two
+ * per file at 40,000 files). It is at least as strict as the handle's own
+ * `fstat`: the path must hold a regular file (a symlink there is not
+ * followed: its own `lstat` is no regular file) of the handle's device and
+ * inode, so what is compared is the handle's own inode, and a size, mtime or
+ * change time that moved since the handle's `fstat` at its open (a write, a
+ * rename) says moved exactly as the handle's would. Anything else at the path
+ * now (the file replaced, renamed away, gone, unreadable) also says moved:
+ * the bytes are then kept under no version, though they may have been
+ * the version's (a false "moved" costs only a later read).
+ *
+ * @param realPath Where the handle was located (exactly `skill real folder/path`).
+ * @param version The handle's version, from its `fstat` at its open.
+ * @returns True when the path holds anything but the handle's inode at that version.
+ *
+ * Requires `--allow-read` on the path (the reader's own skill folder).
+ */
+function hasMovedAtPath(realPath: string, version: LocatedVersion): boolean {
+  let now: Deno.FileInfo;
+  try {
+    now = Deno.lstatSync(realPath);
+  } catch {
+    return true;
+  }
+  return !now.isFile || now.dev !== version.dev || now.ino !== version.ino ||
+    now.size !== version.size || (now.mtime?.getTime() ?? null) !== version.mtimeMs ||
+    (now.ctime?.getTime() ?? null) !== version.ctimeMs;
 }
 
 /** Reads up to `sizeBytes` from offset 0 in chunks of the shared buffer; returns the bytes read. */

@@ -219,7 +219,8 @@ export function skillMdLocatedReadsSoFar(): number {
  * listed file since s13): `O_NOFOLLOW | O_NONBLOCK` open of exactly
  * `skill real folder/SKILL.md`, the handle's own `fstat` as the version, the
  * trusted part's `/proc` answer that the descriptor is exactly that path,
- * the bytes, then the post-read `fstat` (review r6). It spares the resolve
+ * the bytes, then the post-read check (review r6: an `lstat` of the path
+ * that must still hold the handle's inode at its version). It spares the resolve
  * walk's two `lstat` calls a skill (of SKILL.md and of the skill folder;
  * issue 13, s16: 20,000 calls on the serving worker's thread at 10,000
  * skills). Why the guarantee is the same: bounded_read.ts, `openLocatedSync`.
