@@ -256,11 +256,12 @@ export const MAX_READ_FOLDERS = 256;
 
 /**
  * Isolate to trusted part: open these folders by their real paths and read
- * each through its descriptor (`readFolderAtPathSync` in
- * `src/files/fd_listing.ts`; s11-hC: the trusted part's open costs no Deno
- * permission check). Answered only for a path inside the asker's own read
- * permission, and a read only where the kernel places the opened folder at
- * exactly that path. At most `MAX_READ_FOLDERS` folders.
+ * each through its descriptor (`readFoldersAtPathsSync` in
+ * `src/files/folder_path_read.ts`; s11-hC: the trusted part's open costs no
+ * Deno permission check). Answered only for a path inside the asker's own
+ * read permission, opened below its root with no link followed and no mount
+ * crossed (review r17, hC-1), and a read only where the kernel places the
+ * opened folder at exactly that path. At most `MAX_READ_FOLDERS` folders.
  */
 export interface ReadFolderPathsRequestMessage {
   readonly type: "read-folder-paths";
