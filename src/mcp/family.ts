@@ -42,6 +42,12 @@ export interface ServerContext {
    * write); absent where nothing may be written (tests, probes).
    */
   readonly writeOverride?: OverrideWriter;
+  /**
+   * Resolves once the owner's files were read since the start (the worker's
+   * `owner_files_gate.ts`, review r17 hB-1): every tool call waits for it.
+   * Absent: nothing to wait for (no owner files watched, tests).
+   */
+  readonly ownerFilesRead?: () => Promise<void>;
 }
 
 /** One family of MCP methods. */

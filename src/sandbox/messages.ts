@@ -38,6 +38,33 @@ export interface StartMessage {
   readonly isolationPending?: true;
   /** The owner's `overrides.json` read at start-up (absent: none). */
   readonly overlay?: CatalogOverlay;
+  /**
+   * True when the trusted part watches the owner's files, but only from the
+   * first answer on (issue 13): every tool call waits until it read both
+   * files once ({@linkcode OwnerCurrentMessage}, after any overlay that read
+   * posted), so a narrowing edit made before that answer is in force for the
+   * first call (review r17, hB-1). Absent: nothing is watched; the start's
+   * overlay is final until told otherwise.
+   */
+  readonly ownerPending?: true;
+}
+
+/**
+ * Trusted part to worker: the owner's files were read once since the start
+ * (every overlay that read changed was posted before this), after a start
+ * whose `ownerPending` was set. Only the first one counts.
+ */
+export interface OwnerCurrentMessage {
+  readonly type: "owner-current";
+}
+
+/**
+ * Worker to trusted part: a tool call waits for the owner's files to be read
+ * (it came before the first answer went out): read them now. Carries
+ * nothing; asking twice changes nothing.
+ */
+export interface OwnerWantedMessage {
+  readonly type: "owner-wanted";
 }
 
 /**
@@ -355,6 +382,7 @@ export type WorkerMessage =
   | ReadyMessage
   | AnsweredMessage
   | IsolationWantedMessage
+  | OwnerWantedMessage
   | ExitMessage
   | GroupRequestMessage
   | LocateFdRequestMessage
@@ -376,6 +404,7 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
   if (message.type === "ready" || message.type === "exit") return data as WorkerMessage;
   if (message.type === "answered") return { type: "answered" };
   if (message.type === "isolation-wanted") return { type: "isolation-wanted" };
+  if (message.type === "owner-wanted") return { type: "owner-wanted" };
   if (message.type === "group") return isGroupRequest(data) ? data : null;
   if (message.type === "override-write") {
     return Number.isSafeInteger((data as Record<string, unknown>).id)
