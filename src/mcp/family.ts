@@ -11,6 +11,7 @@ import type { Config } from "../config/config.ts";
 import type { ScriptService } from "../scripts/service.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
 import type { OverrideWriter } from "../sandbox/override_write_client.ts";
+import type { OwnerFilesRead } from "./owner_files_wait.ts";
 import type { Server, ServerCapabilities } from "./sdk.ts";
 
 /** What every family may use when it installs its handlers. */
@@ -43,11 +44,12 @@ export interface ServerContext {
    */
   readonly writeOverride?: OverrideWriter;
   /**
-   * Resolves once the owner's files were read since the start (the worker's
-   * `owner_files_gate.ts`, review r17 hB-1): every tool call waits for it.
-   * Absent: nothing to wait for (no owner files watched, tests).
+   * Whether the owner's files were read since the start, and a wait for it
+   * (the worker's `owner_files_gate.ts`, review r17 hB-1): every family's
+   * method waits for it (`owner_files_wait.ts`). Absent: nothing to wait for
+   * (no owner files watched, tests).
    */
-  readonly ownerFilesRead?: () => Promise<void>;
+  readonly ownerFilesRead?: OwnerFilesRead;
 }
 
 /** One family of MCP methods. */

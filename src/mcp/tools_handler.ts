@@ -46,7 +46,6 @@ export const toolsFamily: MethodFamily = {
       runRefusal: httpRunRefusal(context.config),
       config: context.config,
       ...(context.writeOverride === undefined ? {} : { writeOverride: context.writeOverride }),
-      ...(context.ownerFilesRead === undefined ? {} : { ownerFilesRead: context.ownerFilesRead }),
     }, createToolOffer(server, context)),
 };
 
@@ -109,8 +108,6 @@ export function serveTools(
     // The script facts (the isolation shown and used) may still be probed after the first
     // answer (a grant that lets nothing run, issue 13): every tool call waits for them.
     await context.scripts?.whenSettled();
-    // The owner's narrowing edits made before the first answer are in force first (r17, hB-1).
-    await context.ownerFilesRead?.();
     try {
       const round = inputRoundOf(io);
       const extra = toolCallExtra(

@@ -40,7 +40,8 @@ export interface StartMessage {
   readonly overlay?: CatalogOverlay;
   /**
    * True when the trusted part watches the owner's files, but only from the
-   * first answer on (issue 13): every tool call waits until it read both
+   * first answer on (issue 13): every MCP method but `initialize` and `ping`
+   * (a tool call, a listing, a read) waits until it read both
    * files once ({@linkcode OwnerCurrentMessage}, after any overlay that read
    * posted), so a narrowing edit made before that answer is in force for the
    * first call (review r17, hB-1). Absent: nothing is watched; the start's
@@ -59,7 +60,7 @@ export interface OwnerCurrentMessage {
 }
 
 /**
- * Worker to trusted part: a tool call waits for the owner's files to be read
+ * Worker to trusted part: a request waits for the owner's files to be read
  * (it came before the first answer went out): read them now. Carries
  * nothing; asking twice changes nothing.
  */

@@ -65,7 +65,7 @@ export interface WorkerSession {
   /**
    * Tells the worker the owner's files were read once (an `owner-current`
    * message, after every overlay that read posted), after a start with
-   * `ownerWanted`: its tool calls stop waiting (review r17, hB-1).
+   * `ownerWanted`: its requests stop waiting (review r17, hB-1).
    */
   postOwnerCurrent(): void;
 }
@@ -97,7 +97,7 @@ export interface WorkerSession {
  *   tool call waits for {@linkcode WorkerSession.postIsolation}); it is
  *   called when the worker asks for it (a tool call came before the caller
  *   probed); `ownerWanted`: the owner's files are watched from the first
- *   answer on (the start says so, and every tool call waits for
+ *   answer on (the start says so, and every request but `initialize` waits for
  *   {@linkcode WorkerSession.postOwnerCurrent}); it is called when the
  *   worker asks (a tool call came before the watch read them). The worker
  *   builds the catalog itself: nothing of a skill is sent or held here.

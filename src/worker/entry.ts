@@ -405,7 +405,7 @@ async function serve(start: StartMessage): Promise<void> {
     ...(scripts === undefined ? {} : { scripts }),
     // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
     writeOverride: createOverrideWriteClient(self),
-    ...(start.ownerPending === true ? { ownerFilesRead: () => ownerFiles.whenRead() } : {}),
+    ...(start.ownerPending === true ? { ownerFilesRead: ownerFiles } : {}),
   };
   // A large catalog over stdio: `initialize` is answered before the catalog is loaded (everything
   // else waits for it). Usually one stat per root tells (issue 13: a walk of 10,000 folders took

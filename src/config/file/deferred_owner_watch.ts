@@ -12,9 +12,10 @@
  * Nothing is missed by waiting: the watch reads both files at once when it
  * opens (and again once it is live) and applies whatever changed since
  * start-up. Nothing runs on older overrides either (review r17, hB-1): the
- * worker holds every tool call until that first read was posted (serve's
+ * worker holds every request but `initialize` and `ping` (tool calls,
+ * listings, reads) until that first read was posted (serve's
  * `onFirstRead` sends `owner-current`; `src/worker/owner_files_gate.ts`),
- * and a tool call that comes before the first answer opens the watch at
+ * and a request that comes before the first answer opens the watch at
  * once (`owner-wanted`), as a settings view's write does (it puts its result
  * in force through the watch), so no call waits for an answer that it holds
  * back.

@@ -77,7 +77,7 @@ export interface WatchOwnerFilesOptions {
    * Called once both files were read the first time: a read made at once
    * when the watch is created (not after the quiet period, not waiting for
    * the watch to be live), its overlay posted first when it changed anything
-   * (review r17, hB-1: serve's tool calls wait for it). @default none
+   * (review r17, hB-1: serve's requests wait for it). @default none
    */
   readonly onFirstRead?: () => void;
 }

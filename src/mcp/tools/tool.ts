@@ -34,11 +34,6 @@ export interface ToolContext {
   readonly config?: Config;
   /** Asks the trusted part to set one override switch (`skill_settings_write`). */
   readonly writeOverride?: OverrideWriter;
-  /**
-   * Resolves once the owner's files were read since the start (review r17,
-   * hB-1); every tool call waits for it. Absent: nothing to wait for.
-   */
-  readonly ownerFilesRead?: () => Promise<void>;
 }
 
 /** How the user answered a confirmation request. */
