@@ -120,7 +120,9 @@ function refusal(errno: number): FolderPathRead {
 /** The longest of `folders` (plain absolute paths) that `path` is, or is under; else null. */
 function longestContaining(path: string, folders: readonly string[]): string | null {
   let found: string | null = null;
-  for (const folder of folders) {
+  for (const listed of folders) {
+    // A permission entry may end in a separator (`/srv/skills/`): the same folder.
+    const folder = listed.length > 1 && listed.endsWith("/") ? listed.slice(0, -1) : listed;
     if (!isPlainAbsolutePath(folder) && folder !== "/") continue;
     const isIn = path === folder || path.startsWith(folder === "/" ? "/" : `${folder}/`);
     if (isIn && (found === null || folder.length > found.length)) found = folder;

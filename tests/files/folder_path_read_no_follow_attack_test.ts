@@ -89,6 +89,13 @@ Deno.test("attack: a symlink at the path itself, or no folder there, is changed;
           opener,
         );
         assert.ok(rootRead !== null && typeof rootRead !== "string", "the root itself is read");
+        // A permission entry written with a final separator names the same root.
+        const viaSlash = readFolderAtPathSync(
+          { path: `${dir}/root/s`, maxStats: 0 },
+          [`${dir}/root/`],
+          opener,
+        );
+        assert.ok(viaSlash !== null && typeof viaSlash !== "string", "a root/ entry holds it");
         Deno.renameSync(`${dir}/root/s/references`, `${dir}/references-old`);
         Deno.symlinkSync(`${dir}/home/copy/references`, `${dir}/root/s/references`);
         const at = { path: `${dir}/root/s/references`, maxStats: 10 };
