@@ -172,6 +172,11 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       watchIsolate: createWatchIsolateHost(watchService, workerSet.watchRoots),
       ...(preloaded === null ? {} : { worker: preloaded }),
       ...(scripts.pendingIsolation === null ? {} : { isolationWanted: () => probeLate() }),
+      // Tool calls wait until the owner files' watch read both files once (review r17, hB-1);
+      // one that comes before the first answer opens the watch now.
+      ...(location === null || config.options.static
+        ? {}
+        : { ownerWanted: () => void ownerWatch.now() }),
     },
   );
   // The next start of the same command creates its worker first, with this set (issue 13): written
@@ -182,8 +187,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   if (adopted !== undefined) session.ready.then(() => rememberStart(adopted), () => {});
   const watchedConfig = config;
   // (Called only once the worker started: after its first answer, or at a view's first write.)
-  const openOwnerWatch = () =>
-    location === null || watchedConfig.options.static ? null : watchOwnerFiles(
+  const openOwnerWatch = () => {
+    if (location === null || watchedConfig.options.static) return null;
+    const watch = watchOwnerFiles(
       {
         input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
         running: watchedConfig,
@@ -198,8 +204,13 @@ export async function serveCommand(start: ServeStart): Promise<number> {
           session.postOverlay(update);
         },
         log: logErrorLine,
+        onFirstRead: () => session.postOwnerCurrent(),
       },
     );
+    // No folder on the way: no owner file exists, start-up's read is current.
+    if (watch === null) session.postOwnerCurrent();
+    return watch;
+  };
   session.answered.then(openOwnerWatchNow);
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
   // process-group scripts running (review r12, F6): exitProcess kills every registered group first.

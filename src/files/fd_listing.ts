@@ -20,7 +20,6 @@
  * @module
  */
 
-import { closeDescriptor, openFolderDescriptor } from "./bounded_read.ts";
 import { isQuietlySkippedName } from "./served_name.ts";
 
 /** An entry's `lstat`, as far as the listing needs it (times in ms since the epoch). */
@@ -88,9 +87,10 @@ export type FolderReader = (request: FolderReadRequest) => Promise<FolderRead | 
 
 /**
  * What to read of one folder named by its real path: the reader opens it
- * itself (`O_DIRECTORY | O_NOFOLLOW`, `O_PATH` where known), reads it
- * through that descriptor and closes it (s11-hC: the trusted part's open
- * costs no Deno permission check, an isolate's ~14 us of `readlink`s a path).
+ * itself (the trusted part: below the asker's root, no link followed and no
+ * mount crossed, `folder_path_read.ts`), reads it through that descriptor
+ * and closes it (s11-hC: the trusted part's open costs no Deno permission
+ * check, an isolate's ~14 us of `readlink`s a path).
  */
 export interface FolderPathReadRequest {
   /** The folder's absolute real path: no `.`, `..` or empty segment, no trailing `/`. */
@@ -103,11 +103,12 @@ export interface FolderPathReadRequest {
 
 /**
  * A folder read by path: its read (its location exactly the path asked);
- * `changed` when the path is a symlink or no folder now, or the kernel
- * places the opened folder anywhere else (a folder on the way swapped);
+ * `changed` when a symlink is at the path or anywhere on the way, or no
+ * folder is there now, or the kernel places the opened folder anywhere else;
  * `busy` when no descriptor was free for the open (ask again later); null
- * when it cannot be told (not the asker's to read, no `/proc`, another
- * error): the asker then reads it through a descriptor of its own.
+ * when it cannot be told (not the asker's to read, a mount crossed below the
+ * asker's root, no `/proc`, another error): the asker then reads it through
+ * a descriptor of its own (Deno's permission check included).
  */
 export type FolderPathRead = FolderRead | "changed" | "busy" | null;
 
@@ -134,68 +135,6 @@ export function installFolderPathReader(reader: FolderPathReader | null): void {
  */
 export function installedFolderPathReader(): FolderPathReader | null {
   return installedPathReader;
-}
-
-/**
- * Opens the folder at `request.path` without following its last segment
- * (`openFolderDescriptor`), reads it as {@linkcode readFolderDirectlySync}
- * does, and closes it: the read is answered only when the kernel places the
- * opened folder at exactly that path, so a folder swapped for a symlink
- * (`ELOOP`), or one on the way swapped (another location), is `changed`,
- * and none of its names is read. The path must be readable for the asker
- * before anything is opened. Synchronous: one open, one `readlink`, one
- * `readdir` (and the asked `lstat`s), one close; no descriptor outlives the
- * call.
- *
- * Requires `--allow-all` (every `/proc` access does) and `node:fs` loaded
- * (`loadGateFs`); without either, answers null.
- *
- * @param request The path and how many entries to stat.
- * @param isReadable Whether a folder at this path may be read for the asker.
- *   @default always
- * @returns See {@linkcode FolderPathRead}.
- */
-export function readFolderAtPathSync(
-  request: FolderPathReadRequest,
-  isReadable: (location: string) => boolean = () => true,
-): FolderPathRead {
-  const { path } = request;
-  if (!isPlainAbsolutePath(path) || !isReadable(path)) return null;
-  let fd: number;
-  try {
-    fd = openFolderDescriptor(path);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ENOTDIR" || code === "ELOOP" || code === "ENOENT") return "changed";
-    if (code === "EMFILE" || code === "ENFILE") return "busy";
-    return null;
-  }
-  try {
-    const seen: { location: string | null } = { location: null };
-    const read = readFolderDirectlySync(
-      request.names === undefined
-        ? { fd, maxStats: request.maxStats }
-        : { fd, maxStats: request.maxStats, names: request.names },
-      (location) => {
-        seen.location = location;
-        return location === path;
-      },
-    );
-    if (read !== null) return read;
-    // Located somewhere else: changed. Not located at all (no `/proc`), or located there but not
-    // read (its `readdir` failed): cannot tell here.
-    return seen.location === null || seen.location === path ? null : "changed";
-  } finally {
-    closeDescriptor(fd);
-  }
-}
-
-/** Whether `path` is absolute with no `.`, `..` or empty segment and no trailing `/` (nor NUL). */
-function isPlainAbsolutePath(path: string): boolean {
-  if (!path.startsWith("/") || path.length < 2 || path.includes("\0")) return false;
-  return path.slice(1).split("/").every((segment) =>
-    segment !== "" && segment !== "." && segment !== ".."
-  );
 }
 
 /** Entries one folder read answers at most (a bound on one message; more: `tooManyEntries`). */

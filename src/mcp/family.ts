@@ -11,6 +11,7 @@ import type { Config } from "../config/config.ts";
 import type { ScriptService } from "../scripts/service.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
 import type { OverrideWriter } from "../sandbox/override_write_client.ts";
+import type { OwnerFilesRead } from "./owner_files_wait.ts";
 import type { Server, ServerCapabilities } from "./sdk.ts";
 
 /** What every family may use when it installs its handlers. */
@@ -42,6 +43,13 @@ export interface ServerContext {
    * write); absent where nothing may be written (tests, probes).
    */
   readonly writeOverride?: OverrideWriter;
+  /**
+   * Whether the owner's files were read since the start, and a wait for it
+   * (the worker's `owner_files_gate.ts`, review r17 hB-1): every family's
+   * method waits for it (`owner_files_wait.ts`). Absent: nothing to wait for
+   * (no owner files watched, tests).
+   */
+  readonly ownerFilesRead?: OwnerFilesRead;
 }
 
 /** One family of MCP methods. */

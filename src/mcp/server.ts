@@ -21,6 +21,7 @@ import { loggingFamily } from "./logging/logging_family.ts";
 import { sdkCacheHints } from "./cache_hints.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "./protocol_versions.ts";
 import { answerMalformedParamsAsInvalid } from "./invalid_params.ts";
+import { waitForOwnerFiles } from "./owner_files_wait.ts";
 
 /** The families served, in installation order. Add a family here, once. */
 export const FAMILIES: readonly MethodFamily[] = Object.freeze([
@@ -69,6 +70,8 @@ export function createSkillServer(context: ServerContext): Server {
   );
   // Before any handler: malformed params of a spec method are -32602, not -32603.
   answerMalformedParamsAsInvalid(server);
+  // Every family's method waits until the owner's files were read once (r17, hB-1).
+  if (context.ownerFilesRead !== undefined) waitForOwnerFiles(server, context.ownerFilesRead);
   for (const family of FAMILIES) family.install(server, context);
   // A skills-extension client under --tools=auto is told how it loads skills (not skill_load).
   fitInstructionsToClient(server, context);

@@ -90,27 +90,11 @@ export function directStarter(
   serviceOptions: WatchServiceOptions = {},
 ): WatchIsolateStarter {
   let service: WatchService | null = null;
-  let detach: (() => void) | null = null;
-  return {
-    start(port, onEnded) {
-      detach?.();
-      detach = null;
-      service ??= startWatchService(serviceOptions);
-      if (service === null) {
-        port.close();
-        queueMicrotask(() => onEnded(NO_INOTIFY));
-        return;
-      }
-      detach = service.attach(port, readPaths);
-    },
-    stop() {
-      detach?.();
-      detach = null;
-      const closing = service?.close();
-      service = null;
-      return closing;
-    },
-  };
+  return attachingStarter(readPaths, () => (service ??= startWatchService(serviceOptions)), () => {
+    const closing = service?.close();
+    service = null;
+    return closing;
+  });
 }
 
 /**
@@ -126,11 +110,25 @@ export function serviceStarter(
   service: WatchService | null,
   readPaths: readonly string[],
 ): WatchIsolateStarter {
+  return attachingStarter(readPaths, () => service, () => {});
+}
+
+/**
+ * A starter that attaches each port to `serviceNow()`'s service (detaching
+ * the previous port first), or ends it at once when that is null; `stop()`
+ * detaches, then runs `afterStop`.
+ */
+function attachingStarter(
+  readPaths: readonly string[],
+  serviceNow: () => WatchService | null,
+  afterStop: () => void | Promise<void>,
+): WatchIsolateStarter {
   let detach: (() => void) | null = null;
   return {
     start(port, onEnded) {
       detach?.();
       detach = null;
+      const service = serviceNow();
       if (service === null) {
         port.close();
         queueMicrotask(() => onEnded(NO_INOTIFY));
@@ -141,6 +139,7 @@ export function serviceStarter(
     stop() {
       detach?.();
       detach = null;
+      return afterStop();
     },
   };
 }

@@ -11,9 +11,9 @@
  *
  * @module
  */
-import { loadGateFs } from "../files/bounded_read.ts";
 import { locateDirectlySync } from "../files/fd_location.ts";
-import { readFolderAtPathSync, readFolderDirectlySync } from "../files/fd_listing.ts";
+import { readFolderDirectlySync } from "../files/fd_listing.ts";
+import { readFoldersAtPathsSync } from "../files/folder_path_read.ts";
 import type {
   LocateFdReplyMessage,
   LocateFdsReplyMessage,
@@ -40,12 +40,12 @@ export type LocateAnswerMessage =
  * is answered null, neither named nor listed (review r12: a single or batched
  * location was not scoped, so an isolate could learn where this thread's
  * descriptors point). A folder named by path (`read-folder-paths`, s11-hC)
- * is opened here only when the path is inside `readable`, without following
- * its last segment, read only when the kernel places it at exactly that path,
- * and closed before the answer (`readFolderAtPathSync`): no descriptor of
- * this thread outlives the call, and none is handed to the asker. That
- * answer waits for `node:fs` (loaded once, on the first such request). Any
- * other message is left alone.
+ * is opened here only when the path is inside `readable`, below the root it
+ * lies in with no link followed and no mount crossed on the way (review r17,
+ * hC-1: this open skips Deno's permission check), read only when the kernel
+ * places it at exactly that path, and closed before the answer
+ * (`readFoldersAtPathsSync`): no descriptor of this thread outlives the
+ * call, and none is handed to the asker. Any other message is left alone.
  *
  * Requires `--allow-all` (the trusted part's): every `/proc` read does;
  * without it, or off Linux, each answer is null (the asker then refuses the
@@ -83,14 +83,8 @@ export function answerLocateRequest(
     return true;
   }
   if (message?.type === "read-folder-paths") {
-    const { id, requests } = message;
-    void loadGateFs().then(
-      () => requests.map((request) => readFolderAtPathSync(request, isReadable)),
-      () => requests.map(() => null),
-    ).then((reads) => reply({ type: "read-folder-paths-reply", id, reads }))
-      // An isolate ended meanwhile: nobody waits for the answer (an asker alive times out, and
-      // fails closed); never an error in the trusted part.
-      .catch(() => {});
+    const reads = readFoldersAtPathsSync(message.requests, readable);
+    reply({ type: "read-folder-paths-reply", id: message.id, reads });
     return true;
   }
   return false;

@@ -10,7 +10,8 @@
  * concurrently; one round trip per file was a third of their cost, and a
  * job's first request alone was half of the messages, s23). Every descriptor
  * is still located exactly; only the messages are fewer. No timer is added:
- * a lone request waits one microtask.
+ * a lone request waits one microtask. The folder readers batch the same way;
+ * all three through `micro_batch.ts`.
  *
  * @module
  */
@@ -32,6 +33,7 @@ import {
   type ReadFolderPathsRequestMessage,
   type ReadFoldersRequestMessage,
 } from "./messages.ts";
+import { createMicroBatcher } from "./micro_batch.ts";
 import { createTrustedRequester, type RequestPort } from "./trusted_request.ts";
 
 /**
@@ -61,39 +63,19 @@ export function createFdLocateClient(
       onTimeout: null,
     },
   );
-  let inFlight = false;
-  const queued: { fd: number; resolve: (path: string | null) => void }[] = [];
-  const send = (batch: { fd: number; resolve: (path: string | null) => void }[]) => {
-    inFlight = true;
-    const answered = batch.length === 1
-      ? askOne({ type: "locate-fd", fd: batch[0]!.fd }).then((path) => [path])
-      : askMany({ type: "locate-fds", fds: batch.map((item) => item.fd) }).then((paths) =>
-        // A missing or short answer fails closed for every descriptor it does not cover.
-        batch.map((_, index) =>
-          paths === null || paths.length !== batch.length ? "" : paths[index] ?? null
-        )
-      );
-    void answered.then((paths) => {
-      batch.forEach((item, index) => item.resolve(paths[index] ?? ""));
-      inFlight = false;
-      // At most MAX_LOCATE_FDS a message: the trusted part refuses a longer one (review r10).
-      if (queued.length > 0) send(queued.splice(0, MAX_LOCATE_FDS));
-    });
-  };
-  let isFlushQueued = false;
-  const flush = () => {
-    isFlushQueued = false;
-    if (inFlight || queued.length === 0) return;
-    send(queued.splice(0, MAX_LOCATE_FDS));
-  };
-  return (fd) =>
-    new Promise<string | null>((resolve) => {
-      queued.push({ fd, resolve });
-      if (!inFlight && !isFlushQueued) {
-        isFlushQueued = true;
-        queueMicrotask(flush);
-      }
-    });
+  return createMicroBatcher<number, string | null>({
+    // At most MAX_LOCATE_FDS a message: the trusted part refuses a longer one (review r10).
+    maxBatch: MAX_LOCATE_FDS,
+    // A missing, short or unlocated answer fails closed (`""`) for every descriptor it does not
+    // cover.
+    send: (fds) =>
+      fds.length === 1
+        ? askOne({ type: "locate-fd", fd: fds[0]! }).then((path) => [path ?? ""])
+        : askMany({ type: "locate-fds", fds: [...fds] }).then((paths) =>
+          paths === null ? null : paths.map((path) => path ?? "")
+        ),
+    failClosed: "",
+  });
 }
 
 /**
@@ -117,37 +99,14 @@ export function createFolderReadClient(
     readAnswer: (reply) => Array.isArray(reply.reads) ? reply.reads : null,
     onTimeout: null,
   });
-  type Item = { request: FolderReadRequest; resolve: (read: FolderRead | null) => void };
-  let inFlight = false;
-  const queued: Item[] = [];
-  const send = (batch: Item[]) => {
-    inFlight = true;
-    void ask({ type: "read-folders", requests: batch.map((item) => item.request) }).then(
-      (reads) => {
-        batch.forEach((item, index) =>
-          item.resolve(
-            reads === null || reads.length !== batch.length ? null : asFolderRead(reads[index]),
-          )
-        );
-        inFlight = false;
-        if (queued.length > 0) send(queued.splice(0, MAX_READ_FOLDERS));
-      },
-    );
-  };
-  let isFlushQueued = false;
-  const flush = () => {
-    isFlushQueued = false;
-    if (inFlight || queued.length === 0) return;
-    send(queued.splice(0, MAX_READ_FOLDERS));
-  };
-  return (request) =>
-    new Promise<FolderRead | null>((resolve) => {
-      queued.push({ request, resolve });
-      if (!inFlight && !isFlushQueued) {
-        isFlushQueued = true;
-        queueMicrotask(flush);
-      }
-    });
+  return createMicroBatcher<FolderReadRequest, FolderRead | null>({
+    maxBatch: MAX_READ_FOLDERS,
+    send: (requests) =>
+      ask({ type: "read-folders", requests: [...requests] }).then((reads) =>
+        reads === null ? null : reads.map(asFolderRead)
+      ),
+    failClosed: null,
+  });
 }
 
 /**
@@ -175,36 +134,16 @@ export function createFolderPathReadClient(
       onTimeout: null,
     },
   );
-  type Item = { request: FolderPathReadRequest; resolve: (read: FolderPathRead) => void };
-  let inFlight = false;
-  const queued: Item[] = [];
-  const send = (batch: Item[]) => {
-    inFlight = true;
-    void ask({ type: "read-folder-paths", requests: batch.map((item) => item.request) }).then(
-      (reads) => {
-        batch.forEach((item, index) => {
-          const read = reads === null || reads.length !== batch.length ? null : reads[index];
-          item.resolve(read === "changed" || read === "busy" ? read : asFolderRead(read));
-        });
-        inFlight = false;
-        if (queued.length > 0) send(queued.splice(0, MAX_READ_FOLDERS));
-      },
-    );
-  };
-  let isFlushQueued = false;
-  const flush = () => {
-    isFlushQueued = false;
-    if (inFlight || queued.length === 0) return;
-    send(queued.splice(0, MAX_READ_FOLDERS));
-  };
-  return (request) =>
-    new Promise<FolderPathRead>((resolve) => {
-      queued.push({ request, resolve });
-      if (!inFlight && !isFlushQueued) {
-        isFlushQueued = true;
-        queueMicrotask(flush);
-      }
-    });
+  return createMicroBatcher<FolderPathReadRequest, FolderPathRead>({
+    maxBatch: MAX_READ_FOLDERS,
+    send: (requests) =>
+      ask({ type: "read-folder-paths", requests: [...requests] }).then((reads) =>
+        reads === null
+          ? null
+          : reads.map((read) => read === "changed" || read === "busy" ? read : asFolderRead(read))
+      ),
+    failClosed: null,
+  });
 }
 
 /** The trusted part's answer for one folder, if it has a read's shape; else null. */

@@ -38,6 +38,34 @@ export interface StartMessage {
   readonly isolationPending?: true;
   /** The owner's `overrides.json` read at start-up (absent: none). */
   readonly overlay?: CatalogOverlay;
+  /**
+   * True when the trusted part watches the owner's files, but only from the
+   * first answer on (issue 13): every MCP method but `initialize` and `ping`
+   * (a tool call, a listing, a read) waits until it read both
+   * files once ({@linkcode OwnerCurrentMessage}, after any overlay that read
+   * posted), so a narrowing edit made before that answer is in force for the
+   * first call (review r17, hB-1). Absent: nothing is watched; the start's
+   * overlay is final until told otherwise.
+   */
+  readonly ownerPending?: true;
+}
+
+/**
+ * Trusted part to worker: the owner's files were read once since the start
+ * (every overlay that read changed was posted before this), after a start
+ * whose `ownerPending` was set. Only the first one counts.
+ */
+export interface OwnerCurrentMessage {
+  readonly type: "owner-current";
+}
+
+/**
+ * Worker to trusted part: a request waits for the owner's files to be read
+ * (it came before the first answer went out): read them now. Carries
+ * nothing; asking twice changes nothing.
+ */
+export interface OwnerWantedMessage {
+  readonly type: "owner-wanted";
 }
 
 /**
@@ -256,11 +284,12 @@ export const MAX_READ_FOLDERS = 256;
 
 /**
  * Isolate to trusted part: open these folders by their real paths and read
- * each through its descriptor (`readFolderAtPathSync` in
- * `src/files/fd_listing.ts`; s11-hC: the trusted part's open costs no Deno
- * permission check). Answered only for a path inside the asker's own read
- * permission, and a read only where the kernel places the opened folder at
- * exactly that path. At most `MAX_READ_FOLDERS` folders.
+ * each through its descriptor (`readFoldersAtPathsSync` in
+ * `src/files/folder_path_read.ts`; s11-hC: the trusted part's open costs no
+ * Deno permission check). Answered only for a path inside the asker's own
+ * read permission, opened below its root with no link followed and no mount
+ * crossed (review r17, hC-1), and a read only where the kernel places the
+ * opened folder at exactly that path. At most `MAX_READ_FOLDERS` folders.
  */
 export interface ReadFolderPathsRequestMessage {
   readonly type: "read-folder-paths";
@@ -354,6 +383,7 @@ export type WorkerMessage =
   | ReadyMessage
   | AnsweredMessage
   | IsolationWantedMessage
+  | OwnerWantedMessage
   | ExitMessage
   | GroupRequestMessage
   | LocateFdRequestMessage
@@ -375,6 +405,7 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
   if (message.type === "ready" || message.type === "exit") return data as WorkerMessage;
   if (message.type === "answered") return { type: "answered" };
   if (message.type === "isolation-wanted") return { type: "isolation-wanted" };
+  if (message.type === "owner-wanted") return { type: "owner-wanted" };
   if (message.type === "group") return isGroupRequest(data) ? data : null;
   if (message.type === "override-write") {
     return Number.isSafeInteger((data as Record<string, unknown>).id)

@@ -23,6 +23,7 @@ import {
   type IsolationMessage,
   type OverlayMessage,
   type OverrideWriteReplyMessage,
+  type OwnerCurrentMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type RemoteRootsMessage,
@@ -61,6 +62,12 @@ export interface WorkerSession {
    * `isolation` message), after a start with `isolationWanted`.
    */
   postIsolation(scripts: ScriptHostFacts): void;
+  /**
+   * Tells the worker the owner's files were read once (an `owner-current`
+   * message, after every overlay that read posted), after a start with
+   * `ownerWanted`: its requests stop waiting (review r17, hB-1).
+   */
+  postOwnerCurrent(): void;
 }
 
 /**
@@ -89,8 +96,11 @@ export interface WorkerSession {
  *   isolation in `scripts` is not probed yet (the start says so, and every
  *   tool call waits for {@linkcode WorkerSession.postIsolation}); it is
  *   called when the worker asks for it (a tool call came before the caller
- *   probed). The worker builds the catalog itself: nothing of a skill is
- *   sent or held here.
+ *   probed); `ownerWanted`: the owner's files are watched from the first
+ *   answer on (the start says so, and every request but `initialize` waits for
+ *   {@linkcode WorkerSession.postOwnerCurrent}); it is called when the
+ *   worker asks (a tool call came before the watch read them). The worker
+ *   builds the catalog itself: nothing of a skill is sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
 export function startWorker(
@@ -107,6 +117,7 @@ export function startWorker(
     digestIsolate?: DigestIsolateHost;
     watchIsolate?: WatchIsolateHost;
     isolationWanted?: () => void;
+    ownerWanted?: () => void;
   } = {},
 ): WorkerSession {
   const { groupKiller, releaseEnv, writeOverride, digestIsolate, watchIsolate } = options;
@@ -128,6 +139,7 @@ export function startWorker(
       if (message?.type === "ready") resolveReady(message);
       if (message?.type === "answered") resolveAnswered();
       if (message?.type === "isolation-wanted") options.isolationWanted?.();
+      if (message?.type === "owner-wanted") options.ownerWanted?.();
       if (message?.type === "group") {
         void answerGroupRequest(message, groupKiller).then((reply) => worker.postMessage(reply));
       }
@@ -201,6 +213,7 @@ export function startWorker(
     ...(options.scripts === undefined ? {} : { scripts: options.scripts }),
     ...(options.overlay === undefined ? {} : { overlay: options.overlay }),
     ...(options.isolationWanted === undefined ? {} : { isolationPending: true }),
+    ...(options.ownerWanted === undefined ? {} : { ownerPending: true }),
   };
   worker.postMessage(start);
   let hasExited = false;
@@ -221,7 +234,20 @@ export function startWorker(
     const message: IsolationMessage = { type: "isolation", scripts };
     if (!hasExited) worker.postMessage(message);
   };
-  return { ready, answered, exited, shutdown, postOverlay, updateRemoteRoots, postIsolation };
+  const postOwnerCurrent = () => {
+    const message: OwnerCurrentMessage = { type: "owner-current" };
+    if (!hasExited) worker.postMessage(message);
+  };
+  return {
+    ready,
+    answered,
+    exited,
+    shutdown,
+    postOverlay,
+    updateRemoteRoots,
+    postIsolation,
+    postOwnerCurrent,
+  };
 }
 
 /** Acts on one process-group request with the trusted part's killer. */

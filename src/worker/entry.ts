@@ -24,12 +24,15 @@ import type {
   IsolationMessage,
   IsolationWantedMessage,
   OverlayMessage,
+  OwnerCurrentMessage,
+  OwnerWantedMessage,
   ReadyMessage,
   RemoteRootsMessage,
   ShutdownMessage,
   StartMessage,
 } from "../sandbox/messages.ts";
 import { applyOwnerUpdate, createLiveCaps, type LiveCaps } from "./overlay.ts";
+import { createOwnerFilesGate } from "./owner_files_gate.ts";
 import type { LiveRefresh } from "../refresh/live_refresh.ts";
 import { createRemoteRootsHandler } from "../refresh/remote_roots_refresh.ts";
 import { loadSkill, skillLoadsSoFar } from "../skills/_load_skill.ts";
@@ -153,7 +156,19 @@ const owner: {
    * starts after the first answer): the rebuild runs once it is.
    */
   isRebuildOwed: boolean;
-} = { context: null, refresh: null, isLive: false, pending: null, isRebuildOwed: false };
+  /** The trusted part read the owner's files (`owner-current`) before changes applied live. */
+  isReadOwed: boolean;
+} = {
+  context: null,
+  refresh: null,
+  isLive: false,
+  pending: null,
+  isRebuildOwed: false,
+  isReadOwed: false,
+};
+
+/** Tool calls wait here for the owner's files read once (a start with `ownerPending`; r17 hB-1). */
+const ownerFiles = createOwnerFilesGate(() => post({ type: "owner-wanted" }));
 
 /** Set once the script service exists: puts the probed script facts in force. */
 let onIsolation: ((message: IsolationMessage) => void) | null = null;
@@ -165,7 +180,12 @@ let pendingRemoteRoots: RemoteRootsMessage["roots"] | null = null;
 
 self.onmessage = (
   event: MessageEvent<
-    StartMessage | ShutdownMessage | OverlayMessage | RemoteRootsMessage | IsolationMessage
+    | StartMessage
+    | ShutdownMessage
+    | OverlayMessage
+    | RemoteRootsMessage
+    | IsolationMessage
+    | OwnerCurrentMessage
   >,
 ) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
@@ -184,6 +204,12 @@ self.onmessage = (
     else if (applyOwnerUpdate(event.data, { ...owner.context, refresh: owner.refresh })) {
       if (owner.refresh === null) owner.isRebuildOwed = true;
     }
+    return;
+  }
+  if (event.data?.type === "owner-current") {
+    // Opened once every overlay before it is applied (one waiting while the catalog loads: then).
+    if (owner.isLive) ownerFiles.open();
+    else owner.isReadOwed = true;
     return;
   }
   if (event.data?.type !== "start") return;
@@ -379,6 +405,7 @@ async function serve(start: StartMessage): Promise<void> {
     ...(scripts === undefined ? {} : { scripts }),
     // A settings view's writes go to the trusted part; the worker cannot write overrides.json.
     writeOverride: createOverrideWriteClient(self),
+    ...(start.ownerPending === true ? { ownerFilesRead: ownerFiles } : {}),
   };
   // A large catalog over stdio: `initialize` is answered before the catalog is loaded (everything
   // else waits for it). Usually one stat per root tells (issue 13: a walk of 10,000 folders took
@@ -559,6 +586,7 @@ async function serve(start: StartMessage): Promise<void> {
   if (pending !== null && applyOwnerUpdate(pending, { ...owner.context!, refresh })) {
     if (refresh === null) owner.isRebuildOwed = true;
   }
+  if (owner.isReadOwed) ownerFiles.open();
   onRemoteRoots = createRemoteRootsHandler(await store, config);
   if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
   const first = await loading;
@@ -620,7 +648,12 @@ async function serve(start: StartMessage): Promise<void> {
 }
 
 function post(
-  message: ReadyMessage | AnsweredMessage | IsolationWantedMessage | ExitMessage,
+  message:
+    | ReadyMessage
+    | AnsweredMessage
+    | IsolationWantedMessage
+    | OwnerWantedMessage
+    | ExitMessage,
 ): void {
   self.postMessage(message);
 }

@@ -1,9 +1,11 @@
 /**
  * Review r16, A6, through the real program and its listener: beyond loopback
  * an address's open standby streams have a count of their own
- * (`MAX_HTTP_STREAMS_PER_CLIENT`, 64). Its 65th `subscriptions/listen` stream
- * closes its own oldest (the client sees that stream end and may listen
- * again); the newest stays open and the address's requests are answered.
+ * (`MAX_HTTP_STREAMS_PER_CLIENT`, 64). Review r17, hF-2: an address may be
+ * several clients behind one NAT, and a listen stream has no session, so its
+ * 65th `subscriptions/listen` stream is refused (429), never made room for by
+ * closing an open one; the 64 stay open and the address's requests are
+ * answered.
  */
 
 import assert from "node:assert/strict";
@@ -17,7 +19,7 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-Deno.test("the 65th open listen stream of one address closes that address's oldest over real TCP; its requests are still answered", async () => {
+Deno.test("attack: the 65th open listen stream of one address over real TCP is refused (429) and closes none of the 64 open; its requests are still answered", async () => {
   const base = await Deno.makeTempDir({ prefix: "skillgate-listen-bound-" });
   const aborts: AbortController[] = [];
   const streams: Response[] = [];
@@ -47,19 +49,33 @@ Deno.test("the 65th open listen stream of one address closes that address's olde
         body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: META } }),
       });
     };
-    for (let i = 0; i <= MAX_HTTP_STREAMS_PER_CLIENT; i++) {
+    for (let i = 0; i < MAX_HTTP_STREAMS_PER_CLIENT; i++) {
       const response = await post("subscriptions/listen", i + 1, {
         notifications: { toolsListChanged: true },
       });
       assert.equal(response.status, 200, `listen stream ${i + 1} opened`);
       streams.push(response);
     }
-    // The oldest ends (read to its end: it would hang if it stayed open).
-    const reader = streams[0]!.body!.getReader();
-    while (!(await reader.read()).done) { /* events sent before the close */ }
+    const oldest = streams[0]!.body!.getReader();
+    let isOldestEnded = false;
+    const oldestEnds = (async () => {
+      while (!(await oldest.read()).done) { /* events */ }
+      isOldestEnded = true;
+    })().catch(() => {});
+    const refused = await post("subscriptions/listen", 999, {
+      notifications: { toolsListChanged: true },
+    });
+    // Checked before its body is read: an answer of 200 is a stream that stays open.
+    if (refused.status !== 429) await refused.body?.cancel();
+    assert.equal(refused.status, 429, "the 65th listen stream was not refused");
+    const refusal = await refused.text();
+    assert.match(refusal, /standby streams/);
     const discovered = await post("server/discover", 1000, {});
     const text = await discovered.text();
     assert.equal(discovered.status, 200, text.slice(0, 200));
+    assert.equal(isOldestEnded, false, "an open listen stream was closed for the refused one");
+    await oldest.cancel().catch(() => {});
+    await oldestEnds;
     for (const stream of streams.slice(1)) await stream.body?.cancel().catch(() => {});
   } finally {
     for (const abort of aborts) abort.abort();

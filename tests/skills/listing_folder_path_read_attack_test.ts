@@ -1,6 +1,7 @@
 /**
  * s11-hC: the digest isolate asks the trusted part to open each folder of a
- * skill by its real path (`read-folder-paths`, `readFolderAtPathSync`), so
+ * skill by its real path (`read-folder-paths`, `readFolderAtPathSync`,
+ * src/files/folder_path_read.ts), so
  * the isolate's own open, with Deno's per-segment permission check, is
  * spared. The open happens after the walk decided the entry is a folder: a
  * folder swapped for a symlink to an outside folder in between (or a folder
@@ -16,11 +17,8 @@ import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { loadGateFs } from "../../src/files/bounded_read.ts";
 import { installFdLocator, locateDirectly } from "../../src/files/fd_location.ts";
-import {
-  type FolderPathReader,
-  readFolderAtPathSync,
-  readFolderDirectly,
-} from "../../src/files/fd_listing.ts";
+import { type FolderPathReader, readFolderDirectly } from "../../src/files/fd_listing.ts";
+import { readFolderAtPathSync } from "../../src/files/folder_path_read.ts";
 import { listSkillFiles } from "../../src/skills/_list_files.ts";
 import type { SkillCandidate } from "../../src/skills/discover.ts";
 import { answerLocateRequest } from "../../src/sandbox/fd_locate_answer.ts";
@@ -59,7 +57,7 @@ function trustedPathReader(root: string, beforeOpen?: (path: string) => void): F
   return (request) => {
     beforeOpen?.(request.path);
     return Promise.resolve(
-      readFolderAtPathSync(request, (at) => at === root || at.startsWith(`${root}/`)),
+      readFolderAtPathSync(request, [root]),
     );
   };
 }
@@ -74,7 +72,7 @@ Deno.test("a folder read by path is the folder read through a descriptor: same e
   await loadGateFs();
   await using tree = await skillAndHome();
   const path = tree.at("root/s");
-  const read = readFolderAtPathSync({ path, maxStats: 10 });
+  const read = readFolderAtPathSync({ path, maxStats: 10 }, [tree.at("root")]);
   assert.ok(read !== null && typeof read !== "string");
   assert.equal(read.location, path);
   assert.deepEqual(read.entries.map((entry) => [entry.name, entry.kind]), [
@@ -83,7 +81,9 @@ Deno.test("a folder read by path is the folder read through a descriptor: same e
     ["references", "dir"],
   ]);
   assert.equal(read.entries[1]?.stat?.size, "inside notes\n".length);
-  const named = readFolderAtPathSync({ path, maxStats: 1, names: ["notes.md"] });
+  const named = readFolderAtPathSync({ path, maxStats: 1, names: ["notes.md"] }, [
+    tree.at("root"),
+  ]);
   assert.ok(named !== null && typeof named !== "string");
   assert.deepEqual(named.entries.map((entry) => [entry.name, entry.stat?.size]), [[
     "notes.md",
@@ -96,7 +96,9 @@ Deno.test("attack: a folder swapped for a symlink to an outside folder before th
   await using tree = await skillAndHome();
   Deno.renameSync(tree.at("root/s/references"), tree.at("root/s-references-old"));
   Deno.symlinkSync(tree.at("home/owner"), tree.at("root/s/references"));
-  const read = readFolderAtPathSync({ path: tree.at("root/s/references"), maxStats: 10 });
+  const read = readFolderAtPathSync({ path: tree.at("root/s/references"), maxStats: 10 }, [
+    tree.at("root"),
+  ]);
   assert.equal(read, "changed");
 });
 
@@ -107,7 +109,7 @@ Deno.test("attack: a folder on the way swapped for a symlink to an outside copy 
   Deno.symlinkSync(tree.at("home/copy"), tree.at("root/s"));
   const read = readFolderAtPathSync(
     { path: tree.at("root/s/references"), maxStats: 10 },
-    (at) => at.startsWith(tree.at("root")),
+    [tree.at("root")],
   );
   assert.equal(read, "changed");
 });
@@ -115,7 +117,7 @@ Deno.test("attack: a folder on the way swapped for a symlink to an outside copy 
 Deno.test("a folder path outside the asker's read permission, or not plain, is not opened: null", async () => {
   await loadGateFs();
   await using tree = await skillAndHome();
-  const readable = (at: string) => at.startsWith(`${tree.at("root")}/`);
+  const readable = [tree.at("root")];
   assert.equal(readFolderAtPathSync({ path: tree.at("home/owner"), maxStats: 0 }, readable), null);
   for (
     const path of [

@@ -57,6 +57,8 @@ export const CONTENT_READERS: Readonly<Record<string, string>> = {
   "src/config/file/load_config.ts": "the owner's configuration file and overrides.json",
   "src/config/group_members.ts": "/etc/passwd and /etc/group (whether a group that may write " +
     "a folder or file skillgate trusts holds another user)",
+  "src/files/folder_beneath.ts": "/proc/self/fdinfo/<fd> (the mount id of a folder descriptor " +
+    "it opened O_PATH, where openat2 is missing; never a file's content)",
   "src/files/regular_file.ts": "owner-named files (the lock file, the owner's " +
     "--http-token-file), opened " +
     "O_NONBLOCK so a FIFO cannot hold the open, judged by fstat",
@@ -296,9 +298,10 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
     path: "src/refresh/inotify/libc.ts",
     apis: ["Deno.dlopen"],
     reason: "live refresh's watch (FFI is a door): the ONLY module of the watcher that loads " +
-      "libc (fixed library names, fixed symbols: inotify, openat, read/write/close, eventfd, " +
-      "poll); loaded by the trusted part (and main-thread tests) only, the serving worker's set " +
-      "holds no ffi",
+      "libc (fixed library names, fixed symbols: inotify, openat, openat2 through syscall, " +
+      "read/write/close, eventfd, poll; openat/openat2 also for the trusted part's no-follow " +
+      "folder opens, src/files/folder_beneath.ts, review r17 hC-1); loaded by the trusted part " +
+      "(and main-thread tests) only, the serving worker's set holds no ffi",
   },
   {
     path: "src/refresh/inotify/watch_tree.ts",

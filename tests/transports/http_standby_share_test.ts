@@ -2,9 +2,11 @@
  * Review r16, A6: beyond loopback a standby stream (a 2026-07-28
  * `subscriptions/listen` stream, a 2025 session `GET` stream) holds no slot
  * of its address's request share; open standby streams are bounded per
- * address by a count of their own (`MAX_HTTP_STREAMS_PER_CLIENT`, 64): the
- * 65th of one address closes that address's oldest, another address's
- * streams untouched. One rule for both eras.
+ * address by a count of their own (`MAX_HTTP_STREAMS_PER_CLIENT`, 64).
+ * Review r17, hF-2: an address may be several clients behind one NAT, so at
+ * the count a new stream is refused (429) unless its own session holds one
+ * to give way; no client's open stream is closed for another's. One rule
+ * for both eras (a listen stream has no session: refused at the count).
  */
 
 import assert from "node:assert/strict";
@@ -42,9 +44,9 @@ function from(
   return http.handler(request, { remoteAddress: address });
 }
 
-/** Opens one 2026-07-28 listen stream from `address` (its answer, still open). */
-async function listen(http: HttpHandler, address: string, id: number): Promise<Response> {
-  const response = await from(http, address, {
+/** Asks for one 2026-07-28 listen stream from `address` (its answer, any body still open). */
+function askListen(http: HttpHandler, address: string, id: number): Promise<Response> {
+  return from(http, address, {
     method: "POST",
     headers: {
       ...POST_HEADERS,
@@ -58,8 +60,20 @@ async function listen(http: HttpHandler, address: string, id: number): Promise<R
       params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
     }),
   });
+}
+
+/** Opens one 2026-07-28 listen stream from `address` (its answer, still open). */
+async function listen(http: HttpHandler, address: string, id: number): Promise<Response> {
+  const response = await askListen(http, address, id);
   assert.equal(response.status, 200, `listen ${id} from ${address}`);
   return response;
+}
+
+/** Asks for one more listen stream from `address`: its status (its body cancelled). */
+async function listenStatus(http: HttpHandler, address: string, id: number): Promise<number> {
+  const response = await askListen(http, address, id);
+  await response.body?.cancel();
+  return response.status;
 }
 
 /** A 2026-07-28 `server/discover` from `address`: its status. */
@@ -82,15 +96,9 @@ async function discover(http: HttpHandler, address: string): Promise<number> {
   return response.status;
 }
 
-/** Reads a stream's body to its end (only for one expected to end). */
-async function readToEnd(response: Response): Promise<void> {
-  const reader = response.body!.getReader();
-  while (!(await reader.read()).done) { /* events before the close */ }
-}
-
 const beyondLoopback = () => httpConfig(["--host=0.0.0.0"], { SKILLGATE_HTTP_TOKEN: TEST_TOKEN });
 
-Deno.test("attack: the 65th open listen stream of one address closes that address's oldest; another address's stream and that address's requests are untouched", async () => {
+Deno.test("attack (r17 hF-2): at an address's stream count, a new listen stream from behind the same address is refused (429) and closes none of the open; another address's stream and that address's requests are untouched", async () => {
   await using h = await testHandler(beyondLoopback());
   const open: Response[] = [];
   try {
@@ -104,22 +112,22 @@ Deno.test("attack: the 65th open listen stream of one address closes that addres
     assert.equal(h.http.stats().openStreams, MAX_HTTP_STREAMS_PER_CLIENT + 1);
     // 64 open streams hold no slot of the address's request share.
     assert.equal(await discover(h.http, "198.51.100.7"), 200, "its requests are served");
-    const newest = await listen(h.http, "198.51.100.7", 999);
-    open.push(newest);
-    await readToEnd(mine[0]!);
+    const refused = await listenStatus(h.http, "198.51.100.7", 999);
+    assert.equal(refused, 429, "the newcomer is refused");
     assert.equal(
       h.http.stats().openStreams,
       MAX_HTTP_STREAMS_PER_CLIENT + 1,
-      "the oldest of that address closed for the newest; the other address's stays",
+      "every open stream stays open, that address's and the other's",
     );
     assert.equal(await discover(h.http, "192.0.2.1"), 200);
+    assert.equal(await discover(h.http, "198.51.100.7"), 200);
   } finally {
     for (const response of open) await response.body?.cancel().catch(() => {});
   }
   assert.equal(h.http.stats().openStreams, 0);
 });
 
-Deno.test("one rule for both eras: a 2025 session GET stream counts in its address's stream share and gives way to that address's newer listen streams", async () => {
+Deno.test("attack (r17 hF-2): a NAT neighbour's listen streams cannot close another client's 2025 session GET stream at the count: the neighbour is refused", async () => {
   await using h = await testHandler(beyondLoopback(), { limits: { maxStreamsPerClient: 2 } });
   const open: Response[] = [];
   try {
@@ -151,31 +159,12 @@ Deno.test("one rule for both eras: a 2025 session GET stream counts in its addre
     });
     assert.equal(get.status, 200);
     open.push(get);
+    // The neighbour behind the same address.
     open.push(await listen(h.http, "198.51.100.7", 1));
     assert.equal(h.http.stats().openStreams, 2);
-    open.push(await listen(h.http, "198.51.100.7", 2));
-    await readToEnd(get);
-    assert.equal(h.http.stats().openStreams, 2, "the GET stream, the oldest, gave way");
+    assert.equal(await listenStatus(h.http, "198.51.100.7", 2), 429);
+    assert.equal(h.http.stats().openStreams, 2, "the session's GET stream stays open");
   } finally {
     for (const response of open) await response.body?.cancel().catch(() => {});
   }
-});
-
-Deno.test("a stream share of one: each new standby stream of the unit closes the previous, and the count stays one", async () => {
-  await using h = await testHandler(beyondLoopback(), { limits: { maxStreamsPerClient: 1 } });
-  const open: Response[] = [];
-  try {
-    let previous = await listen(h.http, "198.51.100.7", 1);
-    open.push(previous);
-    for (let id = 2; id <= 4; id++) {
-      const next = await listen(h.http, "198.51.100.7", id);
-      open.push(next);
-      await readToEnd(previous);
-      assert.equal(h.http.stats().openStreams, 1, `after listen ${id}`);
-      previous = next;
-    }
-  } finally {
-    for (const response of open) await response.body?.cancel().catch(() => {});
-  }
-  assert.equal(h.http.stats().openStreams, 0);
 });

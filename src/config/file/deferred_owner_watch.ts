@@ -9,11 +9,16 @@
  * own instead (an inotify descriptor, an eventfd, libc loaded once, a parked
  * poll) and reads both files: less, but still nothing the first answer needs.
  *
- * Nothing is missed by waiting: the watch reads both files once it is live
- * and applies whatever changed since start-up (an edit made before it, as
- * while its isolate starts). A settings view's write, which needs the watch
- * (it puts its result in force through it), opens it at once if it comes
- * first, so no write is refused for a watch not opened yet.
+ * Nothing is missed by waiting: the watch reads both files at once when it
+ * opens (and again once it is live) and applies whatever changed since
+ * start-up. Nothing runs on older overrides either (review r17, hB-1): the
+ * worker holds every request but `initialize` and `ping` (tool calls,
+ * listings, reads) until that first read was posted (serve's
+ * `onFirstRead` sends `owner-current`; `src/worker/owner_files_gate.ts`),
+ * and a request that comes before the first answer opens the watch at
+ * once (`owner-wanted`), as a settings view's write does (it puts its result
+ * in force through the watch), so no call waits for an answer that it holds
+ * back.
  *
  * @module
  */

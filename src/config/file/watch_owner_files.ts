@@ -93,6 +93,13 @@ export interface WatchOwnerFilesOptions {
    * @default {@linkcode OWNER_POLL_MS}
    */
   readonly pollMs?: number;
+  /**
+   * Called once both files were read the first time: a read made at once
+   * when the watch is created (not after the quiet period, not waiting for
+   * the watch to be live), its overlay posted first when it changed anything
+   * (review r17, hB-1: serve's requests wait for it). @default none
+   */
+  readonly onFirstRead?: () => void;
 }
 
 /**
@@ -214,11 +221,15 @@ export function watchOwnerFiles(
     reported = lines;
     options.onChange(update);
   };
-  const debouncer = createPathDebouncer(() => {
+  // Both files at once (review r17, hB-1): an edit made before this open is in force before
+  // anything waiting on `onFirstRead` goes on; the read once the watch is live (below) still
+  // catches an edit made in between.
+  const queueReview = () =>
     running = running.then(review).catch((error: unknown) => {
       options.log(`skillgate: could not read the configuration again: ${String(error)}`);
     });
-  }, { quietMs: options.quietMs ?? 200 });
+  void queueReview().finally(() => options.onFirstRead?.());
+  const debouncer = createPathDebouncer(queueReview, { quietMs: options.quietMs ?? 200 });
   /** Reads both files again after the quiet period (events may have been lost). */
   const rereadBoth = () => {
     if (!isClosed) debouncer.add([state.location.path]);

@@ -14,7 +14,12 @@
  *
  * Linux only: {@linkcode openLibc} answers null elsewhere (no inotify).
  *
- * Source: inotify(7), inotify_add_watch(2), openat(2), poll(2), eventfd(2).
+ * The trusted part's opens of folders an isolate names by path use its
+ * `openAt` and `openAt2` too (`src/files/folder_beneath.ts`, review r17
+ * hC-1): one binding of libc, one FFI door.
+ *
+ * Source: inotify(7), inotify_add_watch(2), openat(2), openat2(2), poll(2),
+ * eventfd(2).
  *
  * @module
  */
@@ -24,6 +29,8 @@ const SYMBOLS = {
   inotify_add_watch: { parameters: ["i32", "buffer", "u32"], result: "i32" },
   inotify_rm_watch: { parameters: ["i32", "i32"], result: "i32" },
   openat: { parameters: ["i32", "buffer", "i32", "u32"], result: "i32" },
+  // openat2 has no glibc wrapper before 2.42: reached through syscall(2).
+  syscall: { parameters: ["i64", "i64", "buffer", "buffer", "usize"], result: "i64" },
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   close: { parameters: ["i32"], result: "i32" },
@@ -99,6 +106,11 @@ export interface Libc {
   rmWatch(fd: number, wd: number): number;
   /** `openat(dirFd, name, flags)`: a descriptor, or `-errno`. */
   openAt(dirFd: number, name: string, flags: number): number;
+  /**
+   * `openat2(dirFd, path, { flags, mode: 0, resolve })`: a descriptor, or
+   * `-errno` (`-ENOSYS` where the kernel has none: before Linux 5.6).
+   */
+  openAt2(dirFd: number, path: string, flags: number, resolve: number): number;
   /** `read` into `buffer`: bytes read, or `-errno` (`-EAGAIN`: nothing queued). */
   read(fd: number, buffer: Uint8Array): number;
   /** Adds 1 to an eventfd's counter (wakes a poll on it); answers bytes written or `-errno`. */
@@ -161,6 +173,13 @@ export function openLibc(): Libc | null {
     addWatch: (fd, path, mask) => answer(lib.symbols.inotify_add_watch(fd, cString(path), mask)),
     rmWatch: (fd, wd) => answer(lib.symbols.inotify_rm_watch(fd, wd)),
     openAt: (dirFd, name, flags) => answer(lib.symbols.openat(dirFd, cString(name), flags, 0)),
+    openAt2(dirFd, path, flags, resolve) {
+      // struct open_how { u64 flags; u64 mode; u64 resolve; }
+      const how = new BigUint64Array([BigInt(flags), 0n, BigInt(resolve)]);
+      const how8 = new Uint8Array(how.buffer);
+      const at = BigInt(dirFd);
+      return answer(Number(lib.symbols.syscall(SYS_OPENAT2, at, cString(path), how8, 24n)));
+    },
     read: (fd, buffer) => answer(Number(lib.symbols.read(fd, buffer, BigInt(buffer.length)))),
     signal: (eventFd) => answer(Number(lib.symbols.write(eventFd, oneBytes, 8n))),
     close: (fd) => answer(lib.symbols.close(fd)),
@@ -180,6 +199,9 @@ export function openLibc(): Libc | null {
     unload: () => lib.close(),
   };
 }
+
+/** `openat2`'s system call number: the same on x86_64 and aarch64 (one table for new calls). */
+const SYS_OPENAT2 = 437n;
 
 /** `poll` event: readable. */
 const POLLIN = 1;

@@ -258,11 +258,25 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
    * Open standby streams per client unit beyond loopback, a count of their
    * own: a standby stream (either era) gives its request-share slot back when
    * it opens, so open streams never lock their unit's requests out (review
-   * r16, A6); at the count the unit's oldest stream is closed for the new one.
+   * r16, A6); at the count only a stream of the same session gives way to
+   * the new one, else the new one is refused (429): a NAT neighbour never
+   * closes another client's stream (review r17, hF-2).
    */
   const standbyShare = createStandbyShare(limits.maxStreamsPerClient);
-  const countStandby = (unit: string, response: Response): Response =>
-    isLoopbackOnly ? response : standbyShare.open(unit, response);
+  const openStandby = (
+    unit: string,
+    owner: string | null,
+    response: Response,
+    standby: Parameters<typeof markStandby>[1],
+  ): Response => {
+    const counted = isLoopbackOnly ? response : standbyShare.open(unit, owner, response);
+    if (counted !== null) return markStandby(counted, standby);
+    return retryLaterResponse(
+      429,
+      `Too many standby streams: this client has ${limits.maxStreamsPerClient} open`,
+      inFlight.retryAfterSeconds(),
+    );
+  };
   const clientBusy = () =>
     retryLaterResponse(
       429,
@@ -568,15 +582,14 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         // (least recently active first: its session's last request, or the last event
         // the stream carried, whichever is later); the client opens it again.
         let lastSentMs = Number.NEGATIVE_INFINITY;
-        return markStandby(
-          countStandby(
-            session.unit,
-            whenBodyEnds(response, () => {
-              session.openStreams--;
-              openStreams--;
-              session.lastActiveMs = nowMs();
-            }, { onSent: () => void (lastSentMs = nowMs()) }),
-          ),
+        return openStandby(
+          session.unit,
+          session.id,
+          whenBodyEnds(response, () => {
+            session.openStreams--;
+            openStreams--;
+            session.lastActiveMs = nowMs();
+          }, { onSent: () => void (lastSentMs = nowMs()) }),
           { lastActiveMs: () => Math.max(session.lastActiveMs, lastSentMs) },
         );
       }
@@ -632,7 +645,7 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         // stream it is not a request in flight, so it gives back its pool slot and
         // its slot of the client's request share (review r16, A6: 64 open streams
         // kept every request of their address at 429). The client's open standby
-        // streams have a count of their own (countStandby), and the SDK caps
+        // streams have a count of their own (openStandby), and the SDK caps
         // subscriptions at the session cap (modern_route.ts).
         finish();
         openStreams++;
@@ -640,13 +653,12 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
         // event it carried); at the connection cap it gives way, and the client listens again.
         const openedMs = nowMs();
         let lastSentMs = Number.NEGATIVE_INFINITY;
-        return markStandby(
-          countStandby(
-            unit,
-            whenBodyEnds(response, () => openStreams--, {
-              onSent: () => void (lastSentMs = nowMs()),
-            }),
-          ),
+        return openStandby(
+          unit,
+          null,
+          whenBodyEnds(response, () => openStreams--, {
+            onSent: () => void (lastSentMs = nowMs()),
+          }),
           { lastActiveMs: () => Math.max(openedMs, lastSentMs) },
         );
       }

@@ -5,11 +5,17 @@
  * A standby stream is not a request in flight, so it holds no slot of the
  * unit's request share (`MAX_HTTP_REQUESTS_PER_CLIENT`): open streams never
  * make that unit's requests 429 (review r16, A6). They are bounded by this
- * count of their own instead: at it, the unit's oldest open standby stream is
- * closed for the new one, as at the connection cap (the spec lets a server
- * close such a stream at any time; the client opens it again). Another
- * unit's streams are never touched. Pure bookkeeping plus the close of a
- * stream's body; no I/O of its own.
+ * count of their own instead. A unit is an address (or a /64): clients
+ * behind one NAT or proxy share it, so each stream is bound to the session
+ * that opened it (its owner), and at the count only a stream of the SAME
+ * owner is closed for the new one (the spec lets a server close such a
+ * stream at any time; the client opens it again); with none, the new one is
+ * refused (429) and every open stream stays: a neighbour behind the same
+ * address can never close another client's stream (review r17, hF-2). A
+ * 2026-07-28 listen stream has no session (the era is stateless), so it has
+ * no owner: at the count it is refused, never made room for. Another unit's
+ * streams are never touched. Pure bookkeeping plus the close of a stream's
+ * body; no I/O of its own.
  *
  * Source: MCP 2025-11-25, "Transports" ("Listening for Messages from the
  * Server": the server may close the SSE stream at any time); MCP 2026-07-28,
@@ -21,21 +27,28 @@
 /** Open standby streams per client unit, bounded. */
 export interface StandbyShare {
   /**
-   * Counts `response` as a standby stream of `unit` and returns the response
-   * to send: the same status and headers, its body closable by this share.
-   * When the unit already holds `maxPerUnit` open streams, its oldest is
-   * closed first (its body ends; its client opens it again).
+   * Counts `response` as a standby stream of `unit` opened by `owner` and
+   * returns the response to send: the same status and headers, its body
+   * closable by this share. When the unit already holds `maxPerUnit` open
+   * streams, the oldest of the same owner is closed first (its body ends;
+   * its client opens it again); when the owner holds none (or is null), the
+   * new stream is refused: its body is cancelled and null is returned.
    *
    * @param unit The client unit (`clientUnitOf`).
+   * @param owner The session that opened the stream (`Mcp-Session-Id`), or
+   *   null where there is none (a 2026-07-28 listen stream).
    * @param response The streaming answer (a non-null body).
-   * @returns The answer to send; its body ending (by the client, the server
-   *   or this share) takes the stream off the count.
+   * @returns The answer to send, its body ending (by the client, the server
+   *   or this share) taking the stream off the count; or null when refused
+   *   (the caller answers 429).
    */
-  open(unit: string, response: Response): Response;
+  open(unit: string, owner: string | null, response: Response): Response | null;
   /** Open standby streams of `unit` (tests, diagnostics). */
   count(unit: string): number;
-  /** Streams closed so far to make room for a newer one of their unit. */
+  /** Streams closed so far to make room for a newer one of their own session. */
   closedForNewer(): number;
+  /** New streams refused so far: their unit was at its count and held none of their session. */
+  refused(): number;
 }
 
 /**
@@ -50,22 +63,29 @@ export function createStandbyShare(maxPerUnit: number): StandbyShare {
   if (!Number.isInteger(maxPerUnit) || maxPerUnit < 1) {
     throw new RangeError(`maxPerUnit must be a positive integer, got ${maxPerUnit}`);
   }
-  /** Each unit's open streams, oldest first (a Set keeps insertion order). */
-  const byUnit = new Map<string, Set<() => void>>();
+  /** Each unit's open streams (their close, and their owner), oldest first (a Map keeps order). */
+  const byUnit = new Map<string, Map<() => void, string | null>>();
   let closedForNewer = 0;
+  let refused = 0;
   return {
-    open(unit, response) {
+    open(unit, owner, response) {
       let open = byUnit.get(unit);
       if (open === undefined) {
-        open = new Set();
+        open = new Map();
         byUnit.set(unit, open);
       }
       while (open.size >= maxPerUnit) {
-        const oldest: (() => void) | undefined = open.values().next().value;
-        if (oldest === undefined) break;
-        open.delete(oldest);
+        const own = owner === null
+          ? undefined
+          : [...open].find(([, openedBy]) => openedBy === owner)?.[0];
+        if (own === undefined) {
+          refused++;
+          response.body?.cancel("too many standby streams for this client").catch(() => {});
+          return null;
+        }
+        open.delete(own);
         closedForNewer++;
-        oldest();
+        own();
       }
       // The last close may have dropped the unit's entry: this stream keeps it.
       byUnit.set(unit, open);
@@ -73,7 +93,7 @@ export function createStandbyShare(maxPerUnit: number): StandbyShare {
       let close: () => void = () => {};
       const body = closableBody(response.body, (closer) => {
         close = closer;
-        streams.add(closer);
+        streams.set(closer, owner);
       }, () => {
         streams.delete(close);
         if (streams.size === 0 && byUnit.get(unit) === streams) byUnit.delete(unit);
@@ -86,6 +106,7 @@ export function createStandbyShare(maxPerUnit: number): StandbyShare {
     },
     count: (unit) => byUnit.get(unit)?.size ?? 0,
     closedForNewer: () => closedForNewer,
+    refused: () => refused,
   };
 }
 
@@ -120,7 +141,7 @@ function closableBody(
     } catch {
       // Already closed or errored by the reader's side.
     }
-    reader.cancel("closed for a newer standby stream of the same client").catch(() => {});
+    reader.cancel("closed for a newer standby stream of the same session").catch(() => {});
   };
   register(close);
   return new ReadableStream<Uint8Array>({
