@@ -392,7 +392,15 @@ Deno.test("skill_run refuses before asking, and confirms with a token", async (t
     await Deno.remove(script);
     await Deno.symlink(join(tree.root, "..", "outside.sh"), script);
     const result = await call({ script: "scripts/later.sh" });
-    assert.equal(json(result).error, "SCRIPT_PATH_REFUSED");
+    // Refused either way, never run: by the call's own path gate (SCRIPT_PATH_REFUSED), or, when
+    // live refresh already swapped in a plan that saw the link lead outside, by that plan
+    // (SCRIPT_UNAVAILABLE; seen in CI under load).
+    assert.equal(result.isError, true);
+    assert.ok(
+      ["SCRIPT_PATH_REFUSED", "SCRIPT_UNAVAILABLE"].includes(String(json(result).error)),
+      JSON.stringify(json(result)),
+    );
+    assert.ok(!JSON.stringify(result).includes("escaped"), "the outside script ran");
   });
 });
 
