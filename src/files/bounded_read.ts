@@ -41,6 +41,7 @@ import {
   resolveSkillFileSync,
 } from "./path_gate.ts";
 import { checkServedPath } from "./served_name.ts";
+import { isDescriptorShortage } from "./descriptor_shortage.ts";
 
 /**
  * `node:fs` (the only way to open with `O_NOFOLLOW | O_NONBLOCK`), loaded on
@@ -1055,64 +1056,6 @@ function readInto(
   return buffer.subarray(0, filled);
 }
 
-/** Tries of {@linkcode retryingOnDescriptorShortage} at most (the first included). */
-export const DESCRIPTOR_SHORTAGE_TRIES = 40;
-/** Wait between two of its tries, in ms (40 tries: about 2 s in all at most). */
-export const DESCRIPTOR_SHORTAGE_WAIT_MS = 50;
-
-/**
- * Runs a gated read again while it fails only because this process has no
- * descriptor left (`EMFILE`, `ENFILE`; review r6): a large cold build's
- * readers (the digest isolate's listing pass, both hashers) hold hundreds of
- * descriptors for a moment each, and under a lower `ulimit -n` a SKILL.md
- * open that met that moment was reported unreadable and its skill not
- * served: one busy moment hid skills. Any other failure is thrown at once.
- *
- * @param read The read (resolve included or not); called again from the start.
- * @param tries Calls at most, >= 1. @default DESCRIPTOR_SHORTAGE_TRIES
- * @param waitMs Wait between calls in ms, >= 0. @default DESCRIPTOR_SHORTAGE_WAIT_MS
- * @returns What `read` returned.
- * @throws Whatever `read` threw last (a shortage that lasted every try, or any other error).
- *
- * Needs no Deno permission of its own.
- */
-export async function retryingOnDescriptorShortage<T>(
-  read: () => Promise<T>,
-  tries: number = DESCRIPTOR_SHORTAGE_TRIES,
-  waitMs: number = DESCRIPTOR_SHORTAGE_WAIT_MS,
-): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await read();
-    } catch (error) {
-      if (!isDescriptorShortage(error)) throw error;
-      if (attempt >= tries) {
-        shortagesGivenUp++;
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-    }
-  }
-}
-
-/** Reads {@linkcode retryingOnDescriptorShortage} gave up on, in this isolate, so far. */
-let shortagesGivenUp = 0;
-
-/**
- * How many reads {@linkcode retryingOnDescriptorShortage} gave up on in this
- * isolate so far (a shortage that outlasted every try). A caller compares it
- * before and after a piece of work: when it moved, what that work found
- * missing or unreadable may only have lacked a descriptor, so its result
- * must not replace what is served (live refresh then tries again: hG).
- *
- * @returns A count that only grows.
- *
- * Needs no Deno permission.
- */
-export function descriptorShortagesGivenUp(): number {
-  return shortagesGivenUp;
-}
-
 /**
  * Whether a gated read failed only for a moment's reason, nothing known about
  * the file changed: no descriptor was free ({@linkcode isDescriptorShortage})
@@ -1128,26 +1071,6 @@ export function isMomentaryReadFailure(error: unknown): boolean {
   if (isDescriptorShortage(error)) return true;
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
     if (at instanceof LocationUnansweredError) return true;
-    at = at.cause;
-  }
-  return false;
-}
-
-/**
- * Whether an error, or its cause (four levels at most: the gate wraps the
- * kernel's error as a `PathRefusedError`'s cause), is the kernel saying this
- * process has no descriptor left (`EMFILE`, `ENFILE`): a moment's shortage,
- * not a property of the file.
- *
- * @param error Anything thrown.
- * @returns True for `EMFILE` or `ENFILE` on the error or its causes.
- *
- * Needs no Deno permission.
- */
-export function isDescriptorShortage(error: unknown): boolean {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
-    const code = (at as { code?: unknown }).code;
-    if (code === "EMFILE" || code === "ENFILE") return true;
     at = at.cause;
   }
   return false;

@@ -40,7 +40,7 @@ import {
 } from "./watch_isolate.ts";
 import { skillsChangedSince } from "./catch_up.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
-import { descriptorShortagesGivenUp } from "../files/bounded_read.ts";
+import { descriptorShortagesGivenUp } from "../files/descriptor_shortage.ts";
 
 /** Options of {@linkcode startLiveRefresh}. */
 export interface LiveRefreshOptions {

@@ -39,8 +39,8 @@ import {
   loadGateFs,
   openEntryDescriptor,
   openFolderDescriptor,
-  retryingOnDescriptorShortage,
 } from "../files/bounded_read.ts";
+import { retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
 import {
   type FolderEntry,
   type FolderEntryStat,

@@ -26,12 +26,8 @@
  * @module
  */
 
-import {
-  closeDescriptor,
-  loadGateFs,
-  openFolderDescriptor,
-  retryingOnDescriptorShortage,
-} from "../files/bounded_read.ts";
+import { closeDescriptor, loadGateFs, openFolderDescriptor } from "../files/bounded_read.ts";
+import { retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
 import { type FolderEntry, type FolderRead, readOpenFolder } from "../files/fd_listing.ts";
 import { locateFd } from "../files/fd_location.ts";
 import { readSortedEntries } from "./_fs.ts";

@@ -19,8 +19,8 @@ import {
   openLocatedSync,
   readBounded,
   readLocated,
-  retryingOnDescriptorShortage,
 } from "../files/bounded_read.ts";
+import { retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
 import { PathRefusedError, resolveSkillFileSync } from "../files/path_gate.ts";
 import { joinPath } from "./_path.ts";
 import { errorName, escapeProblem, problem } from "./_problems.ts";

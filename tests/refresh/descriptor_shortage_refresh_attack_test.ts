@@ -12,7 +12,7 @@ import { DEFAULT_CAPS } from "../../src/caps.ts";
 import {
   descriptorShortagesGivenUp,
   retryingOnDescriptorShortage,
-} from "../../src/files/bounded_read.ts";
+} from "../../src/files/descriptor_shortage.ts";
 import { startLiveRefresh } from "../../src/refresh/live_refresh.ts";
 import { buildCatalog, type SkillLoader } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";

@@ -40,8 +40,8 @@ import {
   type LocatedRead,
   readLocatedInChunks,
   readWholeInChunks,
-  retryingOnDescriptorShortage,
 } from "../../files/bounded_read.ts";
+import { retryingOnDescriptorShortage } from "../../files/descriptor_shortage.ts";
 import { type ResolvedFile, resolveSkillFileSync } from "../../files/path_gate.ts";
 import { EXTENSION_MAX_BYTES } from "../../skills/extension_eligibility.ts";
 import { type IndexCache, RACY_WINDOW_MS } from "../../skills/index_cache.ts";

@@ -26,6 +26,7 @@ import {
   createFolderPathReadClient,
   createFolderReadClient,
 } from "../../sandbox/fd_locate_client.ts";
+import { shareDescriptorProgress } from "../../files/descriptor_shortage.ts";
 import { hashThroughGate } from "./digest_files.ts";
 import { listAndHashSkills } from "./digest_listing.ts";
 import {
@@ -60,6 +61,8 @@ self.addEventListener("message", (event: MessageEvent) => {
   port.postMessage(alive);
   setInterval(() => port.postMessage(alive), DIGEST_HEARTBEAT_MS);
   port.onmessage = (job: MessageEvent) => {
+    const data = job.data as { type?: unknown; buffer?: unknown } | null;
+    if (data?.type === "descriptor-progress") return shareDescriptorProgress(data.buffer);
     const listing = parseListJob(job.data);
     if (listing !== null) {
       queue = queue.then(async () => {

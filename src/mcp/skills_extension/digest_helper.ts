@@ -32,8 +32,10 @@ import { type FileListing, internListedPath, type ListCaps } from "../../skills/
 import type { SkillCandidate } from "../../skills/discover.ts";
 import type { Problem } from "../../skills/problem.ts";
 import type { Skill, SkillFile } from "../../skills/skill.ts";
+import { descriptorProgressBuffer } from "../../files/descriptor_shortage.ts";
 import type { DigestCache } from "./digest_cache.ts";
 import {
+  type DescriptorProgressMessage,
   type DigestJobFile,
   type DigestJobMessage,
   type DigestListJobMessage,
@@ -442,6 +444,13 @@ export function createDigestHelper(
     parent.addEventListener("message", onParent);
     const message: DigestIsolateStartMessage = { type: "digest-isolate", port: port2 };
     parent.postMessage(message, [port2]);
+    // The isolate's reads share this one's descriptors: a shortage on either side is waited out
+    // while the other's reads get theirs (src/files/descriptor_shortage.ts). Before any job.
+    const progress: DescriptorProgressMessage = {
+      type: "descriptor-progress",
+      buffer: descriptorProgressBuffer(),
+    };
+    port1.postMessage(progress);
     return port1;
   };
   /** Sends jobs while fewer than `batchesInFlight` are out; ends the isolate once all is done. */

@@ -24,6 +24,17 @@ export interface DigestAliveMessage {
   readonly type: "digest-alive";
 }
 
+/**
+ * Worker to digest isolate, first on the channel: the worker's descriptor
+ * progress count, which the isolate's reads count into from then on
+ * (`src/files/descriptor_shortage.ts`: a shortage is waited out while either
+ * side's reads get descriptors). Anything but a `SharedArrayBuffer` is ignored.
+ */
+export interface DescriptorProgressMessage {
+  readonly type: "descriptor-progress";
+  readonly buffer: SharedArrayBuffer;
+}
+
 /** Files one job names at most; a longer job is ignored by the isolate. */
 export const MAX_DIGEST_JOB_FILES = 1_024;
 

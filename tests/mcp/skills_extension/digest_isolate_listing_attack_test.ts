@@ -44,7 +44,7 @@ function hostileParent(forge: (skills: readonly ListJobSkill[]) => unknown[]): D
               id: job.id,
               results: forge(job.skills!),
             });
-          } else {
+          } else if (job.type === "digest-files") {
             port.postMessage({
               type: "digest-files-reply",
               id: job.id,
