@@ -18,7 +18,10 @@
  * and a request that comes before the first answer opens the watch at
  * once (`owner-wanted`), as a settings view's write does (it puts its result
  * in force through the watch), so no call waits for an answer that it holds
- * back.
+ * back. That wait is bounded and fails closed (session 13, hA): a first read
+ * that cannot accept a file, or an open that throws, refuses the waiting
+ * requests (`owner-unread`), and a read that never ends is cut by the
+ * worker's `OWNER_FILES_WAIT_MS`; the next request asks again.
  *
  * @module
  */

@@ -24,6 +24,15 @@
  * hA-8), both files are read every {@linkcode OWNER_POLL_MS} instead and one
  * stderr line says so: a narrowing edit is never lost silently.
  *
+ * Both files are also read at once when the watch opens; serve's requests
+ * wait for that first read (review r17, hB-1). It accepts only files it
+ * could read and parse, as start-up does (session 13, hA): until it does,
+ * each read that finds one it cannot (not a regular file, unreadable, too
+ * large, not valid) goes to `onUnread`, and serve refuses the waiting
+ * requests rather than serve on start-up's overrides; later reads (the
+ * file's change, `readWanted`) try again. After it, a broken edit keeps the
+ * last good configuration, as ever.
+ *
  * @module
  */
 
