@@ -8,11 +8,12 @@
  * @module
  */
 
+import { basename } from "node:path";
 import type { Config } from "../config/config.ts";
 import type { ConfigLocation } from "../config/file/load_config.ts";
 import { keptSetByView } from "../config/file/live_config.ts";
 import type { SetByView } from "../config/file/overrides_file.ts";
-import { watchOwnerFiles } from "../config/file/watch_owner_files.ts";
+import { type OwnerFilesWatch, watchOwnerFiles } from "../config/file/watch_owner_files.ts";
 import { deferOwnerWatch } from "../config/file/deferred_owner_watch.ts";
 import { createViewOverrideWriter } from "../config/file/view_override_write.ts";
 import { isolateEntryUrl } from "../entry_points.ts";
@@ -147,9 +148,15 @@ export async function serveCommand(start: ServeStart): Promise<number> {
     () => openOwnerWatch(),
     new Promise<void>((resolve) => (openOwnerWatchNow = resolve)),
   );
-  // A settings view's write: checked and written here (the worker may only ask).
-  const writeOverride = (request: unknown) =>
-    createViewOverrideWriter(location, ownerWatch.now(), workerSet.declarationBases)(request);
+  // A settings view's write: checked and written here (the worker may only ask). A watch that
+  // could not open (said on stderr) leaves the write refused, as under --static.
+  const writeOverride = (request: unknown) => {
+    let holder: OwnerFilesWatch | null = null;
+    try {
+      holder = ownerWatch.now();
+    } catch { /* said by openOwnerWatch */ }
+    return createViewOverrideWriter(location, holder, workerSet.declarationBases)(request);
+  };
   // The early worker serves only with exactly the computed set; otherwise it ends here, unused.
   const preloaded = adoptEarlyWorker(start.early, start.predicted, permissions);
   const session = startWorker(
@@ -172,11 +179,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       watchIsolate: createWatchIsolateHost(watchService, workerSet.watchRoots),
       ...(preloaded === null ? {} : { worker: preloaded }),
       ...(scripts.pendingIsolation === null ? {} : { isolationWanted: () => probeLate() }),
-      // Tool calls wait until the owner files' watch read both files once (review r17, hB-1);
-      // one that comes before the first answer opens the watch now.
-      ...(location === null || config.options.static
-        ? {}
-        : { ownerWanted: () => void ownerWatch.now() }),
+      // Requests wait until the owner files' watch read both files once (review r17, hB-1);
+      // one that comes before the first answer opens the watch now, one after a failed or
+      // timed-out read has them read again (session 13, hA).
+      ...(location === null || config.options.static ? {} : { ownerWanted: () => ownerWanted() }),
     },
   );
   // The next start of the same command creates its worker first, with this set (issue 13): written
@@ -186,10 +192,57 @@ export async function serveCommand(start: ServeStart): Promise<number> {
   const adopted = preloaded === null ? undefined : heldWorkerOption(preloaded);
   if (adopted !== undefined) session.ready.then(() => rememberStart(adopted), () => {});
   const watchedConfig = config;
-  // (Called only once the worker started: after its first answer, or at a view's first write.)
+  // The owner's files could not be read since the start (session 13, hA): fails closed, as
+  // start-up refuses such a file. The worker refuses the waiting requests, the next asks again;
+  // one stderr line per new set of files says what and what to do (the problem lines above it
+  // say why).
+  let unreadSaid = "";
+  const ownerUnread = (paths: readonly string[]) => {
+    session.postOwnerUnread(paths.map((path) => basename(path)));
+    const said = paths.join(" and ");
+    if (said === unreadSaid) return;
+    unreadSaid = said;
+    logErrorLine(
+      `skillgate: ${said} could not be read since start-up, so no request is answered (a skill ` +
+        "turned off there must not be served on the settings read at start-up): fix or remove " +
+        "it; it is read again when it changes and at the next request",
+    );
+  };
+  // (Called only once the worker started: after its first answer, at a view's first write, or
+  // when a request asks first.) Never throws unsaid: a watch that cannot start fails closed.
   const openOwnerWatch = () => {
     if (location === null || watchedConfig.options.static) return null;
-    const watch = watchOwnerFiles(
+    let watch: OwnerFilesWatch | null;
+    try {
+      watch = startOwnerWatch(location);
+    } catch (error) {
+      logErrorLine(
+        `skillgate: the watch over the owner's files could not start (${
+          error instanceof Error ? error.message : String(error)
+        }); it is tried again at the next request`,
+      );
+      ownerUnread([location.path, location.overridesPath]);
+      throw error;
+    }
+    // No folder on the way: no owner file exists, start-up's read is current.
+    if (watch === null) session.postOwnerCurrent();
+    return watch;
+  };
+  const ownerWanted = () => {
+    const wasOpened = ownerWatch.isOpened;
+    let watch: OwnerFilesWatch | null;
+    try {
+      watch = ownerWatch.now();
+    } catch {
+      return; // said and posted by openOwnerWatch
+    }
+    // Opened just now: its first read posts. Opened before: read again (or said again).
+    if (!wasOpened) return;
+    if (watch === null) session.postOwnerCurrent();
+    else watch.readWanted();
+  };
+  const startOwnerWatch = (location: ConfigLocation) =>
+    watchOwnerFiles(
       {
         input: { args: Deno.args, getEnv: (name) => Deno.env.get(name), cwd: Deno.cwd() },
         running: watchedConfig,
@@ -205,12 +258,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
         },
         log: logErrorLine,
         onFirstRead: () => session.postOwnerCurrent(),
+        onUnread: ownerUnread,
       },
     );
-    // No folder on the way: no owner file exists, start-up's read is current.
-    if (watch === null) session.postOwnerCurrent();
-    return watch;
-  };
   session.answered.then(openOwnerWatchNow);
   // Exiting before the worker's orderly stop (a second signal, a stop deadline) would leave
   // process-group scripts running (review r12, F6): exitProcess kills every registered group first.

@@ -38,6 +38,9 @@ export type ToolErrorCode =
   | "INTERNAL"
   // the answer budget stayed spent (src/mcp/answer_budget.ts): retry later
   | "SERVER_BUSY"
+  // the owner's settings files could not be read since start-up, or not in time
+  // (src/mcp/owner_files_wait.ts): nothing is served until they are; retry later
+  | "OWNER_SETTINGS_UNREAD"
   // skill_run (src/mcp/tools/skill_run.ts)
   | "SCRIPT_NOT_DECLARED"
   | "SCRIPT_NOT_GRANTED"

@@ -44,7 +44,9 @@ export interface StartMessage {
    * (a tool call, a listing, a read) waits until it read both
    * files once ({@linkcode OwnerCurrentMessage}, after any overlay that read
    * posted), so a narrowing edit made before that answer is in force for the
-   * first call (review r17, hB-1). Absent: nothing is watched; the start's
+   * first call (review r17, hB-1); a read that fails ({@linkcode OwnerUnreadMessage})
+   * or does not come within the worker's bound refuses the waiting requests
+   * instead (session 13, hA). Absent: nothing is watched; the start's
    * overlay is final until told otherwise.
    */
   readonly ownerPending?: true;
@@ -57,6 +59,21 @@ export interface StartMessage {
  */
 export interface OwnerCurrentMessage {
   readonly type: "owner-current";
+}
+
+/**
+ * Trusted part to worker: the owner's files could not be read since the
+ * start (a file that is not a regular file, unreadable or not valid, or a
+ * watch that could not start; said on stderr with the path and what to do),
+ * after a start whose `ownerPending` was set and before any
+ * {@linkcode OwnerCurrentMessage}. Fails closed: nothing is served on the
+ * overrides read at start-up; every request waiting is refused now and the
+ * next one asks again (session 13, hA). Ignored after an `owner-current`.
+ */
+export interface OwnerUnreadMessage {
+  readonly type: "owner-unread";
+  /** The names of the files that could not be read (no folder: it may be sent to clients). */
+  readonly files: readonly string[];
 }
 
 /**

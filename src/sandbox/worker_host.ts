@@ -24,6 +24,7 @@ import {
   type OverlayMessage,
   type OverrideWriteReplyMessage,
   type OwnerCurrentMessage,
+  type OwnerUnreadMessage,
   parseWorkerMessage,
   type ReadyMessage,
   type RemoteRootsMessage,
@@ -68,6 +69,14 @@ export interface WorkerSession {
    * `ownerWanted`: its requests stop waiting (review r17, hB-1).
    */
   postOwnerCurrent(): void;
+  /**
+   * Tells the worker the owner's files could not be read (an `owner-unread`
+   * message), before any `owner-current`: the requests waiting for them are
+   * refused now, and the next one asks again (session 13, hA).
+   *
+   * @param files The names of the files that could not be read (no folder).
+   */
+  postOwnerUnread(files: readonly string[]): void;
 }
 
 /**
@@ -98,8 +107,10 @@ export interface WorkerSession {
  *   called when the worker asks for it (a tool call came before the caller
  *   probed); `ownerWanted`: the owner's files are watched from the first
  *   answer on (the start says so, and every request but `initialize` waits for
- *   {@linkcode WorkerSession.postOwnerCurrent}); it is called when the
- *   worker asks (a tool call came before the watch read them). The worker
+ *   {@linkcode WorkerSession.postOwnerCurrent}, or is refused at
+ *   {@linkcode WorkerSession.postOwnerUnread} or the worker's bound); it is
+ *   called when the worker asks (a request came before the watch read them,
+ *   or came after a read failed or timed out: read them again). The worker
  *   builds the catalog itself: nothing of a skill is sent or held here.
  * @returns Promises for readiness and for the requested exit.
  */
@@ -238,6 +249,10 @@ export function startWorker(
     const message: OwnerCurrentMessage = { type: "owner-current" };
     if (!hasExited) worker.postMessage(message);
   };
+  const postOwnerUnread = (files: readonly string[]) => {
+    const message: OwnerUnreadMessage = { type: "owner-unread", files: [...files] };
+    if (!hasExited) worker.postMessage(message);
+  };
   return {
     ready,
     answered,
@@ -247,6 +262,7 @@ export function startWorker(
     updateRemoteRoots,
     postIsolation,
     postOwnerCurrent,
+    postOwnerUnread,
   };
 }
 

@@ -25,6 +25,7 @@ import type {
   IsolationWantedMessage,
   OverlayMessage,
   OwnerCurrentMessage,
+  OwnerUnreadMessage,
   OwnerWantedMessage,
   ReadyMessage,
   RemoteRootsMessage,
@@ -167,7 +168,10 @@ const owner: {
   isReadOwed: false,
 };
 
-/** Tool calls wait here for the owner's files read once (a start with `ownerPending`; r17 hB-1). */
+/**
+ * Requests wait here for the owner's files read once (a start with `ownerPending`; r17 hB-1),
+ * at most `OWNER_FILES_WAIT_MS` each (session 13, hA).
+ */
 const ownerFiles = createOwnerFilesGate(() => post({ type: "owner-wanted" }));
 
 /** Set once the script service exists: puts the probed script facts in force. */
@@ -186,6 +190,7 @@ self.onmessage = (
     | RemoteRootsMessage
     | IsolationMessage
     | OwnerCurrentMessage
+    | OwnerUnreadMessage
   >,
 ) => {
   if (event.data?.type === "shutdown") return shutdownRequested.abort();
@@ -207,9 +212,20 @@ self.onmessage = (
     return;
   }
   if (event.data?.type === "owner-current") {
-    // Opened once every overlay before it is applied (one waiting while the catalog loads: then).
+    // Opened once every overlay before it is applied (one waiting while the catalog loads: then;
+    // the wait's bound stops counting now, session 13 hA).
     if (owner.isLive) ownerFiles.open();
-    else owner.isReadOwed = true;
+    else {
+      ownerFiles.markRead();
+      owner.isReadOwed = true;
+    }
+    return;
+  }
+  if (event.data?.type === "owner-unread") {
+    // Fails closed: the waiting requests are refused (never served on start-up's overrides), the
+    // next one asks again (session 13, hA).
+    const files = event.data.files;
+    ownerFiles.fail(Array.isArray(files) ? files.filter((name) => typeof name === "string") : []);
     return;
   }
   if (event.data?.type !== "start") return;

@@ -18,18 +18,29 @@
  * and a request that comes before the first answer opens the watch at
  * once (`owner-wanted`), as a settings view's write does (it puts its result
  * in force through the watch), so no call waits for an answer that it holds
- * back.
+ * back. That wait is bounded and fails closed (session 13, hA): a first read
+ * that cannot accept a file, or an open that throws, refuses the waiting
+ * requests (`owner-unread`), and a read that never ends is cut by the
+ * worker's `OWNER_FILES_WAIT_MS`; the next request asks again.
  *
  * @module
  */
 
 import type { OwnerFilesWatch } from "./watch_owner_files.ts";
 
-/** The owner-file watch, opened once: at `openBy` or at the first `now()`, whichever is first. */
+/**
+ * The owner-file watch, opened once: at `openBy` or at the first `now()`,
+ * whichever is first (an open that threw is tried again at the next `now()`).
+ */
 export interface DeferredOwnerWatch {
-  /** The watch, opened now if it was not yet (null when it cannot be had: `open`'s null). */
+  /**
+   * The watch, opened now if it was not yet (null when it cannot be had:
+   * `open`'s null).
+   *
+   * @throws {unknown} What `open` threw (nothing is opened; the next call tries again).
+   */
   now(): OwnerFilesWatch | null;
-  /** Whether `open` ran. */
+  /** Whether `open` ran and returned. */
   readonly isOpened: boolean;
 }
 
@@ -39,6 +50,9 @@ export interface DeferredOwnerWatch {
  *
  * @param open Opens the watch (`watchOwnerFiles`); null when there is none
  *   (`--static`, `--no-config`, no folder on the way): then never called again.
+ *   When it throws, nothing is opened: the opener says why (serve refuses the
+ *   waiting requests, session 13 hA), and the next `now()` tries again; an
+ *   open at `openBy` that throws is not thrown further.
  * @param openBy When to open it unasked (serve: the worker's first answer, `session.answered`).
  * @returns The deferred watch.
  */
@@ -50,12 +64,17 @@ export function deferOwnerWatch(
   let isOpened = false;
   const now = (): OwnerFilesWatch | null => {
     if (!isOpened) {
-      isOpened = true;
       watch = open();
+      isOpened = true;
     }
     return watch;
   };
-  openBy.then(now, now);
+  const openUnasked = () => {
+    try {
+      now();
+    } catch { /* said by `open`; the next now() tries again */ }
+  };
+  openBy.then(openUnasked, openUnasked);
   return {
     now,
     get isOpened() {

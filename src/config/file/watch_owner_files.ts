@@ -24,6 +24,15 @@
  * hA-8), both files are read every {@linkcode OWNER_POLL_MS} instead and one
  * stderr line says so: a narrowing edit is never lost silently.
  *
+ * Both files are also read at once when the watch opens; serve's requests
+ * wait for that first read (review r17, hB-1). It accepts only files it
+ * could read and parse, as start-up does (session 13, hA): until it does,
+ * each read that finds one it cannot (not a regular file, unreadable, too
+ * large, not valid) goes to `onUnread`, and serve refuses the waiting
+ * requests rather than serve on start-up's overrides; later reads (the
+ * file's change, `readWanted`) try again. After it, a broken edit keeps the
+ * last good configuration, as ever.
+ *
  * @module
  */
 
@@ -60,6 +69,13 @@ export interface OwnerFilesWatch extends AsyncDisposable {
   adopt(next: OverridesInForce): void;
   /** Runs `task` between reviews, never during one (so a write and a review never interleave). */
   exclusive<T>(task: () => Promise<T>): Promise<T>;
+  /**
+   * The worker asks for the files (a request waits for them, or the last
+   * wait was refused): before the first accepted read, both files are read
+   * again now (its outcome goes to `onFirstRead` or `onUnread`); after it,
+   * `onFirstRead` is called again (the worker may have missed it).
+   */
+  readWanted(): void;
 }
 
 /**
@@ -94,12 +110,25 @@ export interface WatchOwnerFilesOptions {
    */
   readonly pollMs?: number;
   /**
-   * Called once both files were read the first time: a read made at once
+   * Called once both files were first read and accepted: a read made at once
    * when the watch is created (not after the quiet period, not waiting for
    * the watch to be live), its overlay posted first when it changed anything
-   * (review r17, hB-1: serve's requests wait for it). @default none
+   * (review r17, hB-1: serve's requests wait for it). A read that found a
+   * file it could not read or accept goes to `onUnread` instead, and this
+   * waits for a later read (the file's next change, or `readWanted`).
+   * @default none
    */
   readonly onFirstRead?: () => void;
+  /**
+   * Called after each read before `onFirstRead` that did not accept both
+   * files (`config-invalid`: not a regular file, unreadable, too large, not
+   * valid; or the read threw), with the paths of those files. Fails closed
+   * (session 13, hA): as at start-up, which refuses to start on such a file,
+   * nothing may be served on the overrides read before it (the owner may
+   * have turned a skill off in it): serve refuses the waiting requests. Its
+   * problems were logged first. @default none
+   */
+  readonly onUnread?: (paths: readonly string[]) => void;
 }
 
 /**
@@ -191,7 +220,8 @@ export function watchOwnerFiles(
   /** Set while the pump waits for a watch's answer, and when that answer found no folder. */
   let isOpening = false;
   let isVanishedAtOpen = false;
-  const review = async () => {
+  /** Reads both files, reviews, posts what changed; returns the paths it could not accept. */
+  const review = async (): Promise<readonly string[]> => {
     // A file that cannot be read (not a regular file, too large, not UTF-8)
     // is a config-invalid problem for that file; the other is still reviewed,
     // and the next valid edit is applied.
@@ -209,9 +239,14 @@ export function watchOwnerFiles(
       setByView: outcome.setByView,
     };
     lastProblems = outcome.problems;
+    const unread = [state.location.path, state.location.overridesPath].filter((path) =>
+      outcome.problems.some((found) =>
+        found.reason === "config-invalid" && found.path === basename(path)
+      )
+    );
     const update = { overlay: overlayOf(outcome), caps: outcome.caps };
     const text = JSON.stringify(update);
-    if (text === lastPosted || isClosed) return;
+    if (text === lastPosted || isClosed) return unread;
     lastPosted = text;
     // The owner's terminal gets the whole path and detail; clients only the file's name.
     const lines = new Set(
@@ -220,15 +255,27 @@ export function watchOwnerFiles(
     for (const line of lines) if (!reported.has(line)) options.log(line);
     reported = lines;
     options.onChange(update);
+    return unread;
+  };
+  /** Set once both files were read and accepted (`onFirstRead` called). */
+  let isFirstReadDone = false;
+  /** A review's outcome for the first read: `onFirstRead` once accepted, `onUnread` before. */
+  const settleFirstRead = (unread: readonly string[]) => {
+    if (isFirstReadDone || isClosed) return;
+    if (unread.length > 0) return options.onUnread?.(unread);
+    isFirstReadDone = true;
+    options.onFirstRead?.();
   };
   // Both files at once (review r17, hB-1): an edit made before this open is in force before
   // anything waiting on `onFirstRead` goes on; the read once the watch is live (below) still
   // catches an edit made in between.
   const queueReview = () =>
-    running = running.then(review).catch((error: unknown) => {
+    running = running.then(review).then(settleFirstRead, (error: unknown) => {
       options.log(`skillgate: could not read the configuration again: ${String(error)}`);
-    });
-  void queueReview().finally(() => options.onFirstRead?.());
+      // Neither file is known to be read: fails closed (session 13, hA).
+      settleFirstRead([state.location.path, state.location.overridesPath]);
+    }).catch(() => {}); // (a callback's throw must not stop later reviews)
+  void queueReview();
   const debouncer = createPathDebouncer(queueReview, { quietMs: options.quietMs ?? 200 });
   /** Reads both files again after the quiet period (events may have been lost). */
   const rereadBoth = () => {
@@ -337,6 +384,11 @@ export function watchOwnerFiles(
     inForce: () => ({ overrides: current.overrides, setByView: current.setByView ?? {} }),
     adopt,
     exclusive,
+    readWanted() {
+      if (isClosed) return;
+      if (isFirstReadDone) options.onFirstRead?.();
+      else void queueReview();
+    },
     [Symbol.asyncDispose]: close,
   };
 }

@@ -69,3 +69,23 @@ Deno.test("the watch still opens when the first-answer promise rejects; none to 
   assert.equal(deferred.now(), null);
   assert.equal(none.opens(), 1);
 });
+
+Deno.test("s13 hA: an open that throws opens nothing and is tried again at the next now(); thrown at the first answer, it is not an unhandled rejection", async () => {
+  let opens = 0;
+  const watch = {} as OwnerFilesWatch;
+  const answered = gate();
+  const deferred = deferOwnerWatch(() => {
+    if (++opens <= 2) throw new Error("no inotify service");
+    return watch;
+  }, answered.promise);
+  answered.open();
+  await settled();
+  assert.equal(opens, 1);
+  assert.equal(deferred.isOpened, false);
+  assert.throws(() => deferred.now(), /no inotify service/);
+  assert.equal(deferred.isOpened, false);
+  assert.equal(deferred.now(), watch, "not tried again");
+  assert.equal(deferred.isOpened, true);
+  assert.equal(deferred.now(), watch);
+  assert.equal(opens, 3);
+});
