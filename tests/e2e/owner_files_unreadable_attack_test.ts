@@ -17,110 +17,18 @@
 
 import assert from "node:assert/strict";
 import { OWNER_FILES_WAIT_MS } from "../../src/worker/owner_files_gate.ts";
-import { programCommand, programEnv, REPO_ROOT } from "../support/program.ts";
 import { INITIALIZE, INITIALIZED } from "../support/mcp_messages.ts";
+import {
+  OWNER_SERVING_CEILING_MS,
+  type OwnerServingAnswer,
+  skillListRequest,
+  startOwnerServing,
+} from "./_owner_serving.ts";
 
-const CEILING_MS = 20_000;
-
-type Answer = {
-  id?: number;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-};
-
-/**
- * A stdio server over skills alpha and beta, its owner folder made but
- * empty, serving (start line seen: start-up read the owner's files).
- * Disposing it ends the server and removes the folder.
- */
-async function serving() {
-  const dir = await Deno.makeTempDir({ prefix: "skillgate-owner-unreadable-" });
-  for (const name of ["alpha", "beta"]) {
-    await Deno.mkdir(`${dir}/skills/${name}`, { recursive: true });
-    await Deno.writeTextFile(
-      `${dir}/skills/${name}/SKILL.md`,
-      `---\nname: ${name}\ndescription: The ${name} skill\n---\nSteps.\n`,
-    );
-  }
-  const folder = `${dir}/config/skillgate`;
-  await Deno.mkdir(folder, { recursive: true });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: programCommand(["serve", `${dir}/skills`]),
-    env: programEnv({ XDG_CONFIG_HOME: `${dir}/config`, XDG_CACHE_HOME: `${dir}/cache` }),
-    clearEnv: true,
-    cwd: REPO_ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const input = child.stdin.getWriter();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  const errors = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const log = { stderr: "" };
-  const readErrors = (async () => {
-    for (;;) {
-      const { value, done } = await errors.read();
-      if (done) return;
-      log.stderr += value;
-    }
-  })();
-  const nextLine = async (): Promise<string> => {
-    while (!buffered.includes("\n")) {
-      const { value, done } = await lines.read();
-      if (done) throw new Error(`the server closed stdout: ${log.stderr}`);
-      buffered += value;
-    }
-    const at = buffered.indexOf("\n");
-    const line = buffered.slice(0, at);
-    buffered = buffered.slice(at + 1);
-    return line;
-  };
-  const answers = new Map<number, Answer>();
-  const server = {
-    folder,
-    log,
-    send: (...messages: string[]) =>
-      input.write(new TextEncoder().encode(messages.map((line) => `${line}\n`).join(""))),
-    /** Waits (with a ceiling) until stderr matches `pattern`; it is read apart from stdout. */
-    async logged(pattern: RegExp): Promise<void> {
-      const deadline = Date.now() + CEILING_MS;
-      while (!pattern.test(log.stderr)) {
-        assert.ok(Date.now() < deadline, `not logged: ${pattern}: ${log.stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    /** The answer to request `id` (answers to others kept for their turn, notifications skipped). */
-    async answer(id: number): Promise<Answer> {
-      while (!answers.has(id)) {
-        const answer: Answer = JSON.parse(await nextLine());
-        if (answer.id !== undefined) answers.set(answer.id, answer);
-      }
-      return answers.get(id)!;
-    },
-    async [Symbol.asyncDispose]() {
-      await input.close().catch(() => {});
-      await lines.cancel().catch(() => {});
-      await child.status;
-      await readErrors;
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-  const deadline = Date.now() + CEILING_MS;
-  while (!/serving 2 skills/.test(log.stderr)) {
-    assert.ok(Date.now() < deadline, `no start line: ${log.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return server;
-}
-
-const skillList = (id: number) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: "skill_list", arguments: {} },
-  });
+const CEILING_MS = OWNER_SERVING_CEILING_MS;
+type Answer = OwnerServingAnswer;
+const serving = () => startOwnerServing("skillgate-owner-unreadable-");
+const skillList = skillListRequest;
 const skillsList = (id: number) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "skills/list", params: {} });
 
