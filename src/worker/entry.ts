@@ -486,6 +486,23 @@ async function serve(start: StartMessage): Promise<void> {
   // (issue 13: the watch's 3-8 ms left that answer's path), then rescans its roots and reloads
   // the skills whose folders changed since the build began (src/refresh/catch_up.ts).
   let isWatchAfterAnswer = false;
+  /**
+   * From now on the owner's changes apply at once: the one that arrived while the catalog loaded
+   * applies now, with its notifications, and the owner-files gate opens if its read came. With no
+   * watcher yet (`current` null), a lowered cap leaves a rebuild owed to the watcher's start.
+   * Called once the catalog is complete; later calls only record the watcher.
+   */
+  const goLive = (current: LiveRefresh | null) => {
+    owner.refresh = current;
+    if (owner.isLive) return;
+    owner.isLive = true;
+    const pending = owner.pending;
+    owner.pending = null;
+    if (pending !== null && applyOwnerUpdate(pending, { ...owner.context!, refresh: current })) {
+      if (current === null) owner.isRebuildOwed = true;
+    }
+    if (owner.isReadOwed) ownerFiles.open();
+  };
   if (config.options.http === null) {
     // A small catalog's transport is connected while the catalog loads (issue 13: its set-up and
     // the first read overlap the build's waits); every message, `initialize` too, is held until
@@ -554,6 +571,10 @@ async function serve(start: StartMessage): Promise<void> {
       // 13). Nothing is missed meanwhile: the catch-up rescan after it sees every edit made
       // before the watch, and gives way to requests too (until an edit waits behind it).
       await store;
+      // The owner's changes apply from now, not once the watcher is up (below): every request but
+      // `initialize` waits for the owner's files to be read and applied (r17 hB-1), and a client
+      // paging through the catalog now must not wait for the pause the watcher waits for.
+      goLive(null);
       const completedMs = performance.now();
       await whenQuiet(
         // While a request is answered, activity goes on (a long first page of digests).
@@ -566,9 +587,19 @@ async function serve(start: StartMessage): Promise<void> {
       // a full skills/list) paused: they held the first page back by ~0.3-0.5 s (s9-h4).
       (await loading).housekeeping.run();
       refresh = await startConfiguredRefresh(await store, config, self);
-      void refresh?.refresh(config.roots.map((root) => root.path), {
-        giveWay: BACKGROUND_GIVE_WAY,
-      });
+      owner.refresh = refresh;
+      if (refresh !== null && owner.isRebuildOwed) {
+        // A cap the owner lowered before the watch was up: reuses nothing, so it also sees every
+        // edit made before the watch was live (as the catch-up below would).
+        owner.isRebuildOwed = false;
+        refresh.rebuildAll().catch((error: unknown) => {
+          console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
+        });
+      } else {
+        void refresh?.refresh(config.roots.map((root) => root.path), {
+          giveWay: BACKGROUND_GIVE_WAY,
+        });
+      }
     }
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     // A SIGTERM or SIGINT the trusted part relayed ends the session too (0): running scripts are
@@ -591,18 +622,9 @@ async function serve(start: StartMessage): Promise<void> {
     ended = service.finished.then(() => 0);
     refresh = await startConfiguredRefresh(await store, config, self);
   }
-  // The owner's changes apply live from here, before the first answer (its instructions reflect
-  // them); a catalog cap lowered before a small catalog's watcher is up (it starts after that
-  // answer) rebuilds the catalog once it is.
-  owner.refresh = refresh;
-  owner.isLive = true;
-  // A change that arrived while the catalog loaded applies now, with its notifications.
-  const pending = owner.pending;
-  owner.pending = null;
-  if (pending !== null && applyOwnerUpdate(pending, { ...owner.context!, refresh })) {
-    if (refresh === null) owner.isRebuildOwed = true;
-  }
-  if (owner.isReadOwed) ownerFiles.open();
+  // The owner's changes apply live from here at the latest, before the first answer of a small
+  // catalog (its instructions reflect them); a large one answered early went live once complete.
+  goLive(refresh);
   onRemoteRoots = createRemoteRootsHandler(await store, config);
   if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
   const first = await loading;
