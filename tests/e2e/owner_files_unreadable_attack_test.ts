@@ -63,13 +63,15 @@ Deno.test("attack (s13 hA): a FIFO planted as overrides.json before the first an
       `${server.folder}/overrides\\.json could not be read since start-up, so no request is answered.*fix or remove it`,
     ),
   );
-  // The owner replaces it with a regular file that turns alpha off: the next request is served
-  // under it (read again at its change or at that request); alpha is never served meanwhile.
-  await Deno.remove(`${server.folder}/overrides.json`);
+  // The owner replaces it whole (a rename, as editors save) with a regular file that turns alpha
+  // off: the next request is served under it (read again at its change or at that request);
+  // alpha is never served meanwhile. (A remove, then a write, would let a read in between find
+  // no overrides.json at all, a valid state of its own that serves alpha.)
   await Deno.writeTextFile(
-    `${server.folder}/overrides.json`,
+    `${server.folder}/overrides.json.new`,
     JSON.stringify({ skills: { alpha: { enabled: false } } }),
   );
+  await Deno.rename(`${server.folder}/overrides.json.new`, `${server.folder}/overrides.json`);
   const deadline = Date.now() + CEILING_MS;
   for (let id = 4;; id++) {
     assert.ok(Date.now() < deadline, `never served: ${server.log.stderr}`);

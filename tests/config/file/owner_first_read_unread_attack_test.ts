@@ -77,12 +77,14 @@ Deno.test("attack (s13 hA): a FIFO planted as overrides.json before the first re
         () => events.filter((e) => e.startsWith("unread")).length > unreadBefore,
       );
       assert.ok(!events.includes("first-read"));
-      // The owner fixes it (and turns pdf off): the change is read, its overlay posted first.
-      await Deno.remove(`${dir}/overrides.json`);
+      // The owner fixes it (and turns pdf off), replacing the FIFO whole by a rename: the change
+      // is read, its overlay posted first. (A remove, then a write, would let a read in between
+      // find no overrides.json at all, a valid state of its own: the flake CI showed.)
       await Deno.writeTextFile(
-        `${dir}/overrides.json`,
+        `${dir}/overrides.json.new`,
         '{ "skills": { "pdf": { "enabled": false } } }',
       );
+      await Deno.rename(`${dir}/overrides.json.new`, `${dir}/overrides.json`);
       await until("the first accepted read", () => events.includes("first-read"));
       const at = events.indexOf("first-read");
       assert.equal(events[at - 1], "change", events.join(", "));
