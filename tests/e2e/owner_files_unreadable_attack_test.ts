@@ -96,6 +96,11 @@ Deno.test("attack (s13 hA): a FIFO planted as config.json before the first answe
   assert.equal(listing.error?.code, -32603, JSON.stringify(listing));
   assert.match(listing.error!.message, /could not read its owner's settings \("config\.json"\)/);
   assert.equal(toolErrorOf(await server.answer(3)).error, "OWNER_SETTINGS_UNREAD");
-  await server.logged(/config\.json:1:1: config-invalid: is not a regular file \(it is a FIFO\)/);
+  // The problem line says what is in force then (nothing answered), not "the last good
+  // configuration stays in force", which the next line would contradict.
+  await server.logged(
+    /config\.json:1:1: config-invalid: is not a regular file \(it is a FIFO\).*; no request is answered until it is fixed or removed/,
+  );
+  assert.doesNotMatch(server.log.stderr, /stays in force/);
   await server.logged(/config\.json could not be read since start-up/);
 });

@@ -77,6 +77,11 @@ export interface LiveReview {
  *   {@linkcode ConfigFileError}: it could not be read, e.g. not a regular file).
  * @param overridesText `overrides.json`'s text now (null: absent; an error
  *   as for `configText`).
+ * @param wasAccepted Whether a read of both files since start-up was
+ *   accepted: what a `config-invalid` problem says is in force. True: the
+ *   last good configuration stays. False (serve's first read while serving
+ *   failed): requests are refused until the file is fixed, as serve does
+ *   (session 13, hA), never served on start-up's settings. @default true
  * @returns The narrowed overrides and the problems to report.
  *
  * Source: issue 19, "Live changes".
@@ -85,7 +90,10 @@ export function reviewOwnerFiles(
   state: LiveConfigState,
   configText: string | null | ConfigFileError,
   overridesText: string | null | ConfigFileError,
+  wasAccepted = true,
 ): LiveReview {
+  const invalid = (file: string, error: unknown) =>
+    invalidFinding(file, error, wasAccepted ? KEPT : REFUSED);
   const found: Finding[] = [];
   const configName = basename(state.location.path);
   const overridesName = basename(state.location.overridesPath);
@@ -253,8 +261,9 @@ function restartNeeded(file: string, detail: string, ownerDetail: string): Findi
 }
 
 const KEPT = "; the last good configuration stays in force";
+const REFUSED = "; no request is answered until it is fixed or removed";
 
-function invalid(file: string, error: unknown): Finding {
+function invalidFinding(file: string, error: unknown, inForce: string): Finding {
   if (error instanceof ConfigFileError) {
     // What the owner typed (", got ...") stays on the owner's terminal: it may be an allow-list entry.
     const cut = error.detail.indexOf(", got ");
@@ -264,11 +273,11 @@ function invalid(file: string, error: unknown): Finding {
         path: file,
         reason: "config-invalid",
         severity: "error",
-        detail: `${detail}${KEPT}`,
+        detail: `${detail}${inForce}`,
         line: error.line,
         column: error.column,
       }),
-      ownerDetail: `${error.detail}${KEPT}`,
+      ownerDetail: `${error.detail}${inForce}`,
     };
   }
   if (error instanceof UsageError) {
@@ -278,9 +287,9 @@ function invalid(file: string, error: unknown): Finding {
         reason: "config-invalid",
         severity: "error",
         detail: "the file does not fit the command line and environment skillgate started " +
-          `with (the owner's terminal says why)${KEPT}`,
+          `with (the owner's terminal says why)${inForce}`,
       }),
-      ownerDetail: `${error.message}${KEPT}`,
+      ownerDetail: `${error.message}${inForce}`,
     };
   }
   throw error;

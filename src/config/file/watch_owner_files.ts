@@ -227,7 +227,13 @@ export function watchOwnerFiles(
     // and the next valid edit is applied.
     const configText = await readOrError(state.location.path);
     const overridesText = await readOrError(state.location.overridesPath);
-    const outcome = reviewOwnerFiles(current, configText, overridesText);
+    const outcome = reviewOwnerFiles(
+      current,
+      configText,
+      overridesText,
+      // Before a first read was accepted, a caller that refuses requests says so (not "kept").
+      isFirstReadDone || options.onUnread === undefined,
+    );
     if (!isClosed && typeof overridesText === "string") {
       await dropStaleSetByView(state.location.overridesPath, overridesText, outcome.setByView)
         .catch(() => false);

@@ -157,3 +157,22 @@ Deno.test("attack: overrides.json swapped for a FIFO is a config-invalid problem
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("reviewOwnerFiles(): a broken file says what is in force: the last good configuration once a read was accepted, else that nothing is answered (serve's first read, s13 hA)", () => {
+  const broken = "{ roots: [";
+  const kept = reviewOwnerFiles(state(), broken, "{");
+  const refused = reviewOwnerFiles(state(), broken, "{", false);
+  for (const review of [kept, refused]) {
+    assert.deepEqual(review.problems.map((p) => [p.path, p.reason]), [
+      ["config.json", "config-invalid"],
+      ["overrides.json", "config-invalid"],
+    ]);
+  }
+  for (const text of [...kept.problems.map((p) => p.detail), ...kept.ownerDetails]) {
+    assert.match(text, /; the last good configuration stays in force$/);
+  }
+  for (const text of [...refused.problems.map((p) => p.detail), ...refused.ownerDetails]) {
+    assert.match(text, /; no request is answered until it is fixed or removed$/);
+    assert.doesNotMatch(text, /stays in force/);
+  }
+});
