@@ -169,6 +169,9 @@ interface OpenedFolder {
  *
  * Requires `--allow-read` on the skill folder, and a folder reader that can
  * answer (`installFolderReader`; in a thread with `--allow-all`, the default).
+ * With a path reader (`installFolderPathReader`: the serving worker's and
+ * the digest isolate's ask the trusted part) each folder is read by it first
+ * and `node:fs` is loaded only when it cannot tell (issue 13).
  */
 export async function listSkillFiles(
   candidate: SkillCandidate,
@@ -176,11 +179,13 @@ export async function listSkillFiles(
   caps: ListCaps,
   options: ListOptions = {},
 ): Promise<FileListing> {
-  await loadGateFs();
   const readFolder = options.readFolder ?? readOpenFolder;
   const readFolderAt = options.readFolderAt === undefined
     ? installedFolderPathReader()
     : options.readFolderAt;
+  // node:fs (~15 ms to load in a fresh worker: issue 13, on a warm start's path) only where this
+  // walk opens descriptors itself: no path reader, or a caller whose handles `versionOf` reads.
+  if (readFolderAt === null || options.versionOf !== undefined) await loadGateFs();
   const files: SkillFile[] = [skillMd];
   const problems: Problem[] = [];
   let folders = 0;
@@ -200,6 +205,7 @@ export async function listSkillFiles(
       const byPath = await openFolderAt(at, readFolderAt);
       if (byPath !== null) return byPath;
     }
+    await loadGateFs();
     let fd: number;
     try {
       // A busy moment without a free descriptor (a low `ulimit -n`, the other readers' handles)
@@ -628,6 +634,7 @@ const PREFETCH_FOLDERS = 4;
  * @throws The open's error (gone, unreadable).
  */
 async function statTarget(real: string): Promise<FolderEntryStat | null> {
+  await loadGateFs();
   const { fd, version } = await retryingOnDescriptorShortage(() =>
     Promise.resolve(openEntryDescriptor(real))
   );

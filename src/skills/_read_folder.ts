@@ -20,6 +20,14 @@
  * `read-folders` message, so a 10,000-skill discovery makes tens of round
  * trips, not thousands.
  *
+ * Where a path reader is installed (`installFolderPathReader`: the serving
+ * worker's asks the trusted part, which opens the folder below the asker's
+ * root with no link followed and reads it only where the kernel places it at
+ * exactly that path, `src/files/folder_path_read.ts`), it is asked first:
+ * then this thread opens nothing, and a warm start's discovery never loads
+ * `node:fs` (issue 13: ~15 ms). Any answer but such a read (changed, busy,
+ * cannot tell) is decided by this thread's own open, as without one.
+ *
  * Where no reader can tell (no `/proc`: another OS), the folder is read by
  * path, as before: the fallback the gate and the file listing narrow to there.
  *
@@ -28,7 +36,13 @@
 
 import { closeDescriptor, loadGateFs, openFolderDescriptor } from "../files/bounded_read.ts";
 import { retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
-import { type FolderEntry, type FolderRead, readOpenFolder } from "../files/fd_listing.ts";
+import {
+  type FolderEntry,
+  type FolderPathReader,
+  type FolderRead,
+  installedFolderPathReader,
+  readOpenFolder,
+} from "../files/fd_listing.ts";
 import { locateFd } from "../files/fd_location.ts";
 import { readSortedEntries } from "./_fs.ts";
 
@@ -89,16 +103,25 @@ export async function readFolderExactly(real: string): Promise<ExactFolderRead> 
 export async function readFoldersExactly(
   reals: readonly string[],
 ): Promise<(ExactFolderRead | FolderUnreadableError)[]> {
-  await loadGateFs();
+  const byPath = installedFolderPathReader();
   const results: (ExactFolderRead | FolderUnreadableError)[] = [];
   for (let start = 0; start < reals.length; start += MAX_FOLDERS_OPEN) {
     const group = reals.slice(start, start + MAX_FOLDERS_OPEN);
-    results.push(...await Promise.all(group.map(readOne)));
+    results.push(...await Promise.all(group.map((real) => readOne(real, byPath))));
   }
   return results;
 }
 
-async function readOne(real: string): Promise<ExactFolderRead | FolderUnreadableError> {
+async function readOne(
+  real: string,
+  byPath: FolderPathReader | null,
+): Promise<ExactFolderRead | FolderUnreadableError> {
+  // The path reader's read is as exact (the folder it opened, no link followed on the way, placed
+  // at exactly `real`); any other answer (changed, busy, cannot tell) is decided by this thread's
+  // own open below, as before, so what a missing, swapped or unreadable folder gives is unchanged.
+  const located = byPath === null ? null : await readAtPath(real, byPath);
+  if (located !== null) return located;
+  await loadGateFs();
   let fd: number;
   try {
     fd = await retryingOnDescriptorShortage(() => Promise.resolve(openFolderDescriptor(real)));
@@ -138,6 +161,23 @@ async function readOne(real: string): Promise<ExactFolderRead | FolderUnreadable
   } catch (error) {
     return new FolderUnreadableError(reasonOf(error));
   }
+}
+
+/**
+ * One folder read by the path reader (no descriptor of this thread's, so no
+ * `node:fs` to load: issue 13, a warm start's discovery); null unless it read
+ * the folder at exactly `real` with all of its entries.
+ */
+async function readAtPath(real: string, reader: FolderPathReader): Promise<ExactFolderRead | null> {
+  let read;
+  try {
+    read = await reader({ path: real, maxStats: 0 });
+  } catch {
+    return null;
+  }
+  if (read === null || typeof read === "string") return null;
+  if (read.location !== real || read.tooManyEntries !== undefined) return null;
+  return { kind: "read", entries: read.entries.map(dirEntry) };
 }
 
 /** A reader's entry as the `Deno.DirEntry` discovery works with (`other`: none of the three). */

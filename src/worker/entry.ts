@@ -13,8 +13,12 @@
 import type { Config } from "../config/config.ts";
 import { createSkillServer } from "../mcp/server.ts";
 import { installFdLocator } from "../files/fd_location.ts";
-import { installFolderReader } from "../files/fd_listing.ts";
-import { createFdLocateClient, createFolderReadClient } from "../sandbox/fd_locate_client.ts";
+import { installFolderPathReader, installFolderReader } from "../files/fd_listing.ts";
+import {
+  createFdLocateClient,
+  createFolderPathReadClient,
+  createFolderReadClient,
+} from "../sandbox/fd_locate_client.ts";
 import { createEnvReleaseClient } from "../sandbox/env_release_client.ts";
 import { createGroupKillClient } from "../sandbox/group_kill_client.ts";
 import { createOverrideWriteClient } from "../sandbox/override_write_client.ts";
@@ -141,6 +145,10 @@ const shutdownRequested = new AbortController();
 installFdLocator(createFdLocateClient(self));
 // The file listing reads each folder through its descriptor, also by asking the trusted part.
 installFolderReader(createFolderReadClient(self));
+// ... or, first, by its real path: the trusted part opens it below the root, no link followed, and
+// reads it only at exactly that path (folder_path_read.ts), so discovery and the listing open no
+// descriptor here and a warm start never loads node:fs before its first answer (issue 13).
+installFolderPathReader(createFolderPathReadClient(self));
 
 /**
  * The owner's live changes: what `overlay` messages need (set once serving),
