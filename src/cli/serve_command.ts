@@ -17,6 +17,7 @@ import { type OwnerFilesWatch, watchOwnerFiles } from "../config/file/watch_owne
 import { deferOwnerWatch } from "../config/file/deferred_owner_watch.ts";
 import { createViewOverrideWriter } from "../config/file/view_override_write.ts";
 import { isolateEntryUrl } from "../entry_points.ts";
+import { folderOpener } from "../files/folder_beneath.ts";
 import type * as RemoteServeModule from "../remote/remote_serve.ts";
 import type { PreparedRemote } from "../remote/remote_serve.ts";
 import type { SkillOverrides } from "../skills/overrides.ts";
@@ -185,6 +186,10 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       ...(location === null || config.options.static ? {} : { ownerWanted: () => ownerWanted() }),
     },
   );
+  // The worker's discovery and file listing ask this thread to read folders by path from their
+  // first request on (issue 13): the opener's libc binding (~12 ms measured, Deno.dlopen) is made
+  // now, while the worker still loads its modules, not on that first request's path.
+  setTimeout(() => folderOpener(), 0);
   // The next start of the same command creates its worker first, with this set (issue 13): written
   // once serving, only for a worker adopted as computed (early_start.ts says why that is safe). On
   // `ready`, not after the first answer: a client that ends the process right after that answer
