@@ -18,10 +18,13 @@
  * said `lost`). The folder removed or moved away (its watch ends with its
  * inode: a `remove` event at the folder's own path) is waited for again from
  * its nearest existing ancestor, then both files read (review r18, r18-4: a
- * folder replaced whole left the watch deaf). Where inotify cannot be used
- * (no instance left: `fs.inotify.max_user_instances`, review r18 r18-3; not
- * Linux), or cannot hold the folder (the user's watch budget spent, r17
- * hA-8), both files are read every {@linkcode OWNER_POLL_MS} instead and one
+ * folder replaced whole left the watch deaf); one that goes or is swapped
+ * while its watch is being armed (the service then answers a watch that
+ * holds nothing, and says nothing) is found by its device and inode, checked
+ * before the ask and after the answer, and asked for again (session 14,
+ * hW). Where inotify cannot be used (no instance left:
+ * `fs.inotify.max_user_instances`, review r18 r18-3; not Linux), or cannot
+ * hold the folder (the user's watch budget spent, r17 hA-8), both files are read every {@linkcode OWNER_POLL_MS} instead and one
  * stderr line says so: a narrowing edit is never lost silently.
  *
  * Both files are also read at once when the watch opens; serve's requests
@@ -135,8 +138,9 @@ export interface WatchOwnerFilesOptions {
  * Watches the folder of the configuration file. When that folder does not
  * exist yet (the owner never wrote a configuration), its nearest existing
  * parent is watched until it appears (`skillgate override` creates it), so
- * the first overrides apply live too; the folder removed or replaced is
- * waited for the same way. Returns null when no folder on the way exists.
+ * the first overrides apply live too; the folder removed or replaced (also
+ * while its watch is armed) is waited for the same way. Returns null when no
+ * folder on the way exists.
  * Where inotify cannot watch (no instance left, not Linux, the folder lost
  * to the watch budget or a permission), both files are read every
  * `pollMs` instead (one stderr line).
@@ -294,6 +298,8 @@ export function watchOwnerFiles(
       let opened: WatchHandle;
       isOpening = true;
       isVanishedAtOpen = false;
+      // Which folder the watch is asked for (device and inode), checked again at its answer.
+      const armedAt = identityOf(target);
       try {
         opened = await backend.openOne([target], false);
       } catch (error) {
@@ -309,7 +315,14 @@ export function watchOwnerFiles(
         opened.close();
         return;
       }
-      if (isVanishedAtOpen) {
+      // The service answers a folder that went (or was swapped) between its own checks and its
+      // watch with no watch and no loss (as it answers a listed file: no loss to say there), and
+      // a watch that holds nothing is deaf for good: no event ever ends it (s14 hW). So an answer
+      // for a folder no longer the one asked for (gone, or another inode there now) is asked for
+      // again from what is there now. The same folder there before the ask and after the answer
+      // was the one the service found at that path and watched (unless moved away and back in
+      // between: those few ms).
+      if (isVanishedAtOpen || armedAt === null || identityOf(target) !== armedAt) {
         opened.close();
         target = nearestExisting(folder);
         // Asked again for what is there now; a folder swapped without end is polled instead.
@@ -407,6 +420,19 @@ export function watchOwnerFiles(
  */
 function isSelfGone(event: Deno.FsEvent, target: string): boolean {
   return event.kind === "remove" && event.paths.includes(target);
+}
+
+/**
+ * The folder at `path` now, as `device:inode` (following links, as the
+ * service resolves the path it watches), or null when no folder is there.
+ */
+function identityOf(path: string): string | null {
+  try {
+    const found = Deno.statSync(path);
+    return found.isDirectory ? `${found.dev}:${found.ino}` : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether `path` is a folder now. */

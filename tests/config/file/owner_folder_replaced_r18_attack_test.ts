@@ -14,6 +14,7 @@ import {
   watchOwnerFiles,
   type WatchOwnerFilesOptions,
 } from "../../../src/config/file/watch_owner_files.ts";
+import { startWatchService } from "../../../src/refresh/inotify/watch_service.ts";
 
 const CEILING_MS = 15_000;
 
@@ -151,6 +152,67 @@ Deno.test("attack (r18, r18-4): the configuration folder and its parent removed,
   await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
   await until("b turned off", () => f.isOff("b"), f.lines);
   assert.ok(f.isLive(), f.lines.join("\n"));
+});
+
+/**
+ * A service of the test's own whose `afterResolve` seam runs `act` once, for
+ * the first path asked that ends with `suffix`: right after the service
+ * resolved it, before it found it a folder and watched it. A path gone there
+ * is answered with no watch and no loss (as a file of the skill-file list).
+ */
+function serviceActingOnce(suffix: string, act: (path: string) => void) {
+  let hasActed = false;
+  const service = startWatchService({
+    afterResolve: (path) => {
+      if (hasActed || !path.endsWith(suffix)) return;
+      hasActed = true;
+      act(path);
+    },
+  });
+  assert.ok(service !== null);
+  return { service, hasActed: () => hasActed };
+}
+
+Deno.test("attack (r18-4, s14 hW): the configuration folder removed while its watch is armed (resolved, not yet watched): the folder made again is watched", async () => {
+  const { service, hasActed } = serviceActingOnce("/config/skillgate", (path) => {
+    Deno.removeSync(path);
+  });
+  try {
+    await using f = await ownerWatch({ service });
+    // The service answered a watch that holds nothing; the watch must find out and wait for the
+    // folder from its parent (one kernel watch again), or it is deaf for good.
+    await until("the folder removed at its arming", hasActed, f.lines);
+    await until("the parent watched", () => service.watchCount === 1, f.lines);
+    await Deno.mkdir(f.folder);
+    await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
+    await until("a turned off", () => f.isOff("a"), f.lines);
+    assert.ok(f.isLive(), f.lines.join("\n"));
+  } finally {
+    await service.close();
+  }
+});
+
+Deno.test("attack (r18-4, s14 hW): the parent waited on swapped while its watch is armed (the old one moved away after it was resolved, the new one in before the answer is read): the folder made there is watched", async () => {
+  const { service, hasActed } = serviceActingOnce("/config", (parent) => {
+    // Moved away before the service looks at it (nothing watched), and another one in place
+    // once the service answered, before the watch reads that answer.
+    Deno.renameSync(parent, `${parent}.old`);
+    queueMicrotask(() => Deno.renameSync(`${parent}.new`, parent));
+  });
+  try {
+    await using f = await ownerWatch({ service });
+    await until("the folder watched", () => service.watchCount === 1, f.lines);
+    await Deno.mkdir(`${f.dir}/config.new`);
+    await Deno.remove(f.folder);
+    await until("the parent swapped at its arming", hasActed, f.lines);
+    await until("the new parent watched", () => service.watchCount === 1, f.lines);
+    await Deno.mkdir(f.folder);
+    await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
+    await until("a turned off", () => f.isOff("a"), f.lines);
+    assert.ok(f.isLive(), f.lines.join("\n"));
+  } finally {
+    await service.close();
+  }
 });
 
 Deno.test("attack (r18, r18-3): no inotify to be had (the user's instances spent): both files are read periodically, a narrowing edit applied, said once", async () => {
