@@ -40,10 +40,23 @@ interface Fixture extends AsyncDisposable {
   isOff(name: string): boolean;
 }
 
-async function ownerWatch(extra: Partial<WatchOwnerFilesOptions> = {}): Promise<Fixture> {
+/**
+ * A watch over `DIR/config/skillgate`: a folder, or (`isLinked`) a link to
+ * the folder `DIR/dotfiles/v1`, as a dotfile manager makes it.
+ */
+async function ownerWatch(
+  extra: Partial<WatchOwnerFilesOptions> = {},
+  isLinked = false,
+): Promise<Fixture> {
   const dir = await Deno.makeTempDir({ prefix: "skillgate-r18-owner-" });
   const folder = `${dir}/config/skillgate`;
-  await Deno.mkdir(folder, { recursive: true });
+  if (isLinked) {
+    await Deno.mkdir(`${dir}/config`);
+    await Deno.mkdir(`${dir}/dotfiles/v1`, { recursive: true });
+    await Deno.symlink(`${dir}/dotfiles/v1`, folder);
+  } else {
+    await Deno.mkdir(folder, { recursive: true });
+  }
   const input = { args: ["/skills"], getEnv: () => undefined, cwd: "/" };
   const running = parseCommandLine(input);
   const seen: CatalogOverlay[] = [];
@@ -217,6 +230,26 @@ Deno.test("attack (r18-4, s14 hW): the parent waited on swapped while its watch 
   } finally {
     await service.close();
   }
+});
+
+Deno.test("attack (r18-4, s14 hW): the configuration folder is a link re-pointed at another folder (ln -sfn, no event at the folder watched): a narrowing edit in the new one is applied live", async () => {
+  await using f = await ownerWatch({ pollMs: 200 }, true);
+  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
+  await until("the first overlay", () => f.isOff("a"), f.lines);
+  // A new link renamed over the old one: the old target is neither moved nor removed.
+  await Deno.mkdir(`${f.dir}/dotfiles/v2`);
+  await Deno.writeTextFile(`${f.dir}/dotfiles/v2/overrides.json`, A_OFF);
+  await Deno.symlink(`${f.dir}/dotfiles/v2`, `${f.folder}.new`);
+  await Deno.rename(`${f.folder}.new`, f.folder);
+  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
+  await until("b turned off", () => f.isOff("b"), f.lines);
+  // And the watch holds the new one: a later edit there is applied too.
+  await Deno.writeTextFile(
+    `${f.folder}/overrides.json`,
+    '{ "skills": { "a": { "enabled": false }, "b": { "enabled": false }, "c": { "enabled": false } } }',
+  );
+  await until("c turned off", () => f.isOff("c"), f.lines);
+  assert.ok(f.isLive(), f.lines.join("\n"));
 });
 
 Deno.test("attack (r18, r18-3): no inotify to be had (the user's instances spent): both files are read periodically, a narrowing edit applied, said once", async () => {
