@@ -18,11 +18,18 @@
  * said `lost`). The folder removed or moved away (its watch ends with its
  * inode: a `remove` event at the folder's own path) is waited for again from
  * its nearest existing ancestor, then both files read (review r18, r18-4: a
- * folder replaced whole left the watch deaf). Where inotify cannot be used
- * (no instance left: `fs.inotify.max_user_instances`, review r18 r18-3; not
- * Linux), or cannot hold the folder (the user's watch budget spent, r17
- * hA-8), both files are read every {@linkcode OWNER_POLL_MS} instead and one
- * stderr line says so: a narrowing edit is never lost silently.
+ * folder replaced whole left the watch deaf); one that goes or is swapped
+ * while its watch is being armed (the service then answers a watch that
+ * holds nothing, and says nothing) is found by its device and inode, checked
+ * before the ask and after the answer, and asked for again (session 14,
+ * hW). A change no event reports (a link on the way re-pointed: the old
+ * folder neither moved nor removed) is found by the same device and inode,
+ * checked every {@linkcode OWNER_POLL_MS} while a watch holds. Where inotify
+ * cannot be used (no instance left: `fs.inotify.max_user_instances`, review
+ * r18 r18-3; not Linux), or cannot hold the folder (the user's watch budget
+ * spent, r17 hA-8), both files are read every {@linkcode OWNER_POLL_MS}
+ * instead and one stderr line says so: a narrowing edit is never lost
+ * silently.
  *
  * Both files are also read at once when the watch opens; serve's requests
  * wait for that first read (review r17, hB-1). It accepts only files it
@@ -81,7 +88,8 @@ export interface OwnerFilesWatch extends AsyncDisposable {
 /**
  * How often both files are read when inotify cannot watch their folder, in
  * ms: a narrowing edit (a skill turned off, a grant revoked) is in force
- * within it (two small reads; an unchanged outcome posts nothing).
+ * within it (two small reads; an unchanged outcome posts nothing). Also how
+ * often a watched folder is checked to be still the one there (a few stats).
  */
 export const OWNER_POLL_MS = 2_000;
 
@@ -105,7 +113,9 @@ export interface WatchOwnerFilesOptions {
    */
   readonly service?: WatchService | null;
   /**
-   * How often both files are read when inotify cannot watch, in ms.
+   * How often both files are read when inotify cannot watch, and how often
+   * the folder watched (or the parent waited on) is checked to be still the
+   * one there (a link on the way re-pointed sends no event), in ms.
    * @default {@linkcode OWNER_POLL_MS}
    */
   readonly pollMs?: number;
@@ -135,8 +145,10 @@ export interface WatchOwnerFilesOptions {
  * Watches the folder of the configuration file. When that folder does not
  * exist yet (the owner never wrote a configuration), its nearest existing
  * parent is watched until it appears (`skillgate override` creates it), so
- * the first overrides apply live too; the folder removed or replaced is
- * waited for the same way. Returns null when no folder on the way exists.
+ * the first overrides apply live too; the folder removed or replaced (also
+ * while its watch is armed, or by a link on the way re-pointed: checked
+ * every `pollMs`) is waited for the same way. Returns null when no folder on
+ * the way exists.
  * Where inotify cannot watch (no instance left, not Linux, the folder lost
  * to the watch budget or a permission), both files are read every
  * `pollMs` instead (one stderr line).
@@ -162,6 +174,8 @@ export function watchOwnerFiles(
   // the nearest existing ancestor is then (r18-4). Watched flat: nothing below it is listed.
   const confinedTo = "/";
   let watcher: WatchHandle | null = null;
+  /** The watch held now, what it was asked for and that folder's device:inode then; else null. */
+  let armed: { handle: WatchHandle; target: string; identity: string } | null = null;
   /** Reasons already said on stderr (each said once). */
   const saidNotLive = new Set<string>();
   const pollMs = options.pollMs ?? OWNER_POLL_MS;
@@ -294,6 +308,8 @@ export function watchOwnerFiles(
       let opened: WatchHandle;
       isOpening = true;
       isVanishedAtOpen = false;
+      // Which folder the watch is asked for (device and inode), checked again at its answer.
+      const armedAt = identityOf(target);
       try {
         opened = await backend.openOne([target], false);
       } catch (error) {
@@ -309,7 +325,14 @@ export function watchOwnerFiles(
         opened.close();
         return;
       }
-      if (isVanishedAtOpen) {
+      // The service answers a folder that went (or was swapped) between its own checks and its
+      // watch with no watch and no loss (as it answers a listed file: no loss to say there), and
+      // a watch that holds nothing is deaf for good: no event ever ends it (s14 hW). So an answer
+      // for a folder no longer the one asked for (gone, or another inode there now) is asked for
+      // again from what is there now. The same folder there before the ask and after the answer
+      // was the one the service found at that path and watched (unless moved away and back in
+      // between: those few ms).
+      if (isVanishedAtOpen || armedAt === null || identityOf(target) !== armedAt) {
         opened.close();
         target = nearestExisting(folder);
         // Asked again for what is there now; a folder swapped without end is polled instead.
@@ -319,6 +342,7 @@ export function watchOwnerFiles(
       }
       vanishedInARow = 0;
       watcher = opened;
+      armed = { handle: opened, target, identity: armedAt };
       if (target === folder) {
         // Both files are read once the watch is live: an edit made before (while the watch
         // started, or a stuck one was replaced) is applied too; an unchanged outcome posts nothing.
@@ -334,7 +358,9 @@ export function watchOwnerFiles(
             debouncer.add(event.paths);
           }
         }
-        // Ended: closed (the loop ends), stopped, or the folder went: watched again above.
+        // Ended: closed (the loop ends), stopped, the folder went, or another is there now (the
+        // identity check below): watched again above.
+        armed = null;
         opened.close();
         // What the files hold now (gone with the folder: a widening, refused as ever) is read.
         rereadBoth();
@@ -351,14 +377,27 @@ export function watchOwnerFiles(
           if (next !== target || isSelfGone(event, target)) break;
         }
       }
+      armed = null;
       opened.close();
       target = nearestExisting(folder);
     }
   })().catch(() => {});
+  // The last resort (s14 hW): a change no event reports leaves the watch on a folder that is not
+  // the owner's any more, for good: a link on the way re-pointed (a dotfile manager's `ln -sfn`:
+  // the link lives in a folder not watched; the old target is neither moved nor removed). Every
+  // `pollMs` the folder (or the ancestor waited on) is checked: another one there (its
+  // device:inode), or a nearer one, ends the watch; the pump asks again and reads both files. A
+  // few stats; nothing is read while it holds.
+  const recheckTimer = setInterval(() => {
+    if (armed === null || isClosed) return;
+    const now = nearestExisting(folder);
+    if (now !== armed.target || identityOf(now) !== armed.identity) armed.handle.close();
+  }, pollMs);
   const close = async () => {
     if (isClosed) return;
     isClosed = true;
     clearInterval(pollTimer);
+    clearInterval(recheckTimer);
     debouncer.close();
     watcher?.close();
     await backend.close();
@@ -407,6 +446,19 @@ export function watchOwnerFiles(
  */
 function isSelfGone(event: Deno.FsEvent, target: string): boolean {
   return event.kind === "remove" && event.paths.includes(target);
+}
+
+/**
+ * The folder at `path` now, as `device:inode` (following links, as the
+ * service resolves the path it watches), or null when no folder is there.
+ */
+function identityOf(path: string): string | null {
+  try {
+    const found = Deno.statSync(path);
+    return found.isDirectory ? `${found.dev}:${found.ino}` : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether `path` is a folder now. */

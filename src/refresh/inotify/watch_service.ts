@@ -78,6 +78,13 @@ export interface WatchServiceOptions {
   readonly maxWatches?: number;
   /** Distinct events in one `events` message (tests lower it). @default MAX_EVENTS_PER_BATCH */
   readonly maxEventsPerBatch?: number;
+  /**
+   * Called with a path asked for right after its real path was resolved and
+   * confined, before it is found a folder and watched (attack tests remove or
+   * swap it there, at the worst moment: it is then answered with no watch
+   * and no loss, as a file of the skill-file list is). @default none
+   */
+  readonly afterResolve?: (path: string) => void;
 }
 
 interface Subscription {
@@ -266,6 +273,7 @@ function runService(
         sub.lost.push({ root: path, folder: ".", why: NOT_CAPABLE });
         continue;
       }
+      options.afterResolve?.(path);
       if (!isFolder(real)) {
         // A file (the skill-file list): its folder's watch reports its events by name.
         continue;

@@ -14,6 +14,7 @@ import {
   watchOwnerFiles,
   type WatchOwnerFilesOptions,
 } from "../../../src/config/file/watch_owner_files.ts";
+import { startWatchService } from "../../../src/refresh/inotify/watch_service.ts";
 
 const CEILING_MS = 15_000;
 
@@ -39,10 +40,23 @@ interface Fixture extends AsyncDisposable {
   isOff(name: string): boolean;
 }
 
-async function ownerWatch(extra: Partial<WatchOwnerFilesOptions> = {}): Promise<Fixture> {
+/**
+ * A watch over `DIR/config/skillgate`: a folder, or (`isLinked`) a link to
+ * the folder `DIR/dotfiles/v1`, as a dotfile manager makes it.
+ */
+async function ownerWatch(
+  extra: Partial<WatchOwnerFilesOptions> = {},
+  isLinked = false,
+): Promise<Fixture> {
   const dir = await Deno.makeTempDir({ prefix: "skillgate-r18-owner-" });
   const folder = `${dir}/config/skillgate`;
-  await Deno.mkdir(folder, { recursive: true });
+  if (isLinked) {
+    await Deno.mkdir(`${dir}/config`);
+    await Deno.mkdir(`${dir}/dotfiles/v1`, { recursive: true });
+    await Deno.symlink(`${dir}/dotfiles/v1`, folder);
+  } else {
+    await Deno.mkdir(folder, { recursive: true });
+  }
   const input = { args: ["/skills"], getEnv: () => undefined, cwd: "/" };
   const running = parseCommandLine(input);
   const seen: CatalogOverlay[] = [];
@@ -116,10 +130,14 @@ Deno.test("attack (r18, r18-4): the configuration folder swapped for another at 
   await new Promise((resolve) => setTimeout(resolve, 300));
   await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
   await until("b turned off", () => f.isOff("b"), f.lines);
-  // An edit in the folder moved away is not the owner's configuration any more.
+  // An edit in the folder moved away is not the owner's configuration any more. (Only lines said
+  // after it count: a review that ran between the two moves rightly found no overrides there, a
+  // widening refused, and said so.)
+  const linesBefore = f.lines.length;
   await Deno.writeTextFile(`${f.folder}.old/overrides.json`, "{}");
   await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.ok(!f.lines.some((line) => line.includes("restart-needed")), f.lines.join("\n"));
+  const linesAfter = f.lines.slice(linesBefore);
+  assert.ok(!linesAfter.some((line) => line.includes("restart-needed")), f.lines.join("\n"));
   assert.ok(f.isLive(), f.lines.join("\n"));
 });
 
@@ -150,6 +168,87 @@ Deno.test("attack (r18, r18-4): the configuration folder and its parent removed,
   await Deno.mkdir(f.folder);
   await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
   await until("b turned off", () => f.isOff("b"), f.lines);
+  assert.ok(f.isLive(), f.lines.join("\n"));
+});
+
+/**
+ * A service of the test's own whose `afterResolve` seam runs `act` once, for
+ * the first path asked that ends with `suffix`: right after the service
+ * resolved it, before it found it a folder and watched it. A path gone there
+ * is answered with no watch and no loss (as a file of the skill-file list).
+ */
+function serviceActingOnce(suffix: string, act: (path: string) => void) {
+  let hasActed = false;
+  const service = startWatchService({
+    afterResolve: (path) => {
+      if (hasActed || !path.endsWith(suffix)) return;
+      hasActed = true;
+      act(path);
+    },
+  });
+  assert.ok(service !== null);
+  return { service, hasActed: () => hasActed };
+}
+
+Deno.test("attack (r18-4, s14 hW): the configuration folder removed while its watch is armed (resolved, not yet watched): the folder made again is watched", async () => {
+  const { service, hasActed } = serviceActingOnce("/config/skillgate", (path) => {
+    Deno.removeSync(path);
+  });
+  try {
+    await using f = await ownerWatch({ service });
+    // The service answered a watch that holds nothing; the watch must find out and wait for the
+    // folder from its parent (one kernel watch again), or it is deaf for good.
+    await until("the folder removed at its arming", hasActed, f.lines);
+    await until("the parent watched", () => service.watchCount === 1, f.lines);
+    await Deno.mkdir(f.folder);
+    await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
+    await until("a turned off", () => f.isOff("a"), f.lines);
+    assert.ok(f.isLive(), f.lines.join("\n"));
+  } finally {
+    await service.close();
+  }
+});
+
+Deno.test("attack (r18-4, s14 hW): the parent waited on swapped while its watch is armed (the old one moved away after it was resolved, the new one in before the answer is read): the folder made there is watched", async () => {
+  const { service, hasActed } = serviceActingOnce("/config", (parent) => {
+    // Moved away before the service looks at it (nothing watched), and another one in place
+    // once the service answered, before the watch reads that answer.
+    Deno.renameSync(parent, `${parent}.old`);
+    queueMicrotask(() => Deno.renameSync(`${parent}.new`, parent));
+  });
+  try {
+    await using f = await ownerWatch({ service });
+    await until("the folder watched", () => service.watchCount === 1, f.lines);
+    await Deno.mkdir(`${f.dir}/config.new`);
+    await Deno.remove(f.folder);
+    await until("the parent swapped at its arming", hasActed, f.lines);
+    await until("the new parent watched", () => service.watchCount === 1, f.lines);
+    await Deno.mkdir(f.folder);
+    await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
+    await until("a turned off", () => f.isOff("a"), f.lines);
+    assert.ok(f.isLive(), f.lines.join("\n"));
+  } finally {
+    await service.close();
+  }
+});
+
+Deno.test("attack (r18-4, s14 hW): the configuration folder is a link re-pointed at another folder (ln -sfn, no event at the folder watched): a narrowing edit in the new one is applied live", async () => {
+  await using f = await ownerWatch({ pollMs: 200 }, true);
+  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
+  await until("the first overlay", () => f.isOff("a"), f.lines);
+  // A new link renamed over the old one: the old target is neither moved nor removed.
+  await Deno.mkdir(`${f.dir}/dotfiles/v2`);
+  await Deno.writeTextFile(`${f.dir}/dotfiles/v2/overrides.json`, A_OFF);
+  await Deno.symlink(`${f.dir}/dotfiles/v2`, `${f.folder}.new`);
+  await Deno.rename(`${f.folder}.new`, f.folder);
+  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
+  await until("b turned off", () => f.isOff("b"), f.lines);
+  // And the watch holds the new one: a later edit there is applied too.
+  await Deno.writeTextFile(
+    `${f.folder}/overrides.json`,
+    '{ "skills": { "a": { "enabled": false }, "b": { "enabled": false }, "c": { "enabled": false } } }',
+  );
+  await until("c turned off", () => f.isOff("c"), f.lines);
   assert.ok(f.isLive(), f.lines.join("\n"));
 });
 
