@@ -9,7 +9,7 @@ import {
 } from "../../src/scripts/isolation.ts";
 import { runScript } from "../../src/scripts/runner/run_script.ts";
 import { createGroupKiller } from "../../src/sandbox/group_killer.ts";
-import { liveProcessesWith } from "../support/processes.ts";
+import { eventually, liveProcessesWith } from "../support/processes.ts";
 
 const SH = "/bin/sh";
 const isolation = await probeIsolation({
@@ -97,7 +97,13 @@ Deno.test("attack: a group-mode leader that backgrounds children and exits at on
     assert.equal(outcome.exitCode, 0, `run ${run}: ${outcome.stderr}`);
     assert.equal(outcome.groupVerified, true, `run ${run}`);
   }
-  assert.deepEqual(liveProcessesWith(`sleep ${mark}`), []);
+  // SIGKILL is delivered, not waited for: under load the last run's children may still be dying
+  // (seen once in session 14's loaded CI). A survivor sleeps for hours; the ceiling only bounds a
+  // failing test.
+  const isGone = await eventually(() => liveProcessesWith(`sleep ${mark}`).length === 0, 5);
+  const left = liveProcessesWith(`sleep ${mark}`);
+  for (const pid of left) Deno.kill(pid, "SIGKILL");
+  assert.ok(isGone, `survivors: ${left.join(", ")}`);
 });
 
 Deno.test("the group launcher hands the script exactly its environment", async () => {
@@ -126,7 +132,11 @@ Deno.test({
     );
     assert.equal(outcome.stdout, "1\n");
     assert.equal(outcome.pipesAbandoned, false);
-    assert.deepEqual(liveProcessesWith(`sleep ${mark}`), []);
+    // (The namespace's end kills it; its exit is not waited for, as above.)
+    const isGone = await eventually(() => liveProcessesWith(`sleep ${mark}`).length === 0, 5);
+    const left = liveProcessesWith(`sleep ${mark}`);
+    for (const pid of left) Deno.kill(pid, "SIGKILL");
+    assert.ok(isGone, `survivors: ${left.join(", ")}`);
   },
 });
 
