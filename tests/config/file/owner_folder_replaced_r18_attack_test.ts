@@ -99,6 +99,21 @@ async function ownerWatch(
 const A_OFF = '{ "skills": { "a": { "enabled": false } } }';
 const A_B_OFF = '{ "skills": { "a": { "enabled": false }, "b": { "enabled": false } } }';
 
+/**
+ * A narrowing edit in the folder now at the configuration folder's path is applied live, and so is
+ * a later one (the watch holds that folder).
+ */
+async function narrowingsAppliedInNewFolder(f: Awaited<ReturnType<typeof ownerWatch>>) {
+  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
+  await until("b turned off", () => f.isOff("b"), f.lines);
+  await Deno.writeTextFile(
+    `${f.folder}/overrides.json`,
+    '{ "skills": { "a": { "enabled": false }, "b": { "enabled": false }, "c": { "enabled": false } } }',
+  );
+  await until("c turned off", () => f.isOff("c"), f.lines);
+  assert.ok(f.isLive(), f.lines.join("\n"));
+}
+
 Deno.test("attack (r18, r18-4): the configuration folder removed and made again: a narrowing edit in the new folder is applied live", async () => {
   await using f = await ownerWatch();
   await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
@@ -107,15 +122,7 @@ Deno.test("attack (r18, r18-4): the configuration folder removed and made again:
   await Deno.remove(f.folder, { recursive: true });
   await new Promise((resolve) => setTimeout(resolve, 300));
   await Deno.mkdir(f.folder);
-  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
-  await until("b turned off", () => f.isOff("b"), f.lines);
-  // And the watch holds the new folder: a later edit there is applied too.
-  await Deno.writeTextFile(
-    `${f.folder}/overrides.json`,
-    '{ "skills": { "a": { "enabled": false }, "b": { "enabled": false }, "c": { "enabled": false } } }',
-  );
-  await until("c turned off", () => f.isOff("c"), f.lines);
-  assert.ok(f.isLive(), f.lines.join("\n"));
+  await narrowingsAppliedInNewFolder(f);
 });
 
 Deno.test("attack (r18, r18-4): the configuration folder swapped for another at once (mv away, mv in): a narrowing edit in the new folder is applied live", async () => {
@@ -190,6 +197,22 @@ function serviceActingOnce(suffix: string, act: (path: string) => void) {
   return { service, hasActed: () => hasActed };
 }
 
+/**
+ * Once the service acted at the arming and the watch holds one kernel watch again (the folder's
+ * parent), the configuration folder made again with a narrowing edit in it: applied live.
+ */
+async function narrowingAppliedInRemadeFolder(
+  f: Awaited<ReturnType<typeof ownerWatch>>,
+  armed: ReturnType<typeof serviceActingOnce>,
+): Promise<void> {
+  await until("the service's act at the arming", armed.hasActed, f.lines);
+  await until("the parent watched", () => armed.service.watchCount === 1, f.lines);
+  await Deno.mkdir(f.folder);
+  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
+  await until("a turned off", () => f.isOff("a"), f.lines);
+  assert.ok(f.isLive(), f.lines.join("\n"));
+}
+
 Deno.test("attack (r18-4, s14 hW): the configuration folder removed while its watch is armed (resolved, not yet watched): the folder made again is watched", async () => {
   const { service, hasActed } = serviceActingOnce("/config/skillgate", (path) => {
     Deno.removeSync(path);
@@ -198,12 +221,7 @@ Deno.test("attack (r18-4, s14 hW): the configuration folder removed while its wa
     await using f = await ownerWatch({ service });
     // The service answered a watch that holds nothing; the watch must find out and wait for the
     // folder from its parent (one kernel watch again), or it is deaf for good.
-    await until("the folder removed at its arming", hasActed, f.lines);
-    await until("the parent watched", () => service.watchCount === 1, f.lines);
-    await Deno.mkdir(f.folder);
-    await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
-    await until("a turned off", () => f.isOff("a"), f.lines);
-    assert.ok(f.isLive(), f.lines.join("\n"));
+    await narrowingAppliedInRemadeFolder(f, { service, hasActed });
   } finally {
     await service.close();
   }
@@ -221,12 +239,7 @@ Deno.test("attack (r18-4, s14 hW): the parent waited on swapped while its watch 
     await until("the folder watched", () => service.watchCount === 1, f.lines);
     await Deno.mkdir(`${f.dir}/config.new`);
     await Deno.remove(f.folder);
-    await until("the parent swapped at its arming", hasActed, f.lines);
-    await until("the new parent watched", () => service.watchCount === 1, f.lines);
-    await Deno.mkdir(f.folder);
-    await Deno.writeTextFile(`${f.folder}/overrides.json`, A_OFF);
-    await until("a turned off", () => f.isOff("a"), f.lines);
-    assert.ok(f.isLive(), f.lines.join("\n"));
+    await narrowingAppliedInRemadeFolder(f, { service, hasActed });
   } finally {
     await service.close();
   }
@@ -241,15 +254,7 @@ Deno.test("attack (r18-4, s14 hW): the configuration folder is a link re-pointed
   await Deno.writeTextFile(`${f.dir}/dotfiles/v2/overrides.json`, A_OFF);
   await Deno.symlink(`${f.dir}/dotfiles/v2`, `${f.folder}.new`);
   await Deno.rename(`${f.folder}.new`, f.folder);
-  await Deno.writeTextFile(`${f.folder}/overrides.json`, A_B_OFF);
-  await until("b turned off", () => f.isOff("b"), f.lines);
-  // And the watch holds the new one: a later edit there is applied too.
-  await Deno.writeTextFile(
-    `${f.folder}/overrides.json`,
-    '{ "skills": { "a": { "enabled": false }, "b": { "enabled": false }, "c": { "enabled": false } } }',
-  );
-  await until("c turned off", () => f.isOff("c"), f.lines);
-  assert.ok(f.isLive(), f.lines.join("\n"));
+  await narrowingsAppliedInNewFolder(f);
 });
 
 Deno.test("attack (r18, r18-3): no inotify to be had (the user's instances spent): both files are read periodically, a narrowing edit applied, said once", async () => {
