@@ -154,3 +154,26 @@ export function isDescriptorShortage(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * What a folder that could not be read only for want of a free descriptor
+ * says in its problem: the cause and what to do (raise the limit), never
+ * "unreadable", which blames the folder.
+ */
+export const NO_DESCRIPTOR_FREE =
+  "EMFILE: no file descriptor was free; raise skillgate's open-file limit (ulimit -n) and " +
+  "start it again";
+
+/**
+ * The error a reader throws when an answer said `busy` (no descriptor was
+ * free for an open made on its behalf: the trusted part's open of a folder
+ * by path), so that {@linkcode retryingOnDescriptorShortage} waits it out as
+ * its own `EMFILE`.
+ *
+ * @returns An `Error` whose `code` is `EMFILE`.
+ *
+ * Needs no Deno permission.
+ */
+export function noDescriptorFree(): Error {
+  return Object.assign(new Error("No descriptor free"), { code: "EMFILE" });
+}

@@ -20,6 +20,7 @@
  * @module
  */
 
+import { isDescriptorShortage } from "./descriptor_shortage.ts";
 import { isQuietlySkippedName } from "./served_name.ts";
 
 /** An entry's `lstat`, as far as the listing needs it (times in ms since the epoch). */
@@ -82,8 +83,17 @@ export interface FolderReadRequest {
   readonly names?: readonly string[];
 }
 
-/** Reads open folders, or answers null for each it cannot tell about. */
-export type FolderReader = (request: FolderReadRequest) => Promise<FolderRead | null>;
+/**
+ * One open folder's read: the read; `busy` when this process had no
+ * descriptor free to read it (`EMFILE`, `ENFILE`: a moment's shortage, ask
+ * again once one is free, never a property of the folder); null when it
+ * cannot be told (not open, not a folder, not the asker's to read, no
+ * `/proc`, another error).
+ */
+export type FolderReadAnswer = FolderRead | "busy" | null;
+
+/** Reads open folders (see {@linkcode FolderReadAnswer}). */
+export type FolderReader = (request: FolderReadRequest) => Promise<FolderReadAnswer>;
 
 /**
  * What to read of one folder named by its real path: the reader opens it
@@ -143,7 +153,7 @@ export const MAX_FOLDER_READ_ENTRIES = 65_536;
 /** How far a folder over {@linkcode MAX_FOLDER_READ_ENTRIES} is counted, to report its size. */
 export const MAX_FOLDER_COUNTED_ENTRIES = 16 * MAX_FOLDER_READ_ENTRIES;
 
-let installed: FolderReader = readFolderDirectly;
+let installed: FolderReader = (request) => Promise.resolve(readFolderOrBusySync(request));
 
 /**
  * Replaces the folder reader (an isolate installs one that asks the trusted part).
@@ -158,15 +168,17 @@ export function installFolderReader(reader: FolderReader): void {
  * Reads an open folder with the installed reader.
  *
  * @param request The descriptor and how many entries to stat.
- * @returns Its location and entries, or null when it cannot be told here.
+ * @returns Its location and entries, `busy` when no descriptor was free to
+ *   read it, or null when it cannot be told here.
  */
-export function readOpenFolder(request: FolderReadRequest): Promise<FolderRead | null> {
+export function readOpenFolder(request: FolderReadRequest): Promise<FolderReadAnswer> {
   return installed(request);
 }
 
 /**
- * {@linkcode readFolderDirectlySync} behind a promise: the reader a thread
- * with `--allow-all` uses itself (tests, the trusted part's commands).
+ * {@linkcode readFolderDirectlySync} behind a promise (a thread with
+ * `--allow-all` reading folders itself: tests). The installed default,
+ * which {@linkcode readOpenFolder} uses, also answers `busy`.
  *
  * @param request The descriptor and how many entries to stat.
  * @returns As {@linkcode readFolderDirectlySync}.
@@ -200,6 +212,31 @@ export function readFolderDirectlySync(
   request: FolderReadRequest,
   isReadable: (location: string) => boolean = () => true,
 ): FolderRead | null {
+  const read = readFolderOrBusySync(request, isReadable);
+  return read === "busy" ? null : read;
+}
+
+/**
+ * {@linkcode readFolderDirectlySync}, telling a descriptor shortage apart:
+ * the `readdir` of `/proc/self/fd/<fd>` opens a descriptor of its own, so
+ * under a low `ulimit -n`, while other reads hold theirs, it can fail for a
+ * moment with `EMFILE` (or `ENFILE`). That is answered `busy`, never null,
+ * so the asker waits for a free descriptor and asks again rather than
+ * reporting the folder unreadable (which left skills or their files out of
+ * the catalog, with a warning that blamed the folder: s15).
+ *
+ * Requires `--allow-all`, as {@linkcode readFolderDirectlySync}.
+ *
+ * @param request The descriptor and how many entries to stat.
+ * @param isReadable Whether a folder at this location may be read for the
+ *   asker. @default always
+ * @returns As {@linkcode readFolderDirectlySync}, or `busy` when the read
+ *   (its `readdir`) met `EMFILE` or `ENFILE`.
+ */
+export function readFolderOrBusySync(
+  request: FolderReadRequest,
+  isReadable: (location: string) => boolean = () => true,
+): FolderReadAnswer {
   const { fd } = request;
   if (!Number.isSafeInteger(fd) || fd < 0) return null;
   const at = `/proc/self/fd/${fd}`;
@@ -232,8 +269,8 @@ export function readFolderDirectlySync(
       }
     }
     return { location, entries };
-  } catch {
-    return null;
+  } catch (error) {
+    return isDescriptorShortage(error) ? "busy" : null;
   }
 }
 

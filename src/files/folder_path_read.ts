@@ -5,7 +5,7 @@
  * crossed on the way (`folder_beneath.ts`; review r17, hC-1: this open skips
  * Deno's permission check, so it must not follow what that check would have
  * refused), read through its descriptor only when the kernel places it at
- * exactly the path asked (`readFolderDirectlySync`), and closed before the
+ * exactly the path asked (`readFolderOrBusySync`), and closed before the
  * answer. A root is opened once per batch and closed with it.
  *
  * @module
@@ -14,7 +14,7 @@
 import {
   type FolderPathRead,
   type FolderPathReadRequest,
-  readFolderDirectlySync,
+  readFolderOrBusySync,
 } from "./fd_listing.ts";
 import { ERRNO, type FolderOpener, folderOpener } from "./folder_beneath.ts";
 
@@ -92,7 +92,7 @@ function readOne(
   if (fd < 0) return refusal(-fd);
   try {
     const seen: { location: string | null } = { location: null };
-    const read = readFolderDirectlySync(
+    const read = readFolderOrBusySync(
       request.names === undefined
         ? { fd, maxStats: request.maxStats }
         : { fd, maxStats: request.maxStats, names: request.names },
@@ -103,7 +103,7 @@ function readOne(
     );
     if (read !== null) return read;
     // Located somewhere else: changed. Not located at all (no `/proc`), or located there but not
-    // read (its `readdir` failed): cannot tell here.
+    // read (its `readdir` failed, not for want of a descriptor: that is `busy` above): cannot tell.
     return seen.location === null || seen.location === path ? null : "changed";
   } finally {
     opener.close(fd);

@@ -3,7 +3,7 @@
  * open descriptor is (`locate-fd`, `locate-fds`) and what an open folder holds
  * (`read-folders`). The serving worker, the declaration reader and the digest
  * isolate each ask here, and each gets what this thread read from
- * `/proc/self/fd` (`locateDirectlySync`, `readFolderDirectlySync`), never a
+ * `/proc/self/fd` (`locateDirectlySync`, `readFolderOrBusySync`), never a
  * path it named. One place answers all three, so the guarantee behind every
  * gated read and every listed file is the same code (issue 10: the
  * descriptor-location check; issue 13: the digest isolate; review r10: the
@@ -12,7 +12,7 @@
  * @module
  */
 import { locateDirectlySync } from "../files/fd_location.ts";
-import { readFolderDirectlySync } from "../files/fd_listing.ts";
+import { readFolderOrBusySync } from "../files/fd_listing.ts";
 import { readFoldersAtPathsSync } from "../files/folder_path_read.ts";
 import type {
   LocateFdReplyMessage,
@@ -78,7 +78,7 @@ export function answerLocateRequest(
     return true;
   }
   if (message?.type === "read-folders") {
-    const reads = message.requests.map((request) => readFolderDirectlySync(request, isReadable));
+    const reads = message.requests.map((request) => readFolderOrBusySync(request, isReadable));
     reply({ type: "read-folders-reply", id: message.id, reads });
     return true;
   }

@@ -22,6 +22,7 @@ import type {
   FolderPathReader,
   FolderPathReadRequest,
   FolderRead,
+  FolderReadAnswer,
   FolderReader,
   FolderReadRequest,
 } from "../files/fd_listing.ts";
@@ -89,7 +90,9 @@ export function createFdLocateClient(
  * @param port Where to post requests and hear replies (in the worker: `self`).
  * @returns The reader. A request without a reply within
  *   `TRUSTED_REPLY_TIMEOUT_MS`, or a reply that is not a read, resolves to
- *   null: the listing then lists nothing of that folder (fail closed).
+ *   null: the listing then lists nothing of that folder (fail closed); `busy`
+ *   (the trusted part had no descriptor free for the `readdir`) is passed
+ *   on, for the asker to wait out.
  */
 export function createFolderReadClient(
   port: RequestPort<ReadFoldersRequestMessage>,
@@ -99,11 +102,11 @@ export function createFolderReadClient(
     readAnswer: (reply) => Array.isArray(reply.reads) ? reply.reads : null,
     onTimeout: null,
   });
-  return createMicroBatcher<FolderReadRequest, FolderRead | null>({
+  return createMicroBatcher<FolderReadRequest, FolderReadAnswer>({
     maxBatch: MAX_READ_FOLDERS,
     send: (requests) =>
       ask({ type: "read-folders", requests: [...requests] }).then((reads) =>
-        reads === null ? null : reads.map(asFolderRead)
+        reads === null ? null : reads.map((read) => read === "busy" ? read : asFolderRead(read))
       ),
     failClosed: null,
   });

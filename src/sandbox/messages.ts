@@ -18,7 +18,7 @@ import type { Root } from "../skills/skill.ts";
 import {
   type FolderPathRead,
   type FolderPathReadRequest,
-  type FolderRead,
+  type FolderReadAnswer,
   type FolderReadRequest,
   MAX_FOLDER_READ_ENTRIES,
 } from "../files/fd_listing.ts";
@@ -292,8 +292,12 @@ export interface ReadFoldersRequestMessage {
 export interface ReadFoldersReplyMessage {
   readonly type: "read-folders-reply";
   readonly id: number;
-  /** Each folder's read, or null when it cannot be told (or is not the asker's to read). */
-  readonly reads: readonly (FolderRead | null)[];
+  /**
+   * Each folder's read; `busy` when no descriptor was free to read it (the
+   * asker waits for one and asks again); null when it cannot be told (or is
+   * not the asker's to read).
+   */
+  readonly reads: readonly FolderReadAnswer[];
 }
 
 /** Folders one `read-folders` request may name at most; a longer one is ignored. */

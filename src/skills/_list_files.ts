@@ -40,12 +40,16 @@ import {
   openEntryDescriptor,
   openFolderDescriptor,
 } from "../files/bounded_read.ts";
-import { retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
+import {
+  NO_DESCRIPTOR_FREE,
+  noDescriptorFree,
+  retryingOnDescriptorShortage,
+} from "../files/descriptor_shortage.ts";
 import {
   type FolderEntry,
   type FolderEntryStat,
   type FolderPathReader,
-  type FolderRead,
+  type FolderReadAnswer,
   type FolderReader,
   installedFolderPathReader,
   MAX_FOLDER_COUNTED_ENTRIES,
@@ -206,6 +210,11 @@ export async function listSkillFiles(
       if (byPath !== null) return byPath;
     }
     await loadGateFs();
+    // At most the files still allowed, and one more to see the cap: nothing far past it is stat'ed.
+    // None where the caller takes each file's version from its own handle (`versionOf`).
+    const maxStats = options.statsInRead?.() === false
+      ? 0
+      : Math.max(0, caps.maxFilesPerSkill - files.length) + 1;
     let fd: number;
     try {
       // A busy moment without a free descriptor (a low `ulimit -n`, the other readers' handles)
@@ -218,17 +227,21 @@ export async function listSkillFiles(
       }
       return cannotRead(at, errorName(error));
     }
-    // At most the files still allowed, and one more to see the cap: nothing far past it is stat'ed.
-    // None where the caller takes each file's version from its own handle (`versionOf`).
-    const maxStats = options.statsInRead?.() === false
-      ? 0
-      : Math.max(0, caps.maxFilesPerSkill - files.length) + 1;
-    let read: FolderRead | null;
+    let answer: FolderReadAnswer;
     try {
-      read = await readFolder({ fd, maxStats });
+      answer = await readFolder({ fd, maxStats });
     } catch {
-      read = null;
+      answer = null;
     }
+    if (answer === "busy") {
+      // The reader's `readdir` had no descriptor free: said so, with what to do, never blamed on
+      // the folder (s15: under `ulimit -n` 150-220 this read "not read through its descriptor"
+      // and left the folder's files out silently). Not waited for while this descriptor (and the
+      // walk's above it) is held: every walk holding some and waiting starved them all.
+      closeDescriptor(fd);
+      return cannotRead(at, NO_DESCRIPTOR_FREE);
+    }
+    const read = answer;
     if (read === null) {
       // No answer: where descriptors can be located at all, the folder was not the asker's to
       // read (its location is outside the roots: swapped) or could not be read; nothing of it is
@@ -260,12 +273,14 @@ export async function listSkillFiles(
       entries: read.entries,
       isExact: true,
       statLater: async (name) => {
-        let again: FolderRead | null;
+        let again: FolderReadAnswer;
         try {
           again = await readFolder({ fd, maxStats: 1, names: [name] });
         } catch {
           again = null;
         }
+        // `busy` is not reached here (an `lstat` through the descriptor opens none): as null.
+        if (again === "busy") again = null;
         if (again === null || again.location !== at.real) return null;
         return again.entries[0]?.stat ?? null;
       },
@@ -290,9 +305,7 @@ export async function listSkillFiles(
       // No descriptor free in the reader's thread: waited out, as the walk's own open is.
       read = await retryingOnDescriptorShortage(async () => {
         const answer = await reader({ path: at.real, maxStats });
-        if (answer === "busy") {
-          throw Object.assign(new Error("No descriptor free"), { code: "EMFILE" });
-        }
+        if (answer === "busy") throw noDescriptorFree();
         return answer;
       });
     } catch {

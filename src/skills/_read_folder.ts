@@ -35,11 +35,11 @@
  */
 
 import { closeDescriptor, loadGateFs, openFolderDescriptor } from "../files/bounded_read.ts";
-import { retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
+import { NO_DESCRIPTOR_FREE, retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
 import {
   type FolderEntry,
   type FolderPathReader,
-  type FolderRead,
+  type FolderReadAnswer,
   installedFolderPathReader,
   readOpenFolder,
 } from "../files/fd_listing.ts";
@@ -131,12 +131,20 @@ async function readOne(
     if (code === "ENOTDIR" || code === "ELOOP") return { kind: "changed" };
     return new FolderUnreadableError(reasonOf(error));
   }
-  let read: FolderRead | null;
+  let answer: FolderReadAnswer;
   try {
-    read = await readOpenFolder({ fd, maxStats: 0 });
+    answer = await readOpenFolder({ fd, maxStats: 0 });
   } catch {
-    read = null;
+    answer = null;
   }
+  if (answer === "busy") {
+    // The reader's `readdir` had no descriptor free: said so, with what to do, never blamed on
+    // the folder (s15: under `ulimit -n` 128-220 this read "TooManyEntries or unreadable"). Not
+    // waited for while this descriptor is held: every reader holding one and waiting starved all.
+    closeDescriptor(fd);
+    return new FolderUnreadableError(NO_DESCRIPTOR_FREE);
+  }
+  const read = answer;
   if (read !== null) {
     closeDescriptor(fd);
     return read.location === real ? { kind: "read", entries: read.entries.map(dirEntry) } : {

@@ -31,6 +31,7 @@
  * @module
  */
 
+import { isDescriptorShortage, NO_DESCRIPTOR_FREE } from "../files/descriptor_shortage.ts";
 import { indexCacheKeyOf } from "../config/index_cache_key.ts";
 import { VERSION } from "../version.ts";
 import { type DigestRecord, DigestTable, writeDigestFile } from "./_index_digests.ts";
@@ -248,10 +249,15 @@ export function openIndexCache(
       replaceIndexFile(path, bytes);
       return true;
     } catch (error) {
+      // No descriptor free is this process's limit, not the folder's permissions (s15).
       warn(
         "unwritable",
-        `the index cache cannot be written (${error instanceof Error ? error.name : "error"}); ` +
-          "starting without it next time too. Fix the folder's permissions or pass --no-index-cache",
+        isDescriptorShortage(error)
+          ? `the index cache cannot be written (${NO_DESCRIPTOR_FREE})`
+          : `the index cache cannot be written (${
+            error instanceof Error ? error.name : "error"
+          }); starting without it next time too. Fix the folder's permissions or pass ` +
+            "--no-index-cache",
       );
       return false;
     }

@@ -8,6 +8,7 @@ import {
   type LocateAnswerMessage,
 } from "../../src/sandbox/fd_locate_answer.ts";
 import type { ReadFoldersReplyMessage } from "../../src/sandbox/messages.ts";
+import type { FolderRead } from "../../src/files/fd_listing.ts";
 
 Deno.test("answerLocateRequest() answers a batch before it returns, each descriptor with the real path the kernel gives, in order", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
@@ -93,8 +94,9 @@ Deno.test("answerLocateRequest() reads an open folder through its descriptor onl
     assert.equal(handled, true);
     const reply = replies[0] as ReadFoldersReplyMessage;
     assert.equal(reply.type, "read-folders-reply");
-    assert.equal(reply.reads[0]?.location, join(base, "root/skill"));
-    assert.deepEqual(reply.reads[0]?.entries.map((entry) => [entry.name, entry.stat?.size]), [[
+    const read = reply.reads[0] as FolderRead | null;
+    assert.equal(read?.location, join(base, "root/skill"));
+    assert.deepEqual(read?.entries.map((entry) => [entry.name, entry.stat?.size]), [[
       "a.txt",
       3,
     ]]);
