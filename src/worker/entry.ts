@@ -53,6 +53,7 @@ import { primeStdin, serveOverStdio } from "../transports/stdio.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { skillsChangedSince } from "../refresh/catch_up.ts";
+import type { Catalog } from "../skills/skill.ts";
 import { noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
 import { HEAP_RELEASE_MIN_SKILLS, releaseBuildHeap, releaseStartupHeap } from "./heap_release.ts";
@@ -133,6 +134,37 @@ async function whenQuiet(
     if (waitMs <= 0 || isOver.value) return;
     await new Promise((resolve) => setTimeout(resolve, Math.ceil(waitMs)));
   }
+}
+
+/**
+ * Skills whose folders the HTTP catch-up looks at per turn of the event loop:
+ * the whole check (`skillsChangedSince`, a stat and a folder read per folder)
+ * held the thread ~0.7-1 s at 10,000 skills here (s15 hY), in front of the
+ * requests an HTTP server answers from the moment its catalog is complete; a
+ * slice of 250 takes ~20 ms.
+ */
+const CATCH_UP_SLICE_SKILLS = 250;
+
+/**
+ * `skillsChangedSince` over `catalog`, {@linkcode CATCH_UP_SLICE_SKILLS} skills
+ * at a time with a turn of the event loop between slices, so requests are
+ * answered while it runs. An edit made during it is the watcher's (the watch
+ * is live before it starts) or found by it.
+ *
+ * @param catalog The snapshot served (the build's result).
+ * @param sinceMs When the build began, in ms since the epoch.
+ * @returns Absolute skill folder paths, in catalog order (possibly none).
+ *
+ * Requires `--allow-read` on the roots (and linked skills' real folders).
+ */
+async function skillsChangedInSlices(catalog: Catalog, sinceMs: number): Promise<string[]> {
+  const changed: string[] = [];
+  for (let start = 0; start < catalog.skills.length; start += CATCH_UP_SLICE_SKILLS) {
+    if (start > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    const skills = catalog.skills.slice(start, start + CATCH_UP_SLICE_SKILLS);
+    changed.push(...skillsChangedSince({ ...catalog, skills }, sinceMs));
+  }
+  return changed;
 }
 
 /** How long after connecting the search index waits for a first answer to go out, in ms. */
@@ -487,12 +519,13 @@ async function serve(start: StartMessage): Promise<void> {
   // Requests received and not answered yet (a cancelled one is never answered: the waits that
   // use this have a ceiling).
   let requestsInFlight = 0;
-  // Over stdio the watcher starts after the catalog was built (it plans from it), and each
-  // start is followed by a catch-up check so an edit made before the watch was live, a client's
-  // right after connecting too, is still seen: a large catalog answered early watches once it is
-  // complete and then rescans its roots; a small one watches once its first answer went out
+  // The watcher starts after the catalog was built (it plans from it), and each start is
+  // followed by a catch-up check so an edit made before the watch was live, a client's right
+  // after connecting too, is still seen: over stdio a large catalog answered early watches once it
+  // is complete and then rescans its roots; a small one watches once its first answer went out
   // (issue 13: the watch's 3-8 ms left that answer's path), then rescans its roots and reloads
-  // the skills whose folders changed since the build began (src/refresh/catch_up.ts).
+  // the skills whose folders changed since the build began (src/refresh/catch_up.ts). Over HTTP
+  // the catalog is served once complete and watched right after, with the small one's catch-up.
   let isWatchAfterAnswer = false;
   /**
    * From now on the owner's changes apply at once: the one that arrived while the catalog loaded
@@ -628,7 +661,23 @@ async function serve(start: StartMessage): Promise<void> {
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
-    refresh = await startConfiguredRefresh(await store, config, self);
+    const served = await store;
+    refresh = await startConfiguredRefresh(served, config, self);
+    if (refresh !== null) {
+      // The catch-up (src/refresh/catch_up.ts): what changed between the build's start and now
+      // (the watch is live, so a later edit is the watcher's): the roots rescanned, the skills
+      // whose folders changed loaded again. Looked at in slices, off the requests' way (and off
+      // the ready line's).
+      const watching = refresh;
+      const { builtFromMs } = await loading;
+      void skillsChangedInSlices(served.base(), builtFromMs).then((changed) =>
+        watching.refresh([...config.roots.map((root) => root.path), ...changed], {
+          giveWay: BACKGROUND_GIVE_WAY,
+        })
+      ).catch((error: unknown) => {
+        console.error("skillgate: could not catch up with edits made before the watch:", error);
+      });
+    }
   }
   // The owner's changes apply live from here at the latest, before the first answer of a small
   // catalog (its instructions reflect them); a large one answered early went live once complete.
