@@ -662,8 +662,20 @@ async function serve(start: StartMessage): Promise<void> {
     });
     ended = service.finished.then(() => 0);
     const served = await store;
+    // Every request but `initialize` waits for the owner's files (r17 hB-1), and they apply from
+    // the moment the catalog is complete, not once the watcher is up: its set-up held every tool
+    // call and listing 2.2-4.7 s at 10,000 skills on a loaded two-core machine (s15 hY).
+    goLive(null);
     refresh = await startConfiguredRefresh(served, config, self);
-    if (refresh !== null) {
+    owner.refresh = refresh;
+    if (refresh !== null && owner.isRebuildOwed) {
+      // A cap the owner lowered before the watch was up: reuses nothing, so it also sees every
+      // edit made before the watch was live (as the catch-up below would).
+      owner.isRebuildOwed = false;
+      refresh.rebuildAll().catch((error: unknown) => {
+        console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
+      });
+    } else if (refresh !== null) {
       // The catch-up (src/refresh/catch_up.ts): what changed between the build's start and now
       // (the watch is live, so a later edit is the watcher's): the roots rescanned, the skills
       // whose folders changed loaded again. Looked at in slices, off the requests' way (and off
@@ -680,7 +692,8 @@ async function serve(start: StartMessage): Promise<void> {
     }
   }
   // The owner's changes apply live from here at the latest, before the first answer of a small
-  // catalog (its instructions reflect them); a large one answered early went live once complete.
+  // catalog (its instructions reflect them); a large one answered early, or one served over HTTP,
+  // went live once complete (this only records the watcher).
   goLive(refresh);
   onRemoteRoots = createRemoteRootsHandler(await store, config);
   if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);
