@@ -54,7 +54,7 @@ import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { skillsChangedSince } from "../refresh/catch_up.ts";
 import type { Catalog } from "../skills/skill.ts";
-import { noteClientRequest } from "../skills/_time_slice.ts";
+import { DEFAULT_SLICE_MS, noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
 import { HEAP_RELEASE_MIN_SKILLS, releaseBuildHeap, releaseStartupHeap } from "./heap_release.ts";
 
@@ -137,19 +137,16 @@ async function whenQuiet(
 }
 
 /**
- * Skills whose folders the HTTP catch-up looks at per turn of the event loop:
- * the whole check (`skillsChangedSince`, a stat and a folder read per folder)
- * held the thread ~0.7-1 s at 10,000 skills here (s15 hY), in front of the
- * requests an HTTP server answers from the moment its catalog is complete; a
- * slice of 250 takes ~20 ms.
- */
-const CATCH_UP_SLICE_SKILLS = 250;
-
-/**
- * `skillsChangedSince` over `catalog`, {@linkcode CATCH_UP_SLICE_SKILLS} skills
- * at a time with a turn of the event loop between slices, so requests are
- * answered while it runs. An edit made during it is the watcher's (the watch
- * is live before it starts) or found by it.
+ * `skillsChangedSince` over `catalog`, one skill at a time, with a turn of the
+ * event loop after each `DEFAULT_SLICE_MS` of work: the whole check (a stat
+ * and a folder read per folder) held the thread 0.7-1.1 s at 10,000 skills
+ * here (s15 hY), in front of the requests an HTTP server answers from the
+ * moment its catalog is complete. The turn is a timer, not `setImmediate`:
+ * chained `setImmediate` turns left this worker's sockets unread, and
+ * requests waited 0.4-0.8 s before the HTTP handler saw them (measured in
+ * s15 hY; timers cost up to 4 ms each after nesting, a check of 10,000 skills
+ * ~0.4 s more). An edit made during it is the watcher's (the watch is live
+ * before it starts) or found by it.
  *
  * @param catalog The snapshot served (the build's result).
  * @param sinceMs When the build began, in ms since the epoch.
@@ -159,10 +156,13 @@ const CATCH_UP_SLICE_SKILLS = 250;
  */
 async function skillsChangedInSlices(catalog: Catalog, sinceMs: number): Promise<string[]> {
   const changed: string[] = [];
-  for (let start = 0; start < catalog.skills.length; start += CATCH_UP_SLICE_SKILLS) {
-    if (start > 0) await new Promise((resolve) => setTimeout(resolve, 0));
-    const skills = catalog.skills.slice(start, start + CATCH_UP_SLICE_SKILLS);
-    changed.push(...skillsChangedSince({ ...catalog, skills }, sinceMs));
+  let sliceStartMs = performance.now();
+  for (const skill of catalog.skills) {
+    if (performance.now() - sliceStartMs >= DEFAULT_SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStartMs = performance.now();
+    }
+    changed.push(...skillsChangedSince({ ...catalog, skills: [skill] }, sinceMs));
   }
   return changed;
 }
@@ -658,6 +658,8 @@ async function serve(start: StartMessage): Promise<void> {
       createServer: (current, info) =>
         createSkillServer({ store: current, config, ...info, ...withScripts }),
       signal: shutdownRequested.signal,
+      // Background work (the catch-up below, the search index) gives way to requests.
+      onActivity: noteClientRequest,
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
@@ -678,8 +680,8 @@ async function serve(start: StartMessage): Promise<void> {
     } else if (refresh !== null) {
       // The catch-up (src/refresh/catch_up.ts): what changed between the build's start and now
       // (the watch is live, so a later edit is the watcher's): the roots rescanned, the skills
-      // whose folders changed loaded again. Looked at in slices, off the requests' way (and off
-      // the ready line's).
+      // whose folders changed loaded again. Off the ready line's way; the rescan gives way to
+      // requests (`onActivity` above).
       const watching = refresh;
       const { builtFromMs } = await loading;
       void skillsChangedInSlices(served.base(), builtFromMs).then((changed) =>
