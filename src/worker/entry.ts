@@ -53,7 +53,8 @@ import { primeStdin, serveOverStdio } from "../transports/stdio.ts";
 import { registerLiveServer } from "../mcp/live_servers.ts";
 import { startConfiguredRefresh } from "../refresh/live_refresh.ts";
 import { skillsChangedSince } from "../refresh/catch_up.ts";
-import { noteClientRequest } from "../skills/_time_slice.ts";
+import type { Catalog } from "../skills/skill.ts";
+import { DEFAULT_SLICE_MS, noteClientRequest } from "../skills/_time_slice.ts";
 import { summariseProblems } from "./summary.ts";
 import { HEAP_RELEASE_MIN_SKILLS, releaseBuildHeap, releaseStartupHeap } from "./heap_release.ts";
 
@@ -133,6 +134,37 @@ async function whenQuiet(
     if (waitMs <= 0 || isOver.value) return;
     await new Promise((resolve) => setTimeout(resolve, Math.ceil(waitMs)));
   }
+}
+
+/**
+ * `skillsChangedSince` over `catalog`, one skill at a time, with a turn of the
+ * event loop after each `DEFAULT_SLICE_MS` of work: the whole check (a stat
+ * and a folder read per folder) held the thread 0.7-1.1 s at 10,000 skills
+ * here (s15 hY), in front of the requests an HTTP server answers from the
+ * moment its catalog is complete. The turn is a timer, not `setImmediate`:
+ * chained `setImmediate` turns left this worker's sockets unread, and
+ * requests waited 0.4-0.8 s before the HTTP handler saw them (measured in
+ * s15 hY; timers cost up to 4 ms each after nesting, a check of 10,000 skills
+ * ~0.4 s more). An edit made during it is the watcher's (the watch is live
+ * before it starts) or found by it.
+ *
+ * @param catalog The snapshot served (the build's result).
+ * @param sinceMs When the build began, in ms since the epoch.
+ * @returns Absolute skill folder paths, in catalog order (possibly none).
+ *
+ * Requires `--allow-read` on the roots (and linked skills' real folders).
+ */
+async function skillsChangedInSlices(catalog: Catalog, sinceMs: number): Promise<string[]> {
+  const changed: string[] = [];
+  let sliceStartMs = performance.now();
+  for (const skill of catalog.skills) {
+    if (performance.now() - sliceStartMs >= DEFAULT_SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStartMs = performance.now();
+    }
+    changed.push(...skillsChangedSince({ ...catalog, skills: [skill] }, sinceMs));
+  }
+  return changed;
 }
 
 /** How long after connecting the search index waits for a first answer to go out, in ms. */
@@ -487,12 +519,13 @@ async function serve(start: StartMessage): Promise<void> {
   // Requests received and not answered yet (a cancelled one is never answered: the waits that
   // use this have a ceiling).
   let requestsInFlight = 0;
-  // Over stdio the watcher starts after the catalog was built (it plans from it), and each
-  // start is followed by a catch-up check so an edit made before the watch was live, a client's
-  // right after connecting too, is still seen: a large catalog answered early watches once it is
-  // complete and then rescans its roots; a small one watches once its first answer went out
+  // The watcher starts after the catalog was built (it plans from it), and each start is
+  // followed by a catch-up check so an edit made before the watch was live, a client's right
+  // after connecting too, is still seen: over stdio a large catalog answered early watches once it
+  // is complete and then rescans its roots; a small one watches once its first answer went out
   // (issue 13: the watch's 3-8 ms left that answer's path), then rescans its roots and reloads
-  // the skills whose folders changed since the build began (src/refresh/catch_up.ts).
+  // the skills whose folders changed since the build began (src/refresh/catch_up.ts). Over HTTP
+  // the catalog is served once complete and watched right after, with the small one's catch-up.
   let isWatchAfterAnswer = false;
   /**
    * From now on the owner's changes apply at once: the one that arrived while the catalog loaded
@@ -625,13 +658,44 @@ async function serve(start: StartMessage): Promise<void> {
       createServer: (current, info) =>
         createSkillServer({ store: current, config, ...info, ...withScripts }),
       signal: shutdownRequested.signal,
+      // Background work (the catch-up below, the search index) gives way to requests.
+      onActivity: noteClientRequest,
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
-    refresh = await startConfiguredRefresh(await store, config, self);
+    const served = await store;
+    // Every request but `initialize` waits for the owner's files (r17 hB-1), and they apply from
+    // the moment the catalog is complete, not once the watcher is up: its set-up held every tool
+    // call and listing 2.2-4.7 s at 10,000 skills on a loaded two-core machine (s15 hY).
+    goLive(null);
+    refresh = await startConfiguredRefresh(served, config, self);
+    owner.refresh = refresh;
+    if (refresh !== null && owner.isRebuildOwed) {
+      // A cap the owner lowered before the watch was up: reuses nothing, so it also sees every
+      // edit made before the watch was live (as the catch-up below would).
+      owner.isRebuildOwed = false;
+      refresh.rebuildAll().catch((error: unknown) => {
+        console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
+      });
+    } else if (refresh !== null) {
+      // The catch-up (src/refresh/catch_up.ts): what changed between the build's start and now
+      // (the watch is live, so a later edit is the watcher's): the roots rescanned, the skills
+      // whose folders changed loaded again. Off the ready line's way; the rescan gives way to
+      // requests (`onActivity` above).
+      const watching = refresh;
+      const { builtFromMs } = await loading;
+      void skillsChangedInSlices(served.base(), builtFromMs).then((changed) =>
+        watching.refresh([...config.roots.map((root) => root.path), ...changed], {
+          giveWay: BACKGROUND_GIVE_WAY,
+        })
+      ).catch((error: unknown) => {
+        console.error("skillgate: could not catch up with edits made before the watch:", error);
+      });
+    }
   }
   // The owner's changes apply live from here at the latest, before the first answer of a small
-  // catalog (its instructions reflect them); a large one answered early went live once complete.
+  // catalog (its instructions reflect them); a large one answered early, or one served over HTTP,
+  // went live once complete (this only records the watcher).
   goLive(refresh);
   onRemoteRoots = createRemoteRootsHandler(await store, config);
   if (pendingRemoteRoots !== null) onRemoteRoots(pendingRemoteRoots);

@@ -43,15 +43,17 @@ export function freePort(): number {
  * @param args Program arguments, e.g. `["serve", root, "--stateless"]`.
  * @param options `env`: extra environment variables; `fileLimit`: start it
  *   under `ulimit -n N` (soft and hard limit of open descriptors, set by `sh`
- *   before it execs Deno, which cannot raise it again).
+ *   before it execs Deno, which cannot raise it again); `port`: the port to
+ *   listen on (a caller that talks to it before the ready line, e.g. polls
+ *   `/readyz`, picks it with {@linkcode freePort}). @default a free port
  * @returns The running program.
  * @throws {Error} When the program exits or stays silent before it is ready.
  */
 export async function startHttpProgram(
   args: readonly string[],
-  options: { env?: Record<string, string>; fileLimit?: number } = {},
+  options: { env?: Record<string, string>; fileLimit?: number; port?: number } = {},
 ): Promise<HttpProgram> {
-  const port = freePort();
+  const port = options.port ?? freePort();
   const argv = [Deno.execPath(), ...programCommand([...args, `--http=${port}`])];
   const limited = options.fileLimit === undefined
     ? argv

@@ -12,6 +12,7 @@ import {
   POST_HEADERS,
   send,
   TEST_PORT,
+  TEST_TOKEN,
   testHandler,
 } from "./_http.ts";
 
@@ -238,4 +239,37 @@ Deno.test("HTTP sessions idle past the limit are closed by the sweep; active one
     });
   assert.equal((await ping(idle)).status, 404, "the idle session is gone");
   assert.equal((await ping(active)).status, 200, "the recent session still answers");
+});
+
+Deno.test("createHttpHandler(): onActivity marks an admitted POST's arrival and its answer, never a refused request, a health probe or a GET stream", async () => {
+  let marks = 0;
+  await using h = await testHandler(httpConfig([], { SKILLGATE_HTTP_TOKEN: TEST_TOKEN }), {
+    onActivity: () => marks++,
+  });
+  const authorized = { ...POST_HEADERS, authorization: `Bearer ${TEST_TOKEN}` };
+  assert.equal((await send(h.http, { path: "/healthz" })).status, 200);
+  const refused = await send(h.http, { method: "POST", headers: POST_HEADERS, body: INITIALIZE });
+  assert.equal(refused.status, 401);
+  assert.equal(marks, 0, "a request without the token is no client activity");
+  const opened = await send(h.http, { method: "POST", headers: authorized, body: INITIALIZE });
+  assert.equal(opened.status, 200);
+  assert.equal(marks, 2, "an admitted POST marks its arrival and its answer");
+  const sessionId = opened.headers.get("mcp-session-id") ?? "";
+  const controller = new AbortController();
+  const stream = await h.http.handler(
+    new Request(`http://127.0.0.1:${TEST_PORT}/mcp`, {
+      headers: {
+        host: `127.0.0.1:${TEST_PORT}`,
+        accept: "text/event-stream",
+        authorization: `Bearer ${TEST_TOKEN}`,
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      signal: controller.signal,
+    }),
+  );
+  assert.equal(stream.status, 200, "the GET opened the session's event stream");
+  await stream.body?.cancel();
+  controller.abort();
+  assert.equal(marks, 2, "a GET event stream is no activity");
 });

@@ -122,6 +122,15 @@ export interface HttpHandlerOptions {
   readonly limits?: Partial<HttpLimits>;
   /** Clock for idle sessions, in ms since the epoch. @default Date.now */
   readonly nowMs?: () => number;
+  /**
+   * Called when a POST to the MCP endpoint is admitted (past the host,
+   * origin and token checks, the catalog loaded) and again once its answer is
+   * ready: the worker passes `noteClientRequest`, so background work (the
+   * catch-up after the watch starts, the search index's build) gives way to
+   * requests as over stdio (`src/skills/_time_slice.ts`). A GET's event
+   * stream is no activity. @default none
+   */
+  readonly onActivity?: () => void;
 }
 
 /** The reconnection delay sent to SSE clients with each stream's priming event, in ms. */
@@ -428,8 +437,14 @@ export function createHttpHandler(config: Config, options: HttpHandlerOptions): 
     if (loaded === null) {
       return retryLaterResponse(503, "Service unavailable: the skill catalog is still loading");
     }
-    if (isStateless) return await handleStateless(request, loaded, info);
-    return await handleStateful(request, loaded, info);
+    const isActivity = request.method === "POST" && options.onActivity !== undefined;
+    if (isActivity) options.onActivity!();
+    try {
+      if (isStateless) return await handleStateless(request, loaded, info);
+      return await handleStateful(request, loaded, info);
+    } finally {
+      if (isActivity) options.onActivity!();
+    }
   }
 
   function health(request: Request, url: URL): Response {
