@@ -57,9 +57,23 @@ export interface GiveWay {
 const GIVE_WAY_POLL_MS = 50;
 
 /**
+ * Longest run of background slices between two turns that read pending I/O,
+ * in ms. Under Deno 2.9.6 a chain of `setImmediate` turns does not read
+ * sockets or stdin: a line sent every 80 ms to a loop of 10 ms slices waited
+ * 179 ms (median, 841 ms at most) with `setImmediate` turns, 6 ms (14 ms at
+ * most) with `setTimeout(0)` turns (measured s15; hY saw HTTP requests wait
+ * 0.4-0.8 s behind the catch-up rescan). A request that is not read is not
+ * seen ({@linkcode noteClientRequest}), so background work could not give way
+ * to it. A timer turn costs ~2.4 ms idle, so it is taken at most this often.
+ */
+export const BACKGROUND_IO_TURN_MS = 25;
+
+/**
  * Creates a time slice. `setImmediate` is the yield: unlike `setTimeout(0)`
  * it is not clamped to a minimum delay after nesting, so a yield costs
- * microseconds, and pending I/O is polled before it fires.
+ * microseconds. It does not read pending I/O under Deno, though: background
+ * work (`giveWay`) takes a timer turn instead at least every
+ * {@linkcode BACKGROUND_IO_TURN_MS}, so requests are read and given way to.
  *
  * @param sliceMs Work time between yields, in ms; 0 yields at every pause.
  *   @default 10
@@ -84,6 +98,7 @@ export function createTimeSlice(
     }
   }
   let startedMs = performance.now();
+  let ioTurnMs = startedMs;
   let waiting: Promise<void> | null = null;
   let yields = 0;
   const isBusy = () =>
@@ -95,12 +110,18 @@ export function createTimeSlice(
       const busy = isBusy();
       if (!busy && sliceMs > 0 && performance.now() - startedMs < sliceMs) return NOW;
       yields++;
+      // Background work reads pending I/O (a timer turn) at least every BACKGROUND_IO_TURN_MS, so
+      // a request that arrives meanwhile is seen and given way to.
+      const isIoTurn = giveWay !== undefined &&
+        performance.now() - ioTurnMs >= BACKGROUND_IO_TURN_MS;
       const turn = busy && giveWay !== undefined
         ? untilQuiet(giveWay)
-        : new Promise<void>((resolve) => setImmediate(resolve));
+        : new Promise<void>((resolve) => isIoTurn ? setTimeout(resolve, 0) : setImmediate(resolve));
+      const isTimerTurn = isIoTurn || busy;
       waiting = turn.then(() => {
         waiting = null;
         startedMs = performance.now();
+        if (isTimerTurn) ioTurnMs = startedMs;
       });
       return waiting;
     },
