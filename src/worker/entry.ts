@@ -636,9 +636,18 @@ async function serve(start: StartMessage): Promise<void> {
         refresh.rebuildAll().catch((error: unknown) => {
           console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
         });
-      } else {
-        void refresh?.refresh(config.roots.map((root) => root.path), {
-          giveWay: BACKGROUND_GIVE_WAY,
+      } else if (refresh !== null) {
+        // The catch-up, as over HTTP: the roots rescanned, and the skills whose folders changed
+        // since the build began loaded again (a file added in a skill's sub-folder before the
+        // watch was live shows only in that folder's times: a roots-only rescan missed it, s15).
+        const watching = refresh;
+        const { builtFromMs } = await loading;
+        void skillsChangedInSlices((await store).base(), builtFromMs).then((changed) =>
+          watching.refresh([...config.roots.map((root) => root.path), ...changed], {
+            giveWay: BACKGROUND_GIVE_WAY,
+          })
+        ).catch((error: unknown) => {
+          console.error("skillgate: could not catch up with edits made before the watch:", error);
         });
       }
     }

@@ -64,3 +64,41 @@ Deno.test("a catalog of 1,000 skills in group folders (the root's own folders do
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test({
+  name:
+    "a catalog of 1,000 skills over stdio: a file added in a skill's sub-folder the moment the catalog is complete, before the watch is live, is served (the catch-up reloads skills whose folders changed)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-early-sub-" }));
+    try {
+      for (let i = 0; i < SKILLS; i++) {
+        const name = `s${String(i).padStart(4, "0")}`;
+        await Deno.mkdir(`${root}/${name}/references`, { recursive: true });
+        await Deno.writeTextFile(`${root}/${name}/SKILL.md`, skillMd(name, `Skill number ${i}.`));
+        await Deno.writeTextFile(`${root}/${name}/references/old.md`, "old\n");
+      }
+      // Older than the catch-up's slack before the build (CATCH_UP_SLACK_MS): only the edit below
+      // counts as a change, as on an owner's settled folder.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await using session = await connectStdio(["--no-index-cache", root]);
+      const filesOf = async (name: string): Promise<number | undefined> => {
+        const answer = await session.call("skill_list", { query: name });
+        const skills = (answer.structuredContent as { skills: { name: string; files: number }[] })
+          .skills;
+        return skills.find((skill) => skill.name === name)?.files;
+      };
+      // Answered once the catalog is complete; the watch waits for a pause in requests after it.
+      assert.equal(await filesOf("s0003"), 2);
+      await Deno.writeTextFile(`${root}/s0003/references/added.md`, "added\n");
+      const deadline = Date.now() + CEILING_MS;
+      while ((await filesOf("s0003")) !== 3) {
+        assert.ok(Date.now() < deadline, `the added file was not served within ${CEILING_MS} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(await filesOf("s0004"), 2, "an untouched skill changed");
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
