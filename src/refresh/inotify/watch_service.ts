@@ -21,13 +21,24 @@
  * a folder lost later (the watch budget, a folder made unreadable) is told
  * in a `lost` message.
  *
+ * What is asked for says what it is: `open-plan` and a recursive `open-one`
+ * ask for folders (live refresh's roots), so a path that resolved but is no
+ * folder at the check after (removed, swapped for a file or link), or whose
+ * folder the walk does not find where it resolved (gone at the open, moved
+ * before the location check: `watch_tree.ts`), is answered lost,
+ * {@linkcode GONE_WHY}, never with no watch and no loss (s15 hX: a root
+ * removed and made again while its watch was armed stayed unwatched in
+ * silence). A flat `open-one` may list files (the skill-file list): a path
+ * there that is no folder gets no watch and no loss (its folder's watch
+ * reports its events by name); a flat folder gone at the walk is said gone.
+ *
  * Requires `--allow-all` (the trusted part: `/proc`, `--allow-ffi`).
  *
  * @module
  */
 
 import { type Libc, openLibc } from "./libc.ts";
-import { type ChangeKind, createWatchTree, type WatchTree } from "./watch_tree.ts";
+import { type ChangeKind, createWatchTree, GONE_WHY, type WatchTree } from "./watch_tree.ts";
 import type { CarriedEvent, FromWatchIsolate, ToWatchIsolate } from "../watch_messages.ts";
 import type { LostFolder } from "../watch_plan.ts";
 import { createEventBatch, type EventBatch } from "./event_batch.ts";
@@ -81,8 +92,9 @@ export interface WatchServiceOptions {
   /**
    * Called with a path asked for right after its real path was resolved and
    * confined, before it is found a folder and watched (attack tests remove or
-   * swap it there, at the worst moment: it is then answered with no watch
-   * and no loss, as a file of the skill-file list is). @default none
+   * swap it there, at the worst moment: a folder asked for is then answered
+   * lost, `Gone`; a path of a flat `open-one` with no watch and no loss, as
+   * a file of the skill-file list is). @default none
    */
   readonly afterResolve?: (path: string) => void;
 }
@@ -245,6 +257,7 @@ function runService(
     paths: readonly string[],
     allowed: readonly string[],
     isFlat: boolean,
+    areFolders: boolean,
   ): void {
     const watch = nextWatch++;
     const sub: Subscription = {
@@ -275,6 +288,9 @@ function runService(
       }
       options.afterResolve?.(path);
       if (!isFolder(real)) {
+        // A folder asked for is gone or swapped since it resolved: said (the worker reads it
+        // again and asks again for what is there now), never a watch that holds nothing (s15 hX).
+        if (areFolders) sub.lost.push({ root: path, folder: ".", why: GONE_WHY });
         // A file (the skill-file list): its folder's watch reports its events by name.
         continue;
       }
@@ -324,7 +340,8 @@ function runService(
               return;
             }
             const isFlat = message.type === "open-one" && message.recursive !== true;
-            subscribe(peer, message.id, message.paths, allowed, isFlat);
+            // Only a flat open-one may list files; every other open asks for folders.
+            subscribe(peer, message.id, message.paths, allowed, isFlat, !isFlat);
             return;
           }
         }

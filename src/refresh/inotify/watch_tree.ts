@@ -173,6 +173,17 @@ const PATH_MAX_BYTES = 4096;
 
 const encoder = new TextEncoder();
 
+/**
+ * The reason named for a root (an asked folder) that is not there when its
+ * walk opens it: gone, no folder now (a file, a symlink), or moved between
+ * its open and its location check. A sub-folder gone is told by its watched
+ * parent's events; a root has no watched parent, so without this a root
+ * removed (or swapped) while its watch is armed and made again just after
+ * was left unwatched in silence (s15 hX). The subscriber reads the path
+ * again and asks again if a folder is there now.
+ */
+export const GONE_WHY = "Gone";
+
 /** The reason named for a folder deeper than {@linkcode MAX_WATCH_DEPTH} below its root. */
 export const TOO_DEEP_WHY = "TooDeep";
 
@@ -480,6 +491,17 @@ export function createWatchTree(
     return openChain(root, names);
   }
 
+  /**
+   * `root`'s folder was not there at its walk (gone, not a folder, moved):
+   * each of its subscribers is told (`GONE_WHY`), not through `lose` (an
+   * outer root holding it hears of it by its own events). Said at each walk
+   * that finds it so: a walk is a subscribe, an overflow's re-walk (at most
+   * one a second) or an uncovered root's, never a loop of its own.
+   */
+  function rootGone(root: Root): void {
+    for (const [subscriber, path] of root.subscribers) sink.lost(subscriber, path, ".", GONE_WHY);
+  }
+
   function limit(root: Root): void {
     if (root.isLimited) return;
     root.isLimited = true;
@@ -561,7 +583,9 @@ export function createWatchTree(
     if (fd < 0) {
       // Gone, not a folder, or a symlink now (refused, never followed): nothing to watch. Any
       // other error (EACCES, EMFILE, ENFILE, ENOMEM...) leaves a folder there unwatched: lost.
+      // A sub-folder gone is told by its parent's events; a root gone is said (s15 hX).
       if (!GONE_ERRNOS.has(fd)) cannotWatch(errnoName(fd));
+      else if (parent === null) rootGone(root);
       return;
     }
     let isHeld = false;
@@ -597,7 +621,9 @@ export function createWatchTree(
         if (parent === null || !isOtherTop || location !== expected) {
           // Already held: in another root's tree that covers this root (its reports fan out
           // here by path), or in this tree under another name (moved inside the root, its events
-          // not handled yet: they drop it and name the new place). Nothing to add.
+          // not handled yet: they drop it and name the new place). Nothing to add. A root whose
+          // folder moved since its open (to a place watched already) is said gone (s15 hX).
+          if (parent === null && location !== expected && unreadable === null) rootGone(root);
           return;
         }
         // Another root's folder reached from above: held in this (outer) tree from now on, and
@@ -612,6 +638,9 @@ export function createWatchTree(
             cannotWatch(
               encoder.encode(expected).length >= PATH_MAX_BYTES ? "NameTooLong" : unreadable,
             );
+          } else if (parent === null) {
+            // A root moved away (its parent is not watched: nothing else would say so).
+            rootGone(root);
           }
           return;
         }
