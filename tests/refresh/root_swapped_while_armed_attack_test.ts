@@ -1,0 +1,177 @@
+/**
+ * s15 hX: a skill root removed (or swapped for a file) while its watch is
+ * armed, and made again at once. The real inotify service (main thread,
+ * `directStarter`) with its test seam `afterResolve`: the root goes right
+ * after the service resolved its path and before its folder check (or, for
+ * a root already checked and queued, before the tree's walk opens it), and
+ * is made again before live refresh reads the answer. Before, the service
+ * answered such a root as it answers a listed file (no watch, no loss), and
+ * the root return check found a folder there: the root stayed unwatched in
+ * silence, its skills as they were at start, its edits never served.
+ * (A linked skill's real folder inside its root, watched as its own path,
+ * was covered on main by its root's walk, which finds it made again: kept
+ * as a test of the same attack.)
+ */
+
+import assert from "node:assert/strict";
+import { DEFAULT_CAPS } from "../../src/caps.ts";
+import { startLiveRefresh } from "../../src/refresh/live_refresh.ts";
+import { directStarter } from "../../src/refresh/watch_isolate.ts";
+import { buildCatalog } from "../../src/skills/catalog.ts";
+import { createCatalogStore } from "../../src/skills/catalog_store.ts";
+import type { CatalogStore } from "../../src/skills/catalog_store.ts";
+import { skillMd } from "../skills/_tree.ts";
+
+/** Longest wait for a change to be served, in ms (a bound, never a pause that asserts). */
+const CEILING_MS = 15_000;
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + CEILING_MS;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, `timed out after ${CEILING_MS} ms waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 10));
+  }
+}
+
+const description = (store: CatalogStore, name: string) =>
+  store.current().byName.get(name)?.description;
+
+/** How the root is taken away at the seam (it is made again, with the skill, just after). */
+const TAKE_AWAY = {
+  "removed": (root: string) => Deno.removeSync(root, { recursive: true }),
+  "swapped for a file": (root: string) => {
+    Deno.removeSync(root, { recursive: true });
+    Deno.writeTextFileSync(root, "not a folder");
+  },
+} as const;
+
+for (const [how, takeAway] of Object.entries(TAKE_AWAY)) {
+  Deno.test(`attack (s15 hX): a root ${how} between the watch's resolve and its folder check, made again at once: its skill as made again and a later edit are served`, async () => {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-armed-" }));
+    const root = `${base}/root`;
+    let isTaken = false;
+    try {
+      Deno.mkdirSync(`${root}/one`, { recursive: true });
+      Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
+      const store = createCatalogStore(
+        await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+      );
+      const starter = directStarter([root], {
+        afterResolve(path) {
+          if (isTaken || path !== root) return;
+          isTaken = true;
+          takeAway(root);
+          // Made again before live refresh reads the answer (the service answers first).
+          queueMicrotask(() => {
+            if (how !== "removed") Deno.removeSync(root); // the file that took its place
+            Deno.mkdirSync(`${root}/one`, { recursive: true });
+            Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Made again"));
+          });
+        },
+      });
+      await using refresh = await startLiveRefresh(store, {
+        caps: DEFAULT_CAPS,
+        isToolDescriptionMode: false,
+        quietMs: 50,
+        watchIsolate: { starter },
+      });
+      assert.ok(isTaken, "the seam took the root away at the worst moment");
+      await until("the root made again read", () => description(store, "one") === "Made again");
+      Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
+      await until("the edit in the root made again", () => description(store, "one") === "Edited");
+      assert.deepEqual(refresh.unwatched, []);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  });
+}
+
+Deno.test("attack (s15 hX): a root checked and queued, removed before the tree's walk opens it and made again at once: its edits are served", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-walk-" }));
+  // Watched in this order (sorted): `a-root` is checked and queued, then `b-root` resolved.
+  const [first, second] = [`${base}/a-root`, `${base}/b-root`];
+  let isTaken = false;
+  try {
+    for (const [root, name] of [[first, "one"], [second, "two"]] as const) {
+      Deno.mkdirSync(`${root}/${name}`, { recursive: true });
+      Deno.writeTextFileSync(`${root}/${name}/SKILL.md`, skillMd(name, "Before"));
+    }
+    const store = createCatalogStore(
+      await buildCatalog(
+        [{ path: first, from: "argument" }, { path: second, from: "argument" }],
+        DEFAULT_CAPS,
+      ),
+    );
+    const starter = directStarter([first, second], {
+      afterResolve(path) {
+        if (isTaken || path !== second) return;
+        isTaken = true;
+        Deno.removeSync(first, { recursive: true });
+        queueMicrotask(() => {
+          Deno.mkdirSync(`${first}/one`, { recursive: true });
+          Deno.writeTextFileSync(`${first}/one/SKILL.md`, skillMd("one", "Made again"));
+        });
+      },
+    });
+    await using refresh = await startLiveRefresh(store, {
+      caps: DEFAULT_CAPS,
+      isToolDescriptionMode: false,
+      quietMs: 50,
+      watchIsolate: { starter },
+    });
+    assert.ok(isTaken, "the seam took the root away at the worst moment");
+    await until("the root made again read", () => description(store, "one") === "Made again");
+    Deno.writeTextFileSync(`${first}/one/SKILL.md`, skillMd("one", "Edited"));
+    await until("the edit in the root made again", () => description(store, "one") === "Edited");
+    // The other root was watched all along.
+    Deno.writeTextFileSync(`${second}/two/SKILL.md`, skillMd("two", "Edited"));
+    await until("the edit in the other root", () => description(store, "two") === "Edited");
+    assert.deepEqual(refresh.unwatched, []);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("attack (s15 hX): a linked skill's real folder (watched as its own path) removed between resolve and check, made again at once: its skill as made again and a later edit are served", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-linked-" }));
+  const root = `${base}/root`;
+  const real = `${root}/.store/linked`;
+  let isTaken = false;
+  try {
+    Deno.mkdirSync(real, { recursive: true });
+    Deno.writeTextFileSync(`${real}/SKILL.md`, skillMd("linked", "Before"));
+    Deno.symlinkSync(".store/linked", `${root}/linked`);
+    const store = createCatalogStore(
+      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+    );
+    assert.equal(store.current().byName.get("linked")?.realDir, real);
+    const starter = directStarter([root], {
+      afterResolve(path) {
+        if (isTaken || path !== real) return;
+        isTaken = true;
+        Deno.removeSync(real, { recursive: true });
+        queueMicrotask(() => {
+          Deno.mkdirSync(real);
+          Deno.writeTextFileSync(`${real}/SKILL.md`, skillMd("linked", "Made again"));
+        });
+      },
+    });
+    await using refresh = await startLiveRefresh(store, {
+      caps: DEFAULT_CAPS,
+      isToolDescriptionMode: false,
+      quietMs: 50,
+      watchIsolate: { starter },
+    });
+    assert.ok(isTaken, "the seam took the folder away at the worst moment");
+    assert.ok(refresh.watched.includes(real), "the real folder is watched as its own path");
+    await until("the folder made again read", () => description(store, "linked") === "Made again");
+    Deno.writeTextFileSync(`${real}/SKILL.md`, skillMd("linked", "Edited"));
+    await until(
+      "the edit in the folder made again",
+      () => description(store, "linked") === "Edited",
+    );
+    assert.deepEqual(refresh.unwatched, []);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
