@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { startLiveRefresh } from "../../src/refresh/live_refresh.ts";
-import { directStarter } from "../../src/refresh/watch_isolate.ts";
+import { directStarter, type WatchIsolateStarter } from "../../src/refresh/watch_isolate.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import type { CatalogStore } from "../../src/skills/catalog_store.ts";
@@ -172,6 +172,80 @@ Deno.test("attack (s15 hX): a linked skill's real folder (watched as its own pat
     );
     assert.deepEqual(refresh.unwatched, []);
   } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+/**
+ * A starter that relays the watch protocol between live refresh and
+ * `inner`'s service, calling `onAsk` with each request before the service
+ * gets it and `onAnswer` with each answer before live refresh gets it.
+ */
+function relayStarter(
+  inner: WatchIsolateStarter,
+  onAsk: (message: { type: string }) => void,
+  onAnswer: (message: { type: string }) => void,
+): WatchIsolateStarter {
+  const ports: MessagePort[] = [];
+  return {
+    start(port, onEnded) {
+      const relay = new MessageChannel();
+      port.onmessage = (event) => {
+        onAsk(event.data);
+        relay.port1.postMessage(event.data);
+      };
+      relay.port1.onmessage = (event) => {
+        onAnswer(event.data);
+        port.postMessage(event.data);
+      };
+      ports.push(port, relay.port1);
+      inner.start(relay.port2, onEnded);
+    },
+    stop() {
+      for (const port of ports.splice(0)) port.close();
+      return inner.stop();
+    },
+  };
+}
+
+Deno.test("attack (s15 hX): a root removed between live refresh's ask and the service's resolve, made again before the answer is read: its skill as made again and a later edit are served", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-ask-" }));
+  const root = `${base}/root`;
+  let isTaken = false;
+  let isBack = false;
+  const lines: string[] = [];
+  const consoleError = console.error;
+  try {
+    Deno.mkdirSync(`${root}/one`, { recursive: true });
+    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
+    const store = createCatalogStore(
+      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+    );
+    const starter = relayStarter(directStarter([root]), (message) => {
+      if (isTaken || message.type !== "open-plan") return;
+      isTaken = true;
+      Deno.removeSync(root, { recursive: true });
+    }, (message) => {
+      if (isBack || !isTaken || message.type !== "opened") return;
+      isBack = true;
+      Deno.mkdirSync(`${root}/one`, { recursive: true });
+      Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Made again"));
+    });
+    console.error = (...args: unknown[]) => void lines.push(args.join(" "));
+    await using refresh = await startLiveRefresh(store, {
+      caps: DEFAULT_CAPS,
+      isToolDescriptionMode: false,
+      quietMs: 50,
+      watchIsolate: { starter },
+    });
+    assert.ok(isBack, "the root went before the service resolved it, and came back");
+    await until("the root made again read", () => description(store, "one") === "Made again");
+    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
+    await until("the edit in the root made again", () => description(store, "one") === "Edited");
+    assert.deepEqual(refresh.unwatched, []);
+    assert.deepEqual(lines.filter((line) => /live refresh/.test(line)), []);
+  } finally {
+    console.error = consoleError;
     await Deno.remove(base, { recursive: true });
   }
 });

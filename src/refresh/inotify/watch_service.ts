@@ -25,7 +25,10 @@
  * ask for folders (live refresh's roots), so a path that resolved but is no
  * folder at the check after (removed, swapped for a file or link), or whose
  * folder the walk does not find where it resolved (gone at the open, moved
- * before the location check: `watch_tree.ts`), is answered lost,
+ * before the location check: `watch_tree.ts`), or that does not resolve
+ * because its own entry is missing where its parent resolves inside the
+ * roots (removed before this resolve; a path leading outside, or through a
+ * parent that does not resolve, stays `NotCapable`), is answered lost,
  * {@linkcode GONE_WHY}, never with no watch and no loss (s15 hX: a root
  * removed and made again while its watch was armed stayed unwatched in
  * silence). A flat `open-one` may list files (the skill-file list): a path
@@ -282,6 +285,12 @@ function runService(
       // Then by its real path: a link inside a root leading out (or nowhere: the same answer,
       // whether or not its target exists) is refused alike.
       const real = realPathOf(path);
+      if (real === null && areFolders && isGoneInside(path, allowed, allowedReals)) {
+        // A folder asked for, not there where its parent resolves inside the roots (removed
+        // between the worker's ask and this resolve): said gone, as after it (s15 hX).
+        sub.lost.push({ root: path, folder: ".", why: GONE_WHY });
+        continue;
+      }
       if (real === null || !isUnderAny(real, allowedReals)) {
         sub.lost.push({ root: path, folder: ".", why: NOT_CAPABLE });
         continue;
@@ -409,6 +418,33 @@ function realPathOf(path: string): string | null {
     return Deno.realPathSync(path);
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether `path` (confined as written, its real path not resolvable) is
+ * missing inside the roots: its parent resolves, and the entry it names
+ * there is at or under an allowed path (real, or as written: a root itself
+ * removed) and absent (`lstat`: a dangling link is there, so it is not).
+ * Everything looked at is inside the roots, which the worker reads anyway:
+ * the answer says nothing about a path outside them (review r17, hA-2);
+ * a path whose parent leads outside (or nowhere) stays `NotCapable`.
+ */
+function isGoneInside(
+  path: string,
+  allowed: readonly string[],
+  allowedReals: readonly string[],
+): boolean {
+  const slash = path.lastIndexOf("/");
+  const parent = realPathOf(slash === 0 ? "/" : path.slice(0, slash));
+  if (parent === null) return false;
+  const at = `${parent === "/" ? "" : parent}/${path.slice(slash + 1)}`;
+  if (!isUnderAny(at, allowedReals) && !isLexicallyUnder(at, allowed)) return false;
+  try {
+    Deno.lstatSync(at);
+    return false;
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound;
   }
 }
 

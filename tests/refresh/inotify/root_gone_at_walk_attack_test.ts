@@ -147,3 +147,38 @@ Deno.test("attack (s15 hX): the service answers a folder asked for (open-plan, r
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("attack (s15 hX): a folder asked for that is missing before the resolve is Gone only where its own entry is missing inside the roots; a dangling link, a path through a link out or under a missing parent stay NotCapable", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-missing-" }));
+  try {
+    const missingRoot = `${base}/missing-root`;
+    const first = await ask({ afterResolve: () => {} }, missingRoot, {
+      type: "open-plan",
+      id: 1,
+      paths: [missingRoot, `${missingRoot}/missing-folder`],
+      knownError: null,
+    });
+    assert.deepEqual(first.lost, [
+      { root: missingRoot, folder: ".", why: GONE_WHY },
+      { root: `${missingRoot}/missing-folder`, folder: ".", why: "NotCapable" },
+    ]);
+    const root = `${base}/root`;
+    Deno.mkdirSync(root);
+    Deno.mkdirSync(`${base}/outside`);
+    Deno.symlinkSync(`${base}/outside/missing`, `${root}/dangling`);
+    Deno.symlinkSync(`${base}/outside`, `${root}/out`);
+    const second = await ask({ afterResolve: () => {} }, root, {
+      type: "open-plan",
+      id: 1,
+      paths: [`${root}/gone`, `${root}/dangling`, `${root}/out/missing`],
+      knownError: null,
+    });
+    assert.deepEqual(second.lost, [
+      { root: `${root}/gone`, folder: ".", why: GONE_WHY },
+      { root: `${root}/dangling`, folder: ".", why: "NotCapable" },
+      { root: `${root}/out/missing`, folder: ".", why: "NotCapable" },
+    ]);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
