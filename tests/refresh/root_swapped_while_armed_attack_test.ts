@@ -249,3 +249,31 @@ Deno.test("attack (s15 hX): a root removed between live refresh's ask and the se
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("attack (s15 hX): a watched root swapped at once (moved away, a new one renamed into its place): the new root's skills and a later edit are served", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-swap-" }));
+  const root = `${base}/root`;
+  try {
+    Deno.mkdirSync(`${root}/one`, { recursive: true });
+    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
+    const store = createCatalogStore(
+      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+    );
+    await using refresh = await startLiveRefresh(store, {
+      caps: DEFAULT_CAPS,
+      isToolDescriptionMode: false,
+      quietMs: 50,
+      watchIsolate: { starter: directStarter([root]) },
+    });
+    Deno.mkdirSync(`${base}/new/one`, { recursive: true });
+    Deno.writeTextFileSync(`${base}/new/one/SKILL.md`, skillMd("one", "Swapped in"));
+    Deno.renameSync(root, `${base}/old`);
+    Deno.renameSync(`${base}/new`, root);
+    await until("the swapped-in root read", () => description(store, "one") === "Swapped in");
+    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
+    await until("the edit in the swapped-in root", () => description(store, "one") === "Edited");
+    assert.deepEqual(refresh.unwatched, []);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

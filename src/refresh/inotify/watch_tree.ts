@@ -31,7 +31,10 @@
  * `IN_DELETE_SELF` / `IN_IGNORED`, or `IN_MOVED_FROM` / `IN_DELETE` of its
  * name in its watched parent) drops its whole subtree (`inotify_rm_watch`)
  * before any later event is handled; an event of a dropped watch is
- * discarded. `IN_Q_OVERFLOW` (events lost, a move-out among them perhaps)
+ * discarded. A root's own folder dropped so is walked again at once: a
+ * folder made (or renamed) in its place is watched; none there is said
+ * lost, {@linkcode GONE_WHY}, as a root not found at any walk (a root has
+ * no watched parent to tell either). `IN_Q_OVERFLOW` (events lost, a move-out among them perhaps)
  * drops every watch, walks every root again and then asks each subscriber
  * to rescan its roots.
  *
@@ -776,7 +779,15 @@ export function createWatchTree(
     const { root } = node;
     if ((event.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) !== 0) {
       report(root, namesOf(node), "remove");
+      const isTop = node.parent === null;
       drop(node);
+      // A root's own folder went (removed, moved away, renamed over by a swap): no watched
+      // parent tells of one made in its place, so the root is walked again at once: watched if a
+      // folder is there now (its subscribers read it for the `remove` above), else said Gone
+      // (s15 hX: a root removed and made again at once, or swapped, stayed deaf for good).
+      if (isTop && root.isListed && !root.isLimited && root.node === null) {
+        queue({ root, parent: null, name: "", isNew: false, isWalk: true });
+      }
       return;
     }
     if (event.name === "") {

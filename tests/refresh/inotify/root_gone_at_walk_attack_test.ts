@@ -182,3 +182,34 @@ Deno.test("attack (s15 hX): a folder asked for that is missing before the resolv
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("attack (s15 hX): a watched root swapped by two renames (moved away, another renamed into its place) is watched again at once; the moved-away folder is not", async () => {
+  await using h = await treeHarness();
+  h.reports.length = 0;
+  Deno.mkdirSync(`${h.outside}/new-root/skills/c`, { recursive: true });
+  Deno.renameSync(h.root, `${h.outside}/old-root`);
+  Deno.renameSync(`${h.outside}/new-root`, h.root);
+  h.settle();
+  assert.deepEqual(h.watched(), [h.root, `${h.root}/skills`, `${h.root}/skills/c`]);
+  assert.ok(
+    h.reports.some((r) => r.type === "change" && r.path === h.root && r.detail === "remove"),
+  );
+  assert.deepEqual(h.reports.filter((r) => r.type === "lost"), []);
+  Deno.writeTextFileSync(`${h.root}/skills/c/SKILL.md`, "x");
+  h.settle();
+  assert.ok(
+    h.reports.some((r) => r.type === "change" && r.path === `${h.root}/skills/c/SKILL.md`),
+    "an edit in the new root is reported",
+  );
+});
+
+Deno.test("attack (s15 hX): a watched root removed whole is walked again at once and, none there, said Gone", async () => {
+  await using h = await treeHarness();
+  h.reports.length = 0;
+  Deno.removeSync(h.root, { recursive: true });
+  h.settle();
+  assert.deepEqual(h.watched(), []);
+  assert.deepEqual(h.reports.filter((r) => r.type === "lost"), [
+    { type: "lost", path: h.root, detail: `.:${GONE_WHY}` },
+  ]);
+});
