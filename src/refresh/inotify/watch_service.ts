@@ -14,7 +14,8 @@
  * / `open-one` subscribe the asked folders (each allowed only when, as written,
  * it is a clean absolute path at or under an allowed path (checked before
  * any file-system call), and its real path is at or under an allowed path's
- * real path; any other is answered lost, `NotCapable`, whether or not it
+ * real path (or under an allowed path as written, which a real path is only
+ * when no link leads there); any other is answered lost, `NotCapable`, whether or not it
  * exists), answered `opened` once their first walk is over; events go
  * back in one `events` batch per turn, each "something changed at P" (P
  * under the asked path); an overflow asks for a rescan (`flag: "rescan"`);
@@ -291,7 +292,10 @@ function runService(
         sub.lost.push({ root: path, folder: ".", why: GONE_WHY });
         continue;
       }
-      if (real === null || !isUnderAny(real, allowedReals)) {
+      // A real path (no link in it) lexically under an allowed path as written is inside it too:
+      // the allowed root's own real path may not have resolved a moment ago (removed and made
+      // again meanwhile, s15 hX); one leading through a link there never reads so.
+      if (real === null || !(isUnderAny(real, allowedReals) || isLexicallyUnder(real, allowed))) {
         sub.lost.push({ root: path, folder: ".", why: NOT_CAPABLE });
         continue;
       }
@@ -425,7 +429,8 @@ function realPathOf(path: string): string | null {
  * Whether `path` (confined as written, its real path not resolvable) is
  * missing inside the roots: its parent resolves, and the entry it names
  * there is at or under an allowed path (real, or as written: a root itself
- * removed) and absent (`lstat`: a dangling link is there, so it is not).
+ * removed) and absent, or no link now (`lstat`: made again since, it was
+ * gone at the resolve; a dangling link is not gone).
  * Everything looked at is inside the roots, which the worker reads anyway:
  * the answer says nothing about a path outside them (review r17, hA-2);
  * a path whose parent leads outside (or nowhere) stays `NotCapable`.
@@ -441,8 +446,9 @@ function isGoneInside(
   const at = `${parent === "/" ? "" : parent}/${path.slice(slash + 1)}`;
   if (!isUnderAny(at, allowedReals) && !isLexicallyUnder(at, allowed)) return false;
   try {
-    Deno.lstatSync(at);
-    return false;
+    // Back already (a folder made again since the resolve, or a file there now): gone all the
+    // same for this answer; a link (dangling, or leading out) stays NotCapable.
+    return !Deno.lstatSync(at).isSymlink;
   } catch (error) {
     return error instanceof Deno.errors.NotFound;
   }
