@@ -227,6 +227,8 @@ export async function startLiveRefresh(
   const pollMs = options.pollMs ?? POLL_MS;
   /** The paths `skillFileWatcher` lists. */
   let skillFilePaths: readonly string[] = [];
+  /** The paths of the skill-file watcher being asked for now (its answer's losses are no loss). */
+  let skillFilesAsked: ReadonlySet<string> = new Set();
   /** Reads the events of every `skillFileWatcher` opened (kept apart: a re-plan awaits `pump`). */
   let skillFilePump: Promise<void> = Promise.resolve();
 
@@ -684,6 +686,7 @@ export async function startLiveRefresh(
     skillFileWatcher = null;
     skillFilePaths = [];
     if (next.length > 0) {
+      skillFilesAsked = new Set(next);
       try {
         const opened = await backend.openOne(next, false);
         if (isClosed || isPolling) {
@@ -695,6 +698,8 @@ export async function startLiveRefresh(
         }
       } catch {
         // Tried again at the next update; the folders' watch is unaffected.
+      } finally {
+        skillFilesAsked = new Set();
       }
     }
     old?.close();
@@ -898,8 +903,12 @@ export async function startLiveRefresh(
         ? trustedPartStarter(options.watchIsolate.parent)
         : directStarter(await isolateReadPaths(store.base())),
       onGivenUp: onWatchGivenUp,
-      onLost: (all) => {
+      onLost: (answered) => {
         if (isClosed || isPolling) return;
+        // A listed file removed before the service resolved it (NotCapable: it did not resolve)
+        // is no folder the watch lacks: the roots' watch reports its events (s15 hX: it was
+        // said "live refresh is off" and made the watch look split for good).
+        const all = answered.filter((folder) => !skillFilesAsked.has(folder.root));
         const lost = all.filter((folder) => folder.why !== GONE_WHY);
         onGone(all.filter((folder) => folder.why === GONE_WHY));
         // Keyed by root + folder: a folder said lost again adds nothing (review r17, hA-5).

@@ -277,3 +277,41 @@ Deno.test("attack (s15 hX): a watched root swapped at once (moved away, a new on
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("attack (s15 hX): a listed file removed between the skill-file watcher's ask and the service's resolve is no loss: nothing said, the watch not split, edits served", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-file-" }));
+  const root = `${base}/root`;
+  let isTaken = false;
+  const lines: string[] = [];
+  const consoleError = console.error;
+  try {
+    Deno.mkdirSync(`${root}/one`, { recursive: true });
+    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
+    Deno.writeTextFileSync(`${root}/one/notes.md`, "notes");
+    const store = createCatalogStore(
+      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
+    );
+    const starter = relayStarter(directStarter([root]), (message) => {
+      const ask = message as { type: string; recursive?: boolean; paths?: string[] };
+      if (isTaken || ask.type !== "open-one" || ask.recursive !== false) return;
+      if (!ask.paths?.includes(`${root}/one/notes.md`)) return;
+      isTaken = true;
+      Deno.removeSync(`${root}/one/notes.md`);
+    }, () => {});
+    console.error = (...args: unknown[]) => void lines.push(args.join(" "));
+    await using refresh = await startLiveRefresh(store, {
+      caps: DEFAULT_CAPS,
+      isToolDescriptionMode: false,
+      quietMs: 50,
+      watchIsolate: { starter },
+    });
+    assert.ok(isTaken, "the file went before the service resolved it");
+    assert.deepEqual(refresh.unwatched, []);
+    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
+    await until("the edit", () => description(store, "one") === "Edited");
+    assert.deepEqual(lines.filter((line) => /live refresh/.test(line)), []);
+  } finally {
+    console.error = consoleError;
+    await Deno.remove(base, { recursive: true });
+  }
+});
