@@ -24,6 +24,7 @@ import { notifyLiveServers } from "./notify_servers.ts";
 import { isolateReadPaths, watchPaths } from "./watch_paths.ts";
 import { setStaleSkillHandler } from "./stale_hint.ts";
 import { type LostFolder, WATCH_LIMIT, type WatchOpener } from "./watch_plan.ts";
+import { GONE_WHY } from "./inotify/watch_tree.ts";
 import {
   inProcessWatch,
   type OpenedWatch,
@@ -211,6 +212,11 @@ export async function startLiveRefresh(
   const returnedRoots: string[] = [];
   /** Roots already named on stderr as removed. */
   const goneRootsSaid = new Set<string>();
+  /** Re-plans in a row for folders found gone at their walk (see `onGone`), and the last one's time. */
+  let goneReplans = 0;
+  let lastGoneMs = -Infinity;
+  /** A re-plan for such a folder put off (past `MAX_GONE_REPLANS` in a row). */
+  let goneRetryTimer: ReturnType<typeof setTimeout> | undefined;
   /** The watcher listing served skills' files (see `rewatchSkillFiles`), if any. */
   let skillFileWatcher: WatchHandle | null = null;
   /** The skill-file watcher's updates, one at a time (each waits for the isolate's answer). */
@@ -221,6 +227,8 @@ export async function startLiveRefresh(
   const pollMs = options.pollMs ?? POLL_MS;
   /** The paths `skillFileWatcher` lists. */
   let skillFilePaths: readonly string[] = [];
+  /** The paths of the skill-file watcher being asked for now (its answer's losses are no loss). */
+  let skillFilesAsked: ReadonlySet<string> = new Set();
   /** Reads the events of every `skillFileWatcher` opened (kept apart: a re-plan awaits `pump`). */
   let skillFilePump: Promise<void> = Promise.resolve();
 
@@ -490,7 +498,8 @@ export async function startLiveRefresh(
       return;
     }
     // Lost folders are named relative to the watched path (root) they are under.
-    const lost = opened.lost.map((folder) => {
+    onGone(opened.lost.filter((folder) => folder.why === GONE_WHY));
+    const lost = opened.lost.filter((folder) => folder.why !== GONE_WHY).map((folder) => {
       const path = join(folder.root, folder.folder);
       const root = watched.find((watchedPath) => isAtOrUnder(path, watchedPath)) ?? folder.root;
       return { ...folder, root, folder: relative(root, path) || "." };
@@ -577,7 +586,8 @@ export async function startLiveRefresh(
   function adopt(paths: string[], opened: OpenedWatch): void {
     watched = paths;
     watchers = opened.watchers;
-    unwatched = opened.lost;
+    // A folder gone at its walk is not one that cannot be watched: read and asked for again.
+    unwatched = opened.lost.filter((lost) => lost.why !== GONE_WHY);
     flatFolders = new Set(opened.flat);
     flatEntries = new Map(opened.flatEntries);
     gonePaths = new Set();
@@ -591,9 +601,51 @@ export async function startLiveRefresh(
     );
     clearTimeout(limitRetryTimer);
     limitRetryTimer = undefined;
-    warnLost(opened.lost);
+    warnLost(unwatched);
     pump = readEvents(watchers);
     rewatchSkillFiles();
+    onGone(opened.lost.filter((lost) => lost.why === GONE_WHY));
+  }
+
+  /**
+   * Folders the watch found gone at their walk (`GONE_WHY`: removed, swapped
+   * for a file or link, or moved while their watch was armed): nothing
+   * watches them, and no event will say so, so a folder made again there at
+   * once was left unwatched in silence (s15 hX). Each is read again; for a
+   * folder there now the watch is planned again (then the folder read), one
+   * still gone is left to the root return check (a root) or to that read (a
+   * linked skill's folder: its skill is dropped). A path swapped at every
+   * arming is planned again at once {@linkcode MAX_GONE_REPLANS} times in a
+   * row, then once a {@linkcode ROOT_RETURN_CHECK_MS}. Nothing is said on
+   * stderr: the watch is whole again, or the root is said gone as ever.
+   */
+  function onGone(gone: readonly LostFolder[]): void {
+    if (isClosed || isPolling || gone.length === 0) return;
+    const paths = [...new Set(gone.map((lost) => join(lost.root, lost.folder)))];
+    const back = paths.filter(isFolder);
+    const away = paths.filter((path) => !back.includes(path));
+    if (away.length > 0) {
+      debouncer.add(away);
+      armRootReturnCheck();
+    }
+    if (back.length === 0) return;
+    returnedRoots.push(...back);
+    const nowMs = performance.now();
+    if (nowMs - lastGoneMs > ROOT_RETURN_CHECK_MS) goneReplans = 0;
+    lastGoneMs = nowMs;
+    const replan = () => {
+      if (isClosed || isPolling) return;
+      isRewatchPending = true;
+      running ??= drain();
+    };
+    if (++goneReplans <= MAX_GONE_REPLANS) {
+      replan();
+    } else if (goneRetryTimer === undefined) {
+      goneRetryTimer = setTimeout(() => {
+        goneRetryTimer = undefined;
+        replan();
+      }, ROOT_RETURN_CHECK_MS);
+    }
   }
 
   /**
@@ -634,6 +686,7 @@ export async function startLiveRefresh(
     skillFileWatcher = null;
     skillFilePaths = [];
     if (next.length > 0) {
+      skillFilesAsked = new Set(next);
       try {
         const opened = await backend.openOne(next, false);
         if (isClosed || isPolling) {
@@ -645,6 +698,8 @@ export async function startLiveRefresh(
         }
       } catch {
         // Tried again at the next update; the folders' watch is unaffected.
+      } finally {
+        skillFilesAsked = new Set();
       }
     }
     old?.close();
@@ -815,6 +870,7 @@ export async function startLiveRefresh(
     rescanCheckTimer = undefined;
     clearTimeout(limitRetryTimer);
     clearTimeout(rootReturnTimer);
+    clearTimeout(goneRetryTimer);
     logErrorLine(
       `skillgate: live refresh does not watch the roots (${why}); it reads them every ` +
         `${pollMs / 1000} s instead`,
@@ -847,8 +903,14 @@ export async function startLiveRefresh(
         ? trustedPartStarter(options.watchIsolate.parent)
         : directStarter(await isolateReadPaths(store.base())),
       onGivenUp: onWatchGivenUp,
-      onLost: (lost) => {
+      onLost: (answered) => {
         if (isClosed || isPolling) return;
+        // A listed file removed before the service resolved it (NotCapable: it did not resolve)
+        // is no folder the watch lacks: the roots' watch reports its events (s15 hX: it was
+        // said "live refresh is off" and made the watch look split for good).
+        const all = answered.filter((folder) => !skillFilesAsked.has(folder.root));
+        const lost = all.filter((folder) => folder.why !== GONE_WHY);
+        onGone(all.filter((folder) => folder.why === GONE_WHY));
         // Keyed by root + folder: a folder said lost again adds nothing (review r17, hA-5).
         unwatched = withLost(unwatched, lost);
         warnLost(lost);
@@ -886,6 +948,7 @@ export async function startLiveRefresh(
     clearTimeout(rootReturnTimer);
     clearTimeout(pollTimer);
     clearTimeout(shortageRetryTimer);
+    clearTimeout(goneRetryTimer);
     for (const watcher of watchers) watcher.close();
     skillFileWatcher?.close();
     await backend.close();
@@ -917,6 +980,7 @@ export async function startLiveRefresh(
       clearTimeout(rootReturnTimer);
       clearTimeout(pollTimer);
       clearTimeout(shortageRetryTimer);
+      clearTimeout(goneRetryTimer);
       backend.close();
     },
     close,
@@ -1122,6 +1186,14 @@ const WATCH_LIMIT_RETRY_MS = 30_000;
  * gone root, so cheap enough to notice its return within seconds.
  */
 const ROOT_RETURN_CHECK_MS = 5_000;
+
+/**
+ * Re-plans in a row (within {@linkcode ROOT_RETURN_CHECK_MS} of each other)
+ * for folders the watch found gone at their walk and a folder again at its
+ * answer, before the next waits that long: a folder swapped at every arming
+ * costs a walk a check, not a loop.
+ */
+const MAX_GONE_REPLANS = 3;
 
 /** How long replaced watchers are still read before they close, in ms. */
 const RETIRE_MS = 250;

@@ -315,11 +315,12 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/refresh/inotify/watch_service.ts",
-    apis: ["Deno.realPath", "Deno.stat"],
+    apis: ["Deno.realPath", "Deno.stat", "Deno.lstat"],
     reason:
       "trusted part: resolves the folders a watch is asked for (the roots, by the worker or " +
       "the owner files' watch) to confine them to the allowed roots' real paths, and tells a " +
-      "folder from a file; never reads content",
+      "folder from a file; lstats the entry of a folder asked for that does not resolve, " +
+      "where its parent resolves inside the roots, to tell it gone (s15 hX); never reads content",
   },
   {
     path: "src/refresh/watch_plan.ts",

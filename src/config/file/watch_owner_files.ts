@@ -56,6 +56,7 @@ import type { SetByView } from "./overrides_file.ts";
 import type { WatchBackend, WatchHandle } from "../../refresh/watch_open.ts";
 import { directStarter, serviceStarter, startWatchIsolate } from "../../refresh/watch_isolate.ts";
 import { NOT_CAPABLE, type WatchService } from "../../refresh/inotify/watch_service.ts";
+import { GONE_WHY } from "../../refresh/inotify/watch_tree.ts";
 
 /** The overrides in force and the switches a settings view turned off. */
 export interface OverridesInForce {
@@ -205,13 +206,19 @@ export function watchOwnerFiles(
     // per reason; both files are read again (an edit may have come before the loss).
     onLost: (lost) => {
       // The folder asked for went between its check and its watch (a swap midway: with this
-      // port's confinement, NotCapable says only that its path did not resolve): the pump asks
-      // again for whatever is there now (r18-4).
-      if (isOpening && lost.every((folder) => folder.why === NOT_CAPABLE)) {
+      // port's confinement, NotCapable says only that its path did not resolve; Gone, that its
+      // walk did not find it there, s15 hX): the pump asks again for whatever is there now (r18-4).
+      if (
+        isOpening && lost.every((folder) => folder.why === NOT_CAPABLE || folder.why === GONE_WHY)
+      ) {
         isVanishedAtOpen = true;
         return;
       }
-      for (const folder of lost) sayNotLive(folder.why);
+      // The folder watched was not there at a later walk of it (an overflow's): its watch holds
+      // nothing; the pump asks again for what is there now, both files read (s15 hX).
+      const gone = lost.filter((folder) => folder.why === GONE_WHY);
+      if (gone.length > 0) armed?.handle.close();
+      for (const folder of lost) if (folder.why !== GONE_WHY) sayNotLive(folder.why);
       rereadBoth();
     },
   });

@@ -14,12 +14,27 @@
  * / `open-one` subscribe the asked folders (each allowed only when, as written,
  * it is a clean absolute path at or under an allowed path (checked before
  * any file-system call), and its real path is at or under an allowed path's
- * real path; any other is answered lost, `NotCapable`, whether or not it
+ * real path (or under an allowed path as written, which a real path is only
+ * when no link leads there); any other is answered lost, `NotCapable`, whether or not it
  * exists), answered `opened` once their first walk is over; events go
  * back in one `events` batch per turn, each "something changed at P" (P
  * under the asked path); an overflow asks for a rescan (`flag: "rescan"`);
  * a folder lost later (the watch budget, a folder made unreadable) is told
  * in a `lost` message.
+ *
+ * What is asked for says what it is: `open-plan` and a recursive `open-one`
+ * ask for folders (live refresh's roots), so a path that resolved but is no
+ * folder at the check after (removed, swapped for a file or link), or whose
+ * folder the walk does not find where it resolved (gone at the open, moved
+ * before the location check: `watch_tree.ts`), or that does not resolve
+ * because its own entry is missing where its parent resolves inside the
+ * roots (removed before this resolve; a path leading outside, or through a
+ * parent that does not resolve, stays `NotCapable`), is answered lost,
+ * {@linkcode GONE_WHY}, never with no watch and no loss (s15 hX: a root
+ * removed and made again while its watch was armed stayed unwatched in
+ * silence). A flat `open-one` may list files (the skill-file list): a path
+ * there that is no folder gets no watch and no loss (its folder's watch
+ * reports its events by name); a flat folder gone at the walk is said gone.
  *
  * Requires `--allow-all` (the trusted part: `/proc`, `--allow-ffi`).
  *
@@ -27,7 +42,7 @@
  */
 
 import { type Libc, openLibc } from "./libc.ts";
-import { type ChangeKind, createWatchTree, type WatchTree } from "./watch_tree.ts";
+import { type ChangeKind, createWatchTree, GONE_WHY, type WatchTree } from "./watch_tree.ts";
 import type { CarriedEvent, FromWatchIsolate, ToWatchIsolate } from "../watch_messages.ts";
 import type { LostFolder } from "../watch_plan.ts";
 import { createEventBatch, type EventBatch } from "./event_batch.ts";
@@ -81,8 +96,9 @@ export interface WatchServiceOptions {
   /**
    * Called with a path asked for right after its real path was resolved and
    * confined, before it is found a folder and watched (attack tests remove or
-   * swap it there, at the worst moment: it is then answered with no watch
-   * and no loss, as a file of the skill-file list is). @default none
+   * swap it there, at the worst moment: a folder asked for is then answered
+   * lost, `Gone`; a path of a flat `open-one` with no watch and no loss, as
+   * a file of the skill-file list is). @default none
    */
   readonly afterResolve?: (path: string) => void;
 }
@@ -245,6 +261,7 @@ function runService(
     paths: readonly string[],
     allowed: readonly string[],
     isFlat: boolean,
+    areFolders: boolean,
   ): void {
     const watch = nextWatch++;
     const sub: Subscription = {
@@ -269,12 +286,24 @@ function runService(
       // Then by its real path: a link inside a root leading out (or nowhere: the same answer,
       // whether or not its target exists) is refused alike.
       const real = realPathOf(path);
-      if (real === null || !isUnderAny(real, allowedReals)) {
+      if (real === null && areFolders && isGoneInside(path, allowed, allowedReals)) {
+        // A folder asked for, not there where its parent resolves inside the roots (removed
+        // between the worker's ask and this resolve): said gone, as after it (s15 hX).
+        sub.lost.push({ root: path, folder: ".", why: GONE_WHY });
+        continue;
+      }
+      // A real path (no link in it) lexically under an allowed path as written is inside it too:
+      // the allowed root's own real path may not have resolved a moment ago (removed and made
+      // again meanwhile, s15 hX); one leading through a link there never reads so.
+      if (real === null || !(isUnderAny(real, allowedReals) || isLexicallyUnder(real, allowed))) {
         sub.lost.push({ root: path, folder: ".", why: NOT_CAPABLE });
         continue;
       }
       options.afterResolve?.(path);
       if (!isFolder(real)) {
+        // A folder asked for is gone or swapped since it resolved: said (the worker reads it
+        // again and asks again for what is there now), never a watch that holds nothing (s15 hX).
+        if (areFolders) sub.lost.push({ root: path, folder: ".", why: GONE_WHY });
         // A file (the skill-file list): its folder's watch reports its events by name.
         continue;
       }
@@ -324,7 +353,8 @@ function runService(
               return;
             }
             const isFlat = message.type === "open-one" && message.recursive !== true;
-            subscribe(peer, message.id, message.paths, allowed, isFlat);
+            // Only a flat open-one may list files; every other open asks for folders.
+            subscribe(peer, message.id, message.paths, allowed, isFlat, !isFlat);
             return;
           }
         }
@@ -392,6 +422,35 @@ function realPathOf(path: string): string | null {
     return Deno.realPathSync(path);
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether `path` (confined as written, its real path not resolvable) is
+ * missing inside the roots: its parent resolves, and the entry it names
+ * there is at or under an allowed path (real, or as written: a root itself
+ * removed) and absent, or no link now (`lstat`: made again since, it was
+ * gone at the resolve; a dangling link is not gone).
+ * Everything looked at is inside the roots, which the worker reads anyway:
+ * the answer says nothing about a path outside them (review r17, hA-2);
+ * a path whose parent leads outside (or nowhere) stays `NotCapable`.
+ */
+function isGoneInside(
+  path: string,
+  allowed: readonly string[],
+  allowedReals: readonly string[],
+): boolean {
+  const slash = path.lastIndexOf("/");
+  const parent = realPathOf(slash === 0 ? "/" : path.slice(0, slash));
+  if (parent === null) return false;
+  const at = `${parent === "/" ? "" : parent}/${path.slice(slash + 1)}`;
+  if (!isUnderAny(at, allowedReals) && !isLexicallyUnder(at, allowed)) return false;
+  try {
+    // Back already (a folder made again since the resolve, or a file there now): gone all the
+    // same for this answer; a link (dangling, or leading out) stays NotCapable.
+    return !Deno.lstatSync(at).isSymlink;
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound;
   }
 }
 

@@ -31,7 +31,10 @@
  * `IN_DELETE_SELF` / `IN_IGNORED`, or `IN_MOVED_FROM` / `IN_DELETE` of its
  * name in its watched parent) drops its whole subtree (`inotify_rm_watch`)
  * before any later event is handled; an event of a dropped watch is
- * discarded. `IN_Q_OVERFLOW` (events lost, a move-out among them perhaps)
+ * discarded. A root's own folder dropped so is walked again at once: a
+ * folder made (or renamed) in its place is watched; none there is said
+ * lost, {@linkcode GONE_WHY}, as a root not found at any walk (a root has
+ * no watched parent to tell either). `IN_Q_OVERFLOW` (events lost, a move-out among them perhaps)
  * drops every watch, walks every root again and then asks each subscriber
  * to rescan its roots.
  *
@@ -172,6 +175,17 @@ const REPLACED_NAME_CHAR = "\uFFFD";
 const PATH_MAX_BYTES = 4096;
 
 const encoder = new TextEncoder();
+
+/**
+ * The reason named for a root (an asked folder) that is not there when its
+ * walk opens it: gone, no folder now (a file, a symlink), or moved between
+ * its open and its location check. A sub-folder gone is told by its watched
+ * parent's events; a root has no watched parent, so without this a root
+ * removed (or swapped) while its watch is armed and made again just after
+ * was left unwatched in silence (s15 hX). The subscriber reads the path
+ * again and asks again if a folder is there now.
+ */
+export const GONE_WHY = "Gone";
 
 /** The reason named for a folder deeper than {@linkcode MAX_WATCH_DEPTH} below its root. */
 export const TOO_DEEP_WHY = "TooDeep";
@@ -480,6 +494,17 @@ export function createWatchTree(
     return openChain(root, names);
   }
 
+  /**
+   * `root`'s folder was not there at its walk (gone, not a folder, moved):
+   * each of its subscribers is told (`GONE_WHY`), not through `lose` (an
+   * outer root holding it hears of it by its own events). Said at each walk
+   * that finds it so: a walk is a subscribe, an overflow's re-walk (at most
+   * one a second) or an uncovered root's, never a loop of its own.
+   */
+  function rootGone(root: Root): void {
+    for (const [subscriber, path] of root.subscribers) sink.lost(subscriber, path, ".", GONE_WHY);
+  }
+
   function limit(root: Root): void {
     if (root.isLimited) return;
     root.isLimited = true;
@@ -561,7 +586,9 @@ export function createWatchTree(
     if (fd < 0) {
       // Gone, not a folder, or a symlink now (refused, never followed): nothing to watch. Any
       // other error (EACCES, EMFILE, ENFILE, ENOMEM...) leaves a folder there unwatched: lost.
+      // A sub-folder gone is told by its parent's events; a root gone is said (s15 hX).
       if (!GONE_ERRNOS.has(fd)) cannotWatch(errnoName(fd));
+      else if (parent === null) rootGone(root);
       return;
     }
     let isHeld = false;
@@ -597,7 +624,9 @@ export function createWatchTree(
         if (parent === null || !isOtherTop || location !== expected) {
           // Already held: in another root's tree that covers this root (its reports fan out
           // here by path), or in this tree under another name (moved inside the root, its events
-          // not handled yet: they drop it and name the new place). Nothing to add.
+          // not handled yet: they drop it and name the new place). Nothing to add. A root whose
+          // folder moved since its open (to a place watched already) is said gone (s15 hX).
+          if (parent === null && location !== expected && unreadable === null) rootGone(root);
           return;
         }
         // Another root's folder reached from above: held in this (outer) tree from now on, and
@@ -612,6 +641,9 @@ export function createWatchTree(
             cannotWatch(
               encoder.encode(expected).length >= PATH_MAX_BYTES ? "NameTooLong" : unreadable,
             );
+          } else if (parent === null) {
+            // A root moved away (its parent is not watched: nothing else would say so).
+            rootGone(root);
           }
           return;
         }
@@ -747,7 +779,15 @@ export function createWatchTree(
     const { root } = node;
     if ((event.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) !== 0) {
       report(root, namesOf(node), "remove");
+      const isTop = node.parent === null;
       drop(node);
+      // A root's own folder went (removed, moved away, renamed over by a swap): no watched
+      // parent tells of one made in its place, so the root is walked again at once: watched if a
+      // folder is there now (its subscribers read it for the `remove` above), else said Gone
+      // (s15 hX: a root removed and made again at once, or swapped, stayed deaf for good).
+      if (isTop && root.isListed && !root.isLimited && root.node === null) {
+        queue({ root, parent: null, name: "", isNew: false, isWalk: true });
+      }
       return;
     }
     if (event.name === "") {
