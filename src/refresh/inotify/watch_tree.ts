@@ -467,8 +467,14 @@ export function createWatchTree(
     return opened;
   }
 
-  /** Opens `names` one no-follow name at a time below `baseFd` (left open): a descriptor or `-errno`. */
+  /**
+   * Opens `names` one no-follow name at a time below `baseFd` (left open): a descriptor or
+   * `-errno`. No names is the folder `baseFd` itself, opened again (`.`): `/` as a watched folder
+   * (the owner files' nearest existing ancestor when every folder above them is missing) was
+   * answered EBADF, "not applied live (errno 9)" (s15 review).
+   */
   function openNames(baseFd: number, names: readonly string[]): number {
+    if (names.length === 0) return openAt(baseFd, ".");
     let fd = baseFd;
     for (const name of names) {
       const next = openAt(fd, name);

@@ -213,3 +213,13 @@ Deno.test("attack (s15 hX): a watched root removed whole is walked again at once
     { type: "lost", path: h.root, detail: `.:${GONE_WHY}` },
   ]);
 });
+
+Deno.test("the folder / asked flat (the owner files' nearest existing folder when every one above them is missing) is watched, not lost with EBADF", async () => {
+  await using h = await treeHarness();
+  h.reports.length = 0;
+  h.tree.subscribe(2, "/", "/", true);
+  h.settle();
+  assert.deepEqual(h.reports.filter((report) => report.type === "lost"), []);
+  assert.ok(h.watched().includes("/"), `/ is watched: ${JSON.stringify(h.watched())}`);
+  h.tree.unsubscribe(2);
+});
