@@ -667,8 +667,12 @@ async function serve(start: StartMessage): Promise<void> {
       createServer: (current, info) =>
         createSkillServer({ store: current, config, ...info, ...withScripts }),
       signal: shutdownRequested.signal,
-      // Background work (the catch-up below, the search index) gives way to requests.
-      onActivity: noteClientRequest,
+      // Background work (the catch-up below, the search index) gives way to requests, and the
+      // search index's build waits for a first pause in them, as over stdio.
+      onActivity: () => {
+        lastRequestMs = performance.now();
+        noteClientRequest();
+      },
       ...(scripts === undefined ? {} : { stopWork: () => scripts.stopAll() }),
     });
     ended = service.finished.then(() => 0);
