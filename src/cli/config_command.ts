@@ -21,7 +21,15 @@ export interface ConfigReport {
   readonly configFile: { readonly path: string; readonly isRead: boolean } | null;
   /** `overrides.json` beside it (null under `--no-config`). */
   readonly overridesFile: string | null;
-  readonly roots: readonly { readonly path: string; readonly from: RootOrigin }[];
+  readonly roots: readonly {
+    readonly path: string;
+    readonly from: RootOrigin;
+    /**
+     * Set when the root is no folder now (`not found`, `not a folder`, or the
+     * error's name): serve, list and validate refuse it. @default not set
+     */
+    readonly problem?: string;
+  }[];
   /** Every option by its file key: value, source, flag and variable. */
   readonly options: Record<string, {
     readonly value: unknown;
@@ -44,7 +52,8 @@ export interface ConfigReport {
  * @param config The effective configuration (from `loadConfig`).
  * @param location Where the configuration lives, or null under `--no-config`.
  * @param facts `indexCacheRoot`: the skill root the index cache folder is,
- *   holds or lies inside (serve then runs without it), or null. @default null
+ *   holds or lies inside (serve then runs without it), or null; `rootProblems`:
+ *   why a root (by path) is no usable folder now. @default none of either
  * @returns The report. `indexCache` shows the folder in use (review n8: it
  *   showed the option's `null`, which means "the default place"), or null
  *   with a note saying why there is none.
@@ -52,7 +61,10 @@ export interface ConfigReport {
 export function configReport(
   config: Config,
   location: ConfigLocation | null,
-  facts: { readonly indexCacheRoot?: string | null } = {},
+  facts: {
+    readonly indexCacheRoot?: string | null;
+    readonly rootProblems?: ReadonlyMap<string, string>;
+  } = {},
 ): ConfigReport {
   const options: Record<string, ConfigReport["options"][string]> = {};
   const values = config.options as unknown as Record<string, unknown>;
@@ -80,7 +92,12 @@ export function configReport(
       ? null
       : { path: location.path, isRead: config.configFile === location.path },
     overridesFile: location?.overridesPath ?? null,
-    roots: config.roots.map((root) => ({ path: root.path, from: root.from })),
+    roots: config.roots.map((root) => {
+      const problem = facts.rootProblems?.get(root.path);
+      return problem === undefined
+        ? { path: root.path, from: root.from }
+        : { path: root.path, from: root.from, problem };
+    }),
     options,
     hostedBy: config.hostedBy,
   };
@@ -94,8 +111,8 @@ export function configReport(
  * @param io Outputs.
  * @returns 0.
  *
- * Requires `--allow-read` on the index cache folder and the roots (realpath),
- * which the trusted part holds.
+ * Requires `--allow-read` on the index cache folder and the roots (realpath,
+ * and a stat each to say one is missing), which the trusted part holds.
  */
 export async function runConfigCommand(
   config: Config,
@@ -103,10 +120,16 @@ export async function runConfigCommand(
   io: CommandIo,
 ): Promise<number> {
   const cacheDir = config.indexCacheDir;
+  const rootProblems = new Map<string, string>();
+  for (const root of config.roots) {
+    const problem = rootFolderProblem(root.path);
+    if (problem !== null) rootProblems.set(root.path, problem);
+  }
   const report = configReport(config, location, {
     indexCacheRoot: cacheDir === null
       ? null
       : cacheAtRoot(cacheDir, config.roots.map((root) => root.path)),
+    rootProblems,
   });
   await io.writeOut(config.options.json ? `${jsonForTerminal(report)}\n` : renderConfig(report));
   return 0;
@@ -132,7 +155,14 @@ export function renderConfig(report: ConfigReport): string {
   }
   lines.push("", "roots:");
   if (report.roots.length === 0) lines.push("  (none)");
-  for (const root of report.roots) lines.push(`  ${root.path}  (${root.from})`);
+  for (const root of report.roots) {
+    lines.push(
+      `  ${root.path}  (${root.from})` +
+        (root.problem === undefined
+          ? ""
+          : `  ${root.problem}: serve, list and validate refuse it; fix the path or create it`),
+    );
+  }
   lines.push("", "options:");
   const entries = Object.entries(report.options);
   const keyWidth = Math.max(...entries.map(([key]) => key.length));
@@ -150,4 +180,17 @@ export function renderConfig(report: ConfigReport): string {
 function show(value: unknown): string {
   if (Array.isArray(value)) return value.length === 0 ? "[]" : value.join(",");
   return value === null ? "null" : String(value);
+}
+
+/** Why `path` is no folder now (following links, as the roots' check does), or null. */
+function rootFolderProblem(path: string): string | null {
+  try {
+    return Deno.statSync(path).isDirectory ? null : "not a folder";
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound
+      ? "not found"
+      : error instanceof Error
+      ? error.name
+      : "unreadable";
+  }
 }

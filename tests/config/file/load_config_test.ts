@@ -1,7 +1,7 @@
 /** loadConfig(): where the file is looked for, --config and --no-config; `skillgate config --json`. */
 
 import assert from "node:assert/strict";
-import { configReport, renderConfig } from "../../../src/cli/config_command.ts";
+import { configReport, renderConfig, runConfigCommand } from "../../../src/cli/config_command.ts";
 import { UsageError } from "../../../src/config/cli.ts";
 import { ConfigFileError } from "../../../src/config/file/json_document.ts";
 import { loadConfig, readOwnerFile } from "../../../src/config/file/load_config.ts";
@@ -121,5 +121,42 @@ Deno.test("`skillgate config --json` reports every value with its source", async
     const table = renderConfig(configReport(config, location));
     assert.match(table, /maxSkills +12 +file/);
     assert.match(table, /maxCallBytes +8192 +variable/);
+  });
+});
+
+Deno.test("`skillgate config` says which roots are not there (exit 0: it only reports), as serve and list would refuse them", async () => {
+  await withFolder(async (dir) => {
+    await Deno.mkdir(`${dir}/present`);
+    await Deno.writeTextFile(`${dir}/a-file`, "x");
+    for (const json of [false, true]) {
+      const { config, location } = await load([
+        "config",
+        ...(json ? ["--json"] : []),
+        `${dir}/present`,
+        `${dir}/missing`,
+        `${dir}/a-file`,
+      ], { XDG_CONFIG_HOME: `${dir}/xdg` });
+      let out = "";
+      const code = await runConfigCommand(config, location, {
+        writeOut: (text) => Promise.resolve(void (out += text)),
+        writeErr: () => Promise.resolve(),
+        isTerminal: false,
+        columns: 100,
+        cwd: dir,
+        getEnv: () => undefined,
+      });
+      assert.equal(code, 0);
+      if (json) {
+        assert.deepEqual(JSON.parse(out).roots, [
+          { path: `${dir}/present`, from: "argument" },
+          { path: `${dir}/missing`, from: "argument", problem: "not found" },
+          { path: `${dir}/a-file`, from: "argument", problem: "not a folder" },
+        ]);
+      } else {
+        assert.match(out, new RegExp(`${dir}/present +\\(argument\\)\\n`));
+        assert.match(out, /missing +\(argument\) +not found: serve, list and validate refuse it/);
+        assert.match(out, /a-file +\(argument\) +not a folder: /);
+      }
+    }
   });
 });
