@@ -212,6 +212,13 @@ export function parseCommandLine(input: CommandLineInput): Config {
           }); unset MCP_SKILLS_PATH to serve them`,
         );
       }
+      if (file?.roots != null && file.roots.length > 0) {
+        // A hosted server's roots are the host's: said, as every other key the file may not set.
+        notices.push(
+          `the configuration file's "roots" are not used: MCP_SKILLS_PATH (set by the host) ` +
+            "names the roots",
+        );
+      }
     } else if (positional.length > 0) addRoots(positional, "argument");
     else if (!isUnsetValue(skillsDir)) addRoots(splitRootList(skillsDir), "SKILLS_DIR");
     else if (file?.roots != null && file.roots.length > 0) {

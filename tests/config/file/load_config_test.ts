@@ -160,3 +160,19 @@ Deno.test("`skillgate config` says which roots are not there (exit 0: it only re
     }
   });
 });
+
+Deno.test("hosted: a configuration file's roots replaced by MCP_SKILLS_PATH are said not used, not dropped silently", async () => {
+  await withFolder(async (dir) => {
+    await Deno.writeTextFile(`${dir}/c.json`, JSON.stringify({ roots: ["skills"] }));
+    const { config } = await load(["serve", `--config=${dir}/c.json`], {
+      MCP_SKILLS_PATH: `${dir}/hosted`,
+    });
+    assert.deepEqual(config.roots.map((root) => root.path), [`${dir}/hosted`]);
+    assert.ok(
+      config.notices.some((notice) =>
+        notice.includes(`"roots" are not used: MCP_SKILLS_PATH (set by the host) names the roots`)
+      ),
+      JSON.stringify(config.notices),
+    );
+  });
+});
