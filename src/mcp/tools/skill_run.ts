@@ -493,8 +493,8 @@ export function confirmationMessage(preview: RunPreview): string {
   if (beyondAscii.length > 0) {
     lines.push(
       "",
-      "Command words holding characters beyond ASCII (check them; a look-alike can read as " +
-        "another):",
+      "Command words holding characters beyond printable ASCII (control characters, or " +
+        "look-alikes that can read as another; check them):",
       ...beyondAscii,
     );
   }

@@ -52,3 +52,12 @@ Deno.test("attack: a look-alike argument never shows in the confirmation dialog 
     );
   }
 });
+
+Deno.test("the dialog's second spelling of a word with a control character is headed as such, not as 'beyond ASCII' only", () => {
+  const shown = confirmationMessage(preview(["tab\there"]));
+  assert.match(
+    shown,
+    /Command words holding characters beyond printable ASCII \(control characters/,
+  );
+  assert.match(shown, /word 3: /);
+});
