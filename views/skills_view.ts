@@ -34,6 +34,7 @@ interface BrowseAnswer {
     hiddenFromModel: boolean;
     hasPrompt: boolean;
     problems: Problem[];
+    problemsTotal: number;
   }[];
   problems: Problem[];
   problemsTotal: number;
@@ -136,9 +137,9 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
               onclick: () => open(skill.name),
             },
             h("strong", {}, skill.name),
-            skill.problems.length === 0
+            skill.problemsTotal === 0
               ? null
-              : h("span", { class: "badge warn" }, `${skill.problems.length} problem(s)`),
+              : h("span", { class: "badge warn" }, `${skill.problemsTotal} problem(s)`),
             skill.hiddenFromModel ? h("span", { class: "badge" }, "hidden from model") : null,
             h("span", { class: "description" }, skill.description),
           ),
@@ -187,7 +188,12 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
         "details",
         {},
         h("summary", {}, `Catalog problems (${answer.problemsTotal})`),
-        h("ul", {}, ...answer.problems.map(problemItem)),
+        h(
+          "ul",
+          {},
+          ...answer.problems.map(problemItem),
+          moreItem(answer.problemsTotal - answer.problems.length),
+        ),
       ),
     );
   }
@@ -204,14 +210,17 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
       const article = h("article", { class: "markdown", id: "skill-md" });
       // markdown-it with html off: raw HTML in the skill is escaped (see markdown.ts).
       article.innerHTML = renderMarkdown(skill.body);
-      const problemsOfSkill = currentProblems(name);
+      const { shown: problemsOfSkill, total } = currentProblems(name);
       replaceChildren(
         detail,
         h("h2", { id: "detail-name", tabindex: "-1" }, skill.name),
         h("p", { class: "description" }, skill.description),
-        problemsOfSkill.length === 0
-          ? ""
-          : h("ul", { class: "problems" }, ...problemsOfSkill.map(problemItem)),
+        problemsOfSkill.length === 0 ? "" : h(
+          "ul",
+          { class: "problems" },
+          ...problemsOfSkill.map(problemItem),
+          moreItem(total - problemsOfSkill.length),
+        ),
         h("h3", {}, "Files"),
         fileTree(skill.files),
         h("h3", {}, "SKILL.md"),
@@ -224,8 +233,9 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
     }
   }
 
-  function currentProblems(name: string): Problem[] {
-    return lastAnswer?.skills.find((skill) => skill.name === name)?.problems ?? [];
+  function currentProblems(name: string): { shown: Problem[]; total: number } {
+    const skill = lastAnswer?.skills.find((candidate) => candidate.name === name);
+    return { shown: skill?.problems ?? [], total: skill?.problemsTotal ?? 0 };
   }
 
   connection.app.ontoolinput = (params) => {
@@ -241,6 +251,18 @@ export async function startSkillsView(root: HTMLElement, connection: Connection)
   };
   status.textContent = "Waiting for the catalog…";
   await connection.app.connect();
+}
+
+/**
+ * The line that ends a cut problem list: never a silent cut (README).
+ *
+ * @param more How many problems the answer left out (0 or less: none).
+ * @returns The list item, or null when nothing was left out.
+ */
+function moreItem(more: number): HTMLElement | null {
+  return more <= 0
+    ? null
+    : h("li", { class: "problem more" }, `… and ${more} more (skillgate list shows them all)`);
 }
 
 function problemItem(problem: Problem): HTMLElement {

@@ -24,7 +24,9 @@ import { counted } from "./counted.ts";
  *   (`config.commandLineOptions`) and quotes every word for a POSIX shell.
  * @param isolation How granted scripts are contained (`sandbox`,
  *   `pid-namespace` or `process-group`), or null when none may run. @default null
- * @returns Multi-line text for stderr. Every part that can come from a skill
+ * @returns Multi-line text for stderr. The problem lines are those of
+ *   `ready` (errors first), followed, when the counts hold more, by
+ *   `... and N more problems (skillgate list shows them all)`. Every part that can come from a skill
  *   folder or the environment (root paths, problem lines, the launch command)
  *   is escaped by `safeTerminalText`, each problem on one line.
  */
@@ -35,12 +37,20 @@ export function bannerText(
   isolation: string | null = null,
 ): string {
   const roots = config.roots.map((root) => `  ${oneLineName(root.path)} (${root.from})`).join("\n");
+  // The worker sends at most 10 lines, errors first; a cut is stated, never silent (README).
+  const leftOut = Math.max(
+    0,
+    ready.errorCount + ready.warningCount - ready.problemLines.length,
+  );
+  const cut = leftOut === 0
+    ? ""
+    : `  ... and ${counted(leftOut, "more problem")} (skillgate list shows them all)\n`;
   const problems = ready.problemLines.length === 0
     ? ""
     : `\nProblems (${counted(ready.errorCount, "error")}, ${
       counted(ready.warningCount, "warning")
     }):\n` +
-      ready.problemLines.map((line) => `  ${oneLine(line)}`).join("\n") + "\n";
+      ready.problemLines.map((line) => `  ${oneLine(line)}`).join("\n") + "\n" + cut;
   // The options typed at the terminal too: the client must start what was tested here.
   const command = shellCommand([
     ...launch,

@@ -44,3 +44,17 @@ export function reportStaleSkill(skill: Skill): void {
   if (skill.source !== undefined) return;
   handler?.(skill.dir);
 }
+
+/**
+ * Whether a door's {@linkcode reportStaleSkill} for `skill` reaches a live
+ * refresh that reads it again (and so takes it off the catalog, or back as
+ * it is now). False under `--static`, before live refresh is armed and for a
+ * remote source's skill: its listing then stays as it is, so a door must not
+ * send a client to list again to see it gone (review hR L5).
+ *
+ * @param skill The skill from the snapshot the door answered from.
+ * @returns True when a refresh will read the skill again.
+ */
+export function isStaleSkillReread(skill: Skill): boolean {
+  return skill.source === undefined && handler !== null;
+}

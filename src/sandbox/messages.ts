@@ -144,7 +144,10 @@ export interface ReadyMessage {
   readonly skillCount: number;
   readonly errorCount: number;
   readonly warningCount: number;
-  /** Up to 10 one-line problem summaries for the start-up banner. */
+  /**
+   * Up to 10 one-line problem summaries for the start-up banner, errors first; the counts
+   * above include those left out (and the grant's problems, as `skillgate list` counts them).
+   */
   readonly problemLines: readonly string[];
   /** Skill folders the worker loaded from disk to get ready (the catalog is built only there). */
   readonly skillLoads?: number;

@@ -716,7 +716,7 @@ async function serve(start: StartMessage): Promise<void> {
   // Owed only to the early stdio path above, which ran it; never left for long elsewhere.
   first.housekeeping.run();
   // What is served: the overlay (overrides.json) applied, as skill_list and `list` show it.
-  post({ type: "ready", ...summariseProblems(await store), skillLoads: first.skillLoads });
+  post({ type: "ready", ...summariseProblems(await store, scripts), skillLoads: first.skillLoads });
   const isEndedFirst = await Promise.race([
     firstAnswered.then(() => false),
     ended.then(() => true),

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { bannerText } from "../../src/cli/banner.ts";
 import { parseCommandLine } from "../../src/config/cli.ts";
 import { VERSION } from "../../src/version.ts";
-import { runProgram } from "../support/program.ts";
+import { programCommand, programEnv, REPO_ROOT, runProgram } from "../support/program.ts";
+import { shellCommand } from "../../src/cli/shell_quote.ts";
 
 Deno.test("bannerText() shows version, roots, skill count, problems and how to add a client", () => {
   const config = parseCommandLine({
@@ -135,4 +136,69 @@ Deno.test("bannerText()'s claude mcp add line makes a --root-prefix path absolut
   const words = ["serve", "/tmp/b/skills", "--root-prefix=team=/tmp/b/skills", "--static"];
   const again = parseCommandLine({ args: words, getEnv: () => undefined, cwd: "/" });
   assert.deepEqual(again.roots, config.roots);
+});
+
+Deno.test("bannerText() states a cut problem list: the lines shown, then how many more and where to see them", () => {
+  const config = parseCommandLine({ args: ["serve", "/s/one"], getEnv: () => undefined, cwd: "/" });
+  const problemLines = Array.from({ length: 10 }, (_, n) => `/s/one/e${n}: error x: bad`);
+  const text = bannerText(config, {
+    type: "ready",
+    skillCount: 1,
+    errorCount: 10,
+    warningCount: 4,
+    problemLines,
+  }, ["skillgate", "serve"]);
+  assert.match(
+    text,
+    /Problems \(10 errors, 4 warnings\):\n( {2}\/s\/one\/e\d: error x: bad\n){10} {2}\.\.\. and 4 more problems \(skillgate list shows them all\)\n/,
+  );
+  const whole = bannerText(config, {
+    type: "ready",
+    skillCount: 1,
+    errorCount: 1,
+    warningCount: 0,
+    problemLines: ["/s/one/e: error x: bad"],
+  }, ["skillgate", "serve"]);
+  assert.doesNotMatch(whole, /more problem/);
+});
+
+/** `script` (util-linux) gives the program a terminal on stdin, as a person's shell does. */
+const hasScript = (() => {
+  try {
+    return Deno.statSync("/usr/bin/script").isFile;
+  } catch {
+    return false;
+  }
+})();
+
+Deno.test({
+  name: "the banner at a terminal lists errors before warnings and states the cut (review hR M2)",
+  ignore: !hasScript,
+  fn: async () => {
+    // broken-skills: 12 errors and 7 warnings; in path order warnings ("Bad_Rule/...") came first
+    // and the list stopped at 10 without a word, hiding errors (skills not served).
+    const words = [Deno.execPath(), ...programCommand(["serve", "tests/fixtures/broken-skills"])];
+    const output = await new Deno.Command("/usr/bin/script", {
+      args: ["-qec", shellCommand(words), "/dev/null"],
+      cwd: REPO_ROOT,
+      clearEnv: true,
+      env: programEnv(),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(output.stdout).replaceAll("\r", "");
+    const header = text.match(/Problems \((\d+) errors, (\d+) warnings\):\n/);
+    assert.ok(header !== null, text);
+    const total = Number(header[1]) + Number(header[2]);
+    assert.ok(Number(header[1]) >= 10 && total > 10, text);
+    const lines = text.slice(header.index! + header[0].length).split("\n");
+    const shown = lines.slice(0, 10);
+    for (const line of shown) assert.match(line, /^ {2}\/\S.*: error [a-z-]+: /, text);
+    assert.equal(
+      lines[10],
+      `  ... and ${total - 10} more problems (skillgate list shows them all)`,
+      text,
+    );
+  },
 });

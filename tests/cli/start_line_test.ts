@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { startLine } from "../../src/cli/start_line.ts";
 import { parseCommandLine } from "../../src/config/cli.ts";
 import { VERSION } from "../../src/version.ts";
+import { runProgram } from "../support/program.ts";
 
 function configFor(args: string[]) {
   return parseCommandLine({ args, getEnv: () => undefined, cwd: "/" });
@@ -36,4 +37,18 @@ Deno.test("startLine() stays one line when a root's name holds a line break or a
     assert.ok(!line.includes(raw), JSON.stringify(line));
   }
   assert.match(line, /serving 1 skill over stdio .*; problems: 0 errors, 0 warnings$/);
+});
+
+Deno.test("the start-up line counts a grant row that grants nothing, as skillgate list does (review hR L1)", async () => {
+  const env = { MCP_SKILL_RUN: '[{"skill":"nosuch","script":"scripts/x.sh"}]' };
+  const served = await runProgram(["serve", "examples/skills"], { stdin: "", env });
+  assert.equal(served.code, 0, served.stderr);
+  assert.match(
+    served.stderr,
+    /: serving 2 skills over stdio from \S+ \(argument\); problems: 1 error, 0 warnings \(skillgate list shows them\)\n/,
+  );
+  const listed = await runProgram(["list", "examples/skills"], { env });
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /^Errors \(1\):\n {2}MCP_SKILL_RUN: error grant: Row 0 /m);
+  assert.doesNotMatch(listed.stdout, /^Warnings/m);
 });

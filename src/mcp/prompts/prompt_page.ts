@@ -44,7 +44,7 @@ export function listPromptPage(catalog: Catalog, options: PromptPageOptions): Li
   if (options.cursor === undefined) prompts.push(genericPrompt(catalog));
   else {
     assertClientString("cursor", "The cursor", options.cursor);
-    const after = decodeNameCursor(options.cursor);
+    const after = decodeNameCursor("prompts/list", options.cursor);
     if (after === null) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -58,7 +58,7 @@ export function listPromptPage(catalog: Catalog, options: PromptPageOptions): Li
     const skill = catalog.skills[index] as Skill;
     if (!hasOwnPrompt(skill)) continue;
     if (prompts.length === pageSize) {
-      return { prompts, nextCursor: encodeNameCursor((last as Skill).name) };
+      return { prompts, nextCursor: encodeNameCursor("prompts/list", (last as Skill).name) };
     }
     prompts.push(skillPrompt(skill));
     last = skill;

@@ -135,7 +135,7 @@ export function serveSkillsExtension(
     const view = extensionView(store.current());
     let start = 0;
     if (params.cursor !== undefined) {
-      const after = decodeNameCursor(params.cursor);
+      const after = decodeNameCursor("skills/list", params.cursor);
       if (after === null) throw invalid(foreignCursorMessage("skills/list"));
       start = upperBound(view.uris, after, (uri) => uri);
     }
@@ -154,7 +154,7 @@ export function serveSkillsExtension(
     hashAhead(view.skills.slice(end, end + HASH_AHEAD_PAGES * SKILLS_PAGE_SIZE), digests);
     const last = view.uris[end - 1];
     return end < view.skills.length && last !== undefined
-      ? { skills, nextCursor: encodeNameCursor(last), ...cache(ctx) }
+      ? { skills, nextCursor: encodeNameCursor("skills/list", last), ...cache(ctx) }
       : { skills, ...cache(ctx) };
   });
 
@@ -182,9 +182,14 @@ export function serveSkillsExtension(
     const directory = resolveDirectory(store.current(), params.uri);
     if ("reason" in directory) throw invalid(directory.reason);
     const children = directoryChildren(directory);
+    // One directory's cursor is not read against another's children: tagged by the directory
+    // resolved (any spelling of its URI), in 8 hex digits so the cursor stays short.
+    const directoryList = `resources/directory/read ${
+      shortHash(`${directory.skill.name}\0${directory.path}`)
+    }` as const;
     let start = 0;
     if (params.cursor !== undefined) {
-      const after = decodeNameCursor(params.cursor);
+      const after = decodeNameCursor(directoryList, params.cursor);
       if (after === null) throw invalid(foreignCursorMessage("resources/directory/read"));
       start = upperBound(children, after, (child) => child.name);
     }
@@ -192,7 +197,7 @@ export function serveSkillsExtension(
     const last = resources.at(-1);
     return Promise.resolve(
       start + resources.length < children.length && last !== undefined
-        ? { resources, nextCursor: encodeNameCursor(last.name), ...cache(ctx) }
+        ? { resources, nextCursor: encodeNameCursor(directoryList, last.name), ...cache(ctx) }
         : { resources, ...cache(ctx) },
     );
   });
@@ -256,4 +261,13 @@ function notReadNow(uris: readonly string[]): ProtocolError {
 
 function invalid(message: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: tells directories' cursors apart (not a security check). */
+function shortHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }

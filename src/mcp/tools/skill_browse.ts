@@ -33,6 +33,9 @@ const inputSchema = z.object({
   ),
 }).strict();
 
+/** Problems one skill of a `skill_browse` answer shows at most (errors first); `problemsTotal` counts all. */
+export const MAX_BROWSE_PROBLEMS_PER_SKILL = 20;
+
 const sourceShape = z.object({
   spec: z.string().describe("The source as configured (github:OWNER/REPO[/PATH][@REF])"),
   prefix: z.string().optional(),
@@ -55,7 +58,10 @@ const outputSchema = z.object({
     bytes: z.number().int(),
     hiddenFromModel: z.boolean(),
     hasPrompt: z.boolean(),
-    problems: z.array(problemShape),
+    problems: z.array(problemShape).describe(
+      `This skill's problems, errors first, at most ${MAX_BROWSE_PROBLEMS_PER_SKILL}`,
+    ),
+    problemsTotal: z.number().int().describe("This skill's problems in all"),
   })),
   problems: z.array(problemShape),
   problemsTotal: z.number().int(),
@@ -139,7 +145,8 @@ export function browseAnswer(
       bytes: skill.bytes,
       hiddenFromModel: !isInModelCatalog(skill),
       hasPrompt: isUserInvocable(skill),
-      problems: problemsOf.get(skill) ?? [],
+      problems: problemsOf.get(skill)?.shown ?? [],
+      problemsTotal: problemsOf.get(skill)?.total ?? 0,
     })),
     problems: problems.slice(0, MAX_PROBLEMS_PER_ANSWER),
     problemsTotal: problems.length,
@@ -157,13 +164,11 @@ export function browseAnswer(
   };
 }
 
-/** Problems one skill of a `skill_browse` answer shows at most. */
-export const MAX_BROWSE_PROBLEMS_PER_SKILL = 20;
-
 /**
  * Each shown skill's problems: those whose path is the skill's folder or lies
  * in it (as discovered, under its root), or is its name; in the catalog's
- * order, at most MAX_BROWSE_PROBLEMS_PER_SKILL (20) each. One pass over the
+ * order, at most MAX_BROWSE_PROBLEMS_PER_SKILL (20) each, with how many in
+ * all (the answer states a cut, never silent). One pass over the
  * problems, each looked up by its path's ancestors in an index of the
  * folders: a scan of every problem for every skill blocked the worker about
  * 1 s per call at 10,000 skills and 20,000 problems (issue 11: a lookup is
@@ -173,13 +178,14 @@ export const MAX_BROWSE_PROBLEMS_PER_SKILL = 20;
  * @param shown The skills of the answer (at most MAX_BROWSE_SKILLS).
  * @param folderAsShown A skill's folder as the problems name it (a remote
  *   root's cache folder by its spec, `remote_cache_paths.ts`). @default as is
- * @returns Problems by skill; a skill without any is absent.
+ * @returns Problems by skill: `shown` (at most 20) and `total`; a skill
+ *   without any is absent.
  */
 export function problemsBySkill(
   problems: readonly Problem[],
   shown: readonly Skill[],
   folderAsShown: (folder: string) => string = (folder) => folder,
-): Map<Skill, Problem[]> {
+): Map<Skill, { shown: Problem[]; total: number }> {
   const byFolder = new Map<string, Skill[]>();
   const byName = new Map<string, Skill[]>();
   const add = (index: Map<string, Skill[]>, key: string, skill: Skill) => {
@@ -191,7 +197,7 @@ export function problemsBySkill(
     add(byFolder, folderAsShown(skill.dir).replace(/\/+$/, ""), skill);
     add(byName, skill.name, skill);
   }
-  const found = new Map<Skill, Problem[]>();
+  const found = new Map<Skill, { shown: Problem[]; total: number }>();
   for (const problem of problems) {
     const about = new Set<Skill>(byName.get(problem.path));
     let path = problem.path;
@@ -203,8 +209,11 @@ export function problemsBySkill(
     }
     for (const skill of about) {
       const list = found.get(skill);
-      if (list === undefined) found.set(skill, [problem]);
-      else if (list.length < MAX_BROWSE_PROBLEMS_PER_SKILL) list.push(problem);
+      if (list === undefined) found.set(skill, { shown: [problem], total: 1 });
+      else {
+        list.total++;
+        if (list.shown.length < MAX_BROWSE_PROBLEMS_PER_SKILL) list.shown.push(problem);
+      }
     }
   }
   return found;

@@ -18,6 +18,7 @@ import * as z from "zod";
 import { MAX_CLIENT_NAME_CHARS } from "../../caps.ts";
 import { appToolMeta, SKILLS_VIEW_URI } from "../apps/app_meta.ts";
 import { readSkillBody } from "../../skills/skill_body.ts";
+import { isStaleSkillReread } from "../../refresh/stale_hint.ts";
 import { toolError, toolSuccess } from "../tool_result.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { loadSkill } from "./skill_load.ts";
@@ -65,6 +66,16 @@ export const skillBrowseDetailTool = defineTool({
       return toolError(
         "SKILL_UNAVAILABLE",
         asShown(read.detail),
+        "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
+          "as it loads",
+      );
+    }
+    if (!read.ok && !isStaleSkillReread(found)) {
+      // No refresh reads it again (--static, a remote copy): it stays listed, so listing again
+      // would show it still (review hR L5). It loads again as soon as its SKILL.md does.
+      return toolError(
+        "SKILL_UNAVAILABLE",
+        `The instructions of skill "${found.name}" cannot be read now: ${asShown(read.detail)}`,
         "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
           "as it loads",
       );

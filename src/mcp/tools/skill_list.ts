@@ -97,7 +97,7 @@ export const skillListTool = defineTool({
     const catalog = context.store.current();
     let after: string | null = null;
     if (input.cursor !== undefined) {
-      after = decodeNameCursor(input.cursor);
+      after = decodeNameCursor("skill_list", input.cursor);
       if (after === null) {
         return Promise.resolve(toolError(
           "INVALID_ARGUMENTS",
@@ -206,7 +206,7 @@ export function listSkills(
   if (options.runRefusal !== undefined) answer.scriptsRefused = options.runRefusal;
   const last = page.at(-1);
   if (last !== undefined && start + page.length < matching.length) {
-    answer.nextCursor = encodeNameCursor(last.name);
+    answer.nextCursor = encodeNameCursor("skill_list", last.name);
   }
   return answer;
 }

@@ -464,7 +464,32 @@ Deno.test("attack: skill_browse on 10,000 skills and 20,000 problems looks each 
   ]);
 });
 
-Deno.test("problemsBySkill() keeps a problem to its own folder, its name or below, in order, 20 at most", () => {
+Deno.test("skill_browse states a skill's cut problem list: 20 shown, errors first, problemsTotal counts all (review hR M2)", () => {
+  const skill = memorySkill({ name: "a", description: "d" });
+  const problems = [
+    ...Array.from({ length: 22 }, (_, index) => ({
+      path: `/skills/a/w${index}.md`,
+      reason: "file-not-served" as const,
+      severity: "warning" as const,
+      detail: "not served",
+    })),
+    {
+      path: "/skills/a/SKILL.md",
+      reason: "invalid-frontmatter" as const,
+      severity: "error" as const,
+      detail: "bad",
+    },
+  ];
+  const catalog = freezeCatalog([{ path: "/skills", from: "argument" }], [skill], problems);
+  const answer = browseAnswer(catalog, catalog.skills, 1, { hosted: false });
+  const [shown] = answer.skills;
+  assert.equal(shown?.problems.length, 20);
+  assert.equal(shown?.problemsTotal, 23);
+  assert.equal(shown?.problems[0]?.severity, "error");
+  assert.equal(answer.problemsTotal, 23);
+});
+
+Deno.test("problemsBySkill() keeps a problem to its own folder, its name or below, in order, 20 at most and the rest counted", () => {
   const alpha = memorySkill({ name: "a", description: "d" });
   const sibling = memorySkill({ name: "ab", description: "d" });
   const problem = (path: string, detail = "x") => ({
@@ -482,10 +507,13 @@ Deno.test("problemsBySkill() keeps a problem to its own folder, its name or belo
     ...many,
   ], [alpha, sibling]);
   assert.deepEqual(
-    found.get(alpha)!.map((item) => item.detail),
+    found.get(alpha)!.shown.map((item) => item.detail),
     ["folder", "name", "inside", ...many.slice(0, 17).map((item) => item.detail)],
   );
-  assert.deepEqual(found.get(sibling)!.map((item) => item.detail), ["sibling"]);
+  // The cut is counted: the answer says 28 where it shows 20.
+  assert.equal(found.get(alpha)!.total, 28);
+  assert.deepEqual(found.get(sibling)!.shown.map((item) => item.detail), ["sibling"]);
+  assert.equal(found.get(sibling)!.total, 1);
 });
 
 Deno.test("attack: under --static or --no-config skill_settings_write is refused before the user is asked to confirm a change that cannot be written", async () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { encodeNameCursor } from "../../../src/mcp/tools/cursor.ts";
 import { listPromptPage } from "../../../src/mcp/prompts/prompt_page.ts";
 import { type Prompt, ProtocolError } from "../../../src/mcp/sdk.ts";
 import type { Catalog } from "../../../src/skills/skill.ts";
@@ -62,4 +63,19 @@ Deno.test("prompts/list pages with a name cursor, each prompt exactly once", () 
     () => listPromptPage(catalog, { cursor: "nope", pageSize: 5 }),
     (error: unknown) => error instanceof ProtocolError && error.code === -32602,
   );
+});
+
+Deno.test("prompts/list refuses a name cursor another list issued for the same name (review hR L4)", () => {
+  const catalog = testCatalog(["a", "b", "c"].map((name) => ({ name })));
+  for (const list of ["skill_list", "skills/list"] as const) {
+    assert.throws(
+      () => listPromptPage(catalog, { cursor: encodeNameCursor(list, "a"), pageSize: 2 }),
+      (error: unknown) => error instanceof ProtocolError && error.code === -32602,
+    );
+  }
+  const own = listPromptPage(catalog, {
+    cursor: encodeNameCursor("prompts/list", "a"),
+    pageSize: 2,
+  });
+  assert.deepEqual(own.prompts.map((prompt) => prompt.name), ["b", "c"]);
 });

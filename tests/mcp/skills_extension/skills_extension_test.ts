@@ -291,3 +291,26 @@ Deno.test("resources/directory/read takes a folder URI with one trailing slash, 
     "only one final slash",
   );
 });
+
+Deno.test("resources/directory/read refuses one directory's cursor for another, whatever its URI's spelling", async () => {
+  const entries: Record<string, string> = { "wide/SKILL.md": skillMd("wide") };
+  for (let i = 0; i < 250; i++) {
+    entries[`wide/a/item-${String(i).padStart(3, "0")}.txt`] = "x";
+    entries[`wide/b/item-${String(i).padStart(3, "0")}.txt`] = "x";
+  }
+  await using tree = await makeTree(entries);
+  await using session = await connectInMemory(createCatalogStore(await catalogOf(tree.path)));
+  const first = await session.request("resources/directory/read", { uri: "skill://wide/a" });
+  const cursor = first.nextCursor as string;
+  assert.equal(typeof cursor, "string");
+  await assert.rejects(
+    session.request("resources/directory/read", { uri: "skill://wide/b", cursor }),
+    /The cursor is not one this server issued/,
+  );
+  // The same directory written with its final slash is the same list.
+  const second = await session.request("resources/directory/read", {
+    uri: "skill://wide/a/",
+    cursor,
+  });
+  assert.equal((second.resources as unknown[]).length, 50);
+});
