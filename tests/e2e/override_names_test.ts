@@ -20,6 +20,9 @@ Deno.test("attack: skillgate override constructor --disable writes the row (it c
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stderr, /internal error/);
   }
+  const proto = await runProgram(["override", "__proto__", "--disable"], { env });
+  assert.equal(proto.code, 2, "__proto__ would name the prototype, not an entry: refused");
+  assert.match(proto.stderr, /"__proto__" cannot be a skill's name/);
   const shown = await runProgram(["override", "valueOf"], { env });
   assert.equal(shown.code, 0, shown.stderr);
   assert.deepEqual(JSON.parse(shown.stdout), { valueOf: {} }, "not {} (the inherited function)");
