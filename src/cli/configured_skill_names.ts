@@ -53,13 +53,18 @@ export async function configuredSkillNames(
   } catch {
     return null; // the command itself already read the location; a broken file says so on serve
   }
-  if (config.remoteSources.length > 0) {
-    const remote = await prepareRemote(config, io.getEnv);
-    if (remote !== null && "error" in remote) return null;
-    if (remote !== null) config = remote.config;
+  let catalog;
+  try {
+    if (config.remoteSources.length > 0) {
+      const remote = await prepareRemote(config, io.getEnv);
+      if (remote !== null && "error" in remote) return null;
+      if (remote !== null) config = remote.config;
+    }
+    if (config.roots.length === 0) return null;
+    catalog = await buildCatalog(config.roots, config.caps);
+  } catch {
+    return null; // the write is done; a look-up that fails says nothing rather than fail it
   }
-  if (config.roots.length === 0) return null;
-  const catalog = await buildCatalog(config.roots, config.caps);
   return {
     roots: config.roots.map((root) => root.source ?? root.path),
     names: new Set(catalog.skills.map((skill) => skill.name)),

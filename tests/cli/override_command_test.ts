@@ -9,6 +9,8 @@ import {
 import type { CommandIo } from "../../src/cli/command_io.ts";
 import { UsageError } from "../../src/config/cli.ts";
 import { ConfigFileError } from "../../src/config/file/json_document.ts";
+import { configuredSkillNames } from "../../src/cli/configured_skill_names.ts";
+import { makeTree, skillMd } from "../skills/_tree.ts";
 
 function io(): CommandIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -174,4 +176,39 @@ Deno.test("parseOverrideArgs() refuses two switches that contradict each other, 
     ["enabled", false],
     ["enabled", false],
   ]);
+});
+
+Deno.test("runOverrideCommand() writes a name no configured root holds and says so in one stderr line; a served name and no configured root get none", async () => {
+  await using tree = await makeTree({
+    "skills/pdf/SKILL.md": skillMd("pdf"),
+    "cfg": { dir: true },
+  });
+  const location = {
+    path: tree.at("cfg/config.json"),
+    overridesPath: tree.at("cfg/overrides.json"),
+    isExplicit: false,
+  };
+  const run = async (name: string, env: Record<string, string>) => {
+    const at = { ...io(), getEnv: (variable: string) => env[variable] };
+    const servedNames = () => configuredSkillNames(["--no-config"], at);
+    assert.equal(
+      await runOverrideCommand(parseOverrideArgs([name, "--disable"]), location, at, {
+        servedNames,
+      }),
+      0,
+    );
+    return at;
+  };
+  const typo = await run("pfd", { SKILLS_DIR: tree.at("skills") });
+  assert.match(typo.out.join(""), /^pfd: disabled/);
+  assert.deepEqual(typo.err, [
+    `skillgate: no skill named "pfd" is under the configured roots now ("${
+      tree.at("skills")
+    }"); the override is written and applies if one appears (names are exact: skillgate list ` +
+    "shows them)\n",
+  ]);
+  assert.deepEqual((await run("pdf", { SKILLS_DIR: tree.at("skills") })).err, []);
+  assert.deepEqual((await run("other", {})).err, [], "no configured root: nothing to say");
+  const written = JSON.parse(await Deno.readTextFile(location.overridesPath));
+  assert.deepEqual(Object.keys(written.skills), ["other", "pdf", "pfd"]);
 });
