@@ -201,7 +201,12 @@ async function overrideCommand(args: readonly string[]): Promise<number> {
       getEnv: (name) => Deno.env.get(name),
       cwd: Deno.cwd(),
     });
-    return await runOverrideCommand(request, location, commandIo());
+    const io = commandIo();
+    // A name no configured root holds gets a note (a typo would leave the skill meant served);
+    // the discovery it runs is loaded only after a write.
+    const servedNames = async () =>
+      (await (await onDemand()).loadConfiguredSkillNames()).configuredSkillNames(configArgs, io);
+    return await runOverrideCommand(request, location, io, { servedNames });
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigFileError) {
       logErrorLine(`skillgate: ${error.message}`);

@@ -44,6 +44,9 @@ export const loadSyncCommand = () => import("./sync_command.ts");
 /** `src/cli/override_command.ts`: `override`. */
 export const loadOverrideCommand = () => import("./override_command.ts");
 
+/** `src/cli/configured_skill_names.ts`: `override`'s look-up of the names served now. */
+export const loadConfiguredSkillNames = () => import("./configured_skill_names.ts");
+
 /** `src/cli/health_command.ts`: `health`. */
 export const loadHealthCommand = () => import("./health_command.ts");
 

@@ -18,8 +18,14 @@ import {
   parseSetByView,
 } from "../config/file/overrides_file.ts";
 import { writeAtomically } from "../config/file/write_atomically.ts";
-import type { OverrideSwitch, SkillOverride, SkillOverrides } from "../skills/overrides.ts";
+import {
+  type OverrideSwitch,
+  ownEntry,
+  type SkillOverride,
+  type SkillOverrides,
+} from "../skills/overrides.ts";
 import type { CommandIo } from "./command_io.ts";
+import type { ConfiguredSkillNames } from "./configured_skill_names.ts";
 import { jsonForTerminal } from "./terminal_text.ts";
 
 /** Each switch of the command: the override key it sets, and to what. */
@@ -36,7 +42,7 @@ export const OVERRIDE_FLAGS: Readonly<Record<string, readonly [OverrideSwitch, b
 export interface OverrideRequest {
   /** The served skill name, or null to print every override. */
   readonly name: string | null;
-  /** Switches to set, in order (a later one wins). */
+  /** Switches to set, in order (never both values of one switch; a repeat is harmless). */
   readonly changes: readonly (readonly [OverrideSwitch, boolean])[];
 }
 
@@ -67,8 +73,10 @@ export function splitOverrideArgs(
  *
  * @param args The arguments after `override`, without configuration options.
  * @returns The request.
- * @throws {UsageError} On an unknown switch, more than one name, or a name
- *   no skill folder can have.
+ * @throws {UsageError} On an unknown switch, more than one name, a name no
+ *   skill folder can have, or two switches that contradict each other
+ *   (`--enable --disable`: the message names both; before, the later one
+ *   silently won).
  */
 export function parseOverrideArgs(args: readonly string[]): OverrideRequest {
   let name: string | null = null;
@@ -76,8 +84,15 @@ export function parseOverrideArgs(args: readonly string[]): OverrideRequest {
   for (const arg of args) {
     // Own keys only: "constructor" or "toString" is a skill name, not a switch.
     const change = Object.hasOwn(OVERRIDE_FLAGS, arg) ? OVERRIDE_FLAGS[arg] : undefined;
-    if (change !== undefined) changes.push(change);
-    else if (arg.startsWith("-")) {
+    if (change !== undefined) {
+      const clash = changes.find(([key, value]) => key === change[0] && value !== change[1]);
+      if (clash !== undefined) {
+        throw new UsageError(
+          `${flagOf(clash)} and ${arg} contradict each other; give one of them`,
+        );
+      }
+      changes.push(change);
+    } else if (arg.startsWith("-")) {
       throw new UsageError(
         `Unknown override switch "${arg}"; use ${Object.keys(OVERRIDE_FLAGS).join(", ")}`,
       );
@@ -99,6 +114,11 @@ export function parseOverrideArgs(args: readonly string[]): OverrideRequest {
  * @param request From {@linkcode parseOverrideArgs}.
  * @param location Where the configuration lives (null under `--no-config`: refused).
  * @param io Outputs.
+ * @param options `servedNames`: looks up the names served under the
+ *   configured roots now (`configuredSkillNames`), called after a write; when
+ *   it answers and NAME is not among them, one stderr line says so (the file
+ *   is still written: an owner may set up a skill before it arrives).
+ *   @default no look-up
  * @returns 0 when written or printed; 2 under `--no-config`.
  * @throws {ConfigFileError} When the existing overrides.json is not valid
  *   (it is never overwritten then).
@@ -110,6 +130,9 @@ export async function runOverrideCommand(
   request: OverrideRequest,
   location: ConfigLocation | null,
   io: CommandIo,
+  options: {
+    readonly servedNames?: () => Promise<ConfiguredSkillNames | null>;
+  } = {},
 ): Promise<number> {
   if (location === null) {
     await io.writeErr("skillgate: --no-config is set, so there is no overrides.json to edit\n");
@@ -119,12 +142,15 @@ export async function runOverrideCommand(
   const text = await readOwnerFile(path);
   const current = text === null ? {} : parseOverridesFile(path, text);
   if (request.changes.length === 0) {
-    const shown = request.name === null ? current : { [request.name]: current[request.name] ?? {} };
+    // Own entries only (here and below): "constructor" or "valueOf" is a skill name.
+    const shown = request.name === null
+      ? current
+      : { [request.name]: ownEntry(current, request.name) ?? {} };
     await io.writeOut(`${jsonForTerminal(shown)}\n`);
     return 0;
   }
   const name = request.name!;
-  const entry: Record<string, boolean> = { ...(current[name] ?? {}) };
+  const entry: Record<string, boolean> = { ...(ownEntry(current, name) ?? {}) };
   for (const [key, value] of request.changes) {
     // true is the skill's own setting: the key is removed rather than written.
     if (value) delete entry[key];
@@ -135,12 +161,27 @@ export async function runOverrideCommand(
   // A switch the owner sets here is the owner's from now on: no view may turn it back on.
   const byView = text === null ? {} : { ...parseSetByView(path, text) };
   const changed = new Set(request.changes.map(([key]) => key));
-  if (byView[name] !== undefined) {
-    byView[name] = byView[name].filter((key) => !changed.has(key));
-  }
+  const viewsEntry = ownEntry(byView, name);
+  if (viewsEntry !== undefined) byView[name] = viewsEntry.filter((key) => !changed.has(key));
   await writeAtomically(path, overridesFileText(next as SkillOverrides, schema, byView));
   await io.writeOut(`${name}: ${describe(entry)} (${path})\n`);
+  const served = await options.servedNames?.();
+  if (served != null && !served.names.has(name)) {
+    await io.writeErr(
+      `skillgate: no skill named "${name}" is under the configured roots now ` +
+        `(${served.roots.map((root) => JSON.stringify(root)).join(", ")}); the override is ` +
+        "written and applies if one appears (names are exact: skillgate list shows them)\n",
+    );
+  }
   return 0;
+}
+
+/** The switch that sets `change` (`["enabled", false]` -> `--disable`). */
+function flagOf(change: readonly [OverrideSwitch, boolean]): string {
+  const found = Object.entries(OVERRIDE_FLAGS).find(([, [key, value]]) =>
+    key === change[0] && value === change[1]
+  );
+  return found![0];
 }
 
 function schemaOf(text: string): string | null {

@@ -148,7 +148,10 @@ export async function loadSkill(
     known = seen === null ? cache?.lookup(keyOf(opened.truncated), version) ?? null : null;
     if (known === null) {
       // Plain blocks are decided without loading the YAML parser (issue 13: a cold build).
-      const quick = frontmatterBeforeParser(opened.text);
+      // Cut at the cap: a block that does not close within the read says so (review s15 L3).
+      const quick = frontmatterBeforeParser(opened.text, {
+        readCapBytes: opened.truncated ? caps.maxSkillMdBytes : null,
+      });
       const parsed = quick.decided !== null
         ? quick.decided
         : (await frontmatterParser()).parseFrontmatterBlock(quick.split);

@@ -186,14 +186,11 @@ export async function readSkillMd(
     }
     switch (error.code) {
       case "outside-skill":
-        return { ok: false, problem: escapeProblem(path, "the skill folder", "error") };
+        return { ok: false, problem: skillMdEscapeProblem(path) };
       case "bad-path":
         return refused("file-not-served", `"${path}" is not served: ${error.message}`);
       case "not-a-file":
-        return refused(
-          "unreadable-skill-md",
-          `"${path}" is not a regular file, or changed while it was read`,
-        );
+        return notRegularProblem(path);
       case "not-found":
         return refused("unreadable-skill-md", `"${path}" cannot be read: ${error.message}`);
     }
@@ -282,15 +279,7 @@ async function readSkillMdLocated(
     // The kernel placed the descriptor elsewhere (a folder on the way swapped for a link since
     // discovery): refused, as the full way refuses the same answer, without opening it again.
     if (error instanceof PathRefusedError && error.code === "not-a-file") {
-      return {
-        ok: false,
-        problem: problem(
-          path,
-          "unreadable-skill-md",
-          "error",
-          `"${path}" is not a regular file, or changed while it was read; the skill is not served`,
-        ),
-      };
+      return notRegularProblem(path);
     }
     // An I/O error: the full way decides and says why.
     return null;
@@ -320,6 +309,38 @@ async function readSkillMdLocated(
     // Exactly the handle's version's bytes, whole (size checked before and after the read).
     digest: withDigest && isVersionRead ? `sha256:${await sha256Hex(bytes)}` : null,
   };
+}
+
+/**
+ * SKILL.md is a FIFO, a folder, a device, or was swapped while read: what is
+ * wrong and what to do (review s15 L6: the remedy was missing).
+ */
+function notRegularProblem(path: string): { readonly ok: false; readonly problem: Problem } {
+  return {
+    ok: false,
+    problem: problem(
+      path,
+      "unreadable-skill-md",
+      "error",
+      `"${path}" is not a regular file, or changed while it was read; the skill is not served. ` +
+        "Replace it with a regular file",
+    ),
+  };
+}
+
+/**
+ * SKILL.md itself is a link whose target leaves the skill folder: the
+ * `symlink-escape` problem with what to do (review s15 L6).
+ */
+function skillMdEscapeProblem(path: string): Problem {
+  const escape = escapeProblem(path, "the skill folder", "error");
+  return problem(
+    path,
+    "symlink-escape",
+    "error",
+    `${escape.detail}, so the skill is not served. Copy the file into the skill folder, ` +
+      "or move its target inside it",
+  );
 }
 
 /** The largest cut `<= at` that does not split a UTF-8 sequence (needs the byte at `at`). */

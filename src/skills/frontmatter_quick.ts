@@ -32,14 +32,19 @@ export type FrontmatterBeforeParser =
  * Pure.
  *
  * @param text The whole SKILL.md (or its first bytes, when cut at the read cap).
+ * @param options `readCapBytes`: the read cap when `text` was cut at it (see
+ *   `splitFrontmatter`). @default null (the whole file)
  * @returns `decided`: the split failure or the parsed frontmatter, as
  *   `parseFrontmatter` returns them; or `decided: null` with the split block
  *   when only the YAML parser can decide.
  *
  * Rule source: Agent Skills spec, "SKILL.md format"; YAML 1.2.2, core schema.
  */
-export function frontmatterBeforeParser(text: string): FrontmatterBeforeParser {
-  const split = splitFrontmatter(text);
+export function frontmatterBeforeParser(
+  text: string,
+  options: { readonly readCapBytes?: number | null } = {},
+): FrontmatterBeforeParser {
+  const split = splitFrontmatter(text, options);
   if (!split.ok) return { decided: split };
   const plain = parsePlainFrontmatter(split.yaml, split.yamlStartLine);
   if (plain === null) return { decided: null, split };

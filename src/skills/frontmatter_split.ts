@@ -41,12 +41,20 @@ const BOM = "\uFEFF";
  * on its line does not close it. A leading UTF-8 BOM is ignored.
  *
  * @param text The whole SKILL.md (or its first bytes, when cut at the read cap).
+ * @param options `readCapBytes`: the read cap (`--max-skill-md-bytes`) when
+ *   `text` was cut at it (the file is longer), so a block that does not close
+ *   within `text` is reported as not closing within the read, naming the cap
+ *   and the option, never as "never closed" (review s15 L3: it closed beyond
+ *   the read). @default null (`text` is the whole file)
  * @returns The block and the verbatim body, or a failure with the line it concerns.
  *
  * Rule source: Agent Skills spec, "SKILL.md format"; block size capped at
  * `MAX_FRONTMATTER_BYTES` (64 KiB) of UTF-8.
  */
-export function splitFrontmatter(text: string): FrontmatterSplit | FrontmatterFailure {
+export function splitFrontmatter(
+  text: string,
+  options: { readonly readCapBytes?: number | null } = {},
+): FrontmatterSplit | FrontmatterFailure {
   const source = text.startsWith(BOM) ? text.slice(1) : text;
   const firstEnd = source.indexOf("\n");
   const firstLine = firstEnd < 0 ? source : source.slice(0, firstEnd);
@@ -75,7 +83,15 @@ export function splitFrontmatter(text: string): FrontmatterSplit | FrontmatterFa
     pos = end + 1;
     line++;
   }
+  // Lines past the block cap were not looked at: too long, wherever it closes.
   if (firstEnd >= 0 && pos - yamlStart > MAX_FRONTMATTER_BYTES) return tooLong();
+  // The whole text was looked at. Past the cap counting an unterminated last line (one long
+  // line was "never closed" before, however far past the cap it ran).
+  const isPastCap = firstEnd >= 0 &&
+    utf8Length(source.slice(yamlStart)) > MAX_FRONTMATTER_BYTES;
+  const readCapBytes = options.readCapBytes ?? null;
+  if (readCapBytes !== null) return cutBeforeClosed(readCapBytes, isPastCap);
+  if (isPastCap) return tooLong();
   return {
     ok: false,
     detail: "The frontmatter opened on line 1 is never closed. Add a line holding only '---' " +
@@ -90,6 +106,21 @@ function tooLong(): FrontmatterFailure {
     ok: false,
     detail: `The frontmatter is longer than ${MAX_FRONTMATTER_BYTES} bytes. Move long text into ` +
       "the body or a reference file",
+    line: 1,
+    column: 1,
+  };
+}
+
+/** The block does not close within the read, which was cut at `readCapBytes`. */
+function cutBeforeClosed(readCapBytes: number, isPastCap: boolean): FrontmatterFailure {
+  return {
+    ok: false,
+    detail: `The frontmatter does not close within the first ${readCapBytes} bytes of SKILL.md, ` +
+      "which is all that is read (--max-skill-md-bytes)" +
+      (isPastCap
+        ? `, and is longer than ${MAX_FRONTMATTER_BYTES} bytes already. Move long text into the ` +
+          "body or a reference file"
+        : ". Move long text into the body or a reference file, or raise --max-skill-md-bytes"),
     line: 1,
     column: 1,
   };

@@ -25,6 +25,21 @@ export interface SkillOverride {
 /** Overrides by served skill name (a plain object, so it crosses `postMessage`). */
 export type SkillOverrides = Readonly<Record<string, SkillOverride>>;
 
+/**
+ * A record's own entry by skill name, never an inherited member: a skill may
+ * be named `constructor`, `toString` or `valueOf`, and on a plain object
+ * `record[name]` would answer `Object.prototype`'s function for it (review
+ * s15 M1: `skillgate override constructor --disable` crashed on it). The one
+ * lookup for every record keyed by a skill name (overrides, `setByView`).
+ *
+ * @param record Overrides, `setByView`, or any record keyed by skill name.
+ * @param name A skill name (exact).
+ * @returns The entry, or undefined when the record has none of its own.
+ */
+export function ownEntry<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 /** The three switches, in the order they are documented. */
 export const OVERRIDE_SWITCHES = ["enabled", "modelInvocable", "userInvocable"] as const;
 
@@ -70,8 +85,8 @@ export function narrowOverrides(
   for (const name of [...names].sort()) {
     const entry: Record<string, boolean> = {};
     for (const key of OVERRIDE_SWITCHES) {
-      const isOffNow = current[name]?.[key] === false;
-      const isOffProposed = proposed[name]?.[key] === false;
+      const isOffNow = ownEntry(current, name)?.[key] === false;
+      const isOffProposed = ownEntry(proposed, name)?.[key] === false;
       if (isOffNow || isOffProposed) entry[key] = false;
       if (isOffNow && !isOffProposed) widened.push(`${name}.${key}`);
     }
@@ -90,7 +105,7 @@ export function narrowOverrides(
  * @returns True when `overrides` disables it.
  */
 export function isDisabled(overrides: SkillOverrides, name: string): boolean {
-  return Object.hasOwn(overrides, name) && overrides[name]?.enabled === false;
+  return ownEntry(overrides, name)?.enabled === false;
 }
 
 /** Narrowed copies of skills, per base skill object (so a view reuses them across snapshots). */
@@ -113,7 +128,7 @@ export function applyOverlay(base: Catalog, overlay: CatalogOverlay): Catalog {
   if (names.length === 0 && overlay.problems.length === 0) return base;
   const skills: Skill[] = [];
   for (const skill of base.skills) {
-    const switches = overlay.overrides[skill.name];
+    const switches = ownEntry(overlay.overrides, skill.name);
     if (switches === undefined) {
       skills.push(skill);
       continue;

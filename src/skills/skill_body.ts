@@ -71,7 +71,9 @@ export async function readSkillBody(skill: Skill, maxSkillMdBytes: number): Prom
     reportStaleSkill(skill);
     return { ok: false, detail: read.problem.detail, isLastGood: false };
   }
-  const split = splitFrontmatter(read.text);
+  const split = splitFrontmatter(read.text, {
+    readCapBytes: read.truncated ? maxSkillMdBytes : null,
+  });
   if (!split.ok) return { ok: false, detail: split.detail, isLastGood: false };
   if (!read.truncated) return { ok: true, body: split.body, truncated: false };
   const nextOffset = new TextEncoder().encode(read.text).length;

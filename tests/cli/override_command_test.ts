@@ -9,6 +9,8 @@ import {
 import type { CommandIo } from "../../src/cli/command_io.ts";
 import { UsageError } from "../../src/config/cli.ts";
 import { ConfigFileError } from "../../src/config/file/json_document.ts";
+import { configuredSkillNames } from "../../src/cli/configured_skill_names.ts";
+import { makeTree, skillMd } from "../skills/_tree.ts";
 
 function io(): CommandIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -103,4 +105,110 @@ Deno.test("attack: skill names that are Object.prototype members ('constructor',
 
 Deno.test("attack: skillgate override __proto__ is refused (it would name the prototype, and the entry be lost)", () => {
   assert.throws(() => parseOverrideArgs(["__proto__", "--disable"]), UsageError);
+});
+
+Deno.test("attack: skillgate override writes and prints Object.prototype member names ('constructor', 'toString', 'valueOf', 'hasOwnProperty') as skills, never as inherited members", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-override-" });
+  try {
+    const location = {
+      path: `${dir}/config.json`,
+      overridesPath: `${dir}/overrides.json`,
+      isExplicit: false,
+    };
+    const names = ["constructor", "toString", "valueOf", "hasOwnProperty"];
+    // Before, printing "valueOf" with no overrides.json answered {} (the inherited function).
+    for (const name of names) {
+      const shown = io();
+      assert.equal(await runOverrideCommand(parseOverrideArgs([name]), location, shown), 0);
+      assert.equal(shown.out.join(""), `${JSON.stringify({ [name]: {} }, null, 2)}\n`);
+    }
+    // A file whose setByView holds another skill: "constructor" was read from Object.prototype
+    // there, and `.filter` crashed on it ("byView[name].filter is not a function").
+    await Deno.writeTextFile(
+      location.overridesPath,
+      JSON.stringify({ skills: { pdf: { enabled: false } }, setByView: { pdf: ["enabled"] } }),
+    );
+    for (const name of names) {
+      const out = io();
+      const run = (args: string[]) => runOverrideCommand(parseOverrideArgs(args), location, out);
+      assert.equal(await run([name, "--disable"]), 0);
+      assert.equal(await run([name, "--hide-from-model"]), 0);
+      assert.match(out.out.join(""), new RegExp(`^${name}: disabled, hidden from the model`, "m"));
+    }
+    const written = JSON.parse(await Deno.readTextFile(location.overridesPath));
+    assert.deepEqual(written.skills, {
+      constructor: { enabled: false, modelInvocable: false },
+      hasOwnProperty: { enabled: false, modelInvocable: false },
+      pdf: { enabled: false },
+      toString: { enabled: false, modelInvocable: false },
+      valueOf: { enabled: false, modelInvocable: false },
+    });
+    assert.deepEqual(written.setByView, { pdf: ["enabled"] }, "another skill's ledger is kept");
+    for (const name of names) {
+      const shown = io();
+      assert.equal(await runOverrideCommand(parseOverrideArgs([name]), location, shown), 0);
+      assert.deepEqual(JSON.parse(shown.out.join("")), {
+        [name]: { enabled: false, modelInvocable: false },
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("parseOverrideArgs() refuses two switches that contradict each other, naming both", () => {
+  const pairs = [
+    ["--enable", "--disable"],
+    ["--disable", "--enable"],
+    ["--hide-from-model", "--show-to-model"],
+    ["--prompt", "--no-prompt"],
+  ];
+  for (const [first, second] of pairs) {
+    assert.throws(
+      () => parseOverrideArgs(["pdf", first!, second!]),
+      (error: unknown) =>
+        error instanceof UsageError &&
+        error.message.includes(first!) && error.message.includes(second!),
+    );
+  }
+  // A repeat is no contradiction.
+  assert.deepEqual(parseOverrideArgs(["pdf", "--disable", "--disable"]).changes, [
+    ["enabled", false],
+    ["enabled", false],
+  ]);
+});
+
+Deno.test("runOverrideCommand() writes a name no configured root holds and says so in one stderr line; a served name and no configured root get none", async () => {
+  await using tree = await makeTree({
+    "skills/pdf/SKILL.md": skillMd("pdf"),
+    "cfg": { dir: true },
+  });
+  const location = {
+    path: tree.at("cfg/config.json"),
+    overridesPath: tree.at("cfg/overrides.json"),
+    isExplicit: false,
+  };
+  const run = async (name: string, env: Record<string, string>) => {
+    const at = { ...io(), getEnv: (variable: string) => env[variable] };
+    const servedNames = () => configuredSkillNames(["--no-config"], at);
+    assert.equal(
+      await runOverrideCommand(parseOverrideArgs([name, "--disable"]), location, at, {
+        servedNames,
+      }),
+      0,
+    );
+    return at;
+  };
+  const typo = await run("pfd", { SKILLS_DIR: tree.at("skills") });
+  assert.match(typo.out.join(""), /^pfd: disabled/);
+  assert.deepEqual(typo.err, [
+    `skillgate: no skill named "pfd" is under the configured roots now ("${
+      tree.at("skills")
+    }"); the override is written and applies if one appears (names are exact: skillgate list ` +
+    "shows them)\n",
+  ]);
+  assert.deepEqual((await run("pdf", { SKILLS_DIR: tree.at("skills") })).err, []);
+  assert.deepEqual((await run("other", {})).err, [], "no configured root: nothing to say");
+  const written = JSON.parse(await Deno.readTextFile(location.overridesPath));
+  assert.deepEqual(Object.keys(written.skills), ["other", "pdf", "pfd"]);
 });

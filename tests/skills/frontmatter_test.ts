@@ -239,6 +239,46 @@ Deno.test("parseFrontmatter() refuses frontmatter over MAX_FRONTMATTER_BYTES", (
   assert.ok(parseFrontmatter(`---\nd: ${"x".repeat(1000)}\n---\n`).ok);
 });
 
+Deno.test("splitFrontmatter() says a block is too long, not never closed, when its last line runs past MAX_FRONTMATTER_BYTES unterminated", () => {
+  const split = splitFrontmatter(
+    `---\nname: a\ndescription: "${"x".repeat(MAX_FRONTMATTER_BYTES)}`,
+  );
+  assert.ok(!split.ok);
+  assert.match(split.detail, /^The frontmatter is longer than 65536 bytes/);
+});
+
+Deno.test("splitFrontmatter() on a read cut at the cap: a block that does not close within it is reported as longer than the read (the cap and --max-skill-md-bytes named), never as 'never closed'", () => {
+  // Review s15 L3: a 3 MB description closed beyond the 262,144-byte read was "never closed".
+  const cut = `---\nname: a\ndescription: "${"x".repeat(300_000)}`.slice(0, 262_144);
+  const long = splitFrontmatter(cut, { readCapBytes: 262_144 });
+  assert.ok(!long.ok);
+  assert.doesNotMatch(long.detail, /never closed/);
+  assert.match(
+    long.detail,
+    /^The frontmatter does not close within the first 262144 bytes of SKILL\.md, which is all that is read \(--max-skill-md-bytes\), and is longer than 65536 bytes already\. Move long text into the body or a reference file$/,
+  );
+  // Under a lower cap, the block may be within MAX_FRONTMATTER_BYTES: raising the cap helps.
+  const lines = `---\nname: a\n${"k: v\n".repeat(3000)}`.slice(0, 4096);
+  const short = splitFrontmatter(lines, { readCapBytes: 4096 });
+  assert.ok(!short.ok);
+  assert.match(
+    short.detail,
+    /^The frontmatter does not close within the first 4096 bytes of SKILL\.md.*\. Move long text into the body or a reference file, or raise --max-skill-md-bytes$/,
+  );
+  // A block closed within the cut read is found as before; a whole file still "never closed".
+  assert.ok(splitFrontmatter("---\na: 1\n---\nbody cut her", { readCapBytes: 4096 }).ok);
+  assert.match(
+    (splitFrontmatter("---\na: 1\n") as { detail: string }).detail,
+    /never closed/,
+  );
+  // A block past MAX_FRONTMATTER_BYTES before the cut: too long, wherever it closes.
+  const many = `---\n${"k: v\n".repeat(20_000)}`.slice(0, 262_144);
+  assert.match(
+    (splitFrontmatter(many, { readCapBytes: 262_144 }) as { detail: string }).detail,
+    /^The frontmatter is longer than 65536 bytes/,
+  );
+});
+
 Deno.test("splitFrontmatter() reports where the YAML and the body start", () => {
   const split = splitFrontmatter("---\na: 1\nb: 2\n---\nbody\n");
   assert.ok(split.ok);

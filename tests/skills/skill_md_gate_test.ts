@@ -28,6 +28,16 @@ Deno.test("attack: a SKILL.md that is a FIFO is refused at once, never waited on
   const problem = catalog.problems.find((p) => p.path === tree.at("pipe/SKILL.md"));
   assert.equal(problem?.reason, "unreadable-skill-md");
   assert.match(problem?.detail ?? "", /not a regular file/);
+  assert.match(problem?.detail ?? "", /\. Replace it with a regular file$/, "says what to do");
+});
+
+Deno.test("a folder named SKILL.md is refused with what to do: replace it with a regular file", async () => {
+  await using tree = await makeTree({ "d/SKILL.md/x.md": "x\n" });
+  const catalog = await build(tree.path);
+  assert.deepEqual(catalog.skills, []);
+  const problem = catalog.problems.find((p) => p.path === tree.at("d/SKILL.md"));
+  assert.equal(problem?.reason, "unreadable-skill-md");
+  assert.match(problem?.detail ?? "", /is not a regular file.*\. Replace it with a regular file$/);
 });
 
 Deno.test("attack: a SKILL.md symlinked to a file outside the skill is refused and its text never served", async () => {
@@ -40,6 +50,10 @@ Deno.test("attack: a SKILL.md symlinked to a file outside the skill is refused a
   const problem = catalog.problems.find((p) => p.path === tree.at("s/SKILL.md"));
   assert.equal(problem?.reason, "symlink-escape");
   assert.equal(problem?.severity, "error");
+  assert.match(
+    problem?.detail ?? "",
+    /points outside the skill folder; it is not followed, so the skill is not served\. Copy the file into the skill folder, or move its target inside it$/,
+  );
   assert.ok(!JSON.stringify(catalog).includes("SECRET"));
   assert.ok(!JSON.stringify(catalog).includes(outside.path), "no outside host path is named");
 });

@@ -67,16 +67,35 @@ Deno.test("settleHttpToken() leaves a stdio configuration alone", async () => {
   assert.equal(await settleHttpToken(config), config);
 });
 
-Deno.test("readTokenFile() reads a small text file and refuses empty, huge or missing ones", async () => {
+Deno.test("readTokenFile() reads a small text file, refuses empty, huge or missing ones, and says how to create a missing or empty one", async () => {
   const dir = await Deno.makeTempDir({ prefix: "skillgate-token-" });
   try {
     await Deno.writeTextFile(join(dir, "token"), `${TEST_TOKEN}\n`);
     assert.equal(await readTokenFile(join(dir, "token")), `${TEST_TOKEN}\n`);
     await Deno.writeTextFile(join(dir, "empty"), " \n");
-    assert.match(await startupError(readTokenFile(join(dir, "empty"))), /is empty/);
+    assert.match(
+      await startupError(readTokenFile(join(dir, "empty"))),
+      /is empty; put a token in it: openssl rand -hex 32 > \S+empty && chmod 600 \S+empty$/,
+    );
     await Deno.writeTextFile(join(dir, "huge"), "x".repeat(5000));
     assert.match(await startupError(readTokenFile(join(dir, "huge"))), /larger than 4096 bytes/);
-    assert.match(await startupError(readTokenFile(join(dir, "missing"))), /does not exist/);
+    // Missing is what a newcomer meets first (README's example names ~/.config/skillgate/token):
+    // the message says how to create it.
+    const missing = join(dir, "missing");
+    assert.equal(
+      await startupError(readTokenFile(missing)),
+      `The HTTP token file "${missing}" does not exist; create it: ` +
+        `openssl rand -hex 32 > ${missing} && chmod 600 ${missing}`,
+    );
+    assert.match(
+      await startupError(readTokenFile(join(dir, "sg", "token"))),
+      /create it: mkdir -p \S+\/sg && openssl rand -hex 32 > \S+\/sg\/token && chmod 600 /,
+    );
+    const spaced = join(dir, "my token");
+    assert.match(
+      await startupError(readTokenFile(spaced)),
+      /create it: openssl rand -hex 32 > '[^']+\/my token' && chmod 600 '[^']+\/my token'$/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

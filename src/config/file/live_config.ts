@@ -22,6 +22,7 @@ import {
   type CatalogOverlay,
   narrowOverrides,
   type OverrideSwitch,
+  ownEntry,
   type SkillOverrides,
 } from "../../skills/overrides.ts";
 import { type ConfigFile, parseConfigFile } from "./config_file.ts";
@@ -187,7 +188,7 @@ export function overlayOf(
 export function keptSetByView(setByView: SetByView, overrides: SkillOverrides): SetByView {
   const kept: Record<string, OverrideSwitch[]> = {};
   for (const [name, switches] of Object.entries(setByView)) {
-    const entry = Object.hasOwn(overrides, name) ? overrides[name] : undefined;
+    const entry = ownEntry(overrides, name);
     const off = switches.filter((key) => entry?.[key] === false);
     if (off.length > 0) kept[name] = off;
   }
@@ -204,7 +205,7 @@ export function keptSetByView(setByView: SetByView, overrides: SkillOverrides): 
 export function commonSetByView(fromFile: SetByView, inForce: SetByView): SetByView {
   const common: Record<string, OverrideSwitch[]> = {};
   for (const [name, switches] of Object.entries(fromFile)) {
-    const held = Object.hasOwn(inForce, name) ? inForce[name]! : [];
+    const held = ownEntry(inForce, name) ?? [];
     const both = switches.filter((key) => held.includes(key));
     if (both.length > 0) common[name] = both;
   }

@@ -16,6 +16,7 @@ import { isUsableDirectoryName } from "../../skills/names.ts";
 import {
   OVERRIDE_SWITCHES,
   type OverrideSwitch,
+  ownEntry,
   type SkillOverride,
   type SkillOverrides,
 } from "../../skills/overrides.ts";
@@ -186,7 +187,7 @@ export function overridesFileText(
   const byView: Record<string, OverrideSwitch[]> = {};
   for (const name of Object.keys(setByView).sort()) {
     const kept = OVERRIDE_SWITCHES.filter((key) =>
-      setByView[name]!.includes(key) && skills[name]?.[key] === false
+      setByView[name]!.includes(key) && ownEntry(skills, name)?.[key] === false
     );
     if (kept.length > 0) byView[name] = kept;
   }

@@ -25,6 +25,7 @@
 import {
   OVERRIDE_SWITCHES,
   type OverrideSwitch,
+  ownEntry,
   type SkillOverride,
   type SkillOverrides,
 } from "../../skills/overrides.ts";
@@ -139,7 +140,9 @@ async function isNameable(
   setByView: SetByView,
   bases: SkillBases,
 ): Promise<boolean> {
-  if (own(file, request.name) !== undefined || own(setByView, request.name) !== undefined) {
+  if (
+    ownEntry(file, request.name) !== undefined || ownEntry(setByView, request.name) !== undefined
+  ) {
     return true;
   }
   const realDir = await skillFolderOf(request.name, request.dir, bases);
@@ -181,9 +184,9 @@ export function decideViewOverride(
   const viewsSetByView = commonSetByView(fileSetByView, inForce.setByView);
   const { name, switch: key } = request;
   // Own entries only: a skill may be named "constructor" or "toString".
-  const fileEntry = own(file, name);
-  const forceEntry = own(inForce.overrides, name);
-  const viewsEntry = own(viewsSetByView, name);
+  const fileEntry = ownEntry(file, name);
+  const forceEntry = ownEntry(inForce.overrides, name);
+  const viewsEntry = ownEntry(viewsSetByView, name);
   const isOffInFile = fileEntry?.[key] === false;
   const isOffInForce = forceEntry?.[key] === false;
   const isViews = viewsEntry?.includes(key) === true;
@@ -381,7 +384,7 @@ export async function dropStaleSetByView(
     return false;
   }
   const isStale = Object.entries(fromFile).some(([name, switches]) =>
-    switches.some((key) => !(own(kept, name)?.includes(key) ?? false))
+    switches.some((key) => !(ownEntry(kept, name)?.includes(key) ?? false))
   );
   if (!isStale) return false;
   return await writeAtomically(path, overridesFileText(file, schemaOf(text), kept), {
@@ -395,10 +398,6 @@ function refusal(
   hint = "Check the request against skill_settings and try again",
 ): ViewOverrideAnswer {
   return { ok: false, code, message, hint };
-}
-
-function own<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
-  return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 function without(entry: SkillOverride, key: OverrideSwitch): Record<string, boolean> {

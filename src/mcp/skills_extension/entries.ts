@@ -40,6 +40,12 @@ export interface ExtensionView {
   readonly uris: readonly string[];
   /** Listed skills by SKILL.md URI. */
   readonly byUri: ReadonlyMap<string, Skill>;
+  /**
+   * Served skills the extension leaves out, by SKILL.md URI: the skill's
+   * name and why (`extensionExclusion`: how it breaks which rule), so
+   * `skills/get` can say so instead of "no skill is served".
+   */
+  readonly excludedByUri: ReadonlyMap<string, { readonly name: string; readonly why: string }>;
 }
 
 const views = new WeakMap<Catalog, ExtensionView>();
@@ -110,21 +116,27 @@ export function skillMdUri(skill: Skill): string {
  * The skills the extension lists in a snapshot, computed once per snapshot.
  *
  * @param catalog The snapshot.
- * @returns The view: skills that pass `extensionExclusion`, sorted by URI.
+ * @returns The view: skills that pass `extensionExclusion`, sorted by URI,
+ *   and the ones it leaves out, by URI.
  *
  * Source: SEP-2640, "Listing Skills" (stable order for pagination).
  */
 export function extensionView(catalog: Catalog): ExtensionView {
   const known = views.get(catalog);
   if (known !== undefined) return known;
-  const pairs = catalog.skills
-    .filter((skill) => extensionExclusion(skill) === null)
-    .map((skill) => ({ uri: skillMdUri(skill), skill }))
-    .sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+  const pairs: { uri: string; skill: Skill }[] = [];
+  const excludedByUri = new Map<string, { readonly name: string; readonly why: string }>();
+  for (const skill of catalog.skills) {
+    const why = extensionExclusion(skill);
+    if (why === null) pairs.push({ uri: skillMdUri(skill), skill });
+    else excludedByUri.set(skillMdUri(skill), Object.freeze({ name: skill.name, why }));
+  }
+  pairs.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
   const view: ExtensionView = Object.freeze({
     skills: Object.freeze(pairs.map((pair) => pair.skill)),
     uris: Object.freeze(pairs.map((pair) => pair.uri)),
     byUri: new Map(pairs.map((pair) => [pair.uri, pair.skill])),
+    excludedByUri,
   });
   views.set(catalog, view);
   return view;

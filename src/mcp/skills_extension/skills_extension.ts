@@ -20,6 +20,7 @@ import { issueClause } from "../invalid_params.ts";
 import { createDigestCache, type DigestCache } from "./digest_cache.ts";
 import { directoryChildren, quoteUri, resolveDirectory } from "./directory.ts";
 import {
+  type ExtensionView,
   extensionView,
   isEntryBuilt,
   isLeftOutForNow,
@@ -160,8 +161,9 @@ export function serveSkillsExtension(
 
   server.setRequestHandler("skills/get", anyParams, async (raw, ctx) => {
     const params = parseParams(getParams, raw);
-    const skill = extensionView(store.current()).byUri.get(params.uri);
-    if (skill === undefined) throw invalid(`No skill is served at ${quoteUri(params.uri)}`);
+    const view = extensionView(store.current());
+    const skill = view.byUri.get(params.uri);
+    if (skill === undefined) throw invalid(notListedMessage(view, params.uri));
     const [entry] = await skillEntries([skill], digests);
     if (entry !== undefined && isLeftOutForNow(entry)) throw notReadNow([entry.uri]);
     if (entry !== undefined && !isManifestComplete(entry)) {
@@ -257,6 +259,21 @@ function notReadNow(uris: readonly string[]): ProtocolError {
       "was free, or the check did not answer in time), so no complete entry can be given now; " +
       "ask again (the files are read again then)",
   );
+}
+
+/**
+ * Why `skills/get` has no entry for `uri`: no skill is served there, or the
+ * skill is served but the extension leaves it out; then the rule it breaks
+ * and the doors that still serve it (review s15 L6: "No skill is served"
+ * was said of a skill the tools served). Names no host path.
+ */
+function notListedMessage(view: ExtensionView, uri: string): string {
+  const excluded = view.excludedByUri.get(uri);
+  if (excluded === undefined) return `No skill is served at ${quoteUri(uri)}`;
+  return `Skill "${excluded.name}" is served, but not through the MCP skills extension ` +
+    `(skills/list, skills/get), because ${excluded.why}. Read it with resources/read at ` +
+    `${quoteUri(uri)} (its files at the URIs beside it), or with the skill_load and ` +
+    "skill_file tools where the server offers them";
 }
 
 function invalid(message: string): ProtocolError {

@@ -12,7 +12,7 @@
 
 import * as z from "zod";
 import type { Config } from "../../config/config.ts";
-import { OVERRIDE_SWITCHES, type OverrideSwitch } from "../../skills/overrides.ts";
+import { OVERRIDE_SWITCHES, type OverrideSwitch, ownEntry } from "../../skills/overrides.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { appToolMeta, SETTINGS_VIEW_URI } from "../apps/app_meta.ts";
 import { toolSuccess } from "../tool_result.ts";
@@ -123,17 +123,6 @@ export function settingsAnswer(context: ToolContext, extra?: ToolCallExtra): Ski
     }),
     ...ownerLines(context.config),
   };
-}
-
-/**
- * A record's own entry (a skill may be named "constructor").
- *
- * @param record Overrides or `setByView`.
- * @param name A skill name.
- * @returns The entry, or undefined when the record has none of its own.
- */
-export function ownEntry<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
-  return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 /**

@@ -13,13 +13,13 @@
 import * as z from "zod";
 import { MAX_CLIENT_NAME_CHARS } from "../../caps.ts";
 import type { ViewOverrideRequest } from "../../config/file/view_override_write.ts";
-import { OVERRIDE_SWITCHES, type OverrideSwitch } from "../../skills/overrides.ts";
+import { OVERRIDE_SWITCHES, type OverrideSwitch, ownEntry } from "../../skills/overrides.ts";
 import { appToolMeta, SETTINGS_VIEW_URI } from "../apps/app_meta.ts";
 import type { InputRequiredResult } from "../sdk.ts";
 import type { ConfirmationWords } from "../elicitation/run_confirmation.ts";
 import { toolError, type ToolResult, toolSuccess } from "../tool_result.ts";
 import { confirmationRefusal, settingsConfirmer, settingsRefusal } from "./settings_guard.ts";
-import { frontmatterTurnsOff, ownEntry } from "./skill_settings.ts";
+import { frontmatterTurnsOff } from "./skill_settings.ts";
 import { defineTool, type ToolCallExtra, type UserAnswer } from "./tool.ts";
 
 const inputSchema = z.object({

@@ -9,6 +9,7 @@
 
 import { MAX_HTTP_TOKEN_FILE_BYTES, MIN_HTTP_TOKEN_CHARS } from "../../caps.ts";
 import type { Config } from "../../config/config.ts";
+import { shellQuote } from "../../cli/shell_quote.ts";
 import { logErrorLine } from "../../cli/terminal_text.ts";
 import { isLoopbackHost, urlHost } from "./host_policy.ts";
 import { type OpenedFileInfo, readRegularFile } from "../../files/regular_file.ts";
@@ -164,6 +165,8 @@ export async function readTokenFile(
   options: { readonly onWarning?: (line: string) => void } = {},
 ): Promise<string> {
   const refuse = (why: string) => new HttpStartupError(`The HTTP token file "${path}" ${why}`);
+  // What to do when there is no token in it yet (review s15 L6: "does not exist" said only what).
+  const create = `openssl rand -hex 32 > ${shellQuote(path)} && chmod 600 ${shellQuote(path)}`;
   let bytes: Uint8Array;
   let info: OpenedFileInfo;
   let folder: string;
@@ -189,7 +192,7 @@ export async function readTokenFile(
   } catch (error) {
     if (error instanceof HttpStartupError) throw error;
     const why = error instanceof Deno.errors.NotFound
-      ? "does not exist"
+      ? `does not exist; create it: ${await withFolder(path, create)}`
       : error instanceof Deno.errors.PermissionDenied
       ? "cannot be read (permission denied)"
       : "cannot be read";
@@ -205,8 +208,19 @@ export async function readTokenFile(
   } catch {
     throw refuse("is not UTF-8 text");
   }
-  if (text.trim() === "") throw refuse("is empty");
+  if (text.trim() === "") throw refuse(`is empty; put a token in it: ${create}`);
   return text;
+}
+
+/** `command`, after a `mkdir -p` of `path`'s folder when that folder does not exist either. */
+async function withFolder(path: string, command: string): Promise<string> {
+  const folder = path.slice(0, Math.max(path.lastIndexOf("/"), 1));
+  try {
+    await Deno.stat(folder);
+    return command;
+  } catch {
+    return `mkdir -p ${shellQuote(folder)} && ${command}`;
+  }
 }
 
 /** Whether a uid may own the token file or its folder: this user, or root. */

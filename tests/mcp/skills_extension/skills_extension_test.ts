@@ -149,10 +149,33 @@ Deno.test("the extension leaves out a mismatched name, over 512 files or over 16
   await using session = await connectInMemory(createCatalogStore(catalog));
   const listed = (await session.request("skills/list")).skills as { uri: string }[];
   assert.deepEqual(listed.map((entry) => entry.uri), ["skill://fine/SKILL.md"]);
+  const ruleOf: Record<string, string> = {
+    "folder-name": "name-matches-folder",
+    "huge": "max-bytes",
+    "many-files": "max-files",
+  };
   for (const name of ["folder-name", "huge", "many-files"]) {
+    const uri = `skill://${name}/SKILL.md`;
+    // Review s15 L6: it said "No skill is served" of a skill the tools and resources serve.
     await assert.rejects(
-      session.request("skills/get", { uri: `skill://${name}/SKILL.md` }),
-      (error: unknown) => (error as { code?: number }).code === -32602,
+      session.request("skills/get", { uri }),
+      (error: unknown) => {
+        const { code, message } = error as { code?: number; message?: string };
+        return code === -32602 &&
+          (message ?? "").includes(
+            `Skill "${name}" is served, but not through the MCP skills extension`,
+          ) &&
+          (message ?? "").includes(`(rule "${ruleOf[name]}"`) &&
+          (message ?? "").includes(`Read it with resources/read at "${uri}"`) &&
+          (message ?? "").includes("skill_load and skill_file tools") &&
+          !(message ?? "").includes(tree.path);
+      },
+    );
+    const read = await session.client.readResource({ uri });
+    assert.equal(
+      read.contents.length,
+      1,
+      `${name}: resources/read serves what the error points at`,
     );
     const problem = catalog.problems.find((p) =>
       p.reason === "extension-excluded" && p.path === tree.at(name)
@@ -161,6 +184,13 @@ Deno.test("the extension leaves out a mismatched name, over 512 files or over 16
     const load = await session.client.callTool({ name: "skill_load", arguments: { name } });
     assert.notEqual(load.isError, true, `${name} stays reachable through skill_load`);
   }
+  await assert.rejects(
+    session.request("skills/get", { uri: "skill://nowhere/SKILL.md" }),
+    (error: unknown) =>
+      (error as { message?: string }).message?.includes(
+        'No skill is served at "skill://nowhere/SKILL.md"',
+      ) === true,
+  );
   const excluded = catalog.problems.filter((p) => p.reason === "extension-excluded");
   assert.match(excluded.map((p) => p.detail).join("\n"), /513 files and the extension allows 512/);
   assert.match(excluded.map((p) => p.detail).join("\n"), /16777216/);
