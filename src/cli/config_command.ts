@@ -11,6 +11,7 @@ import type { Config, OptionSource } from "../config/config.ts";
 import type { ConfigLocation } from "../config/file/load_config.ts";
 import { fileKeyOf, OPTIONS } from "../config/options.ts";
 import { cacheAtRoot, rootProblem } from "../config/index_cache_dir.ts";
+import { checkRoots } from "../config/root_check.ts";
 import type { RootOrigin } from "../skills/skill.ts";
 import type { CommandIo } from "./command_io.ts";
 import { jsonForTerminal, padEnd } from "./terminal_text.ts";
@@ -25,8 +26,8 @@ export interface ConfigReport {
     readonly path: string;
     readonly from: RootOrigin;
     /**
-     * Set when the root is no folder now (`not found`, `not a folder`, or the
-     * error's name): serve, list and validate refuse it. @default not set
+     * Set when the root is no readable folder now: the message serve, list and
+     * validate refuse it with (`src/config/root_check.ts`). @default not set
      */
     readonly problem?: string;
   }[];
@@ -111,8 +112,8 @@ export function configReport(
  * @param io Outputs.
  * @returns 0.
  *
- * Requires `--allow-read` on the index cache folder and the roots (realpath,
- * and a stat each to say one is missing), which the trusted part holds.
+ * Requires `--allow-read` on the index cache folder and the roots (stat and
+ * realpath, as the roots' start-up check), which the trusted part holds.
  */
 export async function runConfigCommand(
   config: Config,
@@ -120,11 +121,9 @@ export async function runConfigCommand(
   io: CommandIo,
 ): Promise<number> {
   const cacheDir = config.indexCacheDir;
-  const rootProblems = new Map<string, string>();
-  for (const root of config.roots) {
-    const problem = rootFolderProblem(root.path);
-    if (problem !== null) rootProblems.set(root.path, problem);
-  }
+  // The roots' start-up check, as serve, list and validate run it: its message is theirs.
+  const { failures } = await checkRoots(config.roots, []);
+  const rootProblems = new Map(failures.map((failure) => [failure.path, failure.message]));
   const report = configReport(config, location, {
     indexCacheRoot: cacheDir === null
       ? null
@@ -160,7 +159,7 @@ export function renderConfig(report: ConfigReport): string {
       `  ${root.path}  (${root.from})` +
         (root.problem === undefined
           ? ""
-          : `  ${root.problem}: serve, list and validate refuse it; fix the path or create it`),
+          : `\n    refused by serve, list and validate: ${root.problem}`),
     );
   }
   lines.push("", "options:");
@@ -180,17 +179,4 @@ export function renderConfig(report: ConfigReport): string {
 function show(value: unknown): string {
   if (Array.isArray(value)) return value.length === 0 ? "[]" : value.join(",");
   return value === null ? "null" : String(value);
-}
-
-/** Why `path` is no folder now (following links, as the roots' check does), or null. */
-function rootFolderProblem(path: string): string | null {
-  try {
-    return Deno.statSync(path).isDirectory ? null : "not a folder";
-  } catch (error) {
-    return error instanceof Deno.errors.NotFound
-      ? "not found"
-      : error instanceof Error
-      ? error.name
-      : "unreadable";
-  }
 }
