@@ -544,6 +544,36 @@ async function serve(start: StartMessage): Promise<void> {
     }
     if (owner.isReadOwed) ownerFiles.open();
   };
+  /**
+   * Starts the watcher over `served` (a late watch: after the build, which it plans from) and
+   * returns it (null: none), then in the background either the fresh rebuild a cap the owner
+   * lowered before the watch owes (it reuses nothing, so it also sees every edit made before the
+   * watch was live), or the catch-up (src/refresh/catch_up.ts): the roots rescanned and every skill whose folders changed
+   * since the build began loaded again. A file added in a skill's sub-folder shows only in that
+   * folder's times, so a roots-only rescan missed it (s15: a large stdio catalog, and HTTP).
+   * The same for every path: a small stdio catalog after its first answer, a large one once
+   * requests paused, HTTP once complete.
+   */
+  const watchAndCatchUp = async (served: CatalogStore, builtFromMs: number) => {
+    const watching = await startConfiguredRefresh(served, config, self);
+    owner.refresh = watching;
+    if (watching === null) return watching;
+    if (owner.isRebuildOwed) {
+      owner.isRebuildOwed = false;
+      watching.rebuildAll().catch((error: unknown) => {
+        console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
+      });
+      return watching;
+    }
+    void skillsChangedInSlices(served.base(), builtFromMs).then((changed) =>
+      watching.refresh([...config.roots.map((root) => root.path), ...changed], {
+        giveWay: BACKGROUND_GIVE_WAY,
+      })
+    ).catch((error: unknown) => {
+      console.error("skillgate: could not catch up with edits made before the watch:", error);
+    });
+    return watching;
+  };
   if (config.options.http === null) {
     // A small catalog's transport is connected while the catalog loads (issue 13: its set-up and
     // the first read overlap the build's waits); every message, `initialize` too, is held until
@@ -627,29 +657,7 @@ async function serve(start: StartMessage): Promise<void> {
       // A cold build's index cache write and compaction, now that the first requests (usually
       // a full skills/list) paused: they held the first page back by ~0.3-0.5 s (s9-h4).
       (await loading).housekeeping.run();
-      refresh = await startConfiguredRefresh(await store, config, self);
-      owner.refresh = refresh;
-      if (refresh !== null && owner.isRebuildOwed) {
-        // A cap the owner lowered before the watch was up: reuses nothing, so it also sees every
-        // edit made before the watch was live (as the catch-up below would).
-        owner.isRebuildOwed = false;
-        refresh.rebuildAll().catch((error: unknown) => {
-          console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
-        });
-      } else if (refresh !== null) {
-        // The catch-up, as over HTTP: the roots rescanned, and the skills whose folders changed
-        // since the build began loaded again (a file added in a skill's sub-folder before the
-        // watch was live shows only in that folder's times: a roots-only rescan missed it, s15).
-        const watching = refresh;
-        const { builtFromMs } = await loading;
-        void skillsChangedInSlices((await store).base(), builtFromMs).then((changed) =>
-          watching.refresh([...config.roots.map((root) => root.path), ...changed], {
-            giveWay: BACKGROUND_GIVE_WAY,
-          })
-        ).catch((error: unknown) => {
-          console.error("skillgate: could not catch up with edits made before the watch:", error);
-        });
-      }
+      refresh = await watchAndCatchUp(await store, (await loading).builtFromMs);
     }
     // Non-zero when a message over the read buffer closed the session (stdio.ts logged why).
     // A SIGTERM or SIGINT the trusted part relayed ends the session too (0): running scripts are
@@ -681,30 +689,8 @@ async function serve(start: StartMessage): Promise<void> {
     // the moment the catalog is complete, not once the watcher is up: its set-up held every tool
     // call and listing 2.2-4.7 s at 10,000 skills on a loaded two-core machine (s15 hY).
     goLive(null);
-    refresh = await startConfiguredRefresh(served, config, self);
-    owner.refresh = refresh;
-    if (refresh !== null && owner.isRebuildOwed) {
-      // A cap the owner lowered before the watch was up: reuses nothing, so it also sees every
-      // edit made before the watch was live (as the catch-up below would).
-      owner.isRebuildOwed = false;
-      refresh.rebuildAll().catch((error: unknown) => {
-        console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
-      });
-    } else if (refresh !== null) {
-      // The catch-up (src/refresh/catch_up.ts): what changed between the build's start and now
-      // (the watch is live, so a later edit is the watcher's): the roots rescanned, the skills
-      // whose folders changed loaded again. Off the ready line's way; the rescan gives way to
-      // requests (`onActivity` above).
-      const watching = refresh;
-      const { builtFromMs } = await loading;
-      void skillsChangedInSlices(served.base(), builtFromMs).then((changed) =>
-        watching.refresh([...config.roots.map((root) => root.path), ...changed], {
-          giveWay: BACKGROUND_GIVE_WAY,
-        })
-      ).catch((error: unknown) => {
-        console.error("skillgate: could not catch up with edits made before the watch:", error);
-      });
-    }
+    // The catch-up is off the ready line's way; its rescan gives way to requests (`onActivity`).
+    refresh = await watchAndCatchUp(served, (await loading).builtFromMs);
   }
   // The owner's changes apply live from here at the latest, before the first answer of a small
   // catalog (its instructions reflect them); a large one answered early, or one served over HTTP,
@@ -732,22 +718,7 @@ async function serve(start: StartMessage): Promise<void> {
   if (!isEndedFirst) releaseStartupHeap(first.catalog.skills.length);
   if (isWatchAfterAnswer && !isEndedFirst) {
     const served = await store;
-    refresh = await startConfiguredRefresh(served, config, self);
-    owner.refresh = refresh;
-    if (refresh !== null && owner.isRebuildOwed) {
-      // Reuses nothing: it also sees everything that changed before the watch was live.
-      owner.isRebuildOwed = false;
-      refresh.rebuildAll().catch((error: unknown) => {
-        console.error("skillgate: could not rebuild the catalog with the lowered caps:", error);
-      });
-    } else if (refresh !== null) {
-      // The catch-up: what changed between the build's start and now (the watch is live, so a
-      // later edit is the watcher's): the roots rescanned, changed skill folders loaded again.
-      const changed = skillsChangedSince(served.base(), first.builtFromMs);
-      void refresh.refresh([...config.roots.map((root) => root.path), ...changed], {
-        giveWay: BACKGROUND_GIVE_WAY,
-      });
-    }
+    refresh = await watchAndCatchUp(served, first.builtFromMs);
   }
   // skill_search's index, built in the background (time-sliced) so the first search is fast.
   const isOver = { value: false };
