@@ -11,11 +11,11 @@ import { remoteCachePathsAsSpecs, skillSourceAsShown } from "./remote_cache_path
 import * as z from "zod";
 import type { Skill } from "../../skills/skill.ts";
 import { readSkillBody } from "../../skills/skill_body.ts";
-import { isStaleSkillReread } from "../../refresh/stale_hint.ts";
-import { toolError, toolSuccess } from "../tool_result.ts";
+import { toolSuccess } from "../tool_result.ts";
 import { MAX_CLIENT_NAME_CHARS } from "../../caps.ts";
 import { isSkill, lookUpSkill } from "./lookup.ts";
 import { loadedScripts, loadedScriptShape } from "./script_summary.ts";
+import { unreadableBodyError } from "./unreadable_body.ts";
 import { defineTool, READ_ONLY_ANNOTATIONS } from "./tool.ts";
 
 const inputSchema = z.object({
@@ -60,28 +60,11 @@ export const skillLoadTool = defineTool({
     // Hosted, a root is a host folder: named by its label, as skill_list names it.
     const shownAs = { hosted: context.hosted };
     const asShown = remoteCachePathsAsSpecs(catalog.roots, shownAs);
-    if (!read.ok && read.isLastGood) {
-      return toolError(
-        "SKILL_UNAVAILABLE",
-        asShown(read.detail),
-        "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
-          "as it loads",
-      );
-    }
-    if (!read.ok && !isStaleSkillReread(found)) {
-      // No refresh reads it again (--static, a remote copy): it stays listed, so listing again
-      // would show it still (review hR L5). It loads again as soon as its SKILL.md does.
-      return toolError(
-        "SKILL_UNAVAILABLE",
-        `The instructions of skill "${found.name}" cannot be read now: ${asShown(read.detail)}`,
-        "Use another skill, or ask the user to fix its SKILL.md: it is served again as soon " +
-          "as it loads",
-      );
-    }
     if (!read.ok) {
-      return toolError(
-        "SKILL_NOT_FOUND",
-        `The instructions of skill "${found.name}" cannot be read now: ${asShown(read.detail)}`,
+      return unreadableBodyError(
+        found,
+        read,
+        asShown,
         "The skill changed on disk; call skill_list to see the catalog as it is now",
       );
     }
