@@ -6,6 +6,7 @@
 // asker reports must name the cause and what to do.
 
 import assert from "node:assert/strict";
+import { runAtDescriptorLimit } from "../support/descriptor_limit_probe.ts";
 import { makeTree, skillMd } from "../skills/_tree.ts";
 
 /**
@@ -65,25 +66,12 @@ Deno.test({
       "alpha/notes.md": "notes\n",
       "probe.ts": PROBE,
     });
-    const output = await new Deno.Command("/bin/sh", {
-      args: [
-        "-c",
-        'ulimit -n 64 && exec "$0" "$@"',
-        Deno.execPath(),
-        "run",
-        "--allow-all",
-        "--cached-only",
-        "--config",
-        new URL("../../deno.json", import.meta.url).pathname,
-        tree.at("probe.ts"),
-        Deno.realPathSync(tree.path),
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    assert.equal(output.code, 0, stderr);
-    const result = JSON.parse(new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!);
+    const result = await runAtDescriptorLimit<
+      Record<string, unknown> & { held: number; exact: string }
+    >(
+      tree.at("probe.ts"),
+      [Deno.realPathSync(tree.path)],
+    );
     assert.ok(result.held > 0, "the probe held the free descriptors");
     assert.deepEqual(result.first, ["SKILL.md", "notes.md"], "readable with descriptors free");
     assert.equal(result.direct, "busy");

@@ -4,6 +4,7 @@
 // 17 to 97 left out). A moment without a free descriptor must be waited out.
 
 import assert from "node:assert/strict";
+import { runAtDescriptorLimit } from "../support/descriptor_limit_probe.ts";
 import { makeTree, skillMd } from "./_tree.ts";
 
 /**
@@ -45,25 +46,9 @@ Deno.test({
       "alpha/notes.md": "notes\n",
       "probe.ts": PROBE,
     });
-    const output = await new Deno.Command("/bin/sh", {
-      args: [
-        "-c",
-        'ulimit -n 64 && exec "$0" "$@"',
-        Deno.execPath(),
-        "run",
-        "--allow-all",
-        "--cached-only",
-        "--config",
-        new URL("../../deno.json", import.meta.url).pathname,
-        tree.at("probe.ts"),
-        tree.path,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    assert.equal(output.code, 0, stderr);
-    const result = JSON.parse(new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!);
+    const result = await runAtDescriptorLimit<
+      { held: number; ok: boolean; problem: string | null }
+    >(tree.at("probe.ts"), [tree.path]);
     assert.ok(result.held > 0, "the probe held the free descriptors");
     assert.deepEqual({ ok: result.ok, problem: result.problem }, { ok: true, problem: null });
   },

@@ -12,6 +12,7 @@ import { buildCatalog } from "../../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../../src/skills/catalog_store.ts";
 import { makeTree, skillMd } from "../../skills/_tree.ts";
 import { connectInMemory } from "./_connect.ts";
+import { runAtDescriptorLimit } from "../../support/descriptor_limit_probe.ts";
 
 /**
  * In a process whose descriptor limit is 64: a real server over the in-memory transport; takes
@@ -75,26 +76,7 @@ async function probe(releaseMs: number): Promise<{
     "demo/refs/c.md": "c\n",
     "probe.ts": PROBE,
   });
-  const output = await new Deno.Command("/bin/sh", {
-    args: [
-      "-c",
-      'ulimit -n 64 && exec "$0" "$@"',
-      Deno.execPath(),
-      "run",
-      "--allow-all",
-      "--cached-only",
-      "--config",
-      new URL("../../../deno.json", import.meta.url).pathname,
-      tree.at("probe.ts"),
-      tree.path,
-      String(releaseMs),
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(output.stderr);
-  assert.equal(output.code, 0, stderr);
-  return JSON.parse(new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!);
+  return await runAtDescriptorLimit(tree.at("probe.ts"), [tree.path, String(releaseMs)]);
 }
 
 const COMPLETE = { "skill://demo/SKILL.md": 4, "skill://warm/SKILL.md": 1 };
