@@ -12,7 +12,7 @@
  */
 
 import assert from "node:assert/strict";
-import { freePort, startHttpProgram } from "../support/http_program.ts";
+import { freePort, startHttpProgram, until200 } from "../support/http_program.ts";
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 
 const SKILLS = 1_500;
@@ -30,19 +30,6 @@ interface Summary {
   name: string;
   description: string;
   files: number;
-}
-
-/** Polls `/readyz` until it answers 200 (the catalog complete). */
-async function untilCatalogComplete(port: number, deadline: number): Promise<void> {
-  for (;;) {
-    if (Date.now() > deadline) throw new Error("/readyz did not turn 200");
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 Deno.test({
@@ -65,7 +52,7 @@ Deno.test({
       const port = freePort();
       const starting = startHttpProgram(["serve", root, "--no-index-cache"], { port });
       try {
-        await untilCatalogComplete(port, deadline);
+        await until200(port, "/readyz", deadline);
       } catch (error) {
         await (await starting.catch(() => null))?.stop();
         throw error;

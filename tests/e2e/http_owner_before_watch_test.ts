@@ -12,7 +12,7 @@
  */
 
 import assert from "node:assert/strict";
-import { freePort, startHttpProgram } from "../support/http_program.ts";
+import { freePort, startHttpProgram, until200 } from "../support/http_program.ts";
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 
 const SKILLS = 1_500;
@@ -21,19 +21,6 @@ const CEILING_MS = 30_000;
 
 function skillText(name: string): string {
   return `---\nname: ${name}\ndescription: The ${name} skill\n---\n# ${name}\nSteps.\n`;
-}
-
-/** Polls `path` until it answers 200. */
-async function until200(port: number, path: string, deadline: number): Promise<void> {
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`${path} did not turn 200`);
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}${path}`);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 Deno.test({

@@ -146,3 +146,26 @@ export async function rawRequest(
     connection.close();
   }
 }
+
+/**
+ * Polls `http://127.0.0.1:PORT/PATH` every 5 ms until it answers 200 (a
+ * server still starting answers 503, or does not listen yet).
+ *
+ * @param port The server's port.
+ * @param path The path to poll (`/readyz`: the catalog complete).
+ * @param deadline When to give up, in ms since the epoch.
+ * @throws {Error} When `deadline` passes first.
+ *
+ * Requires `--allow-net` to 127.0.0.1.
+ */
+export async function until200(port: number, path: string, deadline: number): Promise<void> {
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`${path} did not turn 200`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`);
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
