@@ -6,8 +6,7 @@
 // asker reports must name the cause and what to do.
 
 import assert from "node:assert/strict";
-import { runAtDescriptorLimit } from "../support/descriptor_limit_probe.ts";
-import { makeTree, skillMd } from "../skills/_tree.ts";
+import { runAlphaProbeAtDescriptorLimit } from "../support/descriptor_limit_probe.ts";
 
 /**
  * In a process whose descriptor limit is 64: opens the folder `alpha` (its descriptor kept), then
@@ -61,17 +60,9 @@ Deno.test({
     "attack: a folder read that meets EMFILE while every descriptor is held answers busy and is reported as a descriptor shortage, never an unreadable folder",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    await using tree = await makeTree({
-      "alpha/SKILL.md": skillMd("alpha"),
-      "alpha/notes.md": "notes\n",
-      "probe.ts": PROBE,
-    });
-    const result = await runAtDescriptorLimit<
+    const result = await runAlphaProbeAtDescriptorLimit<
       Record<string, unknown> & { held: number; exact: string }
-    >(
-      tree.at("probe.ts"),
-      [Deno.realPathSync(tree.path)],
-    );
+    >(PROBE);
     assert.ok(result.held > 0, "the probe held the free descriptors");
     assert.deepEqual(result.first, ["SKILL.md", "notes.md"], "readable with descriptors free");
     assert.equal(result.direct, "busy");

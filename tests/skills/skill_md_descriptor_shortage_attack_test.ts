@@ -4,8 +4,7 @@
 // 17 to 97 left out). A moment without a free descriptor must be waited out.
 
 import assert from "node:assert/strict";
-import { runAtDescriptorLimit } from "../support/descriptor_limit_probe.ts";
-import { makeTree, skillMd } from "./_tree.ts";
+import { runAlphaProbeAtDescriptorLimit } from "../support/descriptor_limit_probe.ts";
 
 /**
  * In a process whose descriptor limit is 64: takes every free descriptor, gives them back 200 ms
@@ -41,14 +40,9 @@ Deno.test({
     "attack: a SKILL.md opened while every descriptor is held for a moment is read once one is free, not reported unreadable",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    await using tree = await makeTree({
-      "alpha/SKILL.md": skillMd("alpha"),
-      "alpha/notes.md": "notes\n",
-      "probe.ts": PROBE,
-    });
-    const result = await runAtDescriptorLimit<
+    const result = await runAlphaProbeAtDescriptorLimit<
       { held: number; ok: boolean; problem: string | null }
-    >(tree.at("probe.ts"), [tree.path]);
+    >(PROBE);
     assert.ok(result.held > 0, "the probe held the free descriptors");
     assert.deepEqual({ ok: result.ok, problem: result.problem }, { ok: true, problem: null });
   },

@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { makeTree, skillMd } from "../skills/_tree.ts";
 
 /**
  * Runs `probePath` (a module the probe test wrote) with `--allow-all` under
@@ -44,4 +45,23 @@ export async function runAtDescriptorLimit<T>(
   const stderr = new TextDecoder().decode(output.stderr);
   assert.equal(output.code, 0, stderr);
   return JSON.parse(new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!) as T;
+}
+
+/**
+ * Writes a tree holding the skill `alpha` (its SKILL.md and `notes.md`) and
+ * `probe` as `probe.ts`, runs the probe with the tree's real path under
+ * {@linkcode runAtDescriptorLimit}, and removes the tree.
+ *
+ * @param probe The probe module's source.
+ * @returns What the probe printed last, parsed as JSON.
+ *
+ * Requires what {@linkcode runAtDescriptorLimit} does, and `--allow-write` on the temporary folder.
+ */
+export async function runAlphaProbeAtDescriptorLimit<T>(probe: string): Promise<T> {
+  await using tree = await makeTree({
+    "alpha/SKILL.md": skillMd("alpha"),
+    "alpha/notes.md": "notes\n",
+    "probe.ts": probe,
+  });
+  return await runAtDescriptorLimit<T>(tree.at("probe.ts"), [Deno.realPathSync(tree.path)]);
 }
