@@ -77,6 +77,20 @@ async function assertEditServed(
   await until(what, () => description(store, name) === "Edited");
 }
 
+/**
+ * Waits until `store` serves skill `name` as made again ("Made again"), then writes `file` as it
+ * "Edited" and waits until that is served; `where` ("root", "folder") names what came back.
+ */
+async function assertMadeAgainThenEdit(
+  store: CatalogStore,
+  file: string,
+  name: string,
+  where: string,
+): Promise<void> {
+  await until(`the ${where} made again read`, () => description(store, name) === "Made again");
+  await assertEditServed(store, file, name, `the edit in the ${where} made again`);
+}
+
 /** Runs `body` with console.error pushing its lines to `lines`; console.error is put back after. */
 async function withConsoleErrorTo(lines: string[], body: () => Promise<void>): Promise<void> {
   const consoleError = console.error;
@@ -118,13 +132,7 @@ for (const [how, takeAway] of Object.entries(TAKE_AWAY)) {
       });
       await using refresh = await startRefresh(store, starter);
       assert.ok(isTaken, "the seam took the root away at the worst moment");
-      await until("the root made again read", () => description(store, "one") === "Made again");
-      await assertEditServed(
-        store,
-        `${root}/one/SKILL.md`,
-        "one",
-        "the edit in the root made again",
-      );
+      await assertMadeAgainThenEdit(store, `${root}/one/SKILL.md`, "one", "root");
       assert.deepEqual(refresh.unwatched, []);
     });
   });
@@ -158,13 +166,7 @@ Deno.test("attack (s15 hX): a root checked and queued, removed before the tree's
     });
     await using refresh = await startRefresh(store, starter);
     assert.ok(isTaken, "the seam took the root away at the worst moment");
-    await until("the root made again read", () => description(store, "one") === "Made again");
-    await assertEditServed(
-      store,
-      `${first}/one/SKILL.md`,
-      "one",
-      "the edit in the root made again",
-    );
+    await assertMadeAgainThenEdit(store, `${first}/one/SKILL.md`, "one", "root");
     // The other root was watched all along.
     await assertEditServed(store, `${second}/two/SKILL.md`, "two", "the edit in the other root");
     assert.deepEqual(refresh.unwatched, []);
@@ -197,13 +199,7 @@ Deno.test("attack (s15 hX): a linked skill's real folder (watched as its own pat
     await using refresh = await startRefresh(store, starter);
     assert.ok(isTaken, "the seam took the folder away at the worst moment");
     assert.ok(refresh.watched.includes(real), "the real folder is watched as its own path");
-    await until("the folder made again read", () => description(store, "linked") === "Made again");
-    await assertEditServed(
-      store,
-      `${real}/SKILL.md`,
-      "linked",
-      "the edit in the folder made again",
-    );
+    await assertMadeAgainThenEdit(store, `${real}/SKILL.md`, "linked", "folder");
     assert.deepEqual(refresh.unwatched, []);
   });
 });
@@ -260,13 +256,7 @@ Deno.test("attack (s15 hX): a root removed between live refresh's ask and the se
     await withConsoleErrorTo(lines, async () => {
       await using refresh = await startRefresh(store, starter);
       assert.ok(isBack, "the root went before the service resolved it, and came back");
-      await until("the root made again read", () => description(store, "one") === "Made again");
-      await assertEditServed(
-        store,
-        `${root}/one/SKILL.md`,
-        "one",
-        "the edit in the root made again",
-      );
+      await assertMadeAgainThenEdit(store, `${root}/one/SKILL.md`, "one", "root");
       assert.deepEqual(refresh.unwatched, []);
       assert.deepEqual(lines.filter((line) => /live refresh/.test(line)), []);
     });
