@@ -27,6 +27,30 @@ function io(): CommandIo & { out: string[]; err: string[] } {
   };
 }
 
+/** Where the override command writes: `runOverrideCommand`'s location. */
+type Location = NonNullable<Parameters<typeof runOverrideCommand>[1]>;
+
+/**
+ * Runs `body` with a location whose config.json and overrides.json are in a fresh temporary
+ * folder `dir` (in its sub-folder `sub` when given, not made), and removes `dir` after.
+ */
+async function withLocation(
+  body: (location: Location, dir: string) => Promise<void>,
+  sub?: string,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "skillgate-override-" });
+  try {
+    const at = sub === undefined ? dir : `${dir}/${sub}`;
+    await body({
+      path: `${at}/config.json`,
+      overridesPath: `${at}/overrides.json`,
+      isExplicit: false,
+    }, dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 Deno.test("parseOverrideArgs() reads one name and the switches; splitOverrideArgs() keeps --config apart", () => {
   assert.deepEqual(parseOverrideArgs(["pdf", "--disable", "--no-prompt"]), {
     name: "pdf",
@@ -44,13 +68,7 @@ Deno.test("parseOverrideArgs() reads one name and the switches; splitOverrideArg
 });
 
 Deno.test("runOverrideCommand() writes overrides.json whole, by rename, and --enable removes the switch", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "skillgate-override-" });
-  try {
-    const location = {
-      path: `${dir}/sg/config.json`,
-      overridesPath: `${dir}/sg/overrides.json`,
-      isExplicit: false,
-    };
+  await withLocation(async (location, dir) => {
     const run = (args: string[]) => runOverrideCommand(parseOverrideArgs(args), location, io());
     assert.equal(await run(["pdf", "--disable", "--hide-from-model"]), 0);
     assert.deepEqual(JSON.parse(await Deno.readTextFile(location.overridesPath)), {
@@ -65,19 +83,11 @@ Deno.test("runOverrideCommand() writes overrides.json whole, by rename, and --en
     const shown = io();
     assert.equal(await runOverrideCommand(parseOverrideArgs(["pdf"]), location, shown), 0);
     assert.deepEqual(JSON.parse(shown.out.join("")), { pdf: { userInvocable: false } });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, "sg");
 });
 
 Deno.test("runOverrideCommand() never overwrites a broken overrides.json, and refuses under --no-config", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "skillgate-override-" });
-  try {
-    const location = {
-      path: `${dir}/config.json`,
-      overridesPath: `${dir}/overrides.json`,
-      isExplicit: false,
-    };
+  await withLocation(async (location) => {
     await Deno.writeTextFile(location.overridesPath, '{ "skills": { "pdf": [ } }');
     await assert.rejects(
       runOverrideCommand(parseOverrideArgs(["pdf", "--disable"]), location, io()),
@@ -87,9 +97,7 @@ Deno.test("runOverrideCommand() never overwrites a broken overrides.json, and re
     const quiet = io();
     assert.equal(await runOverrideCommand(parseOverrideArgs(["pdf", "--disable"]), null, quiet), 2);
     assert.match(quiet.err.join(""), /--no-config/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("attack: skill names that are Object.prototype members ('constructor', 'toString') are names to skillgate override, not switches", () => {
@@ -108,13 +116,7 @@ Deno.test("attack: skillgate override __proto__ is refused (it would name the pr
 });
 
 Deno.test("attack: skillgate override writes and prints Object.prototype member names ('constructor', 'toString', 'valueOf', 'hasOwnProperty') as skills, never as inherited members", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "skillgate-override-" });
-  try {
-    const location = {
-      path: `${dir}/config.json`,
-      overridesPath: `${dir}/overrides.json`,
-      isExplicit: false,
-    };
+  await withLocation(async (location) => {
     const names = ["constructor", "toString", "valueOf", "hasOwnProperty"];
     // Before, printing "valueOf" with no overrides.json answered {} (the inherited function).
     for (const name of names) {
@@ -151,9 +153,7 @@ Deno.test("attack: skillgate override writes and prints Object.prototype member 
         [name]: { enabled: false, modelInvocable: false },
       });
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("parseOverrideArgs() refuses two switches that contradict each other, naming both", () => {

@@ -53,6 +53,22 @@ function cacheBytes(dir: string): number {
   return bytes;
 }
 
+/**
+ * Makes `base`/root ({@linkcode SKILLS} cold skill folders, the racy window waited out) and
+ * `base`/cache (mode 0o700), and starts the server over stdio on that root with that index cache.
+ */
+async function openColdSession(base: string): Promise<Session> {
+  await Deno.mkdir(`${base}/root`);
+  await Deno.mkdir(`${base}/cache`, { mode: 0o700 });
+  await makeRoot(`${base}/root`);
+  return await openSession({
+    executable: Deno.execPath(),
+    args: programCommand(["serve", `${base}/root`, "--index-cache", `${base}/cache`]),
+    cwd: REPO_ROOT,
+    env: programEnv(),
+  });
+}
+
 async function until(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + CEILING_MS;
   while (!check()) {
@@ -68,15 +84,7 @@ Deno.test({
   fn: async () => {
     const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-h4-house-" }));
     try {
-      await Deno.mkdir(`${base}/root`);
-      await Deno.mkdir(`${base}/cache`, { mode: 0o700 });
-      await makeRoot(`${base}/root`);
-      const session = await openSession({
-        executable: Deno.execPath(),
-        args: programCommand(["serve", `${base}/root`, "--index-cache", `${base}/cache`]),
-        cwd: REPO_ROOT,
-        env: programEnv(),
-      });
+      const session = await openColdSession(base);
       try {
         // Every page asked as soon as the last one came: requests never pause meanwhile.
         let cursor: string | undefined;
@@ -117,15 +125,7 @@ async function assertEndedSessionLeavesCache(
 ): Promise<void> {
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-h4-house-" }));
   try {
-    await Deno.mkdir(`${base}/root`);
-    await Deno.mkdir(`${base}/cache`, { mode: 0o700 });
-    await makeRoot(`${base}/root`);
-    const session = await openSession({
-      executable: Deno.execPath(),
-      args: programCommand(["serve", `${base}/root`, "--index-cache", `${base}/cache`]),
-      cwd: REPO_ROOT,
-      env: programEnv(),
-    });
+    const session = await openColdSession(base);
     let status: Deno.CommandStatus;
     try {
       await beforeEnd(session, `${base}/cache`);

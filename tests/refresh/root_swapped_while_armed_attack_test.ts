@@ -36,6 +36,72 @@ async function until(what: string, check: () => boolean): Promise<void> {
 const description = (store: CatalogStore, name: string) =>
   store.current().byName.get(name)?.description;
 
+/**
+ * Runs `body` with `base`, a fresh temporary folder (its real path, `prefix` first in its name),
+ * and removes it after, even on a throw.
+ */
+async function withBase(prefix: string, body: (base: string) => Promise<void>): Promise<void> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  try {
+    await body(base);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+/** Writes `root`/one/SKILL.md ("Before") and returns a store of the catalog built on `root`. */
+async function oneSkillStore(root: string): Promise<CatalogStore> {
+  Deno.mkdirSync(`${root}/one`, { recursive: true });
+  Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
+  return createCatalogStore(await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS));
+}
+
+/** Starts live refresh on `store` (default caps, tools mode, 50 ms quiet) watched through `starter`. */
+function startRefresh(store: CatalogStore, starter: WatchIsolateStarter) {
+  return startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 50,
+    watchIsolate: { starter },
+  });
+}
+
+/** Writes `file` as skill `name` described "Edited" and waits until `store` serves that. */
+async function assertEditServed(
+  store: CatalogStore,
+  file: string,
+  name: string,
+  what: string,
+): Promise<void> {
+  Deno.writeTextFileSync(file, skillMd(name, "Edited"));
+  await until(what, () => description(store, name) === "Edited");
+}
+
+/**
+ * Waits until `store` serves skill `name` as made again ("Made again"), then writes `file` as it
+ * "Edited" and waits until that is served; `where` ("root", "folder") names what came back.
+ */
+async function assertMadeAgainThenEdit(
+  store: CatalogStore,
+  file: string,
+  name: string,
+  where: string,
+): Promise<void> {
+  await until(`the ${where} made again read`, () => description(store, name) === "Made again");
+  await assertEditServed(store, file, name, `the edit in the ${where} made again`);
+}
+
+/** Runs `body` with console.error pushing its lines to `lines`; console.error is put back after. */
+async function withConsoleErrorTo(lines: string[], body: () => Promise<void>): Promise<void> {
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.join(" "));
+  try {
+    await body();
+  } finally {
+    console.error = consoleError;
+  }
+}
+
 /** How the root is taken away at the seam (it is made again, with the skill, just after). */
 const TAKE_AWAY = {
   "removed": (root: string) => Deno.removeSync(root, { recursive: true }),
@@ -47,15 +113,10 @@ const TAKE_AWAY = {
 
 for (const [how, takeAway] of Object.entries(TAKE_AWAY)) {
   Deno.test(`attack (s15 hX): a root ${how} between the watch's resolve and its folder check, made again at once: its skill as made again and a later edit are served`, async () => {
-    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-armed-" }));
-    const root = `${base}/root`;
-    let isTaken = false;
-    try {
-      Deno.mkdirSync(`${root}/one`, { recursive: true });
-      Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
-      const store = createCatalogStore(
-        await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
-      );
+    await withBase("skillgate-hX-armed-", async (base) => {
+      const root = `${base}/root`;
+      let isTaken = false;
+      const store = await oneSkillStore(root);
       const starter = directStarter([root], {
         afterResolve(path) {
           if (isTaken || path !== root) return;
@@ -69,29 +130,19 @@ for (const [how, takeAway] of Object.entries(TAKE_AWAY)) {
           });
         },
       });
-      await using refresh = await startLiveRefresh(store, {
-        caps: DEFAULT_CAPS,
-        isToolDescriptionMode: false,
-        quietMs: 50,
-        watchIsolate: { starter },
-      });
+      await using refresh = await startRefresh(store, starter);
       assert.ok(isTaken, "the seam took the root away at the worst moment");
-      await until("the root made again read", () => description(store, "one") === "Made again");
-      Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
-      await until("the edit in the root made again", () => description(store, "one") === "Edited");
+      await assertMadeAgainThenEdit(store, `${root}/one/SKILL.md`, "one", "root");
       assert.deepEqual(refresh.unwatched, []);
-    } finally {
-      await Deno.remove(base, { recursive: true });
-    }
+    });
   });
 }
 
 Deno.test("attack (s15 hX): a root checked and queued, removed before the tree's walk opens it and made again at once: its edits are served", async () => {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-walk-" }));
-  // Watched in this order (sorted): `a-root` is checked and queued, then `b-root` resolved.
-  const [first, second] = [`${base}/a-root`, `${base}/b-root`];
-  let isTaken = false;
-  try {
+  await withBase("skillgate-hX-walk-", async (base) => {
+    // Watched in this order (sorted): `a-root` is checked and queued, then `b-root` resolved.
+    const [first, second] = [`${base}/a-root`, `${base}/b-root`];
+    let isTaken = false;
     for (const [root, name] of [[first, "one"], [second, "two"]] as const) {
       Deno.mkdirSync(`${root}/${name}`, { recursive: true });
       Deno.writeTextFileSync(`${root}/${name}/SKILL.md`, skillMd(name, "Before"));
@@ -113,31 +164,20 @@ Deno.test("attack (s15 hX): a root checked and queued, removed before the tree's
         });
       },
     });
-    await using refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 50,
-      watchIsolate: { starter },
-    });
+    await using refresh = await startRefresh(store, starter);
     assert.ok(isTaken, "the seam took the root away at the worst moment");
-    await until("the root made again read", () => description(store, "one") === "Made again");
-    Deno.writeTextFileSync(`${first}/one/SKILL.md`, skillMd("one", "Edited"));
-    await until("the edit in the root made again", () => description(store, "one") === "Edited");
+    await assertMadeAgainThenEdit(store, `${first}/one/SKILL.md`, "one", "root");
     // The other root was watched all along.
-    Deno.writeTextFileSync(`${second}/two/SKILL.md`, skillMd("two", "Edited"));
-    await until("the edit in the other root", () => description(store, "two") === "Edited");
+    await assertEditServed(store, `${second}/two/SKILL.md`, "two", "the edit in the other root");
     assert.deepEqual(refresh.unwatched, []);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("attack (s15 hX): a linked skill's real folder (watched as its own path) removed between resolve and check, made again at once: its skill as made again and a later edit are served", async () => {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-linked-" }));
-  const root = `${base}/root`;
-  const real = `${root}/.store/linked`;
-  let isTaken = false;
-  try {
+  await withBase("skillgate-hX-linked-", async (base) => {
+    const root = `${base}/root`;
+    const real = `${root}/.store/linked`;
+    let isTaken = false;
     Deno.mkdirSync(real, { recursive: true });
     Deno.writeTextFileSync(`${real}/SKILL.md`, skillMd("linked", "Before"));
     Deno.symlinkSync(".store/linked", `${root}/linked`);
@@ -156,24 +196,12 @@ Deno.test("attack (s15 hX): a linked skill's real folder (watched as its own pat
         });
       },
     });
-    await using refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 50,
-      watchIsolate: { starter },
-    });
+    await using refresh = await startRefresh(store, starter);
     assert.ok(isTaken, "the seam took the folder away at the worst moment");
     assert.ok(refresh.watched.includes(real), "the real folder is watched as its own path");
-    await until("the folder made again read", () => description(store, "linked") === "Made again");
-    Deno.writeTextFileSync(`${real}/SKILL.md`, skillMd("linked", "Edited"));
-    await until(
-      "the edit in the folder made again",
-      () => description(store, "linked") === "Edited",
-    );
+    await assertMadeAgainThenEdit(store, `${real}/SKILL.md`, "linked", "folder");
     assert.deepEqual(refresh.unwatched, []);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 /**
@@ -209,18 +237,12 @@ function relayStarter(
 }
 
 Deno.test("attack (s15 hX): a root removed between live refresh's ask and the service's resolve, made again before the answer is read: its skill as made again and a later edit are served", async () => {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-ask-" }));
-  const root = `${base}/root`;
-  let isTaken = false;
-  let isBack = false;
-  const lines: string[] = [];
-  const consoleError = console.error;
-  try {
-    Deno.mkdirSync(`${root}/one`, { recursive: true });
-    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
-    const store = createCatalogStore(
-      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
-    );
+  await withBase("skillgate-hX-ask-", async (base) => {
+    const root = `${base}/root`;
+    let isTaken = false;
+    let isBack = false;
+    const lines: string[] = [];
+    const store = await oneSkillStore(root);
     const starter = relayStarter(directStarter([root]), (message) => {
       if (isTaken || message.type !== "open-plan") return;
       isTaken = true;
@@ -231,66 +253,39 @@ Deno.test("attack (s15 hX): a root removed between live refresh's ask and the se
       Deno.mkdirSync(`${root}/one`, { recursive: true });
       Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Made again"));
     });
-    console.error = (...args: unknown[]) => void lines.push(args.join(" "));
-    await using refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 50,
-      watchIsolate: { starter },
+    await withConsoleErrorTo(lines, async () => {
+      await using refresh = await startRefresh(store, starter);
+      assert.ok(isBack, "the root went before the service resolved it, and came back");
+      await assertMadeAgainThenEdit(store, `${root}/one/SKILL.md`, "one", "root");
+      assert.deepEqual(refresh.unwatched, []);
+      assert.deepEqual(lines.filter((line) => /live refresh/.test(line)), []);
     });
-    assert.ok(isBack, "the root went before the service resolved it, and came back");
-    await until("the root made again read", () => description(store, "one") === "Made again");
-    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
-    await until("the edit in the root made again", () => description(store, "one") === "Edited");
-    assert.deepEqual(refresh.unwatched, []);
-    assert.deepEqual(lines.filter((line) => /live refresh/.test(line)), []);
-  } finally {
-    console.error = consoleError;
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("attack (s15 hX): a watched root swapped at once (moved away, a new one renamed into its place): the new root's skills and a later edit are served", async () => {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-swap-" }));
-  const root = `${base}/root`;
-  try {
-    Deno.mkdirSync(`${root}/one`, { recursive: true });
-    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
-    const store = createCatalogStore(
-      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
-    );
-    await using refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 50,
-      watchIsolate: { starter: directStarter([root]) },
-    });
+  await withBase("skillgate-hX-swap-", async (base) => {
+    const root = `${base}/root`;
+    const store = await oneSkillStore(root);
+    await using refresh = await startRefresh(store, directStarter([root]));
     Deno.mkdirSync(`${base}/new/one`, { recursive: true });
     Deno.writeTextFileSync(`${base}/new/one/SKILL.md`, skillMd("one", "Swapped in"));
     Deno.renameSync(root, `${base}/old`);
     Deno.renameSync(`${base}/new`, root);
     await until("the swapped-in root read", () => description(store, "one") === "Swapped in");
-    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
-    await until("the edit in the swapped-in root", () => description(store, "one") === "Edited");
+    await assertEditServed(store, `${root}/one/SKILL.md`, "one", "the edit in the swapped-in root");
     assert.deepEqual(refresh.unwatched, []);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("attack (s15 hX): a listed file removed between the skill-file watcher's ask and the service's resolve is no loss: nothing said, the watch not split, edits served", async () => {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "skillgate-hX-file-" }));
-  const root = `${base}/root`;
-  let isTaken = false;
-  const lines: string[] = [];
-  const consoleError = console.error;
-  try {
+  await withBase("skillgate-hX-file-", async (base) => {
+    const root = `${base}/root`;
+    let isTaken = false;
+    const lines: string[] = [];
     Deno.mkdirSync(`${root}/one`, { recursive: true });
-    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Before"));
     Deno.writeTextFileSync(`${root}/one/notes.md`, "notes");
-    const store = createCatalogStore(
-      await buildCatalog([{ path: root, from: "argument" }], DEFAULT_CAPS),
-    );
+    const store = await oneSkillStore(root);
     const starter = relayStarter(directStarter([root]), (message) => {
       const ask = message as { type: string; recursive?: boolean; paths?: string[] };
       if (isTaken || ask.type !== "open-one" || ask.recursive !== false) return;
@@ -298,20 +293,12 @@ Deno.test("attack (s15 hX): a listed file removed between the skill-file watcher
       isTaken = true;
       Deno.removeSync(`${root}/one/notes.md`);
     }, () => {});
-    console.error = (...args: unknown[]) => void lines.push(args.join(" "));
-    await using refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 50,
-      watchIsolate: { starter },
+    await withConsoleErrorTo(lines, async () => {
+      await using refresh = await startRefresh(store, starter);
+      assert.ok(isTaken, "the file went before the service resolved it");
+      assert.deepEqual(refresh.unwatched, []);
+      await assertEditServed(store, `${root}/one/SKILL.md`, "one", "the edit");
+      assert.deepEqual(lines.filter((line) => /live refresh/.test(line)), []);
     });
-    assert.ok(isTaken, "the file went before the service resolved it");
-    assert.deepEqual(refresh.unwatched, []);
-    Deno.writeTextFileSync(`${root}/one/SKILL.md`, skillMd("one", "Edited"));
-    await until("the edit", () => description(store, "one") === "Edited");
-    assert.deepEqual(lines.filter((line) => /live refresh/.test(line)), []);
-  } finally {
-    console.error = consoleError;
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });

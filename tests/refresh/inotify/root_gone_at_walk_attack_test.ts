@@ -8,11 +8,37 @@
  */
 
 import assert from "node:assert/strict";
-import { treeHarness } from "./_tree_harness.ts";
+import { type TreeHarness, treeHarness } from "./_tree_harness.ts";
 import type { Libc } from "../../../src/refresh/inotify/libc.ts";
 import { GONE_WHY } from "../../../src/refresh/inotify/watch_tree.ts";
 import { startWatchService } from "../../../src/refresh/inotify/watch_service.ts";
 import type { FromWatchIsolate, ToWatchIsolate } from "../../../src/refresh/watch_messages.ts";
+
+/**
+ * Drops `h`'s first subscription and its reports, then subscribes its root again and settles,
+ * with `h.libc[name]` wrapped meanwhile: `before` gets each call's arguments ahead of the real
+ * call. The real function is put back after, even on a throw.
+ */
+function resubscribeWrapped<Name extends "addWatch" | "openAt">(
+  h: TreeHarness,
+  name: Name,
+  before: (...args: Parameters<Libc[Name]>) => void,
+): void {
+  h.tree.unsubscribe(1);
+  h.reports.length = 0;
+  const libc = h.libc as { -readonly [K in keyof Libc]: Libc[K] };
+  const real = libc[name] as (...args: Parameters<Libc[Name]>) => number;
+  libc[name] = ((...args: Parameters<Libc[Name]>) => {
+    before(...args);
+    return real(...args);
+  }) as Libc[Name];
+  try {
+    h.tree.subscribe(1, h.root, h.root);
+    h.settle();
+  } finally {
+    libc[name] = real as Libc[Name];
+  }
+}
 
 Deno.test("attack (s15 hX): a root removed before the tree's walk opens it is said Gone, not walked silently", async () => {
   await using h = await treeHarness();
@@ -30,25 +56,14 @@ Deno.test("attack (s15 hX): a root removed before the tree's walk opens it is sa
 
 Deno.test("attack (s15 hX): a root moved away between the tree's open and its location check (another folder made in its place) is said Gone; nothing is watched", async () => {
   await using h = await treeHarness();
-  h.tree.unsubscribe(1);
-  h.reports.length = 0;
-  const libc = h.libc as { -readonly [K in keyof Libc]: Libc[K] };
-  const realAddWatch = libc.addWatch;
   let isMoved = false;
-  libc.addWatch = (fd, at, mask) => {
+  resubscribeWrapped(h, "addWatch", (_fd, at) => {
     if (!isMoved && Deno.readLinkSync(at) === h.root) {
       isMoved = true;
       Deno.renameSync(h.root, `${h.outside}/moved-root`);
       Deno.mkdirSync(h.root);
     }
-    return realAddWatch(fd, at, mask);
-  };
-  try {
-    h.tree.subscribe(1, h.root, h.root);
-    h.settle();
-  } finally {
-    libc.addWatch = realAddWatch;
-  }
+  });
   assert.ok(isMoved, "the root moved at the worst moment");
   assert.deepEqual(h.reports, [
     { type: "lost", path: h.root, detail: `.:${GONE_WHY}` },
@@ -59,24 +74,13 @@ Deno.test("attack (s15 hX): a root moved away between the tree's open and its lo
 
 Deno.test("attack (s15 hX): a sub-folder removed before its step opens it is not said (its watched parent's events tell it)", async () => {
   await using h = await treeHarness();
-  h.tree.unsubscribe(1);
-  h.reports.length = 0;
-  const libc = h.libc as { -readonly [K in keyof Libc]: Libc[K] };
-  const realOpenAt = libc.openAt;
   let isRemoved = false;
-  libc.openAt = (dirFd, name, flags) => {
+  resubscribeWrapped(h, "openAt", (_dirFd, name) => {
     if (name === "sub" && !isRemoved) {
       isRemoved = true;
       Deno.removeSync(`${h.root}/skills/a/sub`);
     }
-    return realOpenAt(dirFd, name, flags);
-  };
-  try {
-    h.tree.subscribe(1, h.root, h.root);
-    h.settle();
-  } finally {
-    libc.openAt = realOpenAt;
-  }
+  });
   assert.ok(isRemoved, "the sub-folder went at the worst moment");
   assert.deepEqual(h.reports.filter((report) => report.type === "lost"), []);
   assert.ok(
