@@ -36,6 +36,47 @@ export interface FolderEntryStat {
   readonly ino: number | null;
 }
 
+/** A folder entry's name and kind, as `readdir` gave them. */
+export interface ListedName {
+  readonly name: string;
+  readonly kind: FolderEntry["kind"];
+}
+
+/**
+ * A folder's entries as listed, in the kernel's order: at most
+ * {@linkcode MAX_FOLDER_READ_ENTRIES} in `read`, and `count` of all of them
+ * (counting stops at {@linkcode MAX_FOLDER_COUNTED_ENTRIES}).
+ */
+export interface ListedNames {
+  /** Sorted in place by the reader. */
+  readonly read: ListedName[];
+  readonly count: number;
+}
+
+/**
+ * The two calls a folder read makes, done directly on the descriptor by the
+ * trusted part (`src/files/folder_calls_native.ts`, over its libc binding)
+ * instead of through `/proc/self/fd/<fd>` with Deno's `readDirSync` and
+ * `lstatSync` (s16: 38 -> 24 us a folder at 10,000 skills, same answers).
+ */
+export interface FolderCalls {
+  /**
+   * The entries of the open folder `fd` (never `.` or `..`), named as
+   * Deno's `readDirSync` names them (UTF-8, invalid bytes replaced by
+   * U+FFFD), each kind from its `d_type` (an `lstat` where the file system
+   * gives none); or `-errno` when the folder cannot be read (`-EMFILE` or
+   * `-ENFILE` for want of a descriptor). The read opens a descriptor of its
+   * own on the folder (`openat(fd, ".")`), never moving `fd`'s offset.
+   */
+  list(fd: number): ListedNames | number;
+  /**
+   * `name`'s `lstat` in the open folder `fd`, with the numbers Deno's
+   * `lstatSync` gives (ms truncated; ctime in whole seconds, as Deno 2.9.6
+   * reports it); null when it cannot be taken.
+   */
+  lstatAt(fd: number, name: string): FolderEntryStat | null;
+}
+
 /** One entry of a folder read through its descriptor. */
 export interface FolderEntry {
   readonly name: string;
@@ -203,6 +244,9 @@ export function readFolderDirectly(request: FolderReadRequest): Promise<FolderRe
  * @param request The descriptor and how many entries to stat.
  * @param isReadable Whether a folder at this location may be read for the
  *   asker (checked before its entries are). @default always
+ * @param calls The trusted part's direct calls (`folderOpener().calls`),
+ *   which read the same entries and stats for less (s16); null reads through
+ *   `/proc/self/fd/<fd>` with Deno's own calls. @default null
  * @returns Its location and entries (over {@linkcode MAX_FOLDER_READ_ENTRIES}
  *   entries: none, and `tooManyEntries`); null when it cannot be read here
  *   (not a safe non-negative descriptor, not open, not a folder, no `/proc`,
@@ -211,8 +255,9 @@ export function readFolderDirectly(request: FolderReadRequest): Promise<FolderRe
 export function readFolderDirectlySync(
   request: FolderReadRequest,
   isReadable: (location: string) => boolean = () => true,
+  calls: FolderCalls | null = null,
 ): FolderRead | null {
-  const read = readFolderOrBusySync(request, isReadable);
+  const read = readFolderOrBusySync(request, isReadable, calls);
   return read === "busy" ? null : read;
 }
 
@@ -230,48 +275,81 @@ export function readFolderDirectlySync(
  * @param request The descriptor and how many entries to stat.
  * @param isReadable Whether a folder at this location may be read for the
  *   asker. @default always
+ * @param calls As {@linkcode readFolderDirectlySync}. @default null
  * @returns As {@linkcode readFolderDirectlySync}, or `busy` when the read
  *   (its `readdir`) met `EMFILE` or `ENFILE`.
  */
 export function readFolderOrBusySync(
   request: FolderReadRequest,
   isReadable: (location: string) => boolean = () => true,
+  calls: FolderCalls | null = null,
 ): FolderReadAnswer {
   const { fd } = request;
   if (!Number.isSafeInteger(fd) || fd < 0) return null;
   const at = `/proc/self/fd/${fd}`;
+  const lstat = calls === null
+    ? (name: string) => statAt(at, name)
+    : (name: string) => calls.lstatAt(fd, name);
   try {
     const location = Deno.readLinkSync(at);
     if (!isReadable(location)) return null;
     const entries: FolderEntry[] = [];
     if (request.names !== undefined) {
       for (const name of request.names.slice(0, MAX_FOLDER_READ_ENTRIES)) {
-        entries.push({ name, kind: "file", stat: isPlainName(name) ? statAt(at, name) : null });
+        entries.push({ name, kind: "file", stat: isPlainName(name) ? lstat(name) : null });
       }
     } else {
-      const read: { name: string; kind: FolderEntry["kind"] }[] = [];
-      let count = 0;
-      for (const entry of Deno.readDirSync(at)) {
-        count++;
-        if (count > MAX_FOLDER_READ_ENTRIES) {
-          if (count >= MAX_FOLDER_COUNTED_ENTRIES) break;
-          continue;
-        }
-        read.push({ name: entry.name, kind: kindOf(entry) });
-      }
+      const listed = calls === null ? listThroughProc(at) : calls.list(fd);
+      if (typeof listed === "number") return isShortageErrno(listed) ? "busy" : null;
+      const { read, count } = listed;
       if (count > MAX_FOLDER_READ_ENTRIES) return { location, entries: [], tooManyEntries: count };
       read.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
       let stats = 0;
       for (const { name, kind } of read) {
         const wanted = kind === "file" && stats < request.maxStats && !isQuietlySkippedName(name);
         if (wanted) stats++;
-        entries.push({ name, kind, stat: wanted ? statAt(at, name) : null });
+        entries.push({ name, kind, stat: wanted ? lstat(name) : null });
       }
     }
     return { location, entries };
   } catch (error) {
     return isDescriptorShortage(error) ? "busy" : null;
   }
+}
+
+/**
+ * `name`'s `lstat` in the open folder `fd`, through its `/proc/self/fd` link
+ * with Deno's `lstatSync` (what {@linkcode FolderCalls.lstatAt} answers the
+ * same way for less).
+ *
+ * Requires `--allow-all` (every `/proc` access does).
+ *
+ * @param fd An OS file descriptor of this process, open on a folder.
+ * @param name One entry name (no separator).
+ * @returns Its stat, or null when it cannot be taken.
+ */
+export function lstatThroughProc(fd: number, name: string): FolderEntryStat | null {
+  return statAt(`/proc/self/fd/${fd}`, name);
+}
+
+/** Deno's `readDirSync` of the descriptor's `/proc/self/fd` link (throws as it does). */
+function listThroughProc(at: string): ListedNames {
+  const read: ListedName[] = [];
+  let count = 0;
+  for (const entry of Deno.readDirSync(at)) {
+    count++;
+    if (count > MAX_FOLDER_READ_ENTRIES) {
+      if (count >= MAX_FOLDER_COUNTED_ENTRIES) break;
+      continue;
+    }
+    read.push({ name: entry.name, kind: kindOf(entry) });
+  }
+  return { read, count };
+}
+
+/** `EMFILE` (this process's descriptors) or `ENFILE` (the system's), as a `-errno` answer. */
+function isShortageErrno(negativeErrno: number): boolean {
+  return negativeErrno === -24 || negativeErrno === -23;
 }
 
 /** Whether `name` is one folder entry's name (no separator, not `.` or `..`). */

@@ -33,6 +33,8 @@
  */
 
 import { type Libc, openLibc } from "../refresh/inotify/libc.ts";
+import { type FolderCalls, lstatThroughProc } from "./fd_listing.ts";
+import { nativeFolderCalls } from "./folder_calls_native.ts";
 
 const AT_FDCWD = -100;
 const O_DIRECTORY = 0o200000;
@@ -75,6 +77,12 @@ export interface FolderOpener {
   close(fd: number): void;
   /** Whether `openat2` answers here (else the one-name-at-a-time walk). */
   readonly usesOpenat2: boolean;
+  /**
+   * The folder reads' direct calls over the same binding
+   * (`folder_calls_native.ts`): every folder read of the trusted part passes
+   * them to `readFolderOrBusySync`.
+   */
+  readonly calls: FolderCalls;
 }
 
 /** Options of {@linkcode loadFolderOpener}. */
@@ -167,6 +175,7 @@ function openerOver(libc: Libc, tryOpenat2: boolean): FolderOpener {
     get usesOpenat2() {
       return hasOpenat2;
     },
+    calls: nativeFolderCalls(libc, lstatThroughProc),
   };
 }
 

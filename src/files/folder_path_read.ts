@@ -100,6 +100,7 @@ function readOne(
         seen.location = location;
         return location === path;
       },
+      opener.calls,
     );
     if (read !== null) return read;
     // Located somewhere else: changed. Not located at all (no `/proc`), or located there but not

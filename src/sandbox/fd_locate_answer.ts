@@ -13,6 +13,7 @@
  */
 import { locateDirectlySync } from "../files/fd_location.ts";
 import { readFolderOrBusySync } from "../files/fd_listing.ts";
+import { folderOpener } from "../files/folder_beneath.ts";
 import { readFoldersAtPathsSync } from "../files/folder_path_read.ts";
 import type {
   LocateFdReplyMessage,
@@ -78,7 +79,10 @@ export function answerLocateRequest(
     return true;
   }
   if (message?.type === "read-folders") {
-    const reads = message.requests.map((request) => readFolderOrBusySync(request, isReadable));
+    const calls = folderOpener()?.calls ?? null;
+    const reads = message.requests.map((request) =>
+      readFolderOrBusySync(request, isReadable, calls)
+    );
     reply({ type: "read-folders-reply", id: message.id, reads });
     return true;
   }

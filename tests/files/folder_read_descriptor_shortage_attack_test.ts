@@ -19,10 +19,13 @@ const src = ${JSON.stringify(new URL("../../src/", import.meta.url).href)};
 const { loadGateFs, openFolderDescriptor } = await import(src + "files/bounded_read.ts");
 const { readFolderDirectlySync, readFolderOrBusySync } = await import(src + "files/fd_listing.ts");
 const { answerLocateRequest } = await import(src + "sandbox/fd_locate_answer.ts");
+const { folderOpener } = await import(src + "files/folder_beneath.ts");
 const { readFoldersExactly } = await import(src + "skills/_read_folder.ts");
 const [root] = Deno.args;
 const alpha = Deno.realPathSync(root + "/alpha");
 await loadGateFs();
+// The trusted part's direct calls (s16), bound before the descriptors are taken, as serve does.
+const calls = folderOpener()?.calls ?? null;
 // Everything lazily loaded is loaded before the descriptors are taken (the runtime itself panics
 // when it meets EMFILE), and a first read shows the folder is readable.
 const first = readFolderOrBusySync({ fd: openFolderDescriptor(alpha), maxStats: 0 });
@@ -35,6 +38,7 @@ for (;;) {
 // None free: the reader's readdir of the open folder gets none.
 const direct = readFolderOrBusySync({ fd, maxStats: 0 });
 const plain = readFolderDirectlySync({ fd, maxStats: 0 });
+const native = readFolderOrBusySync({ fd, maxStats: 0 }, undefined, calls);
 const replies = [];
 answerLocateRequest(
   { type: "read-folders", id: 1, requests: [{ fd, maxStats: 0 }] },
@@ -50,6 +54,7 @@ console.log(JSON.stringify({
   first: typeof first === "object" && first !== null ? first.entries.map((e) => e.name) : first,
   direct,
   plain,
+  native: calls === null ? "no direct calls" : native,
   reply: replies[0]?.reads,
   exact: exact instanceof Error ? exact.message : exact,
 }));
@@ -67,6 +72,7 @@ Deno.test({
     assert.deepEqual(result.first, ["SKILL.md", "notes.md"], "readable with descriptors free");
     assert.equal(result.direct, "busy");
     assert.equal(result.plain, null, "the watcher's reader keeps its null");
+    assert.equal(result.native, "busy", "the direct calls' read says busy too");
     assert.deepEqual(result.reply, ["busy"], "the trusted part's answer to an isolate says busy");
     assert.match(result.exact, /EMFILE/);
     assert.match(result.exact, /ulimit -n/);

@@ -31,6 +31,17 @@ const SYMBOLS = {
   openat: { parameters: ["i32", "buffer", "i32", "u32"], result: "i32" },
   // openat2 has no glibc wrapper before 2.42: reached through syscall(2).
   syscall: { parameters: ["i64", "i64", "buffer", "buffer", "usize"], result: "i64" },
+  // getdents64 and statx through syscall(2) too: the same numbers under glibc and musl.
+  syscall_getdents64: {
+    name: "syscall",
+    parameters: ["i64", "i64", "buffer", "usize"],
+    result: "i64",
+  },
+  syscall_statx: {
+    name: "syscall",
+    parameters: ["i64", "i64", "buffer", "i64", "i64", "buffer"],
+    result: "i64",
+  },
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   close: { parameters: ["i32"], result: "i32" },
@@ -111,6 +122,19 @@ export interface Libc {
    * `-errno` (`-ENOSYS` where the kernel has none: before Linux 5.6).
    */
   openAt2(dirFd: number, path: string, flags: number, resolve: number): number;
+  /**
+   * `getdents64(fd, buffer)`: the bytes of `struct linux_dirent64` records
+   * written into `buffer` (0 at the folder's end), or `-errno`; `-ENOSYS` on
+   * an architecture other than x86_64 and aarch64. Source: getdents(2).
+   */
+  getdents64(fd: number, buffer: Uint8Array): number;
+  /**
+   * `statx(dirFd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, buffer)`:
+   * 0 with `struct statx` (256 bytes) in `buffer`, or `-errno`; `-ENOSYS` on
+   * an architecture other than x86_64 and aarch64 or a kernel before 4.11.
+   * Source: statx(2).
+   */
+  statxNoFollow(dirFd: number, name: string, buffer: Uint8Array): number;
   /** `read` into `buffer`: bytes read, or `-errno` (`-EAGAIN`: nothing queued). */
   read(fd: number, buffer: Uint8Array): number;
   /** Adds 1 to an eventfd's counter (wakes a poll on it); answers bytes written or `-errno`. */
@@ -180,6 +204,24 @@ export function openLibc(): Libc | null {
       const at = BigInt(dirFd);
       return answer(Number(lib.symbols.syscall(SYS_OPENAT2, at, cString(path), how8, 24n)));
     },
+    getdents64(fd, buffer) {
+      if (SYSCALLS === null) return -ENOSYS;
+      const { getdents64 } = SYSCALLS;
+      return answer(
+        Number(
+          lib.symbols.syscall_getdents64(getdents64, BigInt(fd), buffer, BigInt(buffer.length)),
+        ),
+      );
+    },
+    statxNoFollow(dirFd, name, buffer) {
+      if (SYSCALLS === null || buffer.length < STATX_BYTES) return -ENOSYS;
+      const { statx } = SYSCALLS;
+      const flags = BigInt(AT_SYMLINK_NOFOLLOW);
+      const mask = BigInt(STATX_BASIC_STATS);
+      return answer(
+        Number(lib.symbols.syscall_statx(statx, BigInt(dirFd), cString(name), flags, mask, buffer)),
+      );
+    },
     read: (fd, buffer) => answer(Number(lib.symbols.read(fd, buffer, BigInt(buffer.length)))),
     signal: (eventFd) => answer(Number(lib.symbols.write(eventFd, oneBytes, 8n))),
     close: (fd) => answer(lib.symbols.close(fd)),
@@ -202,6 +244,23 @@ export function openLibc(): Libc | null {
 
 /** `openat2`'s system call number: the same on x86_64 and aarch64 (one table for new calls). */
 const SYS_OPENAT2 = 437n;
+
+/** The system call numbers of getdents64 and statx on this architecture (they differ), or null. */
+const SYSCALLS: { readonly getdents64: bigint; readonly statx: bigint } | null =
+  Deno.build.arch === "x86_64"
+    ? { getdents64: 217n, statx: 332n }
+    : Deno.build.arch === "aarch64"
+    ? { getdents64: 61n, statx: 291n }
+    : null;
+
+/** `statx` flag: do not follow a symlink at the last component. */
+const AT_SYMLINK_NOFOLLOW = 0x100;
+/** `statx` mask: every field `stat(2)` has. */
+const STATX_BASIC_STATS = 0x7ff;
+/** Size of `struct statx`, in bytes. */
+export const STATX_BYTES = 256;
+/** Not implemented (here: no number for this architecture, or an old kernel). */
+export const ENOSYS = 38;
 
 /** `poll` event: readable. */
 const POLLIN = 1;

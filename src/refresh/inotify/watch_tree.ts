@@ -60,6 +60,7 @@
  */
 
 import { readFolderDirectlySync } from "../../files/fd_listing.ts";
+import { folderOpener } from "../../files/folder_beneath.ts";
 import {
   IN_ATTRIB,
   IN_CREATE,
@@ -674,6 +675,7 @@ export function createWatchTree(
       const read = readFolderDirectlySync(
         { fd, maxStats: 0 },
         (at) => (isListedThere = at === expected),
+        folderOpener()?.calls ?? null,
       );
       if (read === null) {
         // Moved since (its events say so), or not listed where it is (EMFILE, ENFILE, ENOMEM):
