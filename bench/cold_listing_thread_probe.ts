@@ -13,7 +13,7 @@
  * Usage (warm the catalog's page cache first, `find ROOT -type f | xargs cat >/dev/null`):
  *
  * ```sh
- * deno run -A bench/cold_listing_thread_probe.ts --tree=/path/to/worktree --root=ROOT [--timeline]
+ * deno run -A bench/cold_listing_thread_probe.ts --tree=/path/to/worktree --root=ROOT [--timeline] [--cache=DIR] [--serve-args=A,B]
  * ```
  *
  * Requires `--allow-all` (`/proc` reads, spawning the launcher).
@@ -72,12 +72,15 @@ function load(): string {
   return Deno.readTextFileSync("/proc/loadavg").split(" ")[0] ?? "?";
 }
 
-const cache = await Deno.makeTempDir({ prefix: "h4-probe-cache-" });
+// `--cache=DIR` keeps an index cache between runs (a warm start); else a fresh one each run.
+const keptCache = args.get("cache");
+const cache = keptCache ?? await Deno.makeTempDir({ prefix: "h4-probe-cache-" });
 const loadBefore = load();
 const startedAt = performance.now();
 const child = spawnRpcChild({
   executable: `${tree}/skillgate`,
-  args: ["serve", root],
+  // `--serve-args=A,B` adds serve options (e.g. `--static`).
+  args: ["serve", root, ...(args.get("serve-args") ?? "").split(",").filter((a) => a !== "")],
   cwd: tree,
   // DENO_V8_FLAGS passes through (e.g. `--prof` for one V8 log per isolate, in the tree's folder).
   env: programEnv({
@@ -146,7 +149,7 @@ clearInterval(sampler);
 const loadAfter = load();
 if (args.has("stderr")) console.log(child.stderrTail());
 await child.close(5_000);
-await Deno.remove(cache, { recursive: true }).catch(() => {});
+if (keptCache === undefined) await Deno.remove(cache, { recursive: true }).catch(() => {});
 
 const init = byLabel(atInit);
 const end = byLabel(atEnd);

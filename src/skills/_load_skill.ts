@@ -16,6 +16,7 @@ import { readSkillMd, type SkillMdText } from "./_read_skill_md.ts";
 import { joinPath } from "./_path.ts";
 import type { SkillCandidate } from "./discover.ts";
 import type { FileVersion, IndexCache, ParsedSkillMd } from "./index_cache.ts";
+import type { FolderEntry } from "../files/fd_listing.ts";
 import type { Problem } from "./problem.ts";
 import type { Skill, SkillFile } from "./skill.ts";
 import { validateFrontmatter } from "./validate.ts";
@@ -199,9 +200,12 @@ export async function loadSkill(
     dev: read.dev,
     ino: read.ino,
   };
-  // The digest isolate's listing when one was asked for (the same walk and rules), else our own.
+  // The digest isolate's listing when one was asked for (the same walk and rules), else our own,
+  // starting from discovery's exact read of the folder when it took the files' `lstat`s (s16:
+  // one folder read a skill fewer in the trusted part, 10,000 at 10,000 skills).
+  const topEntries = entriesReadWithStats(candidate);
   const listing = (await options.listedElsewhere)?.(skillMd) ??
-    await listSkillFiles(candidate, skillMd, caps);
+    await listSkillFiles(candidate, skillMd, caps, topEntries === null ? {} : { topEntries });
   problems.push(...listing.problems);
   const frontmatter = known.frontmatter as Record<string, unknown>;
   const mcpHostLine = keyLines.get("mcp-host");
@@ -247,6 +251,13 @@ export async function loadSkill(
 function regularFileVersion(candidate: SkillCandidate): FileVersion | null {
   const entry = candidate.entries.find((item) => item.name === candidate.skillMdFile);
   if (entry === undefined || !entry.isFile || entry.isSymlink) return null;
+  // Taken with the names, through the folder's descriptor (s16): no `lstat` of this thread's.
+  if (entry.stat !== undefined) {
+    const { stat } = entry;
+    if (stat === null || !stat.isFile) return null;
+    const { dev, ino, size, mtimeMs, ctimeMs } = stat;
+    return { dev, ino, size, mtimeMs, ctimeMs };
+  }
   try {
     const info = Deno.lstatSync(joinPath(candidate.realDir, candidate.skillMdFile));
     if (!info.isFile) return null;
@@ -260,6 +271,22 @@ function regularFileVersion(candidate: SkillCandidate): FileVersion | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The skill folder's entries as discovery's path reader read them, with the
+ * files' `lstat`s through the same descriptor (`FolderEntryRead.stat`), for
+ * the listing to start from (`ListOptions.topEntries`); null when discovery
+ * read the folder another way (then the listing reads it itself, as before).
+ */
+function entriesReadWithStats(candidate: SkillCandidate): FolderEntry[] | null {
+  const { entries } = candidate;
+  if (entries.length === 0 || entries.some((entry) => entry.stat === undefined)) return null;
+  return entries.map((entry) => ({
+    name: entry.name,
+    kind: entry.isSymlink ? "symlink" : entry.isDirectory ? "dir" : entry.isFile ? "file" : "other",
+    stat: entry.stat ?? null,
+  }));
 }
 
 /** The warnings about SKILL.md itself: its name's case, and a body cut at the read cap. */

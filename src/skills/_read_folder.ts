@@ -38,6 +38,7 @@ import { closeDescriptor, loadGateFs, openFolderDescriptor } from "../files/boun
 import { NO_DESCRIPTOR_FREE, retryingOnDescriptorShortage } from "../files/descriptor_shortage.ts";
 import {
   type FolderEntry,
+  type FolderEntryStat,
   type FolderPathReader,
   type FolderReadAnswer,
   installedFolderPathReader,
@@ -46,10 +47,31 @@ import {
 import { locateFd } from "../files/fd_location.ts";
 import { readSortedEntries } from "./_fs.ts";
 
+/**
+ * One entry of a folder read exactly. `stat` is present only when the path
+ * reader read the folder (the trusted part's `lstat` through the very
+ * descriptor the names came from, for the first
+ * {@linkcode TOP_FOLDER_STATS} `file` entries in name order that are not
+ * quietly skipped; null for any other entry, or one gone since): a skill
+ * folder's listing then starts from these entries instead of reading the
+ * folder again, and its SKILL.md's version is taken from here (s16).
+ */
+export interface FolderEntryRead extends Deno.DirEntry {
+  readonly stat?: FolderEntryStat | null;
+}
+
 /** One folder read exactly: its entries, or `changed` (not at its real path, or not a folder now). */
 export type ExactFolderRead =
-  | { readonly kind: "read"; readonly entries: Deno.DirEntry[] }
+  | { readonly kind: "read"; readonly entries: FolderEntryRead[] }
   | { readonly kind: "changed" };
+
+/**
+ * `file` entries of a folder the path reader reads for discovery that get an
+ * `lstat` with the names (s16: a skill folder's own files, SKILL.md first
+ * among them, so its listing and its warm-start version check need no second
+ * read; a root or group folder holds folders, which get none).
+ */
+export const TOP_FOLDER_STATS = 64;
 
 /** A folder that could not be read at all (missing permission, over the reader's entry bound). */
 export class FolderUnreadableError extends Error {
@@ -179,13 +201,19 @@ async function readOne(
 async function readAtPath(real: string, reader: FolderPathReader): Promise<ExactFolderRead | null> {
   let read;
   try {
-    read = await reader({ path: real, maxStats: 0 });
+    read = await reader({ path: real, maxStats: TOP_FOLDER_STATS });
   } catch {
     return null;
   }
   if (read === null || typeof read === "string") return null;
   if (read.location !== real || read.tooManyEntries !== undefined) return null;
-  return { kind: "read", entries: read.entries.map(dirEntry) };
+  return {
+    kind: "read",
+    entries: read.entries.map((entry): FolderEntryRead => ({
+      ...dirEntry(entry),
+      stat: entry.stat,
+    })),
+  };
 }
 
 /** A reader's entry as the `Deno.DirEntry` discovery works with (`other`: none of the three). */

@@ -11,6 +11,7 @@
 import { DEPTH_PROBE_LEVELS, DEPTH_PROBE_MAX_FOLDERS, MAX_GROUP_DEPTH } from "../caps.ts";
 import {
   type ExactFolderRead,
+  type FolderEntryRead,
   type FolderUnreadableError,
   readFoldersExactly,
 } from "./_read_folder.ts";
@@ -43,8 +44,11 @@ export interface SkillCandidate {
   readonly root: string;
   /** `SKILL.md`, or `skill.md` when only the lowercase name exists. */
   readonly skillMdFile: string;
-  /** The folder's entries, sorted by name (code-unit order). */
-  readonly entries: readonly Deno.DirEntry[];
+  /**
+   * The folder's entries, sorted by name (code-unit order); with each file's
+   * `lstat` when the path reader read the folder (`FolderEntryRead.stat`).
+   */
+  readonly entries: readonly FolderEntryRead[];
 }
 
 /** One finding of discovery, in the order it was found. */
@@ -131,7 +135,7 @@ export async function discoverRoot(
     items: [issue(root.path, "root-unreadable", "error", detail)],
   });
   let rootReal: string;
-  let entries: Deno.DirEntry[];
+  let entries: FolderEntryRead[];
   try {
     rootReal = Deno.realPathSync(root.path);
     if (!Deno.statSync(root.path).isDirectory) {
@@ -212,7 +216,7 @@ type Classification =
   | { readonly kind: "case"; readonly file: string }
   | { readonly kind: "group" };
 
-function classify(entries: readonly Deno.DirEntry[]): Classification {
+function classify(entries: readonly FolderEntryRead[]): Classification {
   let lower: string | null = null;
   let variant: string | null = null;
   for (const entry of entries) {
@@ -232,7 +236,7 @@ function classify(entries: readonly Deno.DirEntry[]): Classification {
 function entriesOrProblem(
   lexical: string,
   read: ExactFolderRead | FolderUnreadableError,
-): Deno.DirEntry[] | Found {
+): FolderEntryRead[] | Found {
   if (read instanceof Error) {
     return issue(
       lexical,
@@ -258,7 +262,7 @@ async function examine(
   lexical: string,
   real: string,
   depth: number,
-  known?: Deno.DirEntry[] | ExactFolderRead | FolderUnreadableError,
+  known?: FolderEntryRead[] | ExactFolderRead | FolderUnreadableError,
 ): Promise<Found[]> {
   ctx.visited.add(real);
   let read = known;
@@ -324,7 +328,7 @@ async function scanChildren(
   lexical: string,
   real: string,
   depth: number,
-  entries: readonly Deno.DirEntry[],
+  entries: readonly FolderEntryRead[],
 ): Promise<Found[]> {
   // The sub-folders are read together (one message to the trusted part for up to
   // MAX_FOLDERS_OPEN of them: a round trip each would cost more than the reads), then examined one
@@ -408,7 +412,7 @@ async function probeBeyond(ctx: Context, start: ProbedFolder): Promise<void> {
 interface ProbedFolder {
   readonly lexical: string;
   readonly real: string;
-  readonly entries: readonly Deno.DirEntry[];
+  readonly entries: readonly FolderEntryRead[];
 }
 
 /** The one `depth-limit` warning of a root, or null when no skill lies below the cap. */
