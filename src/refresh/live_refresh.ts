@@ -17,7 +17,7 @@ import { buildCatalog, type SkillLoader } from "../skills/catalog.ts";
 import type { CatalogStore } from "../skills/catalog_store.ts";
 import type { Catalog } from "../skills/skill.ts";
 import { rebuildCatalog } from "../skills/rebuild_catalog.ts";
-import type { GiveWay } from "../skills/_time_slice.ts";
+import { BackgroundWorkStopped, type GiveWay } from "../skills/_time_slice.ts";
 import { type CatalogChange, diffCatalogs } from "./catalog_diff.ts";
 import { createPathDebouncer } from "./debounce.ts";
 import { notifyLiveServers } from "./notify_servers.ts";
@@ -107,6 +107,15 @@ export interface RefreshReport {
   readonly durationMs: number;
 }
 
+/**
+ * Times background work (the catch-up rescan after a late watch) is stopped
+ * for a change waiting behind it before it runs to its end regardless: a
+ * change is then served in its own refresh first (s16: at 10,000 skills an
+ * edit made while the catch-up ran was noticed 0.8-0.9 s late), and a steady
+ * stream of edits cannot keep the catch-up from ever finishing.
+ */
+export const MAX_BACKGROUND_STOPS = 3;
+
 /** A running live refresh; dispose it (or `close()`) to stop watching. */
 export interface LiveRefresh extends AsyncDisposable {
   /** The folders watched now. */
@@ -177,6 +186,13 @@ export async function startLiveRefresh(
   let pending = new Set<string>();
   /** Set while every pending path came with it (see `LiveRefresh.refresh`). */
   let pendingGiveWay: Omit<GiveWay, "isUrgent"> | null = null;
+  /**
+   * Background work stopped for a change that waited behind it (s16): its
+   * paths and way, run again once nothing else is pending.
+   */
+  let stoppedBackground: { paths: Set<string>; giveWay: Omit<GiveWay, "isUrgent"> } | null = null;
+  /** Stops of the background work since it last ran to its end (see MAX_BACKGROUND_STOPS). */
+  let backgroundStops = 0;
   let isFreshBuildPending = false;
   let running: Promise<void> | null = null;
   /** Paths the watchers hold in all (Deno's filter opens each one per event). */
@@ -285,13 +301,22 @@ export async function startLiveRefresh(
 
   async function drain(): Promise<void> {
     try {
-      while ((pending.size > 0 || isFreshBuildPending || isRewatchPending) && !isClosed) {
+      while (
+        (pending.size > 0 || isFreshBuildPending || isRewatchPending ||
+          stoppedBackground !== null) && !isClosed
+      ) {
         if (isRewatchPending && pending.size === 0 && !isFreshBuildPending) {
           isRewatchPending = false;
           await rewatch(true);
           // A removed root made again: read once the new watch covers it.
           for (const root of returnedRoots.splice(0)) pending.add(root);
           continue;
+        }
+        if (pending.size === 0 && !isFreshBuildPending && stoppedBackground !== null) {
+          // The changes it stopped for are served: the background work runs again, whole.
+          pending = stoppedBackground.paths;
+          pendingGiveWay = stoppedBackground.giveWay;
+          stoppedBackground = null;
         }
         const batch = [...pending];
         const giveWay = pendingGiveWay;
@@ -321,9 +346,16 @@ export async function startLiveRefresh(
         isFresh ? freshBuild(base, options) : rebuildCatalog(base, paths, {
           caps: options.caps,
           ...(options.load === undefined ? {} : { load: options.load }),
-          // A change waiting behind background work ends its giving way.
+          // A change waiting behind background work ends its giving way, and stops it (a few
+          // times at most) so the change is served first.
           ...(giveWay === null ? {} : {
-            giveWay: { ...giveWay, isUrgent: () => pending.size > 0 || isFreshBuildPending },
+            giveWay: {
+              ...giveWay,
+              isUrgent: () => pending.size > 0 || isFreshBuildPending,
+              shouldStop: () =>
+                pending.size > 0 && pendingGiveWay === null &&
+                backgroundStops < MAX_BACKGROUND_STOPS,
+            },
           }),
         });
       const shortagesBefore = descriptorShortagesGivenUp();
@@ -377,6 +409,13 @@ export async function startLiveRefresh(
         durationMs: performance.now() - startedMs,
       };
     } catch (error) {
+      if (error instanceof BackgroundWorkStopped && giveWay !== null) {
+        // Nothing of it applied (it stopped before its swap): run again after the change.
+        backgroundStops++;
+        stoppedBackground ??= { paths: new Set(), giveWay };
+        for (const path of paths) stoppedBackground.paths.add(path);
+        return;
+      }
       logErrorLine(
         `skillgate: live refresh failed; the previous catalog stays served: ${
           describeError(error)
@@ -384,6 +423,7 @@ export async function startLiveRefresh(
       );
       return;
     }
+    if (giveWay !== null) backgroundStops = 0;
     options.onRefresh?.(report);
   }
 

@@ -18,7 +18,9 @@ export interface TimeSlice {
   /**
    * Resolves at once (next microtask) while the current slice lasts; once it
    * is used up, resolves after one turn of the event loop and starts a new
-   * slice. Callers waiting at the same time share that one turn.
+   * slice. Callers waiting at the same time share that one turn. Rejects
+   * with {@linkcode BackgroundWorkStopped} while the slice's
+   * `GiveWay.shouldStop` says so.
    */
   pause(): Promise<void>;
   /** Turns of the event loop given away so far (for tests and benchmarks). */
@@ -51,6 +53,25 @@ export interface GiveWay {
   readonly maxWaitMs: number;
   /** True while something waits on this work (a search queued behind the index build): no waiting. */
   readonly isUrgent?: () => boolean;
+  /**
+   * True when the work should stop now for something waiting behind it that
+   * is quicker to serve first (a watched edit behind the catch-up rescan:
+   * s16, an edit noticed 0.8-0.9 s late at 10,000 skills): the next pause
+   * rejects with {@linkcode BackgroundWorkStopped}, and the owner runs the
+   * work again later. @default never
+   */
+  readonly shouldStop?: () => boolean;
+}
+
+/**
+ * What a background slice's pause rejects with once `GiveWay.shouldStop`
+ * says so: the work was left unfinished on purpose, nothing of it applies.
+ */
+export class BackgroundWorkStopped extends Error {
+  constructor() {
+    super("background work stopped for a change waiting behind it");
+    this.name = "BackgroundWorkStopped";
+  }
 }
 
 /** How often a background pause looks again whether it may go on, in ms. */
@@ -106,6 +127,7 @@ export function createTimeSlice(
     performance.now() - lastRequestAtMs < giveWay.quietMs;
   return {
     pause() {
+      if (giveWay?.shouldStop?.() === true) return Promise.reject(new BackgroundWorkStopped());
       if (waiting !== null) return waiting;
       const busy = isBusy();
       if (!busy && sliceMs > 0 && performance.now() - startedMs < sliceMs) return NOW;
