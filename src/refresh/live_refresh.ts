@@ -87,6 +87,13 @@ export interface LiveRefreshOptions {
    * in ms. @default 30000
    */
   readonly watchLimitRetryMs?: number;
+  /**
+   * How long background work (the catch-up rescan) may be stopped and run
+   * again for changes waiting behind it, in ms from its first stop; past
+   * that it runs to its end (see {@linkcode MAX_BACKGROUND_DEFERRAL_MS}).
+   * @default MAX_BACKGROUND_DEFERRAL_MS
+   */
+  readonly backgroundDeferralMs?: number;
 }
 
 /** What one refresh did. */
@@ -108,13 +115,15 @@ export interface RefreshReport {
 }
 
 /**
- * Times background work (the catch-up rescan after a late watch) is stopped
- * for a change waiting behind it before it runs to its end regardless: a
- * change is then served in its own refresh first (s16: at 10,000 skills an
- * edit made while the catch-up ran was noticed 0.8-0.9 s late), and a steady
- * stream of edits cannot keep the catch-up from ever finishing.
+ * How long background work (the catch-up rescan after a late watch) may be
+ * deferred, in ms from its first stop: until then a change waiting behind it
+ * stops it at its next pause, is served in a refresh of its own, and the
+ * work runs again, whole (s16: at 10,000 skills the rescan takes ~1 s, and
+ * an edit made while it ran was noticed 0.8-1.2 s late); past it, the work
+ * runs to its end, so a steady stream of edits delays what changed before
+ * the watch by about this much at most, never for ever.
  */
-export const MAX_BACKGROUND_STOPS = 3;
+export const MAX_BACKGROUND_DEFERRAL_MS = 10_000;
 
 /** A running live refresh; dispose it (or `close()`) to stop watching. */
 export interface LiveRefresh extends AsyncDisposable {
@@ -191,8 +200,9 @@ export async function startLiveRefresh(
    * paths and way, run again once nothing else is pending.
    */
   let stoppedBackground: { paths: Set<string>; giveWay: Omit<GiveWay, "isUrgent"> } | null = null;
-  /** Stops of the background work since it last ran to its end (see MAX_BACKGROUND_STOPS). */
-  let backgroundStops = 0;
+  /** When the background work was first stopped since it last ran to its end (ms), or null. */
+  let firstBackgroundStopMs: number | null = null;
+  const backgroundDeferralMs = options.backgroundDeferralMs ?? MAX_BACKGROUND_DEFERRAL_MS;
   let isFreshBuildPending = false;
   let running: Promise<void> | null = null;
   /** Paths the watchers hold in all (Deno's filter opens each one per event). */
@@ -346,15 +356,16 @@ export async function startLiveRefresh(
         isFresh ? freshBuild(base, options) : rebuildCatalog(base, paths, {
           caps: options.caps,
           ...(options.load === undefined ? {} : { load: options.load }),
-          // A change waiting behind background work ends its giving way, and stops it (a few
-          // times at most) so the change is served first.
+          // A change waiting behind background work ends its giving way, and stops it (for a
+          // while at most) so the change is served first.
           ...(giveWay === null ? {} : {
             giveWay: {
               ...giveWay,
               isUrgent: () => pending.size > 0 || isFreshBuildPending,
               shouldStop: () =>
                 pending.size > 0 && pendingGiveWay === null &&
-                backgroundStops < MAX_BACKGROUND_STOPS,
+                (firstBackgroundStopMs === null ||
+                  performance.now() - firstBackgroundStopMs < backgroundDeferralMs),
             },
           }),
         });
@@ -411,7 +422,7 @@ export async function startLiveRefresh(
     } catch (error) {
       if (error instanceof BackgroundWorkStopped && giveWay !== null) {
         // Nothing of it applied (it stopped before its swap): run again after the change.
-        backgroundStops++;
+        firstBackgroundStopMs ??= performance.now();
         stoppedBackground ??= { paths: new Set(), giveWay };
         for (const path of paths) stoppedBackground.paths.add(path);
         return;
@@ -423,7 +434,7 @@ export async function startLiveRefresh(
       );
       return;
     }
-    if (giveWay !== null) backgroundStops = 0;
+    if (giveWay !== null) firstBackgroundStopMs = null;
     options.onRefresh?.(report);
   }
 
