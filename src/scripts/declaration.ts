@@ -96,6 +96,10 @@ export const RESERVED_ENV_NAMES: ReadonlySet<string> = new Set([
   "MCP_CONFIRM_TTL_SECONDS",
   "MCP_SKILL_ALLOW_UNSCRUBBED",
   "GITHUB_TOKEN",
+  // A JavaScript object's prototype key: every record of environment values (the trusted part's
+  // release, the worker's host facts, the script's env) would drop it silently (s15 hM review);
+  // refused here with the other reserved names, so the author is told.
+  "__proto__",
 ]);
 
 /** Prefixes a declaration may never ask for: the loader's and skillgate's own settings. */

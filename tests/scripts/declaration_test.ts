@@ -90,6 +90,7 @@ Deno.test("parseDeclaration() refuses one bad entry and keeps the others", () =>
     ["reserved prefix", entry({ script: "scripts/i.py", env: ["DYLD_INSERT_LIBRARIES"] })],
     ["own settings", entry({ script: "scripts/j.py", env: ["SKILLGATE_HTTP_TOKEN"] })],
     ["confirm secret", entry({ script: "scripts/k.py", env: ["MCP_CONFIRM_SECRET"] })],
+    ["prototype key", entry({ script: "scripts/p.py", env: ["__proto__"] })],
     ["negative timeout", entry({ script: "scripts/l.py", timeout: -1 })],
     ["text timeout", entry({ script: "scripts/m.py", timeout: "30" })],
     ["declared twice", entry()],
@@ -98,6 +99,11 @@ Deno.test("parseDeclaration() refuses one bad entry and keeps the others", () =>
   assert.deepEqual(parsed.declaration?.run.map((script) => script.script), ["scripts/report.py"]);
   const errors = parsed.findings.filter((finding) => finding.severity === "error");
   assert.equal(errors.length, cases.length);
+  assert.match(
+    errors.find((error) => error.detail.includes("__proto__"))?.detail ?? "",
+    /reserved environment name "__proto__"/,
+    "an env name that no record of values could carry is refused, not dropped",
+  );
   for (const [index, [label]] of cases.entries()) {
     assert.match(errors[index]?.detail ?? "", new RegExp(`run\\[${index + 1}\\]`), label);
     const consequence = label === "declared twice"
