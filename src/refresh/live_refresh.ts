@@ -40,6 +40,7 @@ import {
   type WatchIsolateStarter,
 } from "./watch_isolate.ts";
 import { skillsChangedSince } from "./catch_up.ts";
+import { movedRootLine, startRootLinkCheck } from "./root_link_check.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 import { descriptorShortagesGivenUp } from "../files/descriptor_shortage.ts";
 
@@ -988,9 +989,22 @@ export async function startLiveRefresh(
     if (!isClosed) debouncer.add([skillDir]);
   });
 
+  // A root reached through a link that is re-pointed: no event comes (its watch is on the folder
+  // it led to), so its configured path is resolved again every 2 s, and read again on a move
+  // (discovery then names the restart a new place needs; s16).
+  const rootLinks = startRootLinkCheck({
+    roots: store.base().roots.filter((root) => root.source === undefined).map((root) => root.path),
+    onMoved: (moved) => {
+      if (isClosed) return;
+      logErrorLine(movedRootLine(moved));
+      void schedule([moved.path]);
+    },
+  });
+
   const close = async () => {
     if (isClosed) return;
     isClosed = true;
+    rootLinks.stop();
     unsetStaleHandler();
     debouncer.close();
     clearTimeout(rescanCheckTimer);
@@ -1023,6 +1037,7 @@ export async function startLiveRefresh(
     },
     abandon: () => {
       isClosed = true;
+      rootLinks.stop();
       unsetStaleHandler();
       debouncer.close();
       clearTimeout(rescanCheckTimer);

@@ -151,6 +151,17 @@ export async function discoverRoot(
     }
     entries = read.entries;
   } catch (error) {
+    if (errorName(error) === "NotCapable") {
+      // Deno's own permission refused it (its realpath, or the read of where it leads): this isolate may read only what the roots led to when
+      // the server started (the worker's read set), so the root leads elsewhere now (a symlink
+      // re-pointed, such as a deploy's `current`, or a folder on its path renamed). Only a
+      // restart can give the worker the new place (s16; "check that it exists" misled here).
+      return unreadable(
+        `Root "${root.path}" now leads to a folder this server was not started with (a ` +
+          "symlink on its path re-pointed, or a folder on it renamed), and the server may read " +
+          "only what its roots led to at start. Restart skillgate to serve it",
+      );
+    }
     return unreadable(
       `Root "${root.path}" cannot be read (${errorName(error)}). Check that it exists and ` +
         "skillgate may read it",

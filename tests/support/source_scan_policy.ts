@@ -281,6 +281,13 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
       "never from a client",
   },
   {
+    path: "src/refresh/root_link_check.ts",
+    apis: ["Deno.realPath"],
+    reason: "live refresh: resolves each root reached through a symlink every 2 s to find it " +
+      "re-pointed (no event comes: its watch is on the folder it led to); paths from the " +
+      "configuration only, never from a client, nothing read",
+  },
+  {
     path: "src/refresh/watch_paths.ts",
     apis: ["Deno.realPath"],
     reason: "live refresh: resolves each root's real path to find symlinked skill folders to " +

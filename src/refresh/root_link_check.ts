@@ -1,0 +1,149 @@
+/**
+ * The check for a root reached through a symlink that is re-pointed (a
+ * deploy's `current` link, `ln -sfn`) or has a folder on its path renamed
+ * (s16). Its watch is on the folder it led to at start, which does not
+ * change, so no event says anything; and the serving worker may read only
+ * what the roots led to at start (its read set), so a new place can only be
+ * served after a restart. Every {@linkcode ROOT_LINK_CHECK_MS} the configured
+ * path of each root whose real path differed from it when the check started
+ * is resolved again; when it leads elsewhere, the caller is told once (it
+ * reads the root again, and discovery then names the restart:
+ * `discover.ts`). A root that already leads where this isolate may not read
+ * when the check starts (moved between the start and the watch) is told at
+ * once.
+ *
+ * @module
+ */
+
+/** How often a linked root's configured path is resolved again, in ms. */
+export const ROOT_LINK_CHECK_MS = 2_000;
+
+/** A root that now leads to another folder. */
+export interface MovedRoot {
+  /** The root as configured. */
+  readonly path: string;
+  /**
+   * Where it led before (when the check started, or at the last move told);
+   * null when it had moved already before the check started (it led then
+   * where this isolate may not read: not where the server started with).
+   */
+  readonly wasReal: string | null;
+  /** Where it leads now; null when it leads nowhere (a dangling link, a folder gone). */
+  readonly nowReal: string | null;
+  /** Whether this isolate may read where it leads now (else only a restart can serve it). */
+  readonly isReadable: boolean;
+}
+
+/** Options of {@linkcode startRootLinkCheck}. */
+export interface RootLinkCheckOptions {
+  /** The local roots as configured (remote sources are not checked). */
+  readonly roots: readonly string[];
+  /** Told once per move, with where the root leads now. */
+  readonly onMoved: (moved: MovedRoot) => void;
+  /** @default ROOT_LINK_CHECK_MS */
+  readonly intervalMs?: number;
+  /** Resolves a path (tests inject one). @default Deno.realPathSync, null when it throws */
+  readonly realPath?: (path: string) => string | null;
+  /** Whether this isolate may read a path. @default Deno's permission state for it */
+  readonly canRead?: (path: string) => boolean;
+}
+
+/** A running check; stop it when live refresh stops. */
+export interface RootLinkCheck {
+  stop(): void;
+}
+
+/**
+ * Starts the check. Roots whose real path equals their configured path (no
+ * link on the way) or cannot be resolved now are not checked: a plain root
+ * removed or swapped is live refresh's `Gone` case, and costs nothing here.
+ *
+ * @param options The roots, the callback, the interval and the seams.
+ * @returns The check (no timer at all when no root is reached through a link).
+ *
+ * Requires `--allow-read` on each root as configured (the serving worker's
+ * read set holds it).
+ */
+export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck {
+  const realPath = options.realPath ?? realPathOrNull;
+  const canRead = options.canRead ?? isReadable;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let isStopped = false;
+  const reals = new Map<string, string | null>();
+  /** Roots that had moved before the check started (told at its first look). */
+  const movedBefore: string[] = [];
+  for (const path of options.roots) {
+    const real = realPath(path);
+    if (real === null || real === path) continue;
+    reals.set(path, real);
+    // Live refresh starts after the first answer: a move before it shows only as a place the
+    // worker's read set (computed at start) does not hold.
+    if (!canRead(real)) movedBefore.push(path);
+  }
+  if (reals.size === 0) return { stop: () => {} };
+  for (const path of movedBefore) {
+    const nowReal = reals.get(path) ?? null;
+    queueMicrotask(() => {
+      if (!isStopped) options.onMoved({ path, wasReal: null, nowReal, isReadable: false });
+    });
+  }
+  const check = () => {
+    timer = undefined;
+    if (isStopped) return;
+    for (const [path, wasReal] of reals) {
+      const nowReal = realPath(path);
+      if (nowReal === wasReal) continue;
+      reals.set(path, nowReal);
+      options.onMoved({
+        path,
+        wasReal,
+        nowReal,
+        isReadable: nowReal !== null && canRead(nowReal),
+      });
+    }
+    if (!isStopped) timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
+  };
+  timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
+  return {
+    stop() {
+      isStopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The one stderr line for a moved root.
+ *
+ * @param moved The move.
+ * @returns What happened, and what to do when only a restart can serve it.
+ */
+export function movedRootLine(moved: MovedRoot): string {
+  const now = moved.nowReal === null ? "leads nowhere now" : `now leads to "${moved.nowReal}"`;
+  const was = moved.wasReal === null
+    ? "not where it led when this server started"
+    : `it led to "${moved.wasReal}"`;
+  const head = `skillgate: the root "${moved.path}" ${now} (${was})`;
+  if (moved.nowReal === null) {
+    return `${head}; its skills are not served until it leads to a folder`;
+  }
+  if (moved.isReadable) return `${head}; it is read again`;
+  return `${head}; this server may read only what its roots led to when it started: restart ` +
+    "skillgate to serve it (its skills are not served until then)";
+}
+
+function realPathOrNull(path: string): string | null {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function isReadable(path: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "read", path }).state === "granted";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Session 16 (left open by s15 hX): a root reached through a symlink that is
+ * re-pointed (`ln -sfn v2 current`, a deploy) kept serving the old folder's
+ * skills with no word, and once anything made it read the root again it
+ * served nothing, saying "cannot be read (NotCapable). Check that it exists
+ * and skillgate may read it", which the owner cannot act on: the serving
+ * worker may read only what the roots led to at start. The real program must
+ * notice the move by itself and say, on stderr and in `skill_list`'s
+ * problems, that a restart serves the new place; after a restart it does.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { connectStdio } from "../support/program.ts";
+
+const CEILING_MS = 30_000;
+
+function skillText(name: string): string {
+  return `---\nname: ${name}\ndescription: The ${name} skill\n---\n# ${name}\n\nDo the thing.\n`;
+}
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + CEILING_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${CEILING_MS} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+interface Listed {
+  skills: { name: string }[];
+  problems?: { reason: string; detail: string }[];
+}
+
+Deno.test({
+  name:
+    "a root symlink re-pointed to another folder is noticed, and the owner is told to restart to serve it; a restart serves it",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "s16-root-link-" }));
+    try {
+      await Deno.mkdir(`${dir}/v1/alpha`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/v1/alpha/SKILL.md`, skillText("alpha"));
+      await Deno.mkdir(`${dir}/v2/beta`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/v2/beta/SKILL.md`, skillText("beta"));
+      await Deno.symlink("v1", `${dir}/current`);
+      {
+        await using session = await connectStdio(["serve", `${dir}/current`]);
+        const listed = async () =>
+          (await session.call("skill_list", { limit: 100 })).structuredContent as unknown as Listed;
+        assert.deepEqual((await listed()).skills.map((skill) => skill.name), ["alpha"]);
+        await Deno.remove(`${dir}/current`);
+        await Deno.symlink("v2", `${dir}/current`);
+        let said: Listed | null = null;
+        await until("the move said in skill_list", async () => {
+          said = await listed();
+          return (said.problems ?? []).some((found) => /Restart skillgate/.test(found.detail));
+        });
+        const problem = (said as Listed | null)?.problems?.find((found) =>
+          found.reason === "root-unreadable"
+        );
+        assert.match(
+          problem?.detail ?? "",
+          /now leads to a folder this server was not started with/,
+        );
+        assert.doesNotMatch(problem?.detail ?? "", /Check that it exists/);
+        await until(
+          "the stderr line",
+          () => Promise.resolve(/now leads to ".*v2".*restart skillgate/.test(session.stderr())),
+        );
+      }
+      await using restarted = await connectStdio(["serve", `${dir}/current`]);
+      const after = (await restarted.call("skill_list", { limit: 100 }))
+        .structuredContent as unknown as Listed;
+      assert.deepEqual(after.skills.map((skill) => skill.name), ["beta"], "a restart serves it");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

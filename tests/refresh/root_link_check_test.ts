@@ -1,0 +1,97 @@
+/**
+ * Session 16: a root reached through a symlink that is re-pointed (a
+ * deploy's `current` link) gives no event (its watch is on the folder it led
+ * to), and the serving worker may read only what the roots led to at start.
+ * `startRootLinkCheck` resolves such roots again and tells each move once;
+ * live refresh then reads the root again and discovery names the restart.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import {
+  type MovedRoot,
+  movedRootLine,
+  startRootLinkCheck,
+} from "../../src/refresh/root_link_check.ts";
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+Deno.test("startRootLinkCheck() tells each move of a linked root once, and never checks a plain root", async () => {
+  const leads = new Map([["/srv/current", "/srv/v1"], ["/plain", "/plain"]]);
+  const asked: string[] = [];
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({
+    roots: ["/srv/current", "/plain"],
+    onMoved: (moved) => moves.push(moved),
+    intervalMs: 10,
+    realPath: (path) => {
+      asked.push(path);
+      return leads.get(path) ?? null;
+    },
+    canRead: (path) => path === "/srv/v1",
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(moves.length, 0, "nothing moved");
+    leads.set("/srv/current", "/srv/v2");
+    await until("the move told", () => moves.length === 1);
+    assert.deepEqual(moves[0], {
+      path: "/srv/current",
+      wasReal: "/srv/v1",
+      nowReal: "/srv/v2",
+      isReadable: false,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(moves.length, 1, "told once");
+    leads.delete("/srv/current");
+    await until("the dangling link told", () => moves.length === 2);
+    assert.equal(moves[1]?.nowReal, null);
+    assert.equal(
+      asked.filter((path) => path === "/plain").length,
+      1,
+      "a plain root: once, at start",
+    );
+  } finally {
+    check.stop();
+  }
+});
+
+Deno.test("movedRootLine() says where the root leads and that a place outside the start's needs a restart", () => {
+  const base = { path: "/srv/current", wasReal: "/srv/v1" };
+  assert.match(
+    movedRootLine({ ...base, nowReal: "/srv/v2", isReadable: false }),
+    /"\/srv\/current" now leads to "\/srv\/v2" \(it led to "\/srv\/v1"\).*restart skillgate to serve it/,
+  );
+  assert.match(movedRootLine({ ...base, nowReal: "/srv/v1/sub", isReadable: true }), /read again/);
+  assert.match(movedRootLine({ ...base, nowReal: null, isReadable: false }), /leads nowhere now/);
+});
+
+Deno.test("startRootLinkCheck() tells at once a linked root that already leads where this isolate may not read (moved before the watch)", async () => {
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({
+    roots: ["/srv/current"],
+    onMoved: (moved) => moves.push(moved),
+    intervalMs: 60_000,
+    realPath: () => "/srv/v2",
+    canRead: () => false,
+  });
+  try {
+    await until("the early move told", () => moves.length === 1);
+    assert.deepEqual(moves[0], {
+      path: "/srv/current",
+      wasReal: null,
+      nowReal: "/srv/v2",
+      isReadable: false,
+    });
+    assert.match(movedRootLine(moves[0]!), /not where it led when this server started/);
+  } finally {
+    check.stop();
+  }
+});
