@@ -13,21 +13,10 @@
 
 import assert from "node:assert/strict";
 import { connectStdio } from "../support/program.ts";
-
-const CEILING_MS = 30_000;
+import { waitFor } from "../support/processes.ts";
 
 function skillText(name: string): string {
   return `---\nname: ${name}\ndescription: The ${name} skill\n---\n# ${name}\n\nDo the thing.\n`;
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + CEILING_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${CEILING_MS} ms waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 interface Listed {
@@ -55,10 +44,10 @@ Deno.test({
         await Deno.remove(`${dir}/current`);
         await Deno.symlink("v2", `${dir}/current`);
         let said: Listed | null = null;
-        await until("the move said in skill_list", async () => {
+        await waitFor("the move said in skill_list", async () => {
           said = await listed();
           return (said.problems ?? []).some((found) => /Restart skillgate/.test(found.detail));
-        });
+        }, { pollMs: 200 });
         const problem = (said as Listed | null)?.problems?.find((found) =>
           found.reason === "root-unreadable"
         );
@@ -67,7 +56,7 @@ Deno.test({
           /now leads to a folder this server was not started with/,
         );
         assert.doesNotMatch(problem?.detail ?? "", /Check that it exists/);
-        await until(
+        await waitFor(
           "the stderr line",
           () => Promise.resolve(/now leads to ".*v2".*restart skillgate/.test(session.stderr())),
         );

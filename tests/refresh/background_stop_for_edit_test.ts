@@ -20,20 +20,13 @@ import { BackgroundWorkStopped, createTimeSlice } from "../../src/skills/_time_s
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { createCatalogStore } from "../../src/skills/catalog_store.ts";
 import type { SkillLoader } from "../../src/skills/catalog.ts";
-import { makeTree, skillMd } from "../skills/_tree.ts";
+import { makeTree, skillMd, type Tree } from "../skills/_tree.ts";
+import { waitFor } from "../support/processes.ts";
 
 const SKILLS = 300;
 /** Each load of the slow loader, in ms: a rescan of SKILLS skills takes several hundred ms. */
 const LOAD_MS = 40;
 const GIVE_WAY = { quietMs: 50, maxWaitMs: 250 };
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function catalogTree() {
   const entries: Record<string, string> = {};
@@ -48,7 +41,7 @@ async function catalogTree() {
  * Every SKILL.md rewritten after the catalog was built and before the watch:
  * the catch-up's rescan must load every skill again (through the slow loader).
  */
-async function editAllBeforeWatch(tree: { at(relative: string): string }): Promise<void> {
+async function editAllBeforeWatch(tree: Tree): Promise<void> {
   for (let i = 0; i < SKILLS; i++) {
     const name = `skill-${String(i).padStart(3, "0")}`;
     await Deno.writeTextFile(tree.at(`${name}/SKILL.md`), skillMd(name, `Before watch ${i}`));
@@ -61,6 +54,34 @@ function slowLoader(counter: { loads: number }): SkillLoader {
     counter.loads++;
     await new Promise((resolve) => setTimeout(resolve, LOAD_MS));
     return await loadSkill(candidate, caps);
+  };
+}
+
+/**
+ * The catalog of `tree` built, every SKILL.md then edited (so the catch-up's rescan reloads every
+ * skill, slowly), and live refresh started over it with the slow loader, counting loads and
+ * keeping every report.
+ */
+async function watchWithSlowLoads(tree: Tree, extra: { backgroundDeferralMs?: number } = {}) {
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  const store = createCatalogStore(await buildCatalog(roots, DEFAULT_CAPS));
+  await editAllBeforeWatch(tree);
+  const counter = { loads: 0 };
+  const reports: RefreshReport[] = [];
+  const refresh = await startLiveRefresh(store, {
+    caps: DEFAULT_CAPS,
+    isToolDescriptionMode: false,
+    quietMs: 20,
+    load: slowLoader(counter),
+    onRefresh: (report) => reports.push(report),
+    ...extra,
+  });
+  return {
+    store,
+    counter,
+    reports,
+    refresh,
+    [Symbol.asyncDispose]: () => refresh.close(),
   };
 }
 
@@ -80,27 +101,17 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   fn: async () => {
     await using tree = await catalogTree();
-    const roots = [{ path: tree.path, from: "argument" as const }];
-    const store = createCatalogStore(await buildCatalog(roots, DEFAULT_CAPS));
-    await editAllBeforeWatch(tree);
-    const counter = { loads: 0 };
-    const reports: RefreshReport[] = [];
-    await using refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 20,
-      load: slowLoader(counter),
-      onRefresh: (report) => reports.push(report),
-    });
+    await using watching = await watchWithSlowLoads(tree);
+    const { store, counter, reports, refresh } = watching;
     const catchUp = refresh.refresh([tree.path], { giveWay: GIVE_WAY });
     // Past its first rounds: skill-000 is loaded already, as it was before this edit.
-    await until("the rescan under way", () => counter.loads > 70);
+    await waitFor("the rescan under way", () => counter.loads > 70);
     await Deno.writeTextFile(
       tree.at("skill-000/SKILL.md"),
       skillMd("skill-000", "Edited meanwhile"),
     );
     await catchUp;
-    await until("the rescan's own swap", () => reports.some((report) => report.isFullRescan));
+    await waitFor("the rescan's own swap", () => reports.some((report) => report.isFullRescan));
     const editReport = reports.findIndex((report) =>
       !report.isFullRescan &&
       report.changedPaths.some((path) => path.startsWith(tree.at("skill-000")))
@@ -123,20 +134,9 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   fn: async () => {
     await using tree = await catalogTree();
-    const roots = [{ path: tree.path, from: "argument" as const }];
-    const store = createCatalogStore(await buildCatalog(roots, DEFAULT_CAPS));
-    await editAllBeforeWatch(tree);
-    const counter = { loads: 0 };
-    const reports: RefreshReport[] = [];
     const deferralMs = 1_500;
-    await using refresh = await startLiveRefresh(store, {
-      caps: DEFAULT_CAPS,
-      isToolDescriptionMode: false,
-      quietMs: 20,
-      load: slowLoader(counter),
-      onRefresh: (report) => reports.push(report),
-      backgroundDeferralMs: deferralMs,
-    });
+    await using watching = await watchWithSlowLoads(tree, { backgroundDeferralMs: deferralMs });
+    const { store, counter, reports, refresh } = watching;
     const startedMs = performance.now();
     const catchUp = refresh.refresh([tree.path], { giveWay: GIVE_WAY });
     // An edit every 60 ms (each stops the rescan while it may) until the rescan swapped its

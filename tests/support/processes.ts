@@ -64,3 +64,28 @@ export async function eventually(check: () => boolean, seconds = 10): Promise<bo
   }
   return check();
 }
+
+/**
+ * Polls `check` (sync or async) until it holds; throws naming `what` once
+ * `ceilingMs` passed (never a timed assertion: the ceiling only bounds a
+ * failing test).
+ *
+ * @param what What is waited for, for the error.
+ * @param check The condition.
+ * @param options `ceilingMs` (default 30,000) and `pollMs` (default 50).
+ * @throws {Error} "Timed out after N ms waiting for WHAT".
+ */
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  options: { readonly ceilingMs?: number; readonly pollMs?: number } = {},
+): Promise<void> {
+  const ceilingMs = options.ceilingMs ?? 30_000;
+  const deadline = Date.now() + ceilingMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${ceilingMs} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
+  }
+}
