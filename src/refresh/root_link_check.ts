@@ -32,6 +32,11 @@ export interface MovedRoot {
   readonly nowReal: string | null;
   /** Whether this isolate may read where it leads now (else only a restart can serve it). */
   readonly isReadable: boolean;
+  /**
+   * Whether it leads to a folder now (review r16: a link re-pointed at a
+   * file was told "restart skillgate to serve it", which no restart does).
+   */
+  readonly isFolder: boolean;
 }
 
 /** Options of {@linkcode startRootLinkCheck}. */
@@ -46,6 +51,11 @@ export interface RootLinkCheckOptions {
   readonly realPath?: (path: string) => string | null;
   /** Whether this isolate may read a path. @default Deno's permission state for it */
   readonly canRead?: (path: string) => boolean;
+  /**
+   * Whether a root as configured leads to a folder (asked once per move).
+   * @default `Deno.statSync` of it (the link followed), false when it throws
+   */
+  readonly isFolder?: (path: string) => boolean;
 }
 
 /** A running check; stop it when live refresh stops. */
@@ -67,6 +77,7 @@ export interface RootLinkCheck {
 export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck {
   const realPath = options.realPath ?? realPathOrNull;
   const canRead = options.canRead ?? isReadable;
+  const isFolder = options.isFolder ?? isFolderNow;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let isStopped = false;
   const reals = new Map<string, string | null>();
@@ -84,7 +95,15 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
   for (const path of movedBefore) {
     const nowReal = reals.get(path) ?? null;
     queueMicrotask(() => {
-      if (!isStopped) options.onMoved({ path, wasReal: null, nowReal, isReadable: false });
+      if (!isStopped) {
+        options.onMoved({
+          path,
+          wasReal: null,
+          nowReal,
+          isReadable: false,
+          isFolder: isFolder(path),
+        });
+      }
     });
   }
   const check = () => {
@@ -99,6 +118,7 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
         wasReal,
         nowReal,
         isReadable: nowReal !== null && canRead(nowReal),
+        isFolder: nowReal !== null && isFolder(path),
       });
     }
     if (!isStopped) timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
@@ -124,7 +144,7 @@ export function movedRootLine(moved: MovedRoot): string {
     ? "not where it led when this server started"
     : `it led to "${moved.wasReal}"`;
   const head = `skillgate: the root "${moved.path}" ${now} (${was})`;
-  if (moved.nowReal === null) {
+  if (moved.nowReal === null || !moved.isFolder) {
     return `${head}; its skills are not served until it leads to a folder`;
   }
   if (moved.isReadable) return `${head}; it is read again`;
@@ -137,6 +157,14 @@ function realPathOrNull(path: string): string | null {
     return Deno.realPathSync(path);
   } catch {
     return null;
+  }
+}
+
+function isFolderNow(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
   }
 }
 

@@ -36,6 +36,7 @@ Deno.test("startRootLinkCheck() tells each move of a linked root once, and never
       return leads.get(path) ?? null;
     },
     canRead: (path) => path === "/srv/v1",
+    isFolder: () => true,
   });
   try {
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -47,6 +48,7 @@ Deno.test("startRootLinkCheck() tells each move of a linked root once, and never
       wasReal: "/srv/v1",
       nowReal: "/srv/v2",
       isReadable: false,
+      isFolder: true,
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(moves.length, 1, "told once");
@@ -64,7 +66,7 @@ Deno.test("startRootLinkCheck() tells each move of a linked root once, and never
 });
 
 Deno.test("movedRootLine() says where the root leads and that a place outside the start's needs a restart", () => {
-  const base = { path: "/srv/current", wasReal: "/srv/v1" };
+  const base = { path: "/srv/current", wasReal: "/srv/v1", isFolder: true };
   assert.match(
     movedRootLine({ ...base, nowReal: "/srv/v2", isReadable: false }),
     /"\/srv\/current" now leads to "\/srv\/v2" \(it led to "\/srv\/v1"\).*restart skillgate to serve it/,
@@ -81,6 +83,7 @@ Deno.test("startRootLinkCheck() tells at once a linked root that already leads w
     intervalMs: 60_000,
     realPath: () => "/srv/v2",
     canRead: () => false,
+    isFolder: () => true,
   });
   try {
     await until("the early move told", () => moves.length === 1);
@@ -89,9 +92,39 @@ Deno.test("startRootLinkCheck() tells at once a linked root that already leads w
       wasReal: null,
       nowReal: "/srv/v2",
       isReadable: false,
+      isFolder: true,
     });
     assert.match(movedRootLine(moves[0]!), /not where it led when this server started/);
   } finally {
     check.stop();
+  }
+});
+
+Deno.test("attack: a root link re-pointed at a file is not told that a restart serves it", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "r16-root-link-file-" }));
+  try {
+    await Deno.mkdir(`${dir}/v1`);
+    await Deno.writeTextFile(`${dir}/afile`, "not a folder");
+    await Deno.symlink("v1", `${dir}/current`);
+    const moves: MovedRoot[] = [];
+    const check = startRootLinkCheck({
+      roots: [`${dir}/current`],
+      onMoved: (moved) => moves.push(moved),
+      intervalMs: 10,
+      canRead: (path) => path === `${dir}/v1`,
+    });
+    try {
+      await Deno.remove(`${dir}/current`);
+      await Deno.symlink("afile", `${dir}/current`);
+      await until("the move told", () => moves.length === 1);
+      assert.equal(moves[0]?.isFolder, false);
+      const line = movedRootLine(moves[0]!);
+      assert.match(line, /not served until it leads to a folder/);
+      assert.doesNotMatch(line, /restart skillgate/);
+    } finally {
+      check.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
