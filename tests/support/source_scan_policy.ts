@@ -282,10 +282,11 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/refresh/root_link_check.ts",
-    apis: ["Deno.realPath"],
+    apis: ["Deno.realPath", "Deno.stat"],
     reason: "live refresh: resolves each root reached through a symlink every 2 s to find it " +
-      "re-pointed (no event comes: its watch is on the folder it led to); paths from the " +
-      "configuration only, never from a client, nothing read",
+      "re-pointed (no event comes: its watch is on the folder it led to), and stats it once per " +
+      "move (a folder, or a file no restart serves); paths from the configuration only, never " +
+      "from a client, nothing read",
   },
   {
     path: "src/refresh/watch_paths.ts",
