@@ -66,9 +66,12 @@ export interface FolderCalls {
    * U+FFFD), each kind from its `d_type` (an `lstat` where the file system
    * gives none); or `-errno` when the folder cannot be read (`-EMFILE` or
    * `-ENFILE` for want of a descriptor). The read opens a descriptor of its
-   * own on the folder (`openat(fd, ".")`), never moving `fd`'s offset.
+   * own on the folder (`openat(fd, ".")`), never moving `fd`'s offset;
+   * except with `isOwnOpen` (the caller opened `fd` to read, at its start,
+   * and closes it after this read): then `fd` itself is read where it can
+   * be (s17: an open and a close a folder fewer). @default isOwnOpen false
    */
-  list(fd: number): ListedNames | number;
+  list(fd: number, isOwnOpen?: boolean): ListedNames | number;
   /**
    * `name`'s `lstat` in the open folder `fd`, with the numbers Deno's
    * `lstatSync` gives (ms truncated; ctime in whole seconds, as Deno 2.9.6
@@ -104,7 +107,28 @@ export interface FolderRead {
    * rather than as unreadable. @default not set
    */
   readonly tooManyEntries?: number;
+  /**
+   * The sub-folders read with it (only in a path read's answer, when its
+   * request asked for them: {@linkcode FolderPathReadRequest.subtree}).
+   * @default not set
+   */
+  readonly subtree?: readonly SubfolderRead[];
 }
+
+/**
+ * One sub-folder read with a skill folder ({@linkcode FolderPathReadRequest.subtree}),
+ * exactly as the folder itself: its read only where the kernel places it at
+ * exactly the folder's path, `/`, and `rel`.
+ */
+export interface SubfolderRead {
+  /** Its path below the folder asked: plain names joined by `/`. */
+  readonly rel: string;
+  /** Its read (never itself carrying a subtree), `changed`, or null (cannot tell: ask again). */
+  readonly read: FolderRead | "changed" | null;
+}
+
+/** Sub-folders one path read may ask for below a skill folder at most. */
+export const MAX_SUBTREE_FOLDERS = 64;
 
 /** What to read of one open folder. */
 export interface FolderReadRequest {
@@ -150,6 +174,19 @@ export interface FolderPathReadRequest {
   readonly maxStats: number;
   /** As {@linkcode FolderReadRequest.names}. */
   readonly names?: readonly string[];
+  /**
+   * When given (1 to {@linkcode MAX_SUBTREE_FOLDERS}) and the folder read
+   * holds an entry named `SKILL.md`: its sub-folders are read too, at most
+   * this many, in the order a skill's file walk reaches them (depth first,
+   * names in code-unit order; `dir` entries only, never a symlink, a
+   * dot-entry or `node_modules`), each opened below its parent's descriptor
+   * with no link followed and no mount crossed, read with `maxStats`, and
+   * answered in `subtree` (s17: a skill's listing then asks nothing more, one
+   * round trip a skill instead of one a level). The reader may read fewer
+   * (a bound per message, no descriptor free): the asker reads any it
+   * lacks itself. Ignored with `names`. @default none
+   */
+  readonly subtree?: number;
 }
 
 /**
@@ -276,6 +313,9 @@ export function readFolderDirectlySync(
  * @param isReadable Whether a folder at this location may be read for the
  *   asker. @default always
  * @param calls As {@linkcode readFolderDirectlySync}. @default null
+ * @param isOwnOpen Whether the caller opened `fd` itself to read it and
+ *   closes it after (`FolderCalls.list`; never for an isolate's descriptor).
+ *   @default false
  * @returns As {@linkcode readFolderDirectlySync}, or `busy` when the read
  *   (its `readdir`) met `EMFILE` or `ENFILE`.
  */
@@ -283,6 +323,7 @@ export function readFolderOrBusySync(
   request: FolderReadRequest,
   isReadable: (location: string) => boolean = () => true,
   calls: FolderCalls | null = null,
+  isOwnOpen = false,
 ): FolderReadAnswer {
   const { fd } = request;
   if (!Number.isSafeInteger(fd) || fd < 0) return null;
@@ -299,7 +340,7 @@ export function readFolderOrBusySync(
         entries.push({ name, kind: "file", stat: isPlainName(name) ? lstat(name) : null });
       }
     } else {
-      const listed = calls === null ? listThroughProc(at) : calls.list(fd);
+      const listed = calls === null ? listThroughProc(at) : calls.list(fd, isOwnOpen);
       if (typeof listed === "number") return isShortageErrno(listed) ? "busy" : null;
       const { read, count } = listed;
       if (count > MAX_FOLDER_READ_ENTRIES) return { location, entries: [], tooManyEntries: count };

@@ -20,8 +20,9 @@
  * `EPERM`), the same walk is made one name at a time with
  * `openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW)`, each step's mount
  * (`mnt_id` in `/proc/self/fdinfo/<fd>`) compared with the root's below it.
- * Every descriptor is `O_PATH | O_CLOEXEC`: no content is read and no script
- * inherits one.
+ * Every descriptor is `O_PATH | O_CLOEXEC`, but for a folder opened to read
+ * its entries (`openBelowToRead`: `O_RDONLY | O_DIRECTORY | O_CLOEXEC`): no
+ * file's content is read and no script inherits one.
  *
  * libc is reached through the one binding (`src/refresh/inotify/libc.ts`,
  * Deno's FFI); only the trusted part, which holds `--allow-all`, can load it;
@@ -42,6 +43,8 @@ const O_NOFOLLOW = 0o400000;
 const O_CLOEXEC = 0o2000000;
 const O_PATH = 0o10000000;
 const FOLDER_FLAGS = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+/** A folder opened to read its entries (`O_RDONLY` is 0): no content of any file is read. */
+const READ_FOLDER_FLAGS = O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 const RESOLVE_NO_XDEV = 0x01;
 const RESOLVE_NO_MAGICLINKS = 0x02;
 const RESOLVE_NO_SYMLINKS = 0x04;
@@ -73,6 +76,12 @@ export interface FolderOpener {
    * crossed (`-EXDEV`).
    */
   openBelow(rootFd: number, relative: string): number;
+  /**
+   * As {@linkcode FolderOpener.openBelow}, but open to read the folder's
+   * entries (`O_RDONLY`, s17: a read then needs no second open of its own)
+   * where `openat2` answers; an `O_PATH` descriptor where it does not.
+   */
+  openBelowToRead(rootFd: number, relative: string): number;
   /** Closes a descriptor it opened. */
   close(fd: number): void;
   /** Whether `openat2` answers here (else the one-name-at-a-time walk). */
@@ -144,9 +153,14 @@ function openerOver(libc: Libc, tryOpenat2: boolean): FolderOpener {
     return fd;
   };
   /** `openat2`'s answer, or null when the call is missing here (then never tried again). */
-  const viaOpenat2 = (dirFd: number, path: string, resolve: number): number | null => {
+  const viaOpenat2 = (
+    dirFd: number,
+    path: string,
+    resolve: number,
+    flags = FOLDER_FLAGS,
+  ): number | null => {
     if (!hasOpenat2) return null;
-    const fd = libc.openAt2(dirFd, path, FOLDER_FLAGS, resolve);
+    const fd = libc.openAt2(dirFd, path, flags, resolve);
     if (fd !== -ERRNO.ENOSYS && fd !== -ERRNO.EPERM) return fd;
     hasOpenat2 = false;
     return null;
@@ -168,6 +182,15 @@ function openerOver(libc: Libc, tryOpenat2: boolean): FolderOpener {
         rootFd,
         relative === "" ? "." : relative,
         RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+      );
+      return fd ?? walk(rootFd, segmentsOf(relative), true);
+    },
+    openBelowToRead(rootFd, relative) {
+      const fd = viaOpenat2(
+        rootFd,
+        relative === "" ? "." : relative,
+        RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+        READ_FOLDER_FLAGS,
       );
       return fd ?? walk(rootFd, segmentsOf(relative), true);
     },

@@ -28,6 +28,7 @@ import {
   type FolderEntry,
   type FolderEntryStat,
   type ListedName,
+  type ListedNames,
   MAX_FOLDER_COUNTED_ENTRIES,
   MAX_FOLDER_READ_ENTRIES,
 } from "./fd_listing.ts";
@@ -53,6 +54,8 @@ const S_IFLNK = 0o120000;
 const DIRENT_BUFFER_BYTES = 32 * 1024;
 
 const decoder = new TextDecoder();
+/** `getdents64` on a descriptor not open to read (`O_PATH`). */
+const EBADF = 9;
 
 /**
  * The direct folder calls over a loaded libc.
@@ -95,39 +98,48 @@ export function nativeFolderCalls(
   };
 
   return {
-    list(fd) {
+    list(fd, isOwnOpen = false) {
+      // A descriptor of the caller's own, open to read and closed after this read, is read
+      // directly (its offset moves); any other (an O_PATH one, an isolate's) through one of ours.
+      const direct = isOwnOpen ? readNames(fd) : -EBADF;
+      if (direct !== -EBADF) return direct;
       const own = libc.openAt(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (own < 0) return own;
       try {
-        const read: ListedName[] = [];
-        let count = 0;
-        for (;;) {
-          const bytes = libc.getdents64(own, dirents);
-          if (bytes < 0) return bytes;
-          if (bytes === 0) break;
-          // struct linux_dirent64 { u64 d_ino; s64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
-          for (let at = 0; at < bytes;) {
-            const length = direntView.getUint16(at + 16, true);
-            const type = dirents[at + 18] ?? DT_UNKNOWN;
-            const nameEnd = dirents.indexOf(0, at + 19);
-            const name = decoder.decode(
-              dirents.subarray(at + 19, nameEnd < 0 ? at + length : nameEnd),
-            );
-            at += length;
-            if (name === "." || name === "..") continue;
-            count++;
-            if (count > MAX_FOLDER_READ_ENTRIES) continue;
-            read.push({ name, kind: kindOfType(type) ?? kindAt(fd, name) });
-          }
-          if (count >= MAX_FOLDER_COUNTED_ENTRIES) break;
-        }
-        return { read, count: Math.min(count, MAX_FOLDER_COUNTED_ENTRIES) };
+        return readNames(own);
       } finally {
         libc.close(own);
       }
     },
     lstatAt,
   };
+
+  /** The names `getdents64` gives from `fd`'s offset to its end, or `-errno`. */
+  function readNames(own: number): ListedNames | number {
+    const read: ListedName[] = [];
+    let count = 0;
+    for (;;) {
+      const bytes = libc.getdents64(own, dirents);
+      if (bytes < 0) return bytes;
+      if (bytes === 0) break;
+      // struct linux_dirent64 { u64 d_ino; s64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
+      for (let at = 0; at < bytes;) {
+        const length = direntView.getUint16(at + 16, true);
+        const type = dirents[at + 18] ?? DT_UNKNOWN;
+        const nameEnd = dirents.indexOf(0, at + 19);
+        const name = decoder.decode(
+          dirents.subarray(at + 19, nameEnd < 0 ? at + length : nameEnd),
+        );
+        at += length;
+        if (name === "." || name === "..") continue;
+        count++;
+        if (count > MAX_FOLDER_READ_ENTRIES) continue;
+        read.push({ name, kind: kindOfType(type) ?? kindAt(own, name) });
+      }
+      if (count >= MAX_FOLDER_COUNTED_ENTRIES) break;
+    }
+    return { read, count: Math.min(count, MAX_FOLDER_COUNTED_ENTRIES) };
+  }
 }
 
 /** The kind a `d_type` names, or null when the file system gave none (`DT_UNKNOWN`). */

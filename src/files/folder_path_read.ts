@@ -12,11 +12,17 @@
  */
 
 import {
+  type FolderEntry,
   type FolderPathRead,
   type FolderPathReadRequest,
+  type FolderRead,
+  type FolderReadRequest,
+  MAX_SUBTREE_FOLDERS,
   readFolderOrBusySync,
+  type SubfolderRead,
 } from "./fd_listing.ts";
 import { ERRNO, type FolderOpener, folderOpener } from "./folder_beneath.ts";
+import { isQuietlySkippedName } from "./served_name.ts";
 
 /**
  * Reads each folder of `requests` by its path, for an asker that may read
@@ -31,6 +37,10 @@ import { ERRNO, type FolderOpener, folderOpener } from "./folder_beneath.ts";
  * the path (else `changed`). Synchronous: per folder one `openat2` (or one
  * `openat` per name where `openat2` is missing), one `readlink`, one
  * `readdir` (and the asked `lstat`s), one close; per root one open and close.
+ * A request's `subtree` (below a folder holding `SKILL.md`) reads that many
+ * sub-folders more the same way, each opened by one name below its parent's
+ * descriptor, at most {@linkcode SUBTREE_FOLDERS_PER_BATCH} and
+ * {@linkcode SUBTREE_STATS_PER_BATCH} `lstat`s in them per call.
  * No descriptor outlives the call.
  *
  * Requires `--allow-all` (FFI, and every `/proc` access); without it, or off
@@ -49,8 +59,9 @@ export function readFoldersAtPathsSync(
 ): FolderPathRead[] {
   if (opener === null) return requests.map(() => null);
   const roots = new Map<string, number>();
+  const budget = { folders: SUBTREE_FOLDERS_PER_BATCH, stats: SUBTREE_STATS_PER_BATCH };
   try {
-    return requests.map((request) => readOne(request, readable, opener, roots));
+    return requests.map((request) => readOne(request, readable, opener, roots, budget));
   } finally {
     for (const fd of roots.values()) if (fd >= 0) opener.close(fd);
   }
@@ -72,11 +83,27 @@ export function readFolderAtPathSync(
   return readFoldersAtPathsSync([request], readable, opener)[0] ?? null;
 }
 
+/**
+ * Sub-folders read below skill folders in one batch at most (`subtree`, s17:
+ * a bound on how long one message holds the trusted thread; the asker reads
+ * the rest itself).
+ */
+export const SUBTREE_FOLDERS_PER_BATCH = 1_024;
+/** `lstat`s taken in those sub-folders in one batch at most. */
+export const SUBTREE_STATS_PER_BATCH = 8_192;
+
+/** What is left of one batch's sub-folder bounds. */
+interface SubtreeBudget {
+  folders: number;
+  stats: number;
+}
+
 function readOne(
   request: FolderPathReadRequest,
   readable: readonly string[],
   opener: FolderOpener,
   roots: Map<string, number>,
+  budget: SubtreeBudget,
 ): FolderPathRead {
   const { path } = request;
   if (!isPlainAbsolutePath(path)) return null;
@@ -88,26 +115,114 @@ function readOne(
     roots.set(root, rootFd);
   }
   const below = path === root ? "" : path.slice(root === "/" ? 1 : root.length + 1);
-  const fd = rootFd < 0 ? rootFd : opener.openBelow(rootFd, below);
+  const fd = rootFd < 0 ? rootFd : opener.openBelowToRead(rootFd, below);
   if (fd < 0) return refusal(-fd);
   try {
-    const seen: { location: string | null } = { location: null };
-    const read = readFolderOrBusySync(
+    const read = readOpened(
+      path,
       request.names === undefined
         ? { fd, maxStats: request.maxStats }
         : { fd, maxStats: request.maxStats, names: request.names },
-      (location) => {
-        seen.location = location;
-        return location === path;
-      },
-      opener.calls,
+      opener,
     );
-    if (read !== null) return read;
-    // Located somewhere else: changed. Not located at all (no `/proc`), or located there but not
-    // read (its `readdir` failed, not for want of a descriptor: that is `busy` above): cannot tell.
-    return seen.location === null || seen.location === path ? null : "changed";
+    const wanted = Math.min(request.subtree ?? 0, MAX_SUBTREE_FOLDERS);
+    if (
+      typeof read !== "object" || read === null || read.tooManyEntries !== undefined ||
+      request.names !== undefined || wanted < 1 ||
+      !read.entries.some((entry) => entry.name === "SKILL.md")
+    ) {
+      return read;
+    }
+    const subtree: SubfolderRead[] = [];
+    const left = { folders: Math.min(wanted, budget.folders), stats: budget.stats };
+    readBelow(fd, path, "", read.entries, request.maxStats, opener, left, subtree);
+    budget.folders -= Math.min(wanted, budget.folders) - left.folders;
+    budget.stats = left.stats;
+    return { ...read, subtree };
   } finally {
     opener.close(fd);
+  }
+}
+
+/**
+ * Reads the open folder `what.fd` (opened by the caller to read, closed by
+ * it after) exactly: only where the kernel places it at exactly `path`;
+ * `changed` where it places it elsewhere; `busy` for want of a descriptor;
+ * null when it cannot be told.
+ */
+function readOpened(
+  path: string,
+  what: FolderReadRequest,
+  opener: FolderOpener,
+): FolderRead | "changed" | "busy" | null {
+  const seen: { location: string | null } = { location: null };
+  const read = readFolderOrBusySync(
+    what,
+    (location) => {
+      seen.location = location;
+      return location === path;
+    },
+    opener.calls,
+    true,
+  );
+  if (read !== null) return read;
+  // Located somewhere else: changed. Not located at all (no `/proc`), or located there but not
+  // read (its `readdir` failed, not for want of a descriptor: that is `busy` above): cannot tell.
+  return seen.location === null || seen.location === path ? null : "changed";
+}
+
+/**
+ * Reads the sub-folders of the open folder `fd` (at `path`, `rel` below the
+ * skill folder; `entries` its read) depth first in name order, as a skill's
+ * walk reaches them, into `out`, while `left` allows. Each is opened below
+ * `fd` by its one name (no link followed, no mount crossed) and read by
+ * {@linkcode readOpened} at exactly `path/name`; its descriptor is held only
+ * while its own sub-folders are read. No descriptor free ends the whole
+ * subtree (the asker reads what is missing).
+ */
+function readBelow(
+  fd: number,
+  path: string,
+  rel: string,
+  entries: readonly FolderEntry[],
+  maxStats: number,
+  opener: FolderOpener,
+  left: SubtreeBudget,
+  out: SubfolderRead[],
+): void {
+  for (const entry of entries) {
+    if (left.folders < 1) return;
+    if (entry.kind !== "dir" || isQuietlySkippedName(entry.name)) continue;
+    left.folders--;
+    const childPath = `${path}/${entry.name}`;
+    const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+    const childFd = opener.openBelowToRead(fd, entry.name);
+    if (childFd < 0) {
+      const refused = refusal(-childFd);
+      if (refused === "busy") {
+        left.folders = 0;
+        return;
+      }
+      out.push({ rel: childRel, read: refused === "changed" ? "changed" : null });
+      continue;
+    }
+    try {
+      const read = readOpened(
+        childPath,
+        { fd: childFd, maxStats: Math.max(0, Math.min(maxStats, left.stats)) },
+        opener,
+      );
+      if (read === "busy") {
+        left.folders = 0;
+        return;
+      }
+      out.push({ rel: childRel, read });
+      if (typeof read !== "object" || read === null || read.tooManyEntries !== undefined) continue;
+      for (const child of read.entries) if (child.stat !== null) left.stats--;
+      readBelow(childFd, childPath, childRel, read.entries, maxStats, opener, left, out);
+    } finally {
+      opener.close(childFd);
+    }
   }
 }
 

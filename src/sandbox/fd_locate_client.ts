@@ -25,6 +25,7 @@ import type {
   FolderReadAnswer,
   FolderReader,
   FolderReadRequest,
+  SubfolderRead,
 } from "../files/fd_listing.ts";
 import {
   type LocateFdRequestMessage,
@@ -152,8 +153,19 @@ export function createFolderPathReadClient(
 /** The trusted part's answer for one folder, if it has a read's shape; else null. */
 function asFolderRead(value: unknown): FolderRead | null {
   if (typeof value !== "object" || value === null) return null;
-  const { location, entries, tooManyEntries } = value as Record<string, unknown>;
+  const { location, entries, tooManyEntries, subtree } = value as Record<string, unknown>;
   if (typeof location !== "string" || !Array.isArray(entries)) return null;
-  const read = { location, entries: entries as FolderRead["entries"] };
-  return typeof tooManyEntries === "number" ? { ...read, tooManyEntries } : read;
+  const read: FolderRead = { location, entries: entries as FolderRead["entries"] };
+  if (typeof tooManyEntries === "number") return { ...read, tooManyEntries };
+  return Array.isArray(subtree) ? { ...read, subtree: subtree.flatMap(asSubfolderRead) } : read;
+}
+
+/** One sub-folder of a read's `subtree`, if it has that shape (as a list of 0 or 1). */
+function asSubfolderRead(value: unknown): SubfolderRead[] {
+  if (typeof value !== "object" || value === null) return [];
+  const { rel, read } = value as Record<string, unknown>;
+  if (typeof rel !== "string") return [];
+  if (read === "changed" || read === null) return [{ rel, read }];
+  const folder = asFolderRead(read);
+  return folder === null || folder.subtree !== undefined ? [] : [{ rel, read: folder }];
 }

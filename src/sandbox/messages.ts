@@ -21,6 +21,7 @@ import {
   type FolderReadAnswer,
   type FolderReadRequest,
   MAX_FOLDER_READ_ENTRIES,
+  MAX_SUBTREE_FOLDERS,
 } from "../files/fd_listing.ts";
 
 /** Trusted part to worker: start serving with this configuration. */
@@ -488,8 +489,11 @@ function isReadFolderPathsRequest(data: object): data is ReadFolderPathsRequestM
     request.requests.length <= MAX_READ_FOLDERS &&
     request.requests.every((item) => {
       if (typeof item !== "object" || item === null) return false;
-      const { path, maxStats, names } = item as Record<string, unknown>;
+      const { path, maxStats, names, subtree } = item as Record<string, unknown>;
       return typeof path === "string" && Number.isSafeInteger(maxStats) &&
+        (subtree === undefined ||
+          Number.isSafeInteger(subtree) && (subtree as number) >= 0 &&
+            (subtree as number) <= MAX_SUBTREE_FOLDERS) &&
         (names === undefined ||
           Array.isArray(names) && names.length <= MAX_FOLDER_READ_ENTRIES &&
             names.every((name) => typeof name === "string"));

@@ -49,6 +49,7 @@ import {
   type FolderEntry,
   type FolderEntryStat,
   type FolderPathReader,
+  type FolderRead,
   type FolderReadAnswer,
   type FolderReader,
   installedFolderPathReader,
@@ -133,6 +134,15 @@ export interface ListOptions {
    */
   readonly topEntries?: readonly FolderEntry[];
   /**
+   * Sub-folders of the skill folder the path reader read exactly with
+   * discovery's read of it, by path below it (s17,
+   * `FolderPathReadRequest.subtree`): a folder the walk reaches at exactly
+   * the real path one was read at starts from that read instead of asking
+   * again (file versions as with `topEntries`); any other is read as always.
+   * Used only with a path reader. @default none
+   */
+  readonly subtree?: ReadonlyMap<string, FolderRead | "changed" | null>;
+  /**
    * Whether the next folder read should still take each file's `lstat` in
    * the trusted part (as without {@linkcode ListOptions.versionOf}); false
    * while `versionOf` expects to answer. @default always true
@@ -206,6 +216,13 @@ export async function listSkillFiles(
   /** Opens and reads one folder; a problem when it is not (exactly) the folder expected. */
   async function openFolder(at: Folder): Promise<OpenedFolder | Problem> {
     if (readFolderAt !== null) {
+      const early = options.subtree?.get(at.rel);
+      if (
+        typeof early === "object" && early !== null && early.location === at.real &&
+        early.tooManyEntries === undefined
+      ) {
+        return fromPathRead(at, early, readFolderAt);
+      }
       const byPath = await openFolderAt(at, readFolderAt);
       if (byPath !== null) return byPath;
     }
@@ -318,6 +335,11 @@ export async function listSkillFiles(
     if (read.tooManyEntries !== undefined) {
       return cannotRead(at, tooManyEntriesWhy(read.tooManyEntries));
     }
+    return fromPathRead(at, read, reader);
+  }
+
+  /** A folder the path reader read at exactly `at.real`, as the walk uses it. */
+  function fromPathRead(at: Folder, read: FolderRead, reader: FolderPathReader): OpenedFolder {
     return {
       entries: read.entries,
       isExact: true,

@@ -205,7 +205,12 @@ export async function loadSkill(
   // one folder read a skill fewer in the trusted part, 10,000 at 10,000 skills).
   const topEntries = entriesReadWithStats(candidate);
   const listing = (await options.listedElsewhere)?.(skillMd) ??
-    await listSkillFiles(candidate, skillMd, caps, topEntries === null ? {} : { topEntries });
+    await listSkillFiles(
+      candidate,
+      skillMd,
+      caps,
+      topEntries === null ? {} : { topEntries, subtree: candidate.subtree ?? new Map() },
+    );
   problems.push(...listing.problems);
   const frontmatter = known.frontmatter as Record<string, unknown>;
   const mcpHostLine = keyLines.get("mcp-host");

@@ -40,6 +40,7 @@ import {
   type FolderEntry,
   type FolderEntryStat,
   type FolderPathReader,
+  type FolderRead,
   type FolderReadAnswer,
   installedFolderPathReader,
   readOpenFolder,
@@ -62,8 +63,26 @@ export interface FolderEntryRead extends Deno.DirEntry {
 
 /** One folder read exactly: its entries, or `changed` (not at its real path, or not a folder now). */
 export type ExactFolderRead =
-  | { readonly kind: "read"; readonly entries: FolderEntryRead[] }
+  | {
+    readonly kind: "read";
+    readonly entries: FolderEntryRead[];
+    /**
+     * A skill folder's sub-folders the path reader read with it (s17), by
+     * their path below it (`FolderPathReadRequest.subtree`): its listing
+     * starts from these instead of asking again. @default not set
+     */
+    readonly subtree?: Subtree;
+  }
   | { readonly kind: "changed" };
+
+/** Sub-folders read with a skill folder, by path below it (plain names joined by `/`). */
+export type Subtree = ReadonlyMap<string, FolderRead | "changed" | null>;
+
+/**
+ * Sub-folders of a skill folder the path reader reads with it at most (s17:
+ * a real skill holds 2-5; one with more has the rest read by its listing).
+ */
+export const SKILL_SUBTREE_FOLDERS = 32;
 
 /**
  * `file` entries of a folder the path reader reads for discovery that get an
@@ -201,18 +220,21 @@ async function readOne(
 async function readAtPath(real: string, reader: FolderPathReader): Promise<ExactFolderRead | null> {
   let read;
   try {
-    read = await reader({ path: real, maxStats: TOP_FOLDER_STATS });
+    read = await reader({ path: real, maxStats: TOP_FOLDER_STATS, subtree: SKILL_SUBTREE_FOLDERS });
   } catch {
     return null;
   }
   if (read === null || typeof read === "string") return null;
   if (read.location !== real || read.tooManyEntries !== undefined) return null;
+  const entries = read.entries.map((entry): FolderEntryRead => ({
+    ...dirEntry(entry),
+    stat: entry.stat,
+  }));
+  if (read.subtree === undefined) return { kind: "read", entries };
   return {
     kind: "read",
-    entries: read.entries.map((entry): FolderEntryRead => ({
-      ...dirEntry(entry),
-      stat: entry.stat,
-    })),
+    entries,
+    subtree: new Map(read.subtree.map((sub) => [sub.rel, sub.read] as const)),
   };
 }
 

@@ -14,6 +14,7 @@ import {
   type FolderEntryRead,
   type FolderUnreadableError,
   readFoldersExactly,
+  type Subtree,
 } from "./_read_folder.ts";
 import { baseName, isInside, joinPath, parentPath } from "./_path.ts";
 import { createTimeSlice, type TimeSlice } from "./_time_slice.ts";
@@ -49,6 +50,11 @@ export interface SkillCandidate {
    * `lstat` when the path reader read the folder (`FolderEntryRead.stat`).
    */
   readonly entries: readonly FolderEntryRead[];
+  /**
+   * Its sub-folders as the path reader read them with it (s17), for the
+   * listing to start from; absent when read another way. @default not set
+   */
+  readonly subtree?: Subtree;
 }
 
 /** One finding of discovery, in the order it was found. */
@@ -70,6 +76,12 @@ export interface DiscoverOptions {
    * loads, so a whole build keeps one rhythm). @default a new 10 ms slice
    */
   readonly slice?: TimeSlice;
+  /**
+   * Told each candidate as soon as it is found (s17: the build starts
+   * loading it while discovery goes on). A candidate told may still be left
+   * out of the items (a folder another way reaches too). @default none
+   */
+  readonly onCandidate?: (candidate: SkillCandidate) => void;
 }
 
 /** Between a root's prefix and a folder name in a served name: `PREFIX__NAME`. */
@@ -96,6 +108,8 @@ interface Context {
   readonly handled: Set<string>;
   /** Skill folders seen below the depth cap (reported, never served): see `probeBeyond`. */
   readonly beyond: { readonly skills: string[]; count: number; folders: number };
+  /** See {@linkcode DiscoverOptions.onCandidate}. */
+  readonly onCandidate?: (candidate: SkillCandidate) => void;
 }
 
 /**
@@ -175,6 +189,7 @@ export async function discoverRoot(
       ...(root.source === undefined ? {} : { source: root.source }),
     },
     slice: options.slice ?? createTimeSlice(),
+    ...(options.onCandidate === undefined ? {} : { onCandidate: options.onCandidate }),
     visited: new Set([rootReal]),
     containers: new Set(),
     skillReals: new Map(),
@@ -282,6 +297,9 @@ async function examine(
     [read] = await readFoldersExactly([real]);
   }
   const entries = Array.isArray(read) ? read : entriesOrProblem(lexical, read!);
+  const subtree = Array.isArray(read) || read instanceof Error || read?.kind !== "read"
+    ? undefined
+    : read.subtree;
   if (!Array.isArray(entries)) return [entries];
   const found = classify(entries);
   if (found.kind === "group") {
@@ -330,7 +348,9 @@ async function examine(
     root: ctx.root,
     skillMdFile: found.file,
     entries,
+    ...(subtree === undefined ? {} : { subtree }),
   };
+  ctx.onCandidate?.(candidate);
   return [{ kind: "candidate", candidate }];
 }
 
@@ -359,10 +379,18 @@ async function scanChildren(
       children.push({ lexical: childLexical, real: childReal });
     }
   }
+  // The next group is asked for before this one is examined (s17): the trusted part reads it
+  // while this thread examines (and starts loading) this one, instead of each waiting in turn.
+  const groupAt = (start: number) => children.slice(start, start + READ_AHEAD_FOLDERS);
+  const readGroup = (group: readonly { real: string }[]) =>
+    readFoldersExactly(group.map((child) => child.real));
+  let pending = children.length === 0 ? null : readGroup(groupAt(0));
   for (let start = 0; start < children.length; start += READ_AHEAD_FOLDERS) {
-    const group = children.slice(start, start + READ_AHEAD_FOLDERS);
+    const group = groupAt(start);
     await ctx.slice.pause();
-    const reads = await readFoldersExactly(group.map((child) => child.real));
+    const reads = await pending!;
+    const next = groupAt(start + READ_AHEAD_FOLDERS);
+    pending = next.length === 0 ? null : readGroup(next);
     for (const [index, child] of group.entries()) {
       await ctx.slice.pause();
       found.push(...await examine(ctx, child.lexical, child.real, depth + 1, reads[index]));
@@ -373,7 +401,7 @@ async function scanChildren(
 
 /**
  * Sub-folders of one group read ahead together at most (a bound on what is
- * held: their entries wait in memory until examined).
+ * held: their entries, and the next group's, wait in memory until examined).
  */
 const READ_AHEAD_FOLDERS = 128;
 

@@ -7,7 +7,8 @@
  * SKILL.md's version from it instead of an `lstat` of its own. Both must give
  * what the reads they replace gave: the same catalog, the same index-cache
  * hits, and a changed SKILL.md (an in-place edit keeping size and mtime) is
- * still read again.
+ * still read again. Session 17: that read carries the skill's sub-folders
+ * too (`subtree`), so the listing asks for none of them.
  *
  * @module
  */
@@ -20,6 +21,7 @@ import {
   installFolderPathReader,
 } from "../../src/files/fd_listing.ts";
 import { readFolderAtPathSync } from "../../src/files/folder_path_read.ts";
+import { SKILL_SUBTREE_FOLDERS } from "../../src/skills/_read_folder.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { type IndexCache, openIndexCache } from "../../src/skills/index_cache.ts";
 import type { Catalog } from "../../src/skills/skill.ts";
@@ -91,7 +93,40 @@ Deno.test({
     assert.deepEqual(served(byPathReader), served(byDescriptor));
     assert.equal(asked.filter((path) => path === `${root}/alpha`).length, 1, asked.join("\n"));
     assert.equal(asked.filter((path) => path === `${root}/beta`).length, 1);
-    assert.ok(asked.includes(`${root}/alpha/references/deep`), "sub-folders are still read");
+    // s17: the sub-folders come with discovery's read of the skill folder (`subtree`): the
+    // listing asks for none of them again.
+    assert.deepEqual(
+      asked.filter((path) => path.startsWith(`${root}/alpha/`)),
+      [],
+      asked.join("\n"),
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "listing from discovery's read: a skill with more sub-folders than the subtree carries lists the rest by asking, and the catalog is the same",
+  ignore: !isLinux,
+  fn: async () => {
+    const files: Record<string, string> = { "root/wide/SKILL.md": skillMd("wide", "Wide helps") };
+    for (let i = 0; i < SKILL_SUBTREE_FOLDERS + 6; i++) {
+      files[`root/wide/f${String(i).padStart(3, "0")}/note.md`] = `note ${i}`;
+    }
+    await using tree = await makeTree(files);
+    const root = Deno.realPathSync(tree.at("root"));
+    const byDescriptor = await build(root);
+    const asked: string[] = [];
+    const byPathReader = await withTrustedReader(root, asked, () => build(root));
+    assert.deepEqual(served(byPathReader), served(byDescriptor));
+    assert.equal(byPathReader.byName.get("wide")?.files.length, SKILL_SUBTREE_FOLDERS + 7);
+    // Exactly the folders past the subtree's bound are asked for by the listing.
+    assert.deepEqual(
+      asked.filter((path) => path.startsWith(`${root}/wide/`)),
+      Array.from(
+        { length: 6 },
+        (_, i) => `${root}/wide/f${String(SKILL_SUBTREE_FOLDERS + i).padStart(3, "0")}`,
+      ),
+    );
   },
 });
 
