@@ -9,6 +9,7 @@
 import type { Caps } from "../caps.ts";
 import { freezeCatalog } from "./_freeze.ts";
 import { compareCodeUnits } from "./_fs.ts";
+import { createEarlyLoads } from "./_early_loads.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { isInside } from "./_path.ts";
 import { mapPool } from "./_pool.ts";
@@ -109,21 +110,37 @@ export async function buildCatalog(
   const slice = createTimeSlice(options.sliceMs ?? DEFAULT_SLICE_MS, options.giveWay);
   const slots: Slot[] = [];
   const claimed = new Set<string>();
-  for (const root of roots) {
-    const found = await discoverRoot(root, { slice });
-    for (const item of found.items) {
-      if (item.kind === "problem") slots.push(item);
-      else if (!claimed.has(item.candidate.realDir)) {
-        claimed.add(item.candidate.realDir);
-        slots.push({ kind: "candidate", candidate: item.candidate });
+  const load = options.load ??
+    ((candidate, caps) => loadSkill(candidate, caps, options.indexCache));
+  // Loads start as discovery finds each skill (s17): the worker loads while the trusted part
+  // still reads folders. The ordered pass below takes them; one it never takes is dropped.
+  const early = createEarlyLoads(
+    async (candidate) => {
+      await slice.pause();
+      return await load(candidate, caps);
+    },
+    concurrency,
+    caps.maxSkills,
+  );
+  try {
+    for (const root of roots) {
+      const found = await discoverRoot(root, { slice, onCandidate: early.start });
+      for (const item of found.items) {
+        if (item.kind === "problem") slots.push(item);
+        else if (!claimed.has(item.candidate.realDir)) {
+          claimed.add(item.candidate.realDir);
+          slots.push({ kind: "candidate", candidate: item.candidate });
+        }
       }
     }
+  } finally {
+    early.stop();
   }
   const loadable = refuseDuplicates(slots);
   options.onDiscovered?.(loadable.length);
   const leftOut = await loadUpToCap(loadable, caps, {
     concurrency,
-    load: options.load ?? ((candidate, caps) => loadSkill(candidate, caps, options.indexCache)),
+    load: (candidate, caps) => early.take(candidate) ?? load(candidate, caps),
     slice,
     ...(options.onLoaded === undefined ? {} : { onLoaded: options.onLoaded }),
   });
