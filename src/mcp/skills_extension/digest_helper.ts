@@ -29,6 +29,7 @@ import type {
 import { extensionExclusion } from "../../skills/extension_eligibility.ts";
 import { compareCodeUnits } from "../../skills/_fs.ts";
 import { type FileListing, internListedPath, type ListCaps } from "../../skills/_list_files.ts";
+import type { Subtree } from "../../skills/_read_folder.ts";
 import type { SkillCandidate } from "../../skills/discover.ts";
 import type { Problem } from "../../skills/problem.ts";
 import type { Skill, SkillFile } from "../../skills/skill.ts";
@@ -42,6 +43,7 @@ import {
   type DigestSeen,
   isPlausibleListing,
   type ListedSkill,
+  type ListJobFolder,
   type ListJobSkill,
   parseDigestReply,
   parseListReply,
@@ -539,6 +541,7 @@ export function createDigestHelper(
           isDirectory: entry.isDirectory,
           isSymlink: entry.isSymlink,
         })),
+        ...(candidate.subtree === undefined ? {} : { subfolders: jobFolders(candidate.subtree) }),
       };
       listCaps ??= {
         maxFilesPerSkill: caps.maxFilesPerSkill,
@@ -560,4 +563,27 @@ export function createDigestHelper(
       );
     },
   };
+}
+
+/**
+ * The sub-folders discovery read exactly with a skill folder, as a list job
+ * carries them (s17): names and kinds only (the isolate takes each file's
+ * version from its own handle), none that was not read.
+ */
+function jobFolders(subtree: Subtree): ListJobFolder[] {
+  const folders: ListJobFolder[] = [];
+  for (const [rel, read] of subtree) {
+    if (typeof read !== "object" || read === null || read.tooManyEntries !== undefined) continue;
+    folders.push({
+      rel,
+      location: read.location,
+      entries: read.entries.map((entry) => ({
+        name: entry.name,
+        isFile: entry.kind === "file",
+        isDirectory: entry.kind === "dir",
+        isSymlink: entry.kind === "symlink",
+      })),
+    });
+  }
+  return folders;
 }

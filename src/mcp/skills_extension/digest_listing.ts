@@ -85,7 +85,21 @@ export async function listAndHashSkills(
         // The skill folder's entries as discovery read them, exactly (h10), where descriptors are
         // located at all: not read again (s11-hC); each file's version still comes from a handle
         // of its own whose location is checked, and each sub-folder is read exactly.
-        ...(isLocatorExpectedToAnswer() ? { topEntries: skill.entries.map(asFolderEntry) } : {}),
+        ...(isLocatorExpectedToAnswer()
+          ? {
+            topEntries: skill.entries.map(asFolderEntry),
+            // Its sub-folders as discovery read them (s17), each used only where the walk
+            // reaches it at exactly the location it was read at; the rest are read exactly.
+            subtree: new Map(
+              (skill.subfolders ?? []).map((folder) =>
+                [folder.rel, {
+                  location: folder.location,
+                  entries: folder.entries.map(asFolderEntry),
+                }] as const
+              ),
+            ),
+          }
+          : {}),
         // A plain file's version from the handle that hashes it (open no-follow, `fstat`), not
         // from a second `lstat` in the trusted part: one call and a message's worth of objects
         // fewer per file (s10-h8). The handle's location is checked before any of it is used.

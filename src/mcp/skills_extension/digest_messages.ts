@@ -8,6 +8,7 @@
  * @module
  */
 
+import { MAX_SUBTREE_FOLDERS } from "../../files/fd_listing.ts";
 import { checkServedPath } from "../../files/served_name.ts";
 import { compareCodeUnits } from "../../skills/_fs.ts";
 import { PROBLEM_REASONS } from "../../skills/problem.ts";
@@ -147,6 +148,23 @@ export interface ListJobSkill {
   readonly skillMdFile: string;
   /** The folder's entries, sorted by name, as discovery read them. */
   readonly entries: readonly ListJobEntry[];
+  /**
+   * Its sub-folders as discovery read them with it (s17, the trusted part's
+   * `subtree`: each exactly at `location`), at most `MAX_SUBTREE_FOLDERS`;
+   * the listing starts from them instead of asking the trusted part again.
+   * @default none
+   */
+  readonly subfolders?: readonly ListJobFolder[];
+}
+
+/** A sub-folder of a skill folder, as discovery's path read gave it (no `lstat`s). */
+export interface ListJobFolder {
+  /** Its path below the skill folder (plain names joined by `/`). */
+  readonly rel: string;
+  /** Where the kernel placed it when it was read (the skill's real folder, `/`, `rel`). */
+  readonly location: string;
+  /** Its entries, sorted by name. */
+  readonly entries: readonly ListJobEntry[];
 }
 
 /** Worker to digest isolate: list these skills' files and hash them in the same pass. */
@@ -239,13 +257,23 @@ function isJobSkill(value: unknown): value is ListJobSkill {
   if (typeof value !== "object" || value === null) return false;
   const skill = value as Record<string, unknown>;
   return isText(skill.name) && isText(skill.dir) && isText(skill.realDir) &&
-    isText(skill.skillMdFile) && Array.isArray(skill.entries) &&
-    skill.entries.every((entry: unknown) => {
-      if (typeof entry !== "object" || entry === null) return false;
-      const item = entry as Record<string, unknown>;
-      return isText(item.name) && typeof item.isFile === "boolean" &&
-        typeof item.isDirectory === "boolean" && typeof item.isSymlink === "boolean";
-    });
+    isText(skill.skillMdFile) && isJobEntries(skill.entries) &&
+    (skill.subfolders === undefined ||
+      Array.isArray(skill.subfolders) && skill.subfolders.length <= MAX_SUBTREE_FOLDERS &&
+        skill.subfolders.every((folder: unknown) => {
+          if (typeof folder !== "object" || folder === null) return false;
+          const item = folder as Record<string, unknown>;
+          return isText(item.rel) && isText(item.location) && isJobEntries(item.entries);
+        }));
+}
+
+function isJobEntries(value: unknown): value is ListJobEntry[] {
+  return Array.isArray(value) && value.every((entry: unknown) => {
+    if (typeof entry !== "object" || entry === null) return false;
+    const item = entry as Record<string, unknown>;
+    return isText(item.name) && typeof item.isFile === "boolean" &&
+      typeof item.isDirectory === "boolean" && typeof item.isSymlink === "boolean";
+  });
 }
 
 function isListedSkill(value: unknown): value is ListedSkill {

@@ -7,9 +7,11 @@
 import assert from "node:assert/strict";
 import {
   type FolderReadRequest,
+  installFolderPathReader,
   installFolderReader,
   readFolderDirectly,
 } from "../../../src/files/fd_listing.ts";
+import { readFolderAtPathSync } from "../../../src/files/folder_path_read.ts";
 import { installFdLocator, locateDirectly } from "../../../src/files/fd_location.ts";
 import { listAndHashSkills } from "../../../src/mcp/skills_extension/digest_listing.ts";
 import type { ListJobSkill } from "../../../src/mcp/skills_extension/digest_messages.ts";
@@ -116,5 +118,80 @@ Deno.test("attack: a sub-folder swapped for a link to an outside folder after di
     assert.ok(!listed?.files.some((file) => file.path.startsWith("references/")));
   } finally {
     installFolderReader(readFolderDirectly);
+  }
+});
+
+/** A job with the sub-folders discovery's path read carried (s17), read by the trusted part's code. */
+function jobWithSubfolders(root: string, name: string): ListJobSkill {
+  const read = readFolderAtPathSync({ path: `${root}/${name}`, maxStats: 64, subtree: 32 }, [root]);
+  assert.ok(typeof read === "object" && read !== null && read.subtree !== undefined);
+  const subfolders = read.subtree.flatMap((sub) =>
+    typeof sub.read === "object" && sub.read !== null
+      ? [{
+        rel: sub.rel,
+        location: sub.read.location,
+        entries: sub.read.entries.map((entry) => ({
+          name: entry.name,
+          isFile: entry.kind === "file",
+          isDirectory: entry.kind === "dir",
+          isSymlink: entry.kind === "symlink",
+        })),
+      }]
+      : []
+  );
+  return { ...jobSkill(root, name), subfolders };
+}
+
+/** Installs the trusted part's path reader over `root`, counting the folders it is asked for. */
+function countPathReads(root: string): string[] {
+  const asked: string[] = [];
+  installFolderPathReader((request) => {
+    asked.push(request.path);
+    return Promise.resolve(readFolderAtPathSync(request, [root]));
+  });
+  return asked;
+}
+
+Deno.test("the digest isolate's walk starts from discovery's sub-folders too (s17): no folder is read again, the listing is the walk's own", async () => {
+  await using tree = await skillTree();
+  const root = Deno.realPathSync(tree.at("root"));
+  const reads = countFolderReads();
+  const asked = countPathReads(root);
+  try {
+    const [withSubfolders] = await listAndHashSkills([jobWithSubfolders(root, "s")], CAPS);
+    assert.deepEqual([...reads, ...asked], [], "no folder read again");
+    const [walked] = await listAndHashSkills([jobSkill(root, "s")], CAPS);
+    assert.deepEqual(asked, [`${root}/s/references`], "without them the sub-folder is read");
+    // The same listing and digests (each read's own moment, `readAtMs`, aside).
+    const timeless = (value: unknown) => JSON.stringify(value, (k, v) => k === "readAtMs" ? 0 : v);
+    assert.equal(timeless(withSubfolders), timeless(walked));
+    assert.ok(withSubfolders?.digests.every((digest) => digest !== null), "every file hashed");
+  } finally {
+    installFolderReader(readFolderDirectly);
+    installFolderPathReader(null);
+  }
+});
+
+Deno.test("attack: a sub-folder swapped for a link to an outside folder after discovery read it with the skill folder lists nothing of the outside", async () => {
+  await using tree = await skillTree();
+  const root = Deno.realPathSync(tree.at("root"));
+  countFolderReads();
+  countPathReads(root);
+  try {
+    const skill = jobWithSubfolders(root, "s");
+    // After discovery's read (the sub-folder's names came with it), before the isolate's walk.
+    Deno.renameSync(`${root}/s/references`, `${root}/s-references-away`);
+    Deno.mkdirSync(tree.at("outside/references"));
+    Deno.writeTextFileSync(tree.at("outside/references/guide.md"), "o".repeat(4_321));
+    Deno.symlinkSync(tree.at("outside"), `${root}/s/references`);
+    const [listed] = await listAndHashSkills([skill], CAPS);
+    assertNothingOutside(JSON.stringify(listed));
+    assert.ok(
+      !listed?.files.some((file) => file.path.startsWith("references/")),
+      "a name read before the swap whose file is now reached through the link is not listed",
+    );
+  } finally {
+    installFolderReader(readFolderDirectly);
+    installFolderPathReader(null);
   }
 });
