@@ -14,7 +14,7 @@
 import type { Caps } from "../caps.ts";
 import { buildCatalog, type BuildCatalogOptions, type SkillLoader } from "./catalog.ts";
 import { freezeCatalog } from "./_freeze.ts";
-import { readFolderExactly } from "./_read_folder.ts";
+import { readFolderExactly, type Subtree } from "./_read_folder.ts";
 import { type LoadedSkill, loadSkill } from "./_load_skill.ts";
 import { isInside, joinPath, parentPath, SEP } from "./_path.ts";
 import { mapPool } from "./_pool.ts";
@@ -197,10 +197,12 @@ async function reloadInPlace(
   // Read exactly, as discovery reads (`_read_folder.ts`): a folder exchanged for a symlink since
   // its `realpath` is `changed`, and the caller's rescan decides again.
   let entries: Deno.DirEntry[];
+  let subtree: Subtree | undefined;
   try {
     const read = await readFolderExactly(realDir);
     if (read.kind !== "read") return null;
     entries = read.entries;
+    subtree = read.subtree;
   } catch {
     return null;
   }
@@ -219,6 +221,8 @@ async function reloadInPlace(
     root: old.root,
     skillMdFile: old.skillMdFile,
     entries,
+    // Its sub-folders as read with it (s17): its listing asks for none of them again.
+    ...(subtree === undefined ? {} : { subtree }),
   };
   return keepLastGood(old, await load(candidate, caps));
 }

@@ -23,6 +23,7 @@ import {
 import { readFolderAtPathSync } from "../../src/files/folder_path_read.ts";
 import { SKILL_SUBTREE_FOLDERS } from "../../src/skills/_read_folder.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
+import { rebuildCatalog } from "../../src/skills/rebuild_catalog.ts";
 import { type IndexCache, openIndexCache } from "../../src/skills/index_cache.ts";
 import type { Catalog } from "../../src/skills/skill.ts";
 import { makeTree, skillMd, type Tree } from "./_tree.ts";
@@ -159,5 +160,32 @@ Deno.test({
     const edited = await withTrustedReader(root, [], () => build(root, third));
     assert.equal(third.stats.misses, 1, "the edited SKILL.md is not taken from the cache");
     assert.equal(edited.byName.get("alpha")?.description, "Alpha HELPS");
+  },
+});
+
+Deno.test({
+  name:
+    "listing from discovery's read: a rebuild of an edited skill reads its folder once, with its sub-folders, and lists a file added below",
+  ignore: !isLinux,
+  fn: async () => {
+    await using tree = await skillsTree();
+    const root = Deno.realPathSync(tree.at("root"));
+    const first = await withTrustedReader(root, [], () => build(root));
+    Deno.writeTextFileSync(`${root}/alpha/references/deep/added.md`, "added");
+    const asked: string[] = [];
+    const rebuilt = await withTrustedReader(
+      root,
+      asked,
+      () =>
+        rebuildCatalog(first, [`${root}/alpha/references/deep/added.md`], { caps: DEFAULT_CAPS }),
+    );
+    assert.deepEqual(asked.filter((path) => path.startsWith(`${root}/alpha`)), [`${root}/alpha`]);
+    assert.ok(
+      rebuilt.catalog.byName.get("alpha")?.files.some((file) =>
+        file.path === "references/deep/added.md"
+      ),
+    );
+    const fresh = await build(root);
+    assert.deepEqual(served(rebuilt.catalog).skills, served(fresh).skills);
   },
 });
