@@ -137,7 +137,9 @@ export interface FolderReadRequest {
   /**
    * At most this many `file` entries get an `lstat`, the first in name order
    * that are not quietly skipped (dot-entries, `node_modules`): the walk
-   * stops at its file cap, so nothing far past it is ever stat'ed.
+   * stops at its file cap, so nothing far past it is ever stat'ed. When more
+   * than 0, a `SKILL.md` or `skill.md` file entry gets one too, wherever it
+   * sorts (r16 F4).
    */
   readonly maxStats: number;
   /**
@@ -347,8 +349,12 @@ export function readFolderOrBusySync(
       read.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
       let stats = 0;
       for (const { name, kind } of read) {
-        const wanted = kind === "file" && stats < request.maxStats && !isQuietlySkippedName(name);
-        if (wanted) stats++;
+        const counted = kind === "file" && stats < request.maxStats && !isQuietlySkippedName(name);
+        if (counted) stats++;
+        // A skill's SKILL.md always (review r16 F4: past 64 files sorting before it, a warm start
+        // read the folder again for its version).
+        const wanted = counted ||
+          kind === "file" && request.maxStats > 0 && (name === "SKILL.md" || name === "skill.md");
         entries.push({ name, kind, stat: wanted ? lstat(name) : null });
       }
     }

@@ -191,3 +191,33 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a skill folder's read carries SKILL.md's lstat even past the stat budget (review r16 F4: 64 files sorting before it)",
+  ignore: !isLinux,
+  fn: () => {
+    const files: Record<string, string> = { "root/s/SKILL.md": "---\nname: s\n---\n" };
+    for (let i = 0; i < 70; i++) files[`root/s/A${String(i).padStart(2, "0")}.md`] = "a";
+    const dir = makeFiles(files);
+    try {
+      const read = asRead(
+        readFolderAtPathSync({ path: `${dir}/root/s`, maxStats: 64 }, [`${dir}/root`]),
+      );
+      const stated = read.entries.filter((entry) => entry.stat !== null).map((entry) => entry.name);
+      assert.equal(stated.length, 65);
+      assert.ok(stated.includes("SKILL.md"));
+      assert.equal(
+        read.entries.find((entry) => entry.name === "A69.md")?.stat,
+        null,
+        "the budget holds",
+      );
+      const none = asRead(
+        readFolderAtPathSync({ path: `${dir}/root/s`, maxStats: 0 }, [`${dir}/root`]),
+      );
+      assert.ok(none.entries.every((entry) => entry.stat === null), "none asked, none taken");
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
