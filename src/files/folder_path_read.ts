@@ -191,7 +191,9 @@ function readBelow(
   out: SubfolderRead[],
 ): void {
   for (const entry of entries) {
-    if (left.folders < 1) return;
+    // Past either bound no further sub-folder is read: one without its files' stats would cost
+    // its listing a round trip a file (review r17 F1), more than reading it when reached.
+    if (left.folders < 1 || left.stats < 1) return;
     if (entry.kind !== "dir" || isQuietlySkippedName(entry.name)) continue;
     left.folders--;
     const childPath = `${path}/${entry.name}`;

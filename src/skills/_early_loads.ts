@@ -51,6 +51,7 @@ export function createEarlyLoads<Loaded>(
   let inFlight = 0;
   let accepted = 0;
   let isStopped = false;
+  const width = Math.max(1, limit);
 
   function run(candidate: SkillCandidate): void {
     inFlight++;
@@ -61,7 +62,7 @@ export function createEarlyLoads<Loaded>(
 
   function settle(): void {
     inFlight--;
-    while (!isStopped && inFlight < limit && head < queued.length) {
+    while (!isStopped && inFlight < width && head < queued.length) {
       const next = queued[head]!;
       queued[head++] = undefined;
       run(next);
@@ -72,7 +73,7 @@ export function createEarlyLoads<Loaded>(
     start(candidate) {
       if (isStopped || accepted >= max || started.has(candidate)) return;
       accepted++;
-      if (inFlight < Math.max(1, limit)) run(candidate);
+      if (inFlight < width) run(candidate);
       else queued.push(candidate);
     },
     take(candidate) {

@@ -219,7 +219,7 @@ export async function listSkillFiles(
       const early = options.subtree?.get(at.rel);
       if (
         typeof early === "object" && early !== null && early.location === at.real &&
-        early.tooManyEntries === undefined
+        early.tooManyEntries === undefined && isFullyStated(early)
       ) {
         return fromPathRead(at, early, readFolderAt);
       }
@@ -654,6 +654,17 @@ export async function listSkillFiles(
   // An exact-length copy: the list lives as long as the catalog, and a grown array keeps spare
   // slots (issue 13: about 1.3 MiB at 10,000 skills).
   return { files: files.slice(), bytes, truncated: stopped, problems };
+}
+
+/**
+ * Whether every listed file of a sub-folder read ahead has its `lstat` (review
+ * r17 F1: one past the read's stat budget would cost a round trip a file
+ * when the walk reaches it; reading the folder then costs one).
+ */
+function isFullyStated(read: FolderRead): boolean {
+  return read.entries.every((entry) =>
+    entry.kind !== "file" || entry.stat !== null || isQuietlySkippedName(entry.name)
+  );
 }
 
 /** Sub-folders of one folder opened and read ahead of the walk at most (a bound on descriptors). */

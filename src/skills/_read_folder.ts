@@ -136,6 +136,8 @@ export async function readFolderExactly(real: string): Promise<ExactFolderRead> 
  * {@linkcode MAX_FOLDERS_OPEN} of them; the rest in further groups).
  *
  * @param reals Absolute real paths of folders.
+ * @param withSubtree Whether a skill folder's read carries its sub-folders
+ *   (`subtree`, s17): only where a listing will start from them. @default true
  * @returns For each, in order: its read, `changed`, or the
  *   {@linkcode FolderUnreadableError} it met (never rejects).
  *
@@ -143,12 +145,13 @@ export async function readFolderExactly(real: string): Promise<ExactFolderRead> 
  */
 export async function readFoldersExactly(
   reals: readonly string[],
+  withSubtree = true,
 ): Promise<(ExactFolderRead | FolderUnreadableError)[]> {
   const byPath = installedFolderPathReader();
   const results: (ExactFolderRead | FolderUnreadableError)[] = [];
   for (let start = 0; start < reals.length; start += MAX_FOLDERS_OPEN) {
     const group = reals.slice(start, start + MAX_FOLDERS_OPEN);
-    results.push(...await Promise.all(group.map((real) => readOne(real, byPath))));
+    results.push(...await Promise.all(group.map((real) => readOne(real, byPath, withSubtree))));
   }
   return results;
 }
@@ -156,11 +159,12 @@ export async function readFoldersExactly(
 async function readOne(
   real: string,
   byPath: FolderPathReader | null,
+  withSubtree: boolean,
 ): Promise<ExactFolderRead | FolderUnreadableError> {
   // The path reader's read is as exact (the folder it opened, no link followed on the way, placed
   // at exactly `real`); any other answer (changed, busy, cannot tell) is decided by this thread's
   // own open below, as before, so what a missing, swapped or unreadable folder gives is unchanged.
-  const located = byPath === null ? null : await readAtPath(real, byPath);
+  const located = byPath === null ? null : await readAtPath(real, byPath, withSubtree);
   if (located !== null) return located;
   await loadGateFs();
   let fd: number;
@@ -217,10 +221,18 @@ async function readOne(
  * `node:fs` to load: issue 13, a warm start's discovery); null unless it read
  * the folder at exactly `real` with all of its entries.
  */
-async function readAtPath(real: string, reader: FolderPathReader): Promise<ExactFolderRead | null> {
+async function readAtPath(
+  real: string,
+  reader: FolderPathReader,
+  withSubtree: boolean,
+): Promise<ExactFolderRead | null> {
   let read;
   try {
-    read = await reader({ path: real, maxStats: TOP_FOLDER_STATS, subtree: SKILL_SUBTREE_FOLDERS });
+    read = await reader({
+      path: real,
+      maxStats: TOP_FOLDER_STATS,
+      ...(withSubtree ? { subtree: SKILL_SUBTREE_FOLDERS } : {}),
+    });
   } catch {
     return null;
   }

@@ -29,9 +29,12 @@ export type SkillLoader = (candidate: SkillCandidate, caps: Caps) => Promise<Loa
 /** Options of {@linkcode buildCatalog}. */
 export interface BuildCatalogOptions {
   /**
-   * Skill loads in flight at most. The default loader's file-system calls
-   * are synchronous, so this only matters for its few awaited calls (the
-   * path gate's checks of declared scripts) and for injected loaders. @default 32
+   * Skill loads in flight at most, during discovery (loads started as each
+   * candidate is found, s17) and in the ordered pass after it, each; the
+   * pass may await an early load beside its own. The default loader's
+   * file-system calls are synchronous, so this only matters for its awaited
+   * calls (folder reads asked of the trusted part, the path gate's checks of
+   * declared scripts) and for injected loaders. @default 32
    */
   readonly concurrency?: number;
   /**
@@ -63,8 +66,11 @@ export interface BuildCatalogOptions {
   readonly flushesIndexCache?: boolean;
   /**
    * Called once every root was walked, with how many skill folders will be
-   * loaded (before any is): the worker answers `initialize` early for a large
-   * catalog (issue 13). @default none
+   * loaded: the worker answers `initialize` early for a large catalog (issue
+   * 13). Loads started during discovery (s17) may be under way or done by
+   * then: a choice made here (the worker's digest isolate for a build not
+   * known cold before it began) applies to the loads started after it.
+   * @default none
    */
   readonly onDiscovered?: (skillFolders: number) => void;
   /**
@@ -83,8 +89,11 @@ type Slot =
  * Builds an immutable catalog of every skill under `roots`. Roots are
  * searched in order; a skill folder reached twice (through overlapping roots
  * or links) counts once. A name used by two different folders refuses both
- * (`duplicate-name`). Skills load in discovery order until `caps.maxSkills`
- * are served; the rest are left out with one `skill-limit` warning. A
+ * (`duplicate-name`). Loading starts as discovery finds each skill folder
+ * (the first of each real folder, at most `caps.maxSkills`: s17); the
+ * catalog takes them in discovery order until `caps.maxSkills` are served,
+ * and leaves the rest out with one `skill-limit` warning (a load started
+ * early and not taken is dropped: loading is read-only). A
  * finding seen twice (overlapping roots) is reported once. Never throws for
  * anything found on disk: every failure is a problem. The walk uses
  * synchronous file-system calls and yields to the event loop every
@@ -122,9 +131,17 @@ export async function buildCatalog(
     concurrency,
     caps.maxSkills,
   );
+  // One early load a real folder (review r17 F2: overlapping roots find each folder twice; the
+  // ordered pass keeps the first).
+  const startedDirs = new Set<string>();
+  const startEarly = (candidate: SkillCandidate) => {
+    if (startedDirs.has(candidate.realDir) || claimed.has(candidate.realDir)) return;
+    startedDirs.add(candidate.realDir);
+    early.start(candidate);
+  };
   try {
     for (const root of roots) {
-      const found = await discoverRoot(root, { slice, onCandidate: early.start });
+      const found = await discoverRoot(root, { slice, onCandidate: startEarly });
       for (const item of found.items) {
         if (item.kind === "problem") slots.push(item);
         else if (!claimed.has(item.candidate.realDir)) {

@@ -430,7 +430,8 @@ async function probeBeyond(ctx: Context, start: ProbedFolder): Promise<void> {
       await ctx.slice.pause();
       // Read exactly, as every discovery read: a folder changed meanwhile is left out silently
       // here (this look only counts skill folders below the cap).
-      const reads = await readFoldersExactly(children.map((child) => child.real));
+      // No sub-folders: nothing below the cap is listed (review r17 F5).
+      const reads = await readFoldersExactly(children.map((child) => child.real), false);
       for (const [index, child] of children.entries()) {
         const read = reads[index];
         if (read === undefined || read instanceof Error || read.kind !== "read") continue;

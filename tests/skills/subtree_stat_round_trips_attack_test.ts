@@ -33,7 +33,7 @@ const FILES = 200;
 
 Deno.test({
   name:
-    "attack: a skill sub-folder with more files than the subtree's stats is listed with one trusted-part round trip per file (it was one read)",
+    "attack: a skill sub-folder with more files than the subtree's stats costs its listing one read, never a round trip per file",
   ignore: !isLinux,
   fn: async () => {
     const files: Record<string, string> = { "root/wide/SKILL.md": skillMd("wide", "Wide helps") };
@@ -69,7 +69,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "attack: once a batch's subtree stats are spent, later skills' sub-folders come back with no stat at all",
+    "attack: once a batch's subtree stats are spent, no later sub-folder comes back without its stats",
   ignore: !isLinux,
   fn: async () => {
     const perFolder = 64;
@@ -89,12 +89,19 @@ Deno.test({
       })),
       [root],
     );
-    const last = reads.at(-1);
-    assert.ok(typeof last === "object" && last !== null);
-    const refs = last.subtree?.find((sub) => sub.rel === "refs")?.read;
-    assert.ok(typeof refs === "object" && refs !== null, "refs read with the last skill");
-    const unstated = refs.entries.filter((entry) => entry.kind === "file" && entry.stat === null);
-    // Each of these is one more round trip for the listing that takes this read.
-    assert.equal(unstated.length, 0, `${unstated.length} of ${perFolder} files without a stat`);
+    // Every sub-folder read that comes back carries all its files' stats; past the batch's
+    // budget no sub-folder is read (the listing reads it itself when it reaches it: one read).
+    let withRefs = 0;
+    for (const read of reads) {
+      assert.ok(typeof read === "object" && read !== null);
+      const refs = read.subtree?.find((sub) => sub.rel === "refs")?.read;
+      if (refs === undefined) continue;
+      assert.ok(typeof refs === "object" && refs !== null);
+      withRefs++;
+      const unstated = refs.entries.filter((entry) => entry.kind === "file" && entry.stat === null);
+      // Each of these would be one more round trip for the listing that takes this read.
+      assert.equal(unstated.length, 0, `${unstated.length} of ${perFolder} files without a stat`);
+    }
+    assert.equal(withRefs, SUBTREE_STATS_PER_BATCH / perFolder, "as many as the budget covers");
   },
 });
