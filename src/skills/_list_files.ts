@@ -213,13 +213,22 @@ export async function listSkillFiles(
     | { readonly kind: "file"; readonly file: SkillFile; readonly real: string }
     | { readonly kind: "dir"; readonly folder: Folder };
 
+  /**
+   * Whether file versions are to come from the reads' own `lstat`s (no
+   * `versionOf`, or one whose handles may run out: `statsInRead`).
+   */
+  function wantsStatsInRead(): boolean {
+    return options.versionOf === undefined || (options.statsInRead?.() ?? true);
+  }
+
   /** Opens and reads one folder; a problem when it is not (exactly) the folder expected. */
   async function openFolder(at: Folder): Promise<OpenedFolder | Problem> {
     if (readFolderAt !== null) {
       const early = options.subtree?.get(at.rel);
       if (
         typeof early === "object" && early !== null && early.location === at.real &&
-        early.tooManyEntries === undefined && isFullyStated(early)
+        early.tooManyEntries === undefined &&
+        (isFullyStated(early) || !wantsStatsInRead())
       ) {
         return fromPathRead(at, early, readFolderAt);
       }

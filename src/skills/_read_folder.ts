@@ -75,8 +75,12 @@ export type ExactFolderRead =
   }
   | { readonly kind: "changed" };
 
-/** Sub-folders read with a skill folder, by path below it (plain names joined by `/`). */
-export type Subtree = ReadonlyMap<string, FolderRead | "changed" | null>;
+/**
+ * Sub-folders read with a skill folder, by path below it (plain names joined
+ * by `/`). Its one user empties it once the listing took what it needed
+ * (`_load_skill.ts`): the reads are not held for the rest of a build.
+ */
+export type Subtree = Map<string, FolderRead | "changed" | null>;
 
 /**
  * Sub-folders of a skill folder the path reader reads with it at most (s17:
