@@ -90,7 +90,8 @@ type Slot =
  * searched in order; a skill folder reached twice (through overlapping roots
  * or links) counts once. A name used by two different folders refuses both
  * (`duplicate-name`). Loading starts as discovery finds each skill folder
- * (the first of each real folder, at most `caps.maxSkills`: s17); the
+ * (the first of each real folder, at most `caps.maxSkills`, never in
+ * background work with `giveWay`: s17); the
  * catalog takes them in discovery order until `caps.maxSkills` are served,
  * and leaves the rest out with one `skill-limit` warning (a load started
  * early and not taken is dropped: loading is read-only). A
@@ -122,14 +123,16 @@ export async function buildCatalog(
   const load = options.load ??
     ((candidate, caps) => loadSkill(candidate, caps, options.indexCache));
   // Loads start as discovery finds each skill (s17): the worker loads while the trusted part
-  // still reads folders. The ordered pass below takes them; one it never takes is dropped.
+  // still reads folders. The ordered pass below takes them; one it never takes is dropped. Not
+  // in background work (`giveWay`: a catch-up rescan): there the build's length matters less
+  // than what it holds up, and a stop for an edit would wait for two pools in flight, not one.
   const early = createEarlyLoads(
     async (candidate) => {
       await slice.pause();
       return await load(candidate, caps);
     },
     concurrency,
-    caps.maxSkills,
+    options.giveWay === undefined ? caps.maxSkills : 0,
   );
   // One early load a real folder (review r17 F2: overlapping roots find each folder twice; the
   // ordered pass keeps the first).

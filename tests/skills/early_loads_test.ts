@@ -104,3 +104,31 @@ Deno.test("early loads: a duplicate name found after the first folder was loaded
     JSON.stringify(capped.problems),
   );
 });
+
+Deno.test("early loads: background work (a build that gives way) starts none during discovery", async () => {
+  await using tree = await makeTree({
+    "root/alpha/SKILL.md": skillMd("alpha", "Alpha"),
+    "root/beta/SKILL.md": skillMd("beta", "Beta"),
+  });
+  const events: string[] = [];
+  const roots = [{ path: tree.at("root"), from: "argument" as const }];
+  const build = (giveWay?: { readonly quietMs: number; readonly maxWaitMs: number }) =>
+    buildCatalog(roots, DEFAULT_CAPS, {
+      ...(giveWay === undefined ? {} : { giveWay }),
+      onDiscovered: () => events.push("discovered"),
+      load: (c, caps) => {
+        events.push(`load ${c.baseName}`);
+        return loadSkill(c, caps);
+      },
+    });
+  await build();
+  assert.deepEqual(
+    events,
+    ["load alpha", "load beta", "discovered"],
+    "foreground: loads start early",
+  );
+  events.length = 0;
+  const background = await build({ quietMs: 20, maxWaitMs: 100 });
+  assert.deepEqual(events, ["discovered", "load alpha", "load beta"]);
+  assert.equal(background.skills.length, 2);
+});
