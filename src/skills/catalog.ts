@@ -79,6 +79,13 @@ export interface BuildCatalogOptions {
    * @default none
    */
   readonly onLoaded?: (skill: Skill) => void;
+  /**
+   * Whether discovery reads each skill folder's sub-folders with it for its
+   * listing (`DiscoverOptions.readsSubtrees`); false for a rescan whose
+   * loader reuses unchanged skills (their listings are never read again).
+   * @default true
+   */
+  readonly readsSubtrees?: boolean;
 }
 
 type Slot =
@@ -144,7 +151,11 @@ export async function buildCatalog(
   };
   try {
     for (const root of roots) {
-      const found = await discoverRoot(root, { slice, onCandidate: startEarly });
+      const found = await discoverRoot(root, {
+        slice,
+        onCandidate: startEarly,
+        readsSubtrees: options.readsSubtrees ?? true,
+      });
       for (const item of found.items) {
         if (item.kind === "problem") slots.push(item);
         else if (!claimed.has(item.candidate.realDir)) {

@@ -82,6 +82,13 @@ export interface DiscoverOptions {
    * out of the items (a folder another way reaches too). @default none
    */
   readonly onCandidate?: (candidate: SkillCandidate) => void;
+  /**
+   * Whether skill folders are read with their sub-folders (`subtree`, s17):
+   * false where most skills' listings will not be read again (a rescan that
+   * reuses unchanged skills), so the trusted part does not read folders
+   * nobody uses. @default true
+   */
+  readonly readsSubtrees?: boolean;
 }
 
 /** Between a root's prefix and a folder name in a served name: `PREFIX__NAME`. */
@@ -110,6 +117,8 @@ interface Context {
   readonly beyond: { readonly skills: string[]; count: number; folders: number };
   /** See {@linkcode DiscoverOptions.onCandidate}. */
   readonly onCandidate?: (candidate: SkillCandidate) => void;
+  /** See {@linkcode DiscoverOptions.readsSubtrees}. */
+  readonly readsSubtrees: boolean;
 }
 
 /**
@@ -155,7 +164,7 @@ export async function discoverRoot(
     if (!Deno.statSync(root.path).isDirectory) {
       return unreadable(`Root "${root.path}" is not a folder. Point it at a folder of skills`);
     }
-    const [read] = await readFoldersExactly([rootReal]);
+    const [read] = await readFoldersExactly([rootReal], options.readsSubtrees ?? true);
     if (read instanceof Error) throw read;
     if (read?.kind !== "read") {
       return unreadable(
@@ -190,6 +199,7 @@ export async function discoverRoot(
     },
     slice: options.slice ?? createTimeSlice(),
     ...(options.onCandidate === undefined ? {} : { onCandidate: options.onCandidate }),
+    readsSubtrees: options.readsSubtrees ?? true,
     visited: new Set([rootReal]),
     containers: new Set(),
     skillReals: new Map(),
@@ -294,7 +304,7 @@ async function examine(
   let read = known;
   if (read === undefined) {
     await ctx.slice.pause();
-    [read] = await readFoldersExactly([real]);
+    [read] = await readFoldersExactly([real], ctx.readsSubtrees);
   }
   const entries = Array.isArray(read) ? read : entriesOrProblem(lexical, read!);
   const subtree = Array.isArray(read) || read instanceof Error || read?.kind !== "read"
@@ -383,7 +393,7 @@ async function scanChildren(
   // while this thread examines (and starts loading) this one, instead of each waiting in turn.
   const groupAt = (start: number) => children.slice(start, start + READ_AHEAD_FOLDERS);
   const readGroup = (group: readonly { real: string }[]) =>
-    readFoldersExactly(group.map((child) => child.real));
+    readFoldersExactly(group.map((child) => child.real), ctx.readsSubtrees);
   let pending = children.length === 0 ? null : readGroup(groupAt(0));
   for (let start = 0; start < children.length; start += READ_AHEAD_FOLDERS) {
     const group = groupAt(start);

@@ -314,6 +314,9 @@ async function fullRescan(
   };
   const buildOptions: BuildCatalogOptions = {
     load: reuse,
+    // Most skills are reused as they were: their sub-folders would be read for nothing, in the
+    // trusted part an edit's own reads wait behind (s17).
+    readsSubtrees: false,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.giveWay === undefined ? {} : { giveWay: options.giveWay }),
   };

@@ -189,3 +189,31 @@ Deno.test({
     assert.deepEqual(served(rebuilt.catalog).skills, served(fresh).skills);
   },
 });
+
+Deno.test({
+  name:
+    "listing from discovery's read: a full rescan that reuses unchanged skills reads no sub-folders ahead, and gives the same catalog",
+  ignore: !isLinux,
+  fn: async () => {
+    await using tree = await skillsTree();
+    const root = Deno.realPathSync(tree.at("root"));
+    const first = await withTrustedReader(root, [], () => build(root));
+    const subtrees: number[] = [];
+    const before = installedFolderPathReader();
+    installFolderPathReader((request) => {
+      subtrees.push(request.subtree ?? 0);
+      return Promise.resolve(readFolderAtPathSync(request, [root]));
+    });
+    let rebuilt;
+    try {
+      // A path outside every skill: a full rescan.
+      rebuilt = await rebuildCatalog(first, [`${root}/new-folder`], { caps: DEFAULT_CAPS });
+    } finally {
+      installFolderPathReader(before);
+    }
+    assert.equal(rebuilt.isFullRescan, true);
+    assert.ok(subtrees.length > 0);
+    assert.deepEqual(subtrees.filter((n) => n > 0), [], "no folder read with its sub-folders");
+    assert.deepEqual(served(rebuilt.catalog).skills, served(first).skills);
+  },
+});
