@@ -10,7 +10,10 @@
  * reads the root again, and discovery then names the restart:
  * `discover.ts`). A root that already leads where this isolate may not read
  * when the check starts (moved between the start and the watch) is told at
- * once.
+ * once. A root that leads nowhere when the check starts (a link caught
+ * between `rm` and `ln`, a folder on its path mid-rename) is resolved again
+ * too, and told once it leads through a link (CI s17: it was dropped, and a
+ * re-point in that instant was never told).
  *
  * @module
  */
@@ -65,8 +68,12 @@ export interface RootLinkCheck {
 
 /**
  * Starts the check. Roots whose real path equals their configured path (no
- * link on the way) or cannot be resolved now are not checked: a plain root
- * removed or swapped is live refresh's `Gone` case, and costs nothing here.
+ * link on the way) are not checked: a plain root removed or swapped is live
+ * refresh's `Gone` case, and costs nothing here. A root that cannot be
+ * resolved now is resolved again at each look until it can: when it then
+ * leads to itself it is dropped (a plain root back: the `Gone` case again);
+ * when it leads elsewhere (through a link) the move is told, with `wasReal`
+ * null, and it is checked from then on like any linked root.
  *
  * @param options The roots, the callback, the interval and the seams.
  * @returns The check (no timer at all when no root is reached through a link).
@@ -83,15 +90,18 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
   const reals = new Map<string, string | null>();
   /** Roots that had moved before the check started (told at its first look). */
   const movedBefore: string[] = [];
+  /** Roots that led nowhere when the check started: not known yet to be linked or plain. */
+  const unresolved = new Set<string>();
   for (const path of options.roots) {
     const real = realPath(path);
+    if (real === null) unresolved.add(path);
     if (real === null || real === path) continue;
     reals.set(path, real);
     // Live refresh starts after the first answer: a move before it shows only as a place the
     // worker's read set (computed at start) does not hold.
     if (!canRead(real)) movedBefore.push(path);
   }
-  if (reals.size === 0) return { stop: () => {} };
+  if (reals.size === 0 && unresolved.size === 0) return { stop: () => {} };
   for (const path of movedBefore) {
     const nowReal = reals.get(path) ?? null;
     queueMicrotask(() => {
@@ -109,6 +119,20 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
   const check = () => {
     timer = undefined;
     if (isStopped) return;
+    for (const path of unresolved) {
+      const nowReal = realPath(path);
+      if (nowReal === null) continue;
+      unresolved.delete(path);
+      if (nowReal === path) continue;
+      reals.set(path, nowReal);
+      options.onMoved({
+        path,
+        wasReal: null,
+        nowReal,
+        isReadable: canRead(nowReal),
+        isFolder: isFolder(path),
+      });
+    }
     for (const [path, wasReal] of reals) {
       const nowReal = realPath(path);
       if (nowReal === wasReal) continue;
@@ -140,9 +164,11 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
  */
 export function movedRootLine(moved: MovedRoot): string {
   const now = moved.nowReal === null ? "leads nowhere now" : `now leads to "${moved.nowReal}"`;
-  const was = moved.wasReal === null
-    ? "not where it led when this server started"
-    : `it led to "${moved.wasReal}"`;
+  const was = moved.wasReal !== null
+    ? `it led to "${moved.wasReal}"`
+    : moved.isReadable
+    ? "it led nowhere before"
+    : "not where it led when this server started";
   const head = `skillgate: the root "${moved.path}" ${now} (${was})`;
   if (moved.nowReal === null || !moved.isFolder) {
     return `${head}; its skills are not served until it leads to a folder`;

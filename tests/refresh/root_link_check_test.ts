@@ -128,3 +128,63 @@ Deno.test("attack: a root link re-pointed at a file is not told that a restart s
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a root link re-pointed (rm, then ln) in the instant the check starts is still told; a plain root that returns is dropped", async () => {
+  // CI s17: the check resolved the root between `rm current` and `ln -s v2 current`, got nothing,
+  // and never looked again, so the owner was never told that a restart serves the new place.
+  const leads = new Map<string, string>();
+  const asked: string[] = [];
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({
+    roots: ["/srv/current", "/plain-gone"],
+    onMoved: (moved) => moves.push(moved),
+    intervalMs: 10,
+    realPath: (path) => {
+      asked.push(path);
+      return leads.get(path) ?? null;
+    },
+    canRead: (path) => path === "/srv/v1" || path === "/plain-gone",
+    isFolder: () => true,
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(moves.length, 0, "nothing told while both lead nowhere");
+    leads.set("/srv/current", "/srv/v2");
+    leads.set("/plain-gone", "/plain-gone");
+    await until("the re-point told", () => moves.length === 1);
+    assert.deepEqual(moves[0], {
+      path: "/srv/current",
+      wasReal: null,
+      nowReal: "/srv/v2",
+      isReadable: false,
+      isFolder: true,
+    });
+    assert.match(movedRootLine(moves[0]!), /now leads to "\/srv\/v2".*restart skillgate/);
+    const plainAsked = asked.filter((path) => path === "/plain-gone").length;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(
+      asked.filter((path) => path === "/plain-gone").length,
+      plainAsked,
+      "a plain root back is the Gone case's: no longer resolved",
+    );
+    leads.set("/srv/current", "/srv/v1");
+    await until("the return told", () => moves.length === 2);
+    assert.equal(moves[1]?.isReadable, true);
+    assert.match(movedRootLine(moves[1]!), /it is read again/);
+    assert.equal(moves.length, 2, "each move told once");
+  } finally {
+    check.stop();
+  }
+});
+
+Deno.test("movedRootLine() does not say a root that led nowhere and now leads where the server may read was moved from its start", () => {
+  const line = movedRootLine({
+    path: "/srv/current",
+    wasReal: null,
+    nowReal: "/srv/v1",
+    isReadable: true,
+    isFolder: true,
+  });
+  assert.match(line, /it led nowhere before\); it is read again/);
+  assert.doesNotMatch(line, /not where it led/);
+});
