@@ -15,6 +15,12 @@
  *   `/proc/self/fd` read of every descriptor (asked in batches of 64 by
  *   message, as the trusted part answers), and an `fstat` after the read.
  *
+ * `--stat-only=1` makes it the warm listing's floor instead: the same walk,
+ * and an `lstat` of every regular file in place of its open, read and hash
+ * (what checking every file's identity against an index cache needs at
+ * least; `main` and `split` modes only). The large-catalog bench section runs
+ * it in `main` mode beside the cold floor (`split-gate`) for each size.
+ *
  * `--batch=N` asks about N descriptors a message in the gate modes (default 64).
  * `--relative=1` opens by paths relative to the root (the working folder).
  * `--open=deno` opens with `Deno.openSync` (and `FsFile.statSync`) instead of
@@ -52,6 +58,8 @@ interface PassOptions {
   readonly batch?: number;
   /** Open by paths relative to the working folder (the root) instead of absolute ones. */
   readonly relative?: boolean;
+  /** `lstat` each file instead of opening, reading and hashing it (the warm floor). */
+  readonly statOnly?: boolean;
 }
 
 const BATCH = 64;
@@ -151,7 +159,10 @@ async function pass(
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory) await walk(path);
       else if (entry.isFile) {
-        if (!options.locate) hashPath(path);
+        if (options.statOnly === true) {
+          bytes += Deno.lstatSync(path).size;
+          files++;
+        } else if (!options.locate) hashPath(path);
         else {
           pending.push(path);
           if (pending.length >= (options.batch ?? BATCH)) await flushLocated();
@@ -203,6 +214,7 @@ async function runWorkers(
   scoped: boolean,
   relative: boolean,
   batch: number,
+  statOnly: boolean,
 ): Promise<PassResult & { threads: ReturnType<typeof threadCpu> }> {
   const workers = Array.from({ length: of }, () =>
     new Worker(import.meta.url, {
@@ -243,7 +255,7 @@ async function runWorkers(
         };
         worker.postMessage({
           type: "start",
-          options: { root, part, of, open, locate, relative, batch },
+          options: { root, part, of, open, locate, relative, batch, statOnly },
         });
       })
     ),
@@ -291,12 +303,14 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
   const open = args.open === "deno" ? "deno" : "node";
   const relative = args.relative === "1";
   const batch = Number(args.batch ?? BATCH);
+  const statOnly = args["stat-only"] === "1";
+  if (statOnly && mode.endsWith("gate")) throw new Error("--stat-only=1 takes main or split modes");
   if (relative) Deno.chdir(root);
   const started = performance.now();
   let result: PassResult & { threads?: ReturnType<typeof threadCpu> };
   if (mode === "main") {
     result = await pass(
-      { root, part: 0, of: 1, open, locate: false, relative },
+      { root, part: 0, of: 1, open, locate: false, relative, statOnly },
       (fds) => Promise.resolve(fds.map((fd) => Deno.readLinkSync(`/proc/self/fd/${fd}`))),
     );
   } else if (mode === "main-gate") {
@@ -307,13 +321,23 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
   } else {
     const of = mode.startsWith("split") ? 2 : 1;
     const locate = mode.endsWith("gate");
-    result = await runWorkers(root, of, open, locate, mode !== "worker-any", relative, batch);
+    result = await runWorkers(
+      root,
+      of,
+      open,
+      locate,
+      mode !== "worker-any",
+      relative,
+      batch,
+      statOnly,
+    );
   }
   const wallMs = Math.round(performance.now() - started);
   const threads = result.threads ?? threadCpu();
   const processCpuS = threads.reduce((sum, t) => sum + t.cpuS, 0);
   console.log(JSON.stringify({
     mode,
+    statOnly,
     open,
     wallMs,
     files: result.files,

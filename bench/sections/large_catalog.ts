@@ -125,6 +125,8 @@ interface SizeRow {
   /** In a warm session, after a `skill_list` call (the catalog complete). */
   readonly firstListWarmLoadedMs: number | null;
   readonly firstListColdMs: number | null;
+  /** The listings' floors on this catalog, measured in this run (`listingFloors`). */
+  readonly floors: ListingFloors;
   readonly repeatedListMs: Summary | null;
   readonly pages: number;
   readonly editMs: Summary | null;
@@ -169,8 +171,24 @@ async function run(context: BenchContext): Promise<SectionReport> {
         ),
       ],
       [
-        "full `skills/list`, first after start (from `initialize`'s answer): warm / cold ms",
-        ...rows.map((r) => `${cellMs(r.firstListWarmMs)} / ${cellMs(r.firstListColdMs)}`),
+        "full `skills/list`, first after start (from `initialize`'s answer): warm / cold ms " +
+        "(× its listing floor below)",
+        ...rows.map((r) =>
+          `${listCell(r.firstListWarmMs, r.floors.warmOneThreadMs)} / ` +
+          listCell(r.firstListColdMs, r.floors.coldMs)
+        ),
+      ],
+      [
+        "listing floor, warm: walk + `lstat` of every file (no skillgate code), " +
+        "one thread / two workers: ms",
+        ...rows.map((r) =>
+          `${cellMs(r.floors.warmOneThreadMs)} / ${cellMs(r.floors.warmTwoWorkersMs)}`
+        ),
+      ],
+      [
+        "listing floor, cold: walk + open, `/proc` location, read, `fstat`, SHA-256 of every " +
+        "file, two root-scoped workers: ms",
+        ...rows.map((r) => cellMs(r.floors.coldMs)),
       ],
       [
         "full `skills/list`, warm, first after a `skill_list` (catalog loaded): ms",
@@ -220,6 +238,13 @@ async function run(context: BenchContext): Promise<SectionReport> {
       "session that asks nothing before it (from 1,000 skills initialize is answered before the " +
       "catalog is loaded, so it includes the load); sessions 10-15 reported the warm one after a " +
       "skill_list call, which waits for the load (the row below it), not from the start.",
+      "Listing floors (`bench/cold_listing_floor_probe.ts`, medians of 3 runs, 1 at 50,000, " +
+      "right before the listings): the least a listing of that catalog costs in this Deno on " +
+      "this machine. Warm: one `readDir` per folder and one `lstat` per file, what checking " +
+      "every file's identity against an index cache needs (`--mode=main --stat-only=1`; two " +
+      "workers: `--mode=split`). Cold: the same walk, and per file what a digest under the " +
+      "descriptor-location guarantee needs (`--mode=split-gate`). The warm ratio divides by " +
+      "the one-thread floor.",
       `Spawns per figure: ${reps} (1 at 50,000 skills), after one uncounted warm-up.`,
       "The cold warm-up is the command line's first start (a new catalog path): the worker is " +
       "created after the trusted part's configuration, not from the start record; its row shows " +
@@ -242,6 +267,77 @@ function startCell(summary: Summary, wallMs: number): string {
 
 function cellMs(ms: number | null): string {
   return ms === null ? "–" : formatMs(ms);
+}
+
+function listCell(ms: number | null, floorMs: number | null): string {
+  if (ms === null) return "–";
+  return floorMs === null ? formatMs(ms) : `${formatMs(ms)} (${formatRatio(ms, floorMs)})`;
+}
+
+/** The listings' floors on one catalog, in ms (null: the probe failed). */
+interface ListingFloors {
+  /** Walk + `lstat` of every file in one thread (`--mode=main --stat-only=1`). */
+  readonly warmOneThreadMs: number | null;
+  /** The same split between two root-scoped workers (`--mode=split --stat-only=1`). */
+  readonly warmTwoWorkersMs: number | null;
+  /** Walk + open, locate, read, `fstat`, hash of every file, two workers (`split-gate`). */
+  readonly coldMs: number | null;
+}
+
+/**
+ * Runs `bench/cold_listing_floor_probe.ts` on `root` in each floor's mode,
+ * `runs` times each (interleaved), and takes each mode's median wall time.
+ *
+ * @param root The generated catalog.
+ * @param runs Runs per mode (>= 1).
+ * @returns The floors; a mode whose every run failed is null.
+ *
+ * Requires `--allow-run` (spawns Deno with `--allow-all`).
+ */
+async function listingFloors(root: string, runs: number): Promise<ListingFloors> {
+  const modes = [
+    ["--mode=main", "--stat-only=1"],
+    ["--mode=split", "--stat-only=1"],
+    ["--mode=split-gate"],
+  ] as const;
+  const walls: number[][] = modes.map(() => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [index, mode] of modes.entries()) {
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-all",
+          "--unstable-worker-options",
+          "--frozen",
+          "--cached-only",
+          "--config",
+          `${REPO_ROOT}deno.json`,
+          `${REPO_ROOT}bench/cold_listing_floor_probe.ts`,
+          `--root=${root}`,
+          ...mode,
+        ],
+        cwd: REPO_ROOT,
+        env: programEnv(),
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      if (!output.success) continue;
+      try {
+        const line = JSON.parse(new TextDecoder().decode(output.stdout)) as { wallMs: number };
+        walls[index]?.push(line.wallMs);
+      } catch {
+        // A run that printed no result counts as failed.
+      }
+    }
+  }
+  const median = (values: number[] | undefined) =>
+    values === undefined || values.length === 0 ? null : summarise(values).median;
+  return {
+    warmOneThreadMs: median(walls[0]),
+    warmTwoWorkersMs: median(walls[1]),
+    coldMs: median(walls[2]),
+  };
 }
 
 async function measureSize(context: BenchContext, size: number): Promise<SizeRow> {
@@ -274,6 +370,8 @@ async function measureSize(context: BenchContext, size: number): Promise<SizeRow
     await session.child.close(5_000);
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+  context.log(`${formatCount(size)}: listing floors...`);
+  const floors = await listingFloors(root, size >= 50_000 ? 1 : 3);
   // One cold session: first full skills/list with an empty cache; it also primes `warmDir`.
   const warmDir = await context.makeTempDir("skillgate-bench-cache-");
   context.log(`${formatCount(size)}: cold skills/list enumeration...`);
@@ -321,6 +419,7 @@ async function measureSize(context: BenchContext, size: number): Promise<SizeRow
     firstListWarmMs,
     firstListWarmLoadedMs: firstWarmLoaded?.elapsedMs ?? null,
     firstListColdMs,
+    floors,
     repeatedListMs: repeated.length > 0 ? summarise(repeated) : null,
     pages,
     editMs,
