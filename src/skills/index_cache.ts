@@ -36,7 +36,12 @@ import { indexCacheKeyOf } from "../config/index_cache_key.ts";
 import { VERSION } from "../version.ts";
 import { type DigestRecord, DigestTable, writeDigestFile } from "./_index_digests.ts";
 import { readIndexFile, removeStaleIndexFile, replaceIndexFile } from "./_index_file.ts";
-import { readParseFile, type StoredParse, writeParseFile } from "./_index_parses.ts";
+import {
+  type ParseEntries,
+  readParseFile,
+  type StoredParse,
+  writeParseFile,
+} from "./_index_parses.ts";
 import type { Problem } from "./problem.ts";
 
 /** Change times this close to the read (ms) are not cached: the same tick could hide an edit. */
@@ -171,9 +176,12 @@ export function openIndexCache(
     Math.abs(now() - version.ctimeMs) >= RACY_WINDOW_MS;
 
   // Parses: the file's entries (read on first use), and those used or added since.
-  let storedParses: Map<string, StoredParse> | null = null;
-  const parses = (): Map<string, StoredParse> =>
-    storedParses ??= parsePath === null ? new Map() : loadParses(parsePath, warn);
+  let storedParses: ParseEntries | null = null;
+  const parses = (): ParseEntries =>
+    storedParses ??= parsePath === null ? new Map() : loadParses(parsePath, warn, () => {
+      // A damaged entry is not used; the file is written again without it at the next flush.
+      parsesChanged = true;
+    });
   let keptParses = new Map<string, StoredParse>();
   let parsesChanged = false;
   // Digests: the file's table (read on the first digest lookup), and those added since.
@@ -338,14 +346,22 @@ function sameVersion(stored: readonly (number | null)[], version: FileVersion): 
 
 const CORRUPT = "the index cache is not skillgate's or is damaged; rebuilding it";
 
-/** Reads the parse file; anything but a whole, current-format file gives no entries. */
+/**
+ * Reads the parse file; anything but a whole, current-format file gives no
+ * entries. An entry found damaged when parsed (`readParseFile`) is warned
+ * about as a corrupt cache and `onDamaged` is told.
+ */
 function loadParses(
   path: string,
   warn: (cause: string, line: string) => void,
-): Map<string, StoredParse> {
+  onDamaged: () => void,
+): ParseEntries {
   const bytes = readCacheFile(path, warn);
   if (bytes === null) return new Map();
-  const loaded = readParseFile(bytes, VERSION);
+  const loaded = readParseFile(bytes, VERSION, () => {
+    warn("corrupt", CORRUPT);
+    onDamaged();
+  });
   if (loaded.kind === "entries") return loaded.entries;
   if (loaded.kind === "corrupt") warn("corrupt", CORRUPT);
   return new Map();

@@ -3,7 +3,12 @@ import { DEFAULT_CAPS } from "../../src/caps.ts";
 import { buildCatalog } from "../../src/skills/catalog.ts";
 import { type FileVersion, type IndexCache, openIndexCache } from "../../src/skills/index_cache.ts";
 import { DigestTable, writeDigestFile } from "../../src/skills/_index_digests.ts";
-import { PARSE_FORMAT } from "../../src/skills/_index_parses.ts";
+import {
+  PARSE_FORMAT,
+  readParseFile,
+  type StoredParse,
+  writeParseFile,
+} from "../../src/skills/_index_parses.ts";
 import { VERSION } from "../../src/version.ts";
 import { makeTree, skillMd } from "./_tree.ts";
 
@@ -181,6 +186,71 @@ Deno.test("index cache: a truncated parse file is ignored and rebuilt", async ()
   const rebuilt = cacheFor(cacheDir.path);
   await buildCatalog(roots, DEFAULT_CAPS, { indexCache: rebuilt });
   assert.deepEqual(rebuilt.stats, { hits: 2, misses: 0 });
+});
+
+Deno.test("index cache: a damaged entry line is never used, is warned about at most once, and the file is written again without it", async () => {
+  await using tree = await makeTree({
+    "alpha/SKILL.md": skillMd("alpha"),
+    "beta/SKILL.md": skillMd("beta"),
+  });
+  await using cacheDir = await makeTree({});
+  const roots = [{ path: tree.path, from: "argument" as const }];
+  await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cacheFor(cacheDir.path) });
+  const parses = cacheDir.at(cacheFiles(cacheDir.path).find((name) => name.endsWith(".parses"))!);
+  const [head, first, ...rest] = Deno.readTextFileSync(parses).split("\n");
+  // The key stays readable (so the file opens), the entry after it is not JSON.
+  const damaged = `${first!.slice(0, first!.indexOf(",") + 1)}[1,2,3,4,5],{"frontmatter":`;
+  Deno.writeTextFileSync(parses, [head, damaged, ...rest].join("\n"));
+  const warnings: string[] = [];
+  const cache = cacheFor(cacheDir.path, warnings);
+  const catalog = await buildCatalog(roots, DEFAULT_CAPS, { indexCache: cache });
+  assert.equal(catalog.skills.length, 2, "both served");
+  assert.deepEqual(cache.stats, { hits: 1, misses: 1 }, "the damaged entry missed, the other hit");
+  // At most one per cause in a process (an earlier test here may have used it up).
+  assert.ok(warnings.length <= 1, "at most one warning");
+  assert.ok(warnings.every((line) => /damaged; rebuilding it/.test(line)));
+  cache.flush();
+  const rebuilt = cacheFor(cacheDir.path);
+  await buildCatalog(roots, DEFAULT_CAPS, { indexCache: rebuilt });
+  assert.deepEqual(rebuilt.stats, { hits: 2, misses: 0 }, "written again whole");
+});
+
+Deno.test("readParseFile() parses an entry only when asked for it, and refuses a file whose keys cannot be read", () => {
+  const parse = (name: string): StoredParse => ({
+    v: [1, 2, 3, 4, 5],
+    p: { frontmatter: { name }, keyLines: [], findings: [] } as unknown as StoredParse["p"],
+  });
+  const entries = new Map([
+    ['quote"and\\backslash/é', parse("odd")],
+    ["plain", parse("plain")],
+  ]);
+  const bytes = writeParseFile(VERSION, entries);
+  let damaged = 0;
+  const loaded = readParseFile(bytes, VERSION, () => damaged++);
+  assert.equal(loaded.kind, "entries");
+  if (loaded.kind !== "entries") return;
+  assert.equal(loaded.entries.size, 2);
+  assert.ok(loaded.entries.has('quote"and\\backslash/é'), "a key with escapes is read exactly");
+  assert.deepEqual(loaded.entries.get("plain"), parse("plain"));
+  assert.equal(loaded.entries.get("absent"), undefined);
+  // The other entry's body damaged in place: only asking for it finds it.
+  const text = new TextDecoder().decode(bytes);
+  const broken = new TextEncoder().encode(text.replace('{"name":"odd"}', '{"name":"odd"]'));
+  const lazily = readParseFile(broken, VERSION, () => damaged++);
+  assert.equal(lazily.kind, "entries", "opened: its keys are sound");
+  if (lazily.kind !== "entries") return;
+  assert.deepEqual(lazily.entries.get("plain"), parse("plain"));
+  assert.equal(damaged, 0, "nothing damaged asked for yet");
+  assert.equal(lazily.entries.get('quote"and\\backslash/é'), undefined);
+  assert.equal(damaged, 1, "told once it is asked for");
+  // A line whose key cannot be read, a key twice, or a line cut: the whole file.
+  const lines = text.split("\n");
+  const withoutKey = [lines[0], `[1,${lines[1]!.slice(1)}`, ...lines.slice(2)].join("\n");
+  assert.equal(readParseFile(new TextEncoder().encode(withoutKey), VERSION).kind, "corrupt");
+  const twice = [lines[0], lines[1], lines[1], ""].join("\n").replace('"count":2', '"count":2');
+  assert.equal(readParseFile(new TextEncoder().encode(twice), VERSION).kind, "corrupt");
+  const cut = text.slice(0, -1);
+  assert.equal(readParseFile(new TextEncoder().encode(cut), VERSION).kind, "corrupt");
 });
 
 Deno.test("index cache: two processes writing digests to one folder at once leave a whole file of one writer's digests", async () => {

@@ -217,7 +217,7 @@ export const SCAN_ALLOWANCES: readonly ScanAllowance[] = [
   },
   {
     path: "src/skills/_index_file.ts",
-    apis: ["Deno.lstat", "Deno.readFile"],
+    apis: ["Deno.lstat", "Deno.open"],
     reason: "the worker reads its own index cache files (regular files in the cache folder, " +
       "written atomically by skillgate); never skill content",
   },
