@@ -215,7 +215,7 @@ async function runWorkers(
   relative: boolean,
   batch: number,
   statOnly: boolean,
-): Promise<PassResult & { threads: ReturnType<typeof threadCpu> }> {
+): Promise<PassResult & { threads: ReturnType<typeof threadCpu>; startedMs: number }> {
   const workers = Array.from({ length: of }, () =>
     new Worker(import.meta.url, {
       type: "module",
@@ -233,8 +233,12 @@ async function runWorkers(
         },
       },
     }));
+  // The clock starts once every worker has loaded (review r18 L6: starting two workers took ~115
+  // ms of a floor that skillgate's own listing, its isolates already up, does not pay).
+  let startedMs = 0;
+  let ready = 0;
   const results = await Promise.all(
-    workers.map((worker, part) =>
+    workers.map((worker) =>
       new Promise<PassResult>((resolve, reject) => {
         worker.onerror = (event) => {
           event.preventDefault();
@@ -242,7 +246,17 @@ async function runWorkers(
         };
         worker.onmessage = (event) => {
           const data = event.data;
-          if (data.type === "locate") {
+          if (data.type === "ready") {
+            ready++;
+            if (ready < workers.length) return;
+            startedMs = performance.now();
+            for (const [index, each] of workers.entries()) {
+              each.postMessage({
+                type: "start",
+                options: { root, part: index, of, open, locate, relative, batch, statOnly },
+              });
+            }
+          } else if (data.type === "locate") {
             const paths = (data.fds as number[]).map((fd) => {
               try {
                 return Deno.readLinkSync(`/proc/self/fd/${fd}`);
@@ -253,10 +267,6 @@ async function runWorkers(
             worker.postMessage({ type: "located", id: data.id, paths });
           } else if (data.type === "done") resolve(data.result);
         };
-        worker.postMessage({
-          type: "start",
-          options: { root, part, of, open, locate, relative, batch, statOnly },
-        });
       })
     ),
   );
@@ -268,6 +278,7 @@ async function runWorkers(
     refused: results.reduce((sum, r) => sum + r.refused, 0),
     digestXor: results.reduce((x, r) => x ^ r.digestXor, 0),
     threads,
+    startedMs,
   };
 }
 
@@ -279,6 +290,7 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
   };
   let nextId = 0;
   const waiting = new Map<number, (paths: (string | null)[]) => void>();
+  scope.postMessage({ type: "ready" });
   scope.onmessage = (event) => {
     const data = event.data;
     if (data.type === "located") {
@@ -307,7 +319,7 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
   if (statOnly && mode.endsWith("gate")) throw new Error("--stat-only=1 takes main or split modes");
   if (relative) Deno.chdir(root);
   const started = performance.now();
-  let result: PassResult & { threads?: ReturnType<typeof threadCpu> };
+  let result: PassResult & { threads?: ReturnType<typeof threadCpu>; startedMs?: number };
   if (mode === "main") {
     result = await pass(
       { root, part: 0, of: 1, open, locate: false, relative, statOnly },
@@ -332,7 +344,7 @@ if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !==
       statOnly,
     );
   }
-  const wallMs = Math.round(performance.now() - started);
+  const wallMs = Math.round(performance.now() - (result.startedMs ?? started));
   const threads = result.threads ?? threadCpu();
   const processCpuS = threads.reduce((sum, t) => sum + t.cpuS, 0);
   console.log(JSON.stringify({

@@ -188,7 +188,10 @@ async function run(context: BenchContext): Promise<SectionReport> {
       [
         "listing floor, cold: walk + open, `/proc` location, read, `fstat`, SHA-256 of every " +
         "file, two root-scoped workers: ms",
-        ...rows.map((r) => cellMs(r.floors.coldMs)),
+        ...rows.map((r) =>
+          cellMs(r.floors.coldMs) +
+          (r.floors.failedRuns > 0 ? ` (${r.floors.failedRuns} floor runs failed)` : "")
+        ),
       ],
       [
         "full `skills/list`, warm, first after a `skill_list` (catalog loaded): ms",
@@ -239,7 +242,8 @@ async function run(context: BenchContext): Promise<SectionReport> {
       "catalog is loaded, so it includes the load); sessions 10-15 reported the warm one after a " +
       "skill_list call, which waits for the load (the row below it), not from the start.",
       "Listing floors (`bench/cold_listing_floor_probe.ts`, medians of 3 runs, 1 at 50,000, " +
-      "right before the listings): the least a listing of that catalog costs in this Deno on " +
+      "right before the cold listing and 1-2 minutes before the warm one; two-worker modes " +
+      "timed once their workers are up): the least a listing of that catalog costs in this Deno on " +
       "this machine. Warm: one `readDir` per folder and one `lstat` per file, what checking " +
       "every file's identity against an index cache needs (`--mode=main --stat-only=1`; two " +
       "workers: `--mode=split`). Cold: the same walk, and per file what a digest under the " +
@@ -282,6 +286,8 @@ interface ListingFloors {
   readonly warmTwoWorkersMs: number | null;
   /** Walk + open, locate, read, `fstat`, hash of every file, two workers (`split-gate`). */
   readonly coldMs: number | null;
+  /** Probe runs that failed or printed no result (their modes' medians are of fewer runs). */
+  readonly failedRuns: number;
 }
 
 /**
@@ -301,6 +307,7 @@ async function listingFloors(root: string, runs: number): Promise<ListingFloors>
     ["--mode=split-gate"],
   ] as const;
   const walls: number[][] = modes.map(() => []);
+  let failedRuns = 0;
   for (let run = 0; run < runs; run++) {
     for (const [index, mode] of modes.entries()) {
       const output = await new Deno.Command(Deno.execPath(), {
@@ -322,12 +329,12 @@ async function listingFloors(root: string, runs: number): Promise<ListingFloors>
         stdout: "piped",
         stderr: "null",
       }).output();
-      if (!output.success) continue;
       try {
+        if (!output.success) throw new Error("the probe failed");
         const line = JSON.parse(new TextDecoder().decode(output.stdout)) as { wallMs: number };
         walls[index]?.push(line.wallMs);
       } catch {
-        // A run that printed no result counts as failed.
+        failedRuns++;
       }
     }
   }
@@ -337,6 +344,7 @@ async function listingFloors(root: string, runs: number): Promise<ListingFloors>
     warmOneThreadMs: median(walls[0]),
     warmTwoWorkersMs: median(walls[1]),
     coldMs: median(walls[2]),
+    failedRuns,
   };
 }
 

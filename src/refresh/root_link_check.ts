@@ -12,8 +12,9 @@
  * when the check starts (moved between the start and the watch) is told at
  * once. A root that leads nowhere when the check starts (a link caught
  * between `rm` and `ln`, a folder on its path mid-rename) is resolved again
- * too, and told once it leads through a link (CI s17: it was dropped, and a
- * re-point in that instant was never told).
+ * too, and told once it leads anywhere (CI s17: it was dropped, and a
+ * re-point in that instant was never told; review r18 L1: a link replaced by
+ * a plain folder in that instant kept the old target's skills served).
  *
  * @module
  */
@@ -31,7 +32,11 @@ export interface MovedRoot {
    * where this isolate may not read: not where the server started with).
    */
   readonly wasReal: string | null;
-  /** Where it leads now; null when it leads nowhere (a dangling link, a folder gone). */
+  /**
+   * Where it leads now; null when it leads nowhere (a dangling link, a folder
+   * gone); the root's own path when it is a plain folder now (it led nowhere
+   * when the check started).
+   */
   readonly nowReal: string | null;
   /** Whether this isolate may read where it leads now (else only a restart can serve it). */
   readonly isReadable: boolean;
@@ -70,13 +75,15 @@ export interface RootLinkCheck {
  * Starts the check. Roots whose real path equals their configured path (no
  * link on the way) are not checked: a plain root removed or swapped is live
  * refresh's `Gone` case, and costs nothing here. A root that cannot be
- * resolved now is resolved again at each look until it can: when it then
- * leads to itself it is dropped (a plain root back: the `Gone` case again);
- * when it leads elsewhere (through a link) the move is told, with `wasReal`
- * null, and it is checked from then on like any linked root.
+ * resolved now is resolved again at each look until it can, then told once
+ * with `wasReal` null (it may have been a link at the server's start: read
+ * again in any case): when it leads to itself (a plain folder) it is checked
+ * no more; when it leads elsewhere (through a link) it is checked from then on
+ * like any linked root.
  *
  * @param options The roots, the callback, the interval and the seams.
- * @returns The check (no timer at all when no root is reached through a link).
+ * @returns The check (no timer at all when no root is reached through a link
+ *   or unresolved; the timer stops once every root left is plain).
  *
  * Requires `--allow-read` on each root as configured (the serving worker's
  * read set holds it).
@@ -123,8 +130,7 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
       const nowReal = realPath(path);
       if (nowReal === null) continue;
       unresolved.delete(path);
-      if (nowReal === path) continue;
-      reals.set(path, nowReal);
+      if (nowReal !== path) reals.set(path, nowReal);
       options.onMoved({
         path,
         wasReal: null,
@@ -145,7 +151,8 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
         isFolder: nowReal !== null && isFolder(path),
       });
     }
-    if (!isStopped) timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
+    if (isStopped || (reals.size === 0 && unresolved.size === 0)) return;
+    timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
   };
   timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
   return {
@@ -163,6 +170,13 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
  * @returns What happened, and what to do when only a restart can serve it.
  */
 export function movedRootLine(moved: MovedRoot): string {
+  if (moved.nowReal === moved.path && moved.wasReal === null) {
+    return moved.isFolder
+      ? `skillgate: the root "${moved.path}" is a folder again (it led nowhere a moment ago); it ` +
+        "is read again"
+      : `skillgate: the root "${moved.path}" is there again but is not a folder; its skills are ` +
+        "not served until it is one";
+  }
   const now = moved.nowReal === null ? "leads nowhere now" : `now leads to "${moved.nowReal}"`;
   const was = moved.wasReal !== null
     ? `it led to "${moved.wasReal}"`

@@ -145,13 +145,6 @@ function lineKey(
     at++;
   }
   if (bytes[at + 1] !== COMMA) return null;
-  const inside = bytes.subarray(start + 2, at);
-  // Without a backslash, JSON's string is its UTF-8 bytes as they are (control characters are
-  // always escaped, so one unescaped is not JSON: refused as JSON.parse would).
-  if (inside.indexOf(BACKSLASH) < 0) {
-    const key = decoder.decode(inside);
-    return /[\u0000-\u001f]/.test(key) ? null : key;
-  }
   const key: unknown = JSON.parse(decoder.decode(bytes.subarray(start + 1, at + 1)));
   return typeof key === "string" ? key : null;
 }

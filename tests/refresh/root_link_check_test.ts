@@ -129,28 +129,29 @@ Deno.test("attack: a root link re-pointed at a file is not told that a restart s
   }
 });
 
-Deno.test("a root link re-pointed (rm, then ln) in the instant the check starts is still told; a plain root that returns is dropped", async () => {
+Deno.test("a root link re-pointed (rm, then ln) in the instant the check starts is still told; one that became a plain folder is read again, once", async () => {
   // CI s17: the check resolved the root between `rm current` and `ln -s v2 current`, got nothing,
   // and never looked again, so the owner was never told that a restart serves the new place.
+  // Review r18 L1: `rm current; mkdir current` in that instant was dropped without a word, and the
+  // old target's skills stayed served.
   const leads = new Map<string, string>();
   const asked: string[] = [];
   const moves: MovedRoot[] = [];
   const check = startRootLinkCheck({
-    roots: ["/srv/current", "/plain-gone"],
+    roots: ["/srv/current", "/srv/other"],
     onMoved: (moved) => moves.push(moved),
     intervalMs: 10,
     realPath: (path) => {
       asked.push(path);
       return leads.get(path) ?? null;
     },
-    canRead: (path) => path === "/srv/v1" || path === "/plain-gone",
+    canRead: (path) => path === "/srv/v1" || path === "/srv/other",
     isFolder: () => true,
   });
   try {
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.equal(moves.length, 0, "nothing told while both lead nowhere");
     leads.set("/srv/current", "/srv/v2");
-    leads.set("/plain-gone", "/plain-gone");
     await until("the re-point told", () => moves.length === 1);
     assert.deepEqual(moves[0], {
       path: "/srv/current",
@@ -160,18 +161,56 @@ Deno.test("a root link re-pointed (rm, then ln) in the instant the check starts 
       isFolder: true,
     });
     assert.match(movedRootLine(moves[0]!), /now leads to "\/srv\/v2".*restart skillgate/);
-    const plainAsked = asked.filter((path) => path === "/plain-gone").length;
+    leads.set("/srv/other", "/srv/other");
+    await until("the plain folder told", () => moves.length === 2);
+    assert.deepEqual(moves[1], {
+      path: "/srv/other",
+      wasReal: null,
+      nowReal: "/srv/other",
+      isReadable: true,
+      isFolder: true,
+    });
+    assert.match(movedRootLine(moves[1]!), /"\/srv\/other" is a folder again.*it is read again/);
+    const plainAsked = asked.filter((path) => path === "/srv/other").length;
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.equal(
-      asked.filter((path) => path === "/plain-gone").length,
+      asked.filter((path) => path === "/srv/other").length,
       plainAsked,
-      "a plain root back is the Gone case's: no longer resolved",
+      "a plain folder is resolved no more",
     );
     leads.set("/srv/current", "/srv/v1");
-    await until("the return told", () => moves.length === 2);
-    assert.equal(moves[1]?.isReadable, true);
-    assert.match(movedRootLine(moves[1]!), /it is read again/);
-    assert.equal(moves.length, 2, "each move told once");
+    await until("the return told", () => moves.length === 3);
+    assert.equal(moves[2]?.isReadable, true);
+    assert.match(movedRootLine(moves[2]!), /it is read again/);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(moves.length, 3, "each move told once");
+  } finally {
+    check.stop();
+  }
+});
+
+Deno.test("startRootLinkCheck() stops its timer once every root left is plain", async () => {
+  let looks = 0;
+  const leads = new Map<string, string>();
+  const check = startRootLinkCheck({
+    roots: ["/plain-later"],
+    onMoved: () => {},
+    intervalMs: 5,
+    realPath: (path) => {
+      looks++;
+      return leads.get(path) ?? null;
+    },
+    canRead: () => true,
+    isFolder: () => true,
+  });
+  try {
+    await until("a few looks", () => looks >= 3);
+    leads.set("/plain-later", "/plain-later");
+    const before = looks;
+    await until("the folder seen", () => looks > before);
+    const settled = looks;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(looks, settled, "no look after the last root turned out plain");
   } finally {
     check.stop();
   }

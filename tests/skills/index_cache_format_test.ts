@@ -223,15 +223,19 @@ Deno.test("readParseFile() parses an entry only when asked for it, and refuses a
   const entries = new Map([
     ['quote"and\\backslash/é', parse("odd")],
     ["plain", parse("plain")],
+    ["ends with a backslash\\", parse("backslash")],
+    ["\ufeffa BOM first, a NUL\u0000 inside", parse("bom")],
   ]);
   const bytes = writeParseFile(VERSION, entries);
   let damaged = 0;
   const loaded = readParseFile(bytes, VERSION, () => damaged++);
   assert.equal(loaded.kind, "entries");
   if (loaded.kind !== "entries") return;
-  assert.equal(loaded.entries.size, 2);
-  assert.ok(loaded.entries.has('quote"and\\backslash/é'), "a key with escapes is read exactly");
-  assert.deepEqual(loaded.entries.get("plain"), parse("plain"));
+  assert.equal(loaded.entries.size, 4);
+  for (const [key, entry] of entries) {
+    assert.ok(loaded.entries.has(key), `${JSON.stringify(key)} is read exactly`);
+    assert.deepEqual(loaded.entries.get(key), entry);
+  }
   assert.equal(loaded.entries.get("absent"), undefined);
   // The other entry's body damaged in place: only asking for it finds it.
   const text = new TextDecoder().decode(bytes);
@@ -247,7 +251,8 @@ Deno.test("readParseFile() parses an entry only when asked for it, and refuses a
   const lines = text.split("\n");
   const withoutKey = [lines[0], `[1,${lines[1]!.slice(1)}`, ...lines.slice(2)].join("\n");
   assert.equal(readParseFile(new TextEncoder().encode(withoutKey), VERSION).kind, "corrupt");
-  const twice = [lines[0], lines[1], lines[1], ""].join("\n").replace('"count":2', '"count":2');
+  // The same key twice, with a header counting the one key: still corrupt.
+  const twice = [lines[0], lines[1], lines[1], ""].join("\n").replace('"count":4', '"count":1');
   assert.equal(readParseFile(new TextEncoder().encode(twice), VERSION).kind, "corrupt");
   const cut = text.slice(0, -1);
   assert.equal(readParseFile(new TextEncoder().encode(cut), VERSION).kind, "corrupt");
