@@ -184,6 +184,9 @@ export async function serveCommand(start: ServeStart): Promise<number> {
       // one that comes before the first answer opens the watch now, one after a failed or
       // timed-out read has them read again (session 13, hA).
       ...(location === null || config.options.static ? {} : { ownerWanted: () => ownerWanted() }),
+      // Where each root led when the read set above was computed: live refresh's root link
+      // check compares with it (CI s17, review r18).
+      rootRealPaths: rootPaths,
     },
   );
   // The worker's discovery and file listing ask this thread to read folders by path from their

@@ -41,6 +41,7 @@ import {
 } from "./watch_isolate.ts";
 import { skillsChangedSince } from "./catch_up.ts";
 import { movedRootLine, startRootLinkCheck } from "./root_link_check.ts";
+import type { RootPaths } from "../sandbox/worker_permissions.ts";
 import { describeError, logErrorLine } from "../cli/terminal_text.ts";
 import { descriptorShortagesGivenUp } from "../files/descriptor_shortage.ts";
 
@@ -95,6 +96,12 @@ export interface LiveRefreshOptions {
    * @default MAX_BACKGROUND_DEFERRAL_MS
    */
   readonly backgroundDeferralMs?: number;
+  /**
+   * Where each local root led when the server started (the worker's read
+   * set was computed from it; null: it did not resolve then): the root link
+   * check compares with these. @default the check's own look when it starts
+   */
+  readonly rootRealsAtStart?: ReadonlyMap<string, string | null>;
 }
 
 /** What one refresh did. */
@@ -994,6 +1001,7 @@ export async function startLiveRefresh(
   // (discovery then names the restart a new place needs; s16).
   const rootLinks = startRootLinkCheck({
     roots: store.base().roots.filter((root) => root.source === undefined).map((root) => root.path),
+    ...(options.rootRealsAtStart === undefined ? {} : { realsAtStart: options.rootRealsAtStart }),
     onMoved: (moved) => {
       if (isClosed) return;
       logErrorLine(movedRootLine(moved));
@@ -1285,6 +1293,9 @@ const SHORTAGE_RETRY_MS = 1_000;
  * @param config The configuration (`static`, `catalog`, caps).
  * @param parent The serving worker's `self`: the trusted part starts its
  *   watch isolates. @default none: this thread starts them
+ * @param rootRealPaths Where each local root led when the server started
+ *   (`StartMessage.rootRealPaths`). @default none: the root link check looks
+ *   when it starts
  * @returns The running refresh, or null under `--static`.
  *
  * Requires `--allow-read` on the roots.
@@ -1293,9 +1304,13 @@ export async function startConfiguredRefresh(
   store: CatalogStore,
   config: Config,
   parent?: TrustedPeer,
+  rootRealPaths?: readonly RootPaths[],
 ): Promise<LiveRefresh | null> {
   if (config.options.static) return null;
   return await startLiveRefresh(store, {
+    ...(rootRealPaths === undefined
+      ? {}
+      : { rootRealsAtStart: new Map(rootRealPaths.map((root) => [root.path, root.realPath])) }),
     caps: config.caps,
     isToolDescriptionMode: catalogChannel(config) === "tool-description",
     ...(parent === undefined ? {} : { watchIsolate: { parent } }),

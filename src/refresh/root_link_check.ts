@@ -57,6 +57,16 @@ export interface RootLinkCheckOptions {
   readonly intervalMs?: number;
   /** Resolves a path (tests inject one). @default Deno.realPathSync, null when it throws */
   readonly realPath?: (path: string) => string | null;
+  /**
+   * Where each root led when the server started (the serving worker's read
+   * set was computed from it; null: it did not resolve then). A root found
+   * here is compared with that from the first look on, which comes at once:
+   * a move made before the check started is told like any later one, with
+   * where it led at start (CI s17; review r18 L1, L2: a look at the check's
+   * start could meet a link mid-`rm`/`ln` and take the wrong baseline).
+   * @default none: each root's baseline is this check's own look when it starts
+   */
+  readonly realsAtStart?: ReadonlyMap<string, string | null>;
   /** Whether this isolate may read a path. @default Deno's permission state for it */
   readonly canRead?: (path: string) => boolean;
   /**
@@ -99,7 +109,17 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
   const movedBefore: string[] = [];
   /** Roots that led nowhere when the check started: not known yet to be linked or plain. */
   const unresolved = new Set<string>();
+  /** Whether a baseline came from the server's start: then the first look comes at once. */
+  let isLookedAtOnce = false;
   for (const path of options.roots) {
+    const atStart = options.realsAtStart?.get(path);
+    if (atStart !== undefined) {
+      // A plain root at start is not checked (the Gone case), as below.
+      if (atStart === null) unresolved.add(path);
+      else if (atStart !== path) reals.set(path, atStart);
+      isLookedAtOnce ||= atStart !== path;
+      continue;
+    }
     const real = realPath(path);
     if (real === null) unresolved.add(path);
     if (real === null || real === path) continue;
@@ -154,7 +174,7 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
     if (isStopped || (reals.size === 0 && unresolved.size === 0)) return;
     timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
   };
-  timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
+  timer = setTimeout(check, isLookedAtOnce ? 0 : options.intervalMs ?? ROOT_LINK_CHECK_MS);
   return {
     stop() {
       isStopped = true;

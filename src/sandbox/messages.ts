@@ -15,6 +15,7 @@ import type { ScriptHostFacts } from "../scripts/host_facts.ts";
 import type { CatalogOverlay } from "../skills/overrides.ts";
 import type { ViewOverrideAnswer } from "../config/file/view_override_write.ts";
 import type { Root } from "../skills/skill.ts";
+import type { RootPaths } from "./worker_permissions.ts";
 import {
   type FolderPathRead,
   type FolderPathReadRequest,
@@ -51,6 +52,15 @@ export interface StartMessage {
    * overlay is final until told otherwise.
    */
   readonly ownerPending?: true;
+  /**
+   * Each local root as configured and where it led when the trusted part
+   * computed the worker's read set from it (null: it did not resolve then).
+   * Live refresh's root link check compares with these, not with what it
+   * finds when it starts, so a link re-pointed before it starts is told like
+   * any later move (CI s17, review r18 L1/L2). Absent: the check takes its
+   * own look at start.
+   */
+  readonly rootRealPaths?: readonly RootPaths[];
 }
 
 /**

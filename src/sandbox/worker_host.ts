@@ -32,7 +32,7 @@ import {
   type StartMessage,
   type WatchIsolateEndedMessage,
 } from "./messages.ts";
-import type { WorkerPermissions } from "./worker_permissions.ts";
+import type { RootPaths, WorkerPermissions } from "./worker_permissions.ts";
 import { createWorkerIsolate, earlyErrorOf } from "./worker_isolate.ts";
 
 // In worker_isolate.ts (few imports: main.ts creates the worker before loading the rest).
@@ -129,6 +129,7 @@ export function startWorker(
     watchIsolate?: WatchIsolateHost;
     isolationWanted?: () => void;
     ownerWanted?: () => void;
+    rootRealPaths?: readonly RootPaths[];
   } = {},
 ): WorkerSession {
   const { groupKiller, releaseEnv, writeOverride, digestIsolate, watchIsolate } = options;
@@ -225,6 +226,7 @@ export function startWorker(
     ...(options.overlay === undefined ? {} : { overlay: options.overlay }),
     ...(options.isolationWanted === undefined ? {} : { isolationPending: true }),
     ...(options.ownerWanted === undefined ? {} : { ownerPending: true }),
+    ...(options.rootRealPaths === undefined ? {} : { rootRealPaths: options.rootRealPaths }),
   };
   worker.postMessage(start);
   let hasExited = false;

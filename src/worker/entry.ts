@@ -555,7 +555,7 @@ async function serve(start: StartMessage): Promise<void> {
    * requests paused, HTTP once complete.
    */
   const watchAndCatchUp = async (served: CatalogStore, builtFromMs: number) => {
-    const watching = await startConfiguredRefresh(served, config, self);
+    const watching = await startConfiguredRefresh(served, config, self, start.rootRealPaths);
     owner.refresh = watching;
     if (watching === null) return watching;
     if (owner.isRebuildOwed) {

@@ -70,3 +70,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a root symlink re-pointed right after connecting (before live refresh looks) is told against where it led when the server started",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    // CI s17 and review r18: the root link check took its baseline from its own first look,
+    // which could meet the link mid-re-point; the trusted part's start-time real paths are exact.
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "s18-root-link-" }));
+    try {
+      await Deno.mkdir(`${dir}/v1/alpha`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/v1/alpha/SKILL.md`, skillText("alpha"));
+      await Deno.mkdir(`${dir}/v2/beta`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/v2/beta/SKILL.md`, skillText("beta"));
+      await Deno.symlink("v1", `${dir}/current`);
+      await using session = await connectStdio(["serve", `${dir}/current`]);
+      await Deno.remove(`${dir}/current`);
+      await Deno.symlink("v2", `${dir}/current`);
+      await waitFor(
+        "the stderr line",
+        () => Promise.resolve(/now leads to ".*v2" \(it led to ".*v1"\)/.test(session.stderr())),
+      );
+      assert.match(session.stderr(), /restart skillgate/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

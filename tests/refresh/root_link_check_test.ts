@@ -227,3 +227,65 @@ Deno.test("movedRootLine() does not say a root that led nowhere and now leads wh
   assert.match(line, /it led nowhere before\); it is read again/);
   assert.doesNotMatch(line, /not where it led/);
 });
+
+Deno.test("a root re-pointed before the check started is told at its first look, against where it led at the server's start", async () => {
+  // CI s17, review r18 L1/L2: the check's own look at its start could meet the link mid-`rm`/`ln`
+  // and take the wrong baseline; where the root led when the worker's read set was computed is
+  // exact.
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({
+    roots: ["/srv/current", "/srv/same", "/plain", "/gone-at-start"],
+    realsAtStart: new Map<string, string | null>([
+      ["/srv/current", "/srv/v1"],
+      ["/srv/same", "/srv/v1"],
+      ["/plain", "/plain"],
+      ["/gone-at-start", null],
+    ]),
+    onMoved: (moved) => moves.push(moved),
+    intervalMs: 60_000,
+    realPath: (path) =>
+      path === "/srv/current" ? "/srv/v2" : path === "/srv/same" ? "/srv/v1" : null,
+    canRead: (path) => path === "/srv/v1",
+    isFolder: () => true,
+  });
+  try {
+    await until("the early move told", () => moves.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.deepEqual(moves, [{
+      path: "/srv/current",
+      wasReal: "/srv/v1",
+      nowReal: "/srv/v2",
+      isReadable: false,
+      isFolder: true,
+    }], "only the re-pointed root, with where it led at start; the unmoved one says nothing");
+    assert.match(movedRootLine(moves[0]!), /it led to "\/srv\/v1"\).*restart skillgate/);
+  } finally {
+    check.stop();
+  }
+});
+
+Deno.test("a root that was a link at the server's start and is a plain folder now is read again", async () => {
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({
+    roots: ["/srv/current"],
+    realsAtStart: new Map([["/srv/current", "/srv/v1"]]),
+    onMoved: (moved) => moves.push(moved),
+    intervalMs: 60_000,
+    realPath: (path) => path,
+    canRead: (path) => path === "/srv/v1" || path === "/srv/current",
+    isFolder: () => true,
+  });
+  try {
+    await until("the move told", () => moves.length === 1);
+    assert.deepEqual(moves[0], {
+      path: "/srv/current",
+      wasReal: "/srv/v1",
+      nowReal: "/srv/current",
+      isReadable: true,
+      isFolder: true,
+    });
+    assert.match(movedRootLine(moves[0]!), /it is read again/);
+  } finally {
+    check.stop();
+  }
+});
