@@ -5,16 +5,20 @@
  * change, so no event says anything; and the serving worker may read only
  * what the roots led to at start (its read set), so a new place can only be
  * served after a restart. Every {@linkcode ROOT_LINK_CHECK_MS} the configured
- * path of each root whose real path differed from it when the check started
- * is resolved again; when it leads elsewhere, the caller is told once (it
- * reads the root again, and discovery then names the restart:
- * `discover.ts`). A root that already leads where this isolate may not read
- * when the check starts (moved between the start and the watch) is told at
- * once. A root that leads nowhere when the check starts (a link caught
- * between `rm` and `ln`, a folder on its path mid-rename) is resolved again
- * too, and told once it leads anywhere (CI s17: it was dropped, and a
- * re-point in that instant was never told; review r18 L1: a link replaced by
- * a plain folder in that instant kept the old target's skills served).
+ * path of each root reached through a link is resolved again; when it leads
+ * elsewhere, the caller is told once (it reads the root again, and discovery
+ * then names the restart: `discover.ts`).
+ *
+ * The baseline is where each root led when the server started (the trusted
+ * part's `RootPaths`, from which the worker's read set was computed), and the
+ * first look comes at once, so a move made before live refresh started is
+ * told like any later one (CI s17 and reviews r18, r18b: a baseline taken by
+ * the check's own look could meet a link mid-`rm`/`ln`). A root that led
+ * nowhere then is resolved until it leads somewhere; one that was a plain
+ * folder then is looked at once more here (it may be a link by now). A root
+ * that is a plain folder now is told so and checked no more (a plain root
+ * removed or swapped is live refresh's `Gone` case). A look that meets a root
+ * leading nowhere keeps where it led before, for the next move's line.
  *
  * @module
  */
@@ -27,15 +31,15 @@ export interface MovedRoot {
   /** The root as configured. */
   readonly path: string;
   /**
-   * Where it led before (when the check started, or at the last move told);
-   * null when it had moved already before the check started (it led then
-   * where this isolate may not read: not where the server started with).
+   * Where it led before: when the server started, or at the last move told
+   * (the last place, when it led nowhere since); null when it led nowhere
+   * before (it did not resolve then), or, without a start-time baseline,
+   * when it had moved before the check started.
    */
   readonly wasReal: string | null;
   /**
    * Where it leads now; null when it leads nowhere (a dangling link, a folder
-   * gone); the root's own path when it is a plain folder now (it led nowhere
-   * when the check started).
+   * gone); the root's own path when it is a plain folder now.
    */
   readonly nowReal: string | null;
   /** Whether this isolate may read where it leads now (else only a restart can serve it). */
@@ -82,14 +86,15 @@ export interface RootLinkCheck {
 }
 
 /**
- * Starts the check. Roots whose real path equals their configured path (no
- * link on the way) are not checked: a plain root removed or swapped is live
- * refresh's `Gone` case, and costs nothing here. A root that cannot be
- * resolved now is resolved again at each look until it can, then told once
- * with `wasReal` null (it may have been a link at the server's start: read
- * again in any case): when it leads to itself (a plain folder) it is checked
- * no more; when it leads elsewhere (through a link) it is checked from then on
- * like any linked root.
+ * Starts the check. Each root's baseline is `realsAtStart`'s (where it led
+ * when the server started) or, without one, this check's own look now.
+ * Roots that were plain folders (no link on the way) and still are are not
+ * checked: a plain root removed or swapped is live refresh's `Gone` case, and
+ * costs nothing here. A root that led nowhere is resolved again at each look
+ * until it leads somewhere, then told once with `wasReal` null and read
+ * again: a plain folder is checked no more; through a link, it is checked
+ * from then on like any linked root. A linked root that turns into a plain
+ * folder is told, read again and checked no more.
  *
  * @param options The roots, the callback, the interval and the seams.
  * @returns The check (no timer at all when no root is reached through a link
@@ -104,33 +109,39 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
   const isFolder = options.isFolder ?? isFolderNow;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let isStopped = false;
-  const reals = new Map<string, string | null>();
-  /** Roots that had moved before the check started (told at its first look). */
-  const movedBefore: string[] = [];
-  /** Roots that led nowhere when the check started: not known yet to be linked or plain. */
+  /** Roots reached through a link: where each led at the last look, and its last place. */
+  const linked = new Map<string, { now: string | null; last: string | null }>();
+  /** Roots that led nowhere at their baseline: not known yet to be linked or plain. */
   const unresolved = new Set<string>();
+  /** Roots that had moved before the check started, without a start-time baseline. */
+  const movedBefore: string[] = [];
   /** Whether a baseline came from the server's start: then the first look comes at once. */
   let isLookedAtOnce = false;
   for (const path of options.roots) {
     const atStart = options.realsAtStart?.get(path);
     if (atStart !== undefined) {
-      // A plain root at start is not checked (the Gone case), as below.
       if (atStart === null) unresolved.add(path);
-      else if (atStart !== path) reals.set(path, atStart);
-      isLookedAtOnce ||= atStart !== path;
+      else if (atStart !== path) linked.set(path, { now: atStart, last: atStart });
+      else {
+        // A plain folder at start may be a link by now (a first deploy's `mv; ln`, review r18b
+        // M1): then it is checked, its move from the plain folder told at the first look.
+        const real = realPath(path);
+        if (real !== null && real !== path) linked.set(path, { now: path, last: path });
+      }
+      isLookedAtOnce ||= linked.has(path);
       continue;
     }
     const real = realPath(path);
     if (real === null) unresolved.add(path);
     if (real === null || real === path) continue;
-    reals.set(path, real);
+    linked.set(path, { now: real, last: real });
     // Live refresh starts after the first answer: a move before it shows only as a place the
     // worker's read set (computed at start) does not hold.
     if (!canRead(real)) movedBefore.push(path);
   }
-  if (reals.size === 0 && unresolved.size === 0) return { stop: () => {} };
+  if (linked.size === 0 && unresolved.size === 0) return { stop: () => {} };
   for (const path of movedBefore) {
-    const nowReal = reals.get(path) ?? null;
+    const nowReal = linked.get(path)?.now ?? null;
     queueMicrotask(() => {
       if (!isStopped) {
         options.onMoved({
@@ -150,7 +161,7 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
       const nowReal = realPath(path);
       if (nowReal === null) continue;
       unresolved.delete(path);
-      if (nowReal !== path) reals.set(path, nowReal);
+      if (nowReal !== path) linked.set(path, { now: nowReal, last: nowReal });
       options.onMoved({
         path,
         wasReal: null,
@@ -159,10 +170,14 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
         isFolder: isFolder(path),
       });
     }
-    for (const [path, wasReal] of reals) {
+    for (const [path, state] of linked) {
       const nowReal = realPath(path);
-      if (nowReal === wasReal) continue;
-      reals.set(path, nowReal);
+      if (nowReal === state.now) continue;
+      const wasReal = state.last;
+      state.now = nowReal;
+      if (nowReal !== null) state.last = nowReal;
+      // A plain folder now: the Gone case from here on (review r18b L2).
+      if (nowReal === path) linked.delete(path);
       options.onMoved({
         path,
         wasReal,
@@ -171,7 +186,7 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
         isFolder: nowReal !== null && isFolder(path),
       });
     }
-    if (isStopped || (reals.size === 0 && unresolved.size === 0)) return;
+    if (isStopped || (linked.size === 0 && unresolved.size === 0)) return;
     timer = setTimeout(check, options.intervalMs ?? ROOT_LINK_CHECK_MS);
   };
   timer = setTimeout(check, isLookedAtOnce ? 0 : options.intervalMs ?? ROOT_LINK_CHECK_MS);
@@ -190,19 +205,28 @@ export function startRootLinkCheck(options: RootLinkCheckOptions): RootLinkCheck
  * @returns What happened, and what to do when only a restart can serve it.
  */
 export function movedRootLine(moved: MovedRoot): string {
-  if (moved.nowReal === moved.path && moved.wasReal === null) {
-    return moved.isFolder
-      ? `skillgate: the root "${moved.path}" is a folder again (it led nowhere a moment ago); it ` +
-        "is read again"
-      : `skillgate: the root "${moved.path}" is there again but is not a folder; its skills are ` +
-        "not served until it is one";
-  }
-  const now = moved.nowReal === null ? "leads nowhere now" : `now leads to "${moved.nowReal}"`;
   const was = moved.wasReal !== null
     ? `it led to "${moved.wasReal}"`
+    : moved.nowReal === moved.path
+    ? "it led nowhere a moment ago"
     : moved.isReadable
     ? "it led nowhere before"
     : "not where it led when this server started";
+  if (moved.nowReal === moved.path) {
+    return moved.isFolder
+      ? `skillgate: the root "${moved.path}" is a plain folder now (${was}); it is read again`
+      : `skillgate: the root "${moved.path}" is there again but is not a folder (${was}); its ` +
+        "skills are not served until it is one";
+  }
+  if (moved.nowReal !== null && moved.nowReal === moved.wasReal) {
+    // Back where it led before a look met it leading nowhere (an `rm; ln` caught in between).
+    const head = `skillgate: the root "${moved.path}" leads to "${moved.nowReal}" again`;
+    if (!moved.isFolder) return `${head}; its skills are not served until it leads to a folder`;
+    return moved.isReadable
+      ? `${head}; it is read again`
+      : `${head}; restart skillgate to serve it`;
+  }
+  const now = moved.nowReal === null ? "leads nowhere now" : `now leads to "${moved.nowReal}"`;
   const head = `skillgate: the root "${moved.path}" ${now} (${was})`;
   if (moved.nowReal === null || !moved.isFolder) {
     return `${head}; its skills are not served until it leads to a folder`;

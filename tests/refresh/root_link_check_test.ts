@@ -170,7 +170,10 @@ Deno.test("a root link re-pointed (rm, then ln) in the instant the check starts 
       isReadable: true,
       isFolder: true,
     });
-    assert.match(movedRootLine(moves[1]!), /"\/srv\/other" is a folder again.*it is read again/);
+    assert.match(
+      movedRootLine(moves[1]!),
+      /"\/srv\/other" is a plain folder now \(it led nowhere a moment ago\); it is read again/,
+    );
     const plainAsked = asked.filter((path) => path === "/srv/other").length;
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.equal(
@@ -284,7 +287,76 @@ Deno.test("a root that was a link at the server's start and is a plain folder no
       isReadable: true,
       isFolder: true,
     });
-    assert.match(movedRootLine(moves[0]!), /it is read again/);
+    assert.match(
+      movedRootLine(moves[0]!),
+      /"\/srv\/current" is a plain folder now \(it led to "\/srv\/v1"\); it is read again/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(moves.length, 1, "told once, then checked no more (review r18b L2)");
+  } finally {
+    check.stop();
+  }
+});
+
+Deno.test("a root that was a plain folder at the server's start and is a link by the time the check starts is checked (review r18b M1)", async () => {
+  // A first deploy (`mv current v1; ln -s v1 current`) between the start-up check and live
+  // refresh: its later re-points must be told, as before start-time baselines.
+  const leads = new Map([["/srv/current", "/srv/v1"]]);
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({
+    roots: ["/srv/current"],
+    realsAtStart: new Map([["/srv/current", "/srv/current"]]),
+    onMoved: (moved) => moves.push(moved),
+    intervalMs: 10,
+    realPath: (path) => leads.get(path) ?? null,
+    canRead: (path) => path === "/srv/current",
+    isFolder: () => true,
+  });
+  try {
+    await until("the first move told", () => moves.length === 1);
+    assert.deepEqual(moves[0], {
+      path: "/srv/current",
+      wasReal: "/srv/current",
+      nowReal: "/srv/v1",
+      isReadable: false,
+      isFolder: true,
+    });
+    leads.set("/srv/current", "/srv/v2");
+    await until("the re-point told", () => moves.length === 2);
+    assert.equal(moves[1]?.wasReal, "/srv/v1");
+    assert.equal(moves[1]?.nowReal, "/srv/v2");
+  } finally {
+    check.stop();
+  }
+});
+
+Deno.test("a look that meets a re-pointed link between rm and ln keeps where it led for the next line (review r18b L1)", async () => {
+  let answers = ["/srv/v1", null, "/srv/v2", null, "/srv/v2"] as (string | null)[];
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({
+    roots: ["/srv/current"],
+    realsAtStart: new Map([["/srv/current", "/srv/v1"]]),
+    onMoved: (moved) => moves.push(moved),
+    intervalMs: 5,
+    realPath: () => {
+      const [first, ...rest] = answers;
+      if (rest.length > 0) answers = rest;
+      return first ?? null;
+    },
+    canRead: (path) => path === "/srv/v1",
+    isFolder: () => true,
+  });
+  try {
+    await until("four moves told", () => moves.length === 4);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.deepEqual(moves.map((moved) => [moved.wasReal, moved.nowReal]), [
+      ["/srv/v1", null],
+      ["/srv/v1", "/srv/v2"],
+      ["/srv/v2", null],
+      ["/srv/v2", "/srv/v2"],
+    ]);
+    assert.match(movedRootLine(moves[1]!), /now leads to "\/srv\/v2" \(it led to "\/srv\/v1"\)/);
+    assert.match(movedRootLine(moves[3]!), /leads to "\/srv\/v2" again; restart skillgate/);
   } finally {
     check.stop();
   }
