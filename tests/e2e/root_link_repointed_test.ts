@@ -19,6 +19,15 @@ function skillText(name: string): string {
   return `---\nname: ${name}\ndescription: The ${name} skill\n---\n# ${name}\n\nDo the thing.\n`;
 }
 
+/** Two deploys in `dir`, `v1` (skill alpha) and `v2` (skill beta), and `current` -> `v1`. */
+async function makeDeploys(dir: string): Promise<void> {
+  await Deno.mkdir(`${dir}/v1/alpha`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/v1/alpha/SKILL.md`, skillText("alpha"));
+  await Deno.mkdir(`${dir}/v2/beta`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/v2/beta/SKILL.md`, skillText("beta"));
+  await Deno.symlink("v1", `${dir}/current`);
+}
+
 interface Listed {
   skills: { name: string }[];
   problems?: { reason: string; detail: string }[];
@@ -31,11 +40,7 @@ Deno.test({
   fn: async () => {
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "s16-root-link-" }));
     try {
-      await Deno.mkdir(`${dir}/v1/alpha`, { recursive: true });
-      await Deno.writeTextFile(`${dir}/v1/alpha/SKILL.md`, skillText("alpha"));
-      await Deno.mkdir(`${dir}/v2/beta`, { recursive: true });
-      await Deno.writeTextFile(`${dir}/v2/beta/SKILL.md`, skillText("beta"));
-      await Deno.symlink("v1", `${dir}/current`);
+      await makeDeploys(dir);
       {
         await using session = await connectStdio(["serve", `${dir}/current`]);
         const listed = async () =>
@@ -80,11 +85,7 @@ Deno.test({
     // which could meet the link mid-re-point; the trusted part's start-time real paths are exact.
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "s18-root-link-" }));
     try {
-      await Deno.mkdir(`${dir}/v1/alpha`, { recursive: true });
-      await Deno.writeTextFile(`${dir}/v1/alpha/SKILL.md`, skillText("alpha"));
-      await Deno.mkdir(`${dir}/v2/beta`, { recursive: true });
-      await Deno.writeTextFile(`${dir}/v2/beta/SKILL.md`, skillText("beta"));
-      await Deno.symlink("v1", `${dir}/current`);
+      await makeDeploys(dir);
       await using session = await connectStdio(["serve", `${dir}/current`]);
       await Deno.remove(`${dir}/current`);
       await Deno.symlink("v2", `${dir}/current`);

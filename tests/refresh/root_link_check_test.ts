@@ -12,8 +12,19 @@ import assert from "node:assert/strict";
 import {
   type MovedRoot,
   movedRootLine,
+  type RootLinkCheck,
+  type RootLinkCheckOptions,
   startRootLinkCheck,
 } from "../../src/refresh/root_link_check.ts";
+
+/** Starts a check whose moves are collected, in order, in `moves`. */
+function collectMoves(
+  options: Omit<RootLinkCheckOptions, "onMoved">,
+): { moves: MovedRoot[]; check: RootLinkCheck } {
+  const moves: MovedRoot[] = [];
+  const check = startRootLinkCheck({ ...options, onMoved: (moved) => moves.push(moved) });
+  return { moves, check };
+}
 
 async function until(what: string, check: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -26,10 +37,8 @@ async function until(what: string, check: () => boolean): Promise<void> {
 Deno.test("startRootLinkCheck() tells each move of a linked root once, and never checks a plain root", async () => {
   const leads = new Map([["/srv/current", "/srv/v1"], ["/plain", "/plain"]]);
   const asked: string[] = [];
-  const moves: MovedRoot[] = [];
-  const check = startRootLinkCheck({
+  const { moves, check } = collectMoves({
     roots: ["/srv/current", "/plain"],
-    onMoved: (moved) => moves.push(moved),
     intervalMs: 10,
     realPath: (path) => {
       asked.push(path);
@@ -76,10 +85,8 @@ Deno.test("movedRootLine() says where the root leads and that a place outside th
 });
 
 Deno.test("startRootLinkCheck() tells at once a linked root that already leads where this isolate may not read (moved before the watch)", async () => {
-  const moves: MovedRoot[] = [];
-  const check = startRootLinkCheck({
+  const { moves, check } = collectMoves({
     roots: ["/srv/current"],
-    onMoved: (moved) => moves.push(moved),
     intervalMs: 60_000,
     realPath: () => "/srv/v2",
     canRead: () => false,
@@ -106,10 +113,8 @@ Deno.test("attack: a root link re-pointed at a file is not told that a restart s
     await Deno.mkdir(`${dir}/v1`);
     await Deno.writeTextFile(`${dir}/afile`, "not a folder");
     await Deno.symlink("v1", `${dir}/current`);
-    const moves: MovedRoot[] = [];
-    const check = startRootLinkCheck({
+    const { moves, check } = collectMoves({
       roots: [`${dir}/current`],
-      onMoved: (moved) => moves.push(moved),
       intervalMs: 10,
       canRead: (path) => path === `${dir}/v1`,
     });
@@ -136,10 +141,8 @@ Deno.test("a root link re-pointed (rm, then ln) in the instant the check starts 
   // old target's skills stayed served.
   const leads = new Map<string, string>();
   const asked: string[] = [];
-  const moves: MovedRoot[] = [];
-  const check = startRootLinkCheck({
+  const { moves, check } = collectMoves({
     roots: ["/srv/current", "/srv/other"],
-    onMoved: (moved) => moves.push(moved),
     intervalMs: 10,
     realPath: (path) => {
       asked.push(path);
@@ -235,8 +238,7 @@ Deno.test("a root re-pointed before the check started is told at its first look,
   // CI s17, review r18 L1/L2: the check's own look at its start could meet the link mid-`rm`/`ln`
   // and take the wrong baseline; where the root led when the worker's read set was computed is
   // exact.
-  const moves: MovedRoot[] = [];
-  const check = startRootLinkCheck({
+  const { moves, check } = collectMoves({
     roots: ["/srv/current", "/srv/same", "/plain", "/gone-at-start"],
     realsAtStart: new Map<string, string | null>([
       ["/srv/current", "/srv/v1"],
@@ -244,7 +246,6 @@ Deno.test("a root re-pointed before the check started is told at its first look,
       ["/plain", "/plain"],
       ["/gone-at-start", null],
     ]),
-    onMoved: (moved) => moves.push(moved),
     intervalMs: 60_000,
     realPath: (path) =>
       path === "/srv/current" ? "/srv/v2" : path === "/srv/same" ? "/srv/v1" : null,
@@ -268,11 +269,9 @@ Deno.test("a root re-pointed before the check started is told at its first look,
 });
 
 Deno.test("a root that was a link at the server's start and is a plain folder now is read again", async () => {
-  const moves: MovedRoot[] = [];
-  const check = startRootLinkCheck({
+  const { moves, check } = collectMoves({
     roots: ["/srv/current"],
     realsAtStart: new Map([["/srv/current", "/srv/v1"]]),
-    onMoved: (moved) => moves.push(moved),
     intervalMs: 60_000,
     realPath: (path) => path,
     canRead: (path) => path === "/srv/v1" || path === "/srv/current",
@@ -302,11 +301,9 @@ Deno.test("a root that was a plain folder at the server's start and is a link by
   // A first deploy (`mv current v1; ln -s v1 current`) between the start-up check and live
   // refresh: its later re-points must be told, as before start-time baselines.
   const leads = new Map([["/srv/current", "/srv/v1"]]);
-  const moves: MovedRoot[] = [];
-  const check = startRootLinkCheck({
+  const { moves, check } = collectMoves({
     roots: ["/srv/current"],
     realsAtStart: new Map([["/srv/current", "/srv/current"]]),
-    onMoved: (moved) => moves.push(moved),
     intervalMs: 10,
     realPath: (path) => leads.get(path) ?? null,
     canRead: (path) => path === "/srv/current",
@@ -332,11 +329,9 @@ Deno.test("a root that was a plain folder at the server's start and is a link by
 
 Deno.test("a look that meets a re-pointed link between rm and ln keeps where it led for the next line (review r18b L1)", async () => {
   let answers = ["/srv/v1", null, "/srv/v2", null, "/srv/v2"] as (string | null)[];
-  const moves: MovedRoot[] = [];
-  const check = startRootLinkCheck({
+  const { moves, check } = collectMoves({
     roots: ["/srv/current"],
     realsAtStart: new Map([["/srv/current", "/srv/v1"]]),
-    onMoved: (moved) => moves.push(moved),
     intervalMs: 5,
     realPath: () => {
       const [first, ...rest] = answers;
